@@ -1,0 +1,37 @@
+"""Auction vocabulary of the two-player games (RULES.md C-4, B-5, D-3).
+
+Calls are integers: the 36 bids of the ladder ``0NT, 1C, 1D, 1H, 1S, 1NT, 2C, ... 7NT``
+in rank order (so "outranks" is ">"), then pass, double and redouble.
+"""
+
+import numpy as np
+from numba import njit
+
+N_BIDS = 36
+CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE = 36, 37, 38
+N_CALLS = 39
+NO_BID = -1
+CALL_UNKNOWN = -2  # a replayed call that is not on the ladder (B-5)
+
+BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)], dtype=np.int64)
+BID_STRAIN = np.array([4] + [i % 5 for i in range(35)], dtype=np.int64)  # 0..3 suits, 4 NT
+STRAIN_CHARS = ("C", "D", "H", "S", "NT")
+
+
+@njit(cache=True)
+def bid_index(level, strain):
+    """Ladder index of a bid (level 0 exists only in no-trump)."""
+    return 0 if level == 0 else 1 + (level - 1) * 5 + strain
+
+
+def call_name(call: int) -> str:
+    if call == CALL_PASS:
+        return "P"
+    if call == CALL_DOUBLE:
+        return "X"
+    if call == CALL_REDOUBLE:
+        return "XX"
+    return f"{BID_LEVEL[call]}{STRAIN_CHARS[BID_STRAIN[call]]}"
+
+
+CALL_IDS = {call_name(c): c for c in range(N_CALLS)}

@@ -1,0 +1,126 @@
+"""Card bit layout and bit helpers shared by every kernel (RULES.md C-1, C-2, B-1).
+
+One uint64 holds a set of cards. Suited cards sit at bit ``suit * 13 + rank`` with suits
+clubs, diamonds, hearts, spades = 0..3 (C-1 auction order) and ranks 2..A = 0..12, so a
+higher bit within a suit is a higher card. Bridgette's Colons follow at bits 52..54.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
+
+N_SUITS = 4
+N_RANKS = 13
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+NO_TRUMP = 4  # strain index after the four suits (C-1: no-trump ranks above spades)
+RANK_TEN, RANK_JACK, RANK_KING, RANK_ACE = 8, 9, 11, 12
+
+COLON_LITTLE, COLON_ROYAL, COLON_GRAND = 52, 53, 54
+N_CARDS = 55
+NO_CARD = -1
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "CDHS"
+COLON_NAMES = ("CL", "CR", "CG")
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+ALL_SUITED = np.uint64((1 << 52) - 1)
+COLONS = np.uint64(0b111 << 52)
+SUIT_MASKS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.uint64)
+
+# Up-card class and Colon range (B-1, B-3): 0 numeral (2-10, Little Colon),
+# 1 face (J, Q, K, Royal Colon), 2 ace (Grand Colon).
+CLASS_NUMERAL, CLASS_FACE, CLASS_ACE = 0, 1, 2
+
+
+def _rank_class(rank):
+    return CLASS_NUMERAL if rank <= RANK_TEN else (CLASS_FACE if rank <= RANK_KING else CLASS_ACE)
+
+
+CARD_CLASS = np.array([_rank_class(c % 13) for c in range(52)] + [0, 1, 2], dtype=np.int64)
+RANGE_MASKS = np.array(
+    [sum(1 << c for c in range(52) if CARD_CLASS[c] == k) for k in range(3)], dtype=np.uint64
+)
+
+
+@intrinsic
+def _ctpop_u64(typingctx, x):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def popcount_nb(x):
+    """Number of cards in the set ``x`` (one popcnt instruction)."""
+    return np.int64(_ctpop_u64(np.uint64(x)))
+
+
+@njit(cache=True, inline="always")
+def lowest_nb(x):
+    """Index of the lowest card in a non-empty set."""
+    return np.int64(trailing_zeros(np.uint64(x)))
+
+
+@njit(cache=True, inline="always")
+def bit_nb(card):
+    """The one-card set of ``card``."""
+    return ONE << np.uint64(card)
+
+
+@njit(cache=True, inline="always")
+def highest_nb(x):
+    """Index of the highest card in a non-empty set."""
+    return np.int64(63) - np.int64(leading_zeros(np.uint64(x)))
+
+
+@njit(cache=True)
+def nth_card_nb(x, n):
+    """The ``n``-th lowest card (0-based) of the set ``x``."""
+    for _ in range(n):
+        x &= x - ONE
+    return lowest_nb(x)
+
+
+def card_name(card: int) -> str:
+    """C-2 notation of a card id."""
+    if card >= 52:
+        return COLON_NAMES[card - 52]
+    return RANK_CHARS[card % 13] + SUIT_CHARS[card // 13]
+
+
+CARD_IDS = {card_name(c): c for c in range(N_CARDS)}
+
+
+def mask_to_cards(mask: int) -> list[int]:
+    return [c for c in range(64) if (int(mask) >> c) & 1]
+
+
+def cards_to_mask(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+RANK_MASKS = np.array([sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)], dtype=np.uint64)
+HCP = np.array([0] * 9 + [1, 2, 3, 4], dtype=np.int64)  # J Q K A = 1 2 3 4
+
+
+@njit(cache=True, inline="always")
+def above_in_suit_nb(card):
+    """The cards of ``card``'s suit that rank above it."""
+    return SUIT_MASKS[card // 13] & ~((bit_nb(card) << ONE) - ONE)
+
+
+@njit(cache=True)
+def hcp_nb(hand):
+    """High-card points of the suited cards: A 4, K 3, Q 2, J 1."""
+    total = 0
+    for r in range(RANK_JACK, RANK_ACE + 1):
+        total += HCP[r] * popcount_nb(hand & RANK_MASKS[r])
+    return total

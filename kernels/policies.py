@@ -1,0 +1,219 @@
+"""Decision functions, dispatched by integer policy id (DESIGN point 5).
+
+Each ``choose_*`` function receives only what the deciding seat may see: its own hand,
+the legal actions, the public auction and play, and the cards it has itself discarded
+or seen dead (``unseen`` is the deck less all of those). Parameters come as one float
+row per seat; their names and defaults live in ``sim/policies.py``.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
+from kernels.cards import (
+    ALL_SUITED, CARD_CLASS, COLONS, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
+    SUIT_MASKS, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
+    popcount_nb,
+)
+from kernels.rng import below_nb
+from kernels.tricks import beats_nb
+
+POLICY_SCRIPT = -1  # replay: actions come from a recorded deal, not a policy
+POLICY_RANDOM = 0
+POLICY_HEURISTIC = 1
+
+# Parameter columns of the heuristic (names and defaults in sim/policies.py).
+H_AGGRESSION = 0
+H_DOUBLE_MARGIN = 1
+N_POLICY_PARAMS = 4
+
+AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
+
+
+@njit(cache=True)
+def pick_random_nb(mask, rng):
+    """Uniform choice of one set bit of ``mask``."""
+    return nth_card_nb(mask, below_nb(rng, popcount_nb(mask)))
+
+
+@njit(cache=True)
+def estimate_tricks_nb(hand, strain):
+    """Tricks this hand expects to take as declarer in ``strain`` (0-3 suits, 4 no-trump)."""
+    est = 6.5 + (hcp_nb(hand) - AVERAGE_HCP) / 3.0 + 0.5 * popcount_nb(hand & COLONS)
+    if strain < 4:
+        length = popcount_nb(hand & SUIT_MASKS[strain])
+        est += 0.7 * (length - 3.5)
+        if length >= 4:
+            for u in range(4):
+                if u != strain:
+                    est += 0.4 * max(0, 2 - popcount_nb(hand & SUIT_MASKS[u]))
+    else:
+        for u in range(4):
+            length = popcount_nb(hand & SUIT_MASKS[u])
+            if length == 0:
+                est -= 1.5
+            elif length > 4:
+                est += 0.3 * (length - 4)
+    return est
+
+
+@njit(cache=True)
+def hand_value_nb(hand):
+    """The best trick estimate over the five strains: what the exchange keeps high."""
+    best = -1e9
+    for strain in range(5):
+        best = max(best, estimate_tricks_nb(hand, strain))
+    return best
+
+
+@njit(cache=True)
+def choose_discard_nb(pid, prm, hand, rng):
+    """B-3: one card to discard from a hand above 13 cards."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(hand, rng)
+    # Heuristic: drop the card whose loss hurts the hand value least; among equals the
+    # lowest rank (ranks scanned upwards, Colons last).
+    best_card = -1
+    best_value = -1e18
+    for r in range(13):
+        for s in range(4):
+            c = s * 13 + r
+            if hand & bit_nb(c):
+                v = hand_value_nb(hand & ~bit_nb(c))
+                if v > best_value + 1e-9:
+                    best_value, best_card = v, c
+    for c in range(52, 55):
+        if hand & bit_nb(c):
+            v = hand_value_nb(hand & ~bit_nb(c))
+            if v > best_value + 1e-9:
+                best_value, best_card = v, c
+    return best_card
+
+
+@njit(cache=True)
+def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, rng):
+    """C-4/B-5/B-6: one call from the legal set ``legal`` (bit = call id)."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    aggression = prm[H_AGGRESSION]
+    if cur_bid >= 0 and bidder == seat:
+        # The opponent doubled this seat's bid: redouble when it should make with a trick spare.
+        if legal & bit_nb(CALL_REDOUBLE):
+            need = 6 + BID_LEVEL[cur_bid]
+            if estimate_tricks_nb(hand, BID_STRAIN[cur_bid]) + aggression >= need + 1.0:
+                return CALL_REDOUBLE
+        return CALL_PASS
+    # The lowest legal bid in the strain with the best estimate that the estimate supports.
+    best_bid = -1
+    best_est = -1e9
+    for strain in range(5):
+        est = estimate_tricks_nb(hand, strain) + aggression
+        target = int(np.floor(est)) - 6
+        for b in range(cur_bid + 1, N_BIDS):
+            if BID_STRAIN[b] == strain and legal & bit_nb(b):
+                if BID_LEVEL[b] <= target and est > best_est:
+                    best_est, best_bid = est, b
+                break
+    if best_bid >= 0:
+        return best_bid
+    if cur_bid >= 0 and legal & bit_nb(CALL_DOUBLE):
+        # Double when the opponent's contract looks out of reach by a margin.
+        strain = BID_STRAIN[cur_bid]
+        mine = 6.5 + (hcp_nb(hand) - AVERAGE_HCP) / 3.0
+        if strain < 4:
+            mine += 0.5 * (popcount_nb(hand & SUIT_MASKS[strain]) - 3.5)
+        if 13.0 - mine + prm[H_DOUBLE_MARGIN] < 6 + BID_LEVEL[cur_bid]:
+            return CALL_DOUBLE
+    return CALL_PASS
+
+
+@njit(cache=True)
+def _cheapest_nb(mask, trump):
+    """The least useful suited card of ``mask``: lowest rank, non-trumps first."""
+    for r in range(13):
+        for s in range(4):
+            if s != trump and mask & bit_nb(s * 13 + r):
+                return s * 13 + r
+    for r in range(13):
+        if trump >= 0 and mask & bit_nb(trump * 13 + r):
+            return trump * 13 + r
+    return -1
+
+
+@njit(cache=True)
+def _is_master_nb(card, unseen):
+    return (unseen & above_in_suit_nb(card)) == ZERO
+
+
+@njit(cache=True)
+def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng):
+    """B-7..B-10: one card from ``legal``; ``lead`` is -1 when this seat leads."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    suited = legal & ALL_SUITED
+    if lead < 0:
+        # B-9: a Colon lead that nothing unseen can beat.
+        colons = legal & COLONS
+        while colons:
+            c = lowest_nb(colons)
+            colons &= colons - ONE
+            if (unseen & (RANGE_MASKS[c - 52] | trumps)) == ZERO:
+                return c
+        # Declarer draws trumps with a top trump.
+        if is_declarer and legal & trumps and unseen & trumps:
+            top = highest_nb(legal & trumps)
+            if _is_master_nb(top, unseen):
+                return top
+        # Cash a side-suit winner.
+        side = suited & ~trumps
+        while side:
+            c = highest_nb(side)
+            side &= ~bit_nb(c)
+            if _is_master_nb(c, unseen):
+                return c
+        # Lead low from the longest side suit.
+        best_suit, best_len = -1, 0
+        for s in range(4):
+            n = popcount_nb(suited & SUIT_MASKS[s])
+            if s != trump and n > best_len:
+                best_suit, best_len = s, n
+        if best_suit >= 0:
+            return lowest_nb(suited & SUIT_MASKS[best_suit])
+        if suited:
+            return lowest_nb(suited)
+        return lowest_nb(legal)
+    if lead < 52:
+        # Win as cheaply as possible: lowest card of the suit led that beats it, else lowest trump.
+        winners = ZERO
+        rest = suited
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if beats_nb(c, lead, trump):
+                winners |= bit_nb(c)
+        if winners:
+            same = winners & SUIT_MASKS[lead // 13]
+            return lowest_nb(same) if same else lowest_nb(winners)
+        # B-8: block with the matching Colon rather than give up a good card, or to bar
+        # the leader from running a suit headed by an honour.
+        match = bit_nb(52 + CARD_CLASS[lead])
+        if legal & match:
+            if suited == ZERO:
+                return 52 + CARD_CLASS[lead]
+            cheap = _cheapest_nb(suited, trump)
+            if lead % 13 >= RANK_JACK or cheap % 13 >= RANK_TEN or cheap // 13 == trump:
+                return 52 + CARD_CLASS[lead]
+        if suited:
+            return _cheapest_nb(suited, trump)
+        return lowest_nb(legal)
+    # A Colon was led (B-9): win with a card in its range or a trump, else throw the cheapest.
+    in_range = legal & RANGE_MASKS[lead - 52] & ~trumps
+    if in_range:
+        return lowest_nb(in_range)
+    if legal & trumps:
+        return lowest_nb(legal & trumps)
+    if suited:
+        return _cheapest_nb(suited, trump)
+    return lowest_nb(legal)
+

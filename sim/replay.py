@@ -1,0 +1,143 @@
+"""python -m sim.replay FILE.jsonl [--engine reference|kernel] [--json]
+
+Replays deals written in the RULES.md replay format, one JSON object per line, in the
+readable reference referee or in the numba kernel. Exit status: 0 when every ``expect``
+holds, 1 when one does not (or a deal's game is not supported yet), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sim.rules import RulesError, rules_for
+
+SUPPORTED = ("bridgette",)
+REQUIRED = {"bridgette": ("dealer", "hands", "stock")}
+
+
+class MalformedCase(ValueError):
+    pass
+
+
+def parse_cases(lines) -> list[dict]:
+    """Parse and check every line first, so a bad file produces no partial report."""
+    cases, problems = [], []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            check_case(case)
+        except (json.JSONDecodeError, MalformedCase, RulesError) as exc:
+            problems.append(f"line {number}: {exc}")
+            continue
+        cases.append((number, case))
+    if problems:
+        raise MalformedCase("; ".join(problems))
+    return cases
+
+
+def check_case(case) -> None:
+    if not isinstance(case, dict):
+        raise MalformedCase("not a JSON object")
+    game = case.get("game")
+    if not isinstance(game, str):
+        raise MalformedCase("missing \"game\"")
+    if game not in SUPPORTED:
+        return
+    for key in REQUIRED[game]:
+        if key not in case:
+            raise MalformedCase(f"missing \"{key}\"")
+    if case["dealer"] not in (0, 1):
+        raise MalformedCase("\"dealer\" must be 0 or 1")
+    for key in ("hands", "stock", "calls", "play"):
+        value = case.get(key, [])
+        if key == "hands":
+            if not (isinstance(value, list) and all(isinstance(h, list) for h in value)):
+                raise MalformedCase("\"hands\" must be a list of card lists")
+            value = [c for h in value for c in h]
+        if not (isinstance(value, list) and all(isinstance(c, str) for c in value)):
+            raise MalformedCase(f"\"{key}\" must be a list of strings")
+    discards = case.get("discards", [])
+    if not (isinstance(discards, list) and len(discards) <= 2
+            and all(isinstance(d, list) and all(isinstance(c, str) for c in d) for d in discards)):
+        raise MalformedCase("\"discards\" must be a list of two card lists")
+    if "expect" in case and not isinstance(case["expect"], dict):
+        raise MalformedCase("\"expect\" must be an object")
+    rules_for(game, case.get("rules"))
+
+
+def replay_case(case: dict, engine: str) -> dict:
+    if case["game"] not in SUPPORTED:
+        return {"error": "unsupported", "message": f"game '{case['game']}' is not supported yet"}
+    if engine == "kernel":
+        from sim.engine import replay_deal
+        return replay_deal(case)
+    from sim.reference.bridgette import replay
+    result = replay(case)
+    return {k: v for k, v in result.items() if k != "message"}
+
+
+def matches(expect: dict, outcome: dict) -> bool:
+    return all(outcome.get(k) == v for k, v in expect.items()) and (
+        "error" in expect or "error" not in outcome)
+
+
+def describe(outcome: dict) -> str:
+    if "error" in outcome:
+        return f"illegal {outcome['error']} at {outcome.get('at')}" if outcome["error"] != "unsupported" \
+            else outcome["message"]
+    if outcome["contract"] == "pass":
+        return "passed out"
+    dbl = ("", "X", "XX")[outcome["doubled"]]
+    return (f"{outcome['contract']}{dbl} by seat {outcome['declarer']}, tricks {outcome['tricks']}, "
+            f"score {outcome['score']}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
+    parser.add_argument("file", help="replay file, one JSON deal per line (RULES.md replay format)")
+    parser.add_argument("--engine", choices=("reference", "kernel"), default="reference",
+                        help="the readable referee (default) or the numba kernel")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON outcome object per input line instead of OK/MISMATCH")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            cases = parse_cases(fh)
+    except OSError as exc:
+        print(f"sim.replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"sim.replay: {args.file} is not UTF-8 text", file=sys.stderr)
+        return 2
+    except MalformedCase as exc:
+        print(f"sim.replay: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    failed = 0
+    for number, case in cases:
+        outcome = replay_case(case, args.engine)
+        expect = case.get("expect")
+        ok = outcome.get("error") != "unsupported" and (expect is None or matches(expect, outcome))
+        failed += not ok
+        if args.json:
+            print(json.dumps(outcome))
+        elif expect is None:
+            print(f"line {number}: {case['game']}: {describe(outcome)}")
+        elif ok:
+            print(f"line {number}: OK {case['game']}: {describe(outcome)}")
+        elif outcome.get("error") == "unsupported":
+            print(f"line {number}: NOT SUPPORTED {outcome['message']}")
+        else:
+            got = {k: outcome.get(k) for k in (expect if "error" not in outcome else outcome)}
+            print(f"line {number}: MISMATCH {case['game']}: expected {json.dumps(expect)}, "
+                  f"got {json.dumps(got)}")
+    if not args.json:
+        print(f"{len(cases) - failed} of {len(cases)} deals OK ({args.engine} engine)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

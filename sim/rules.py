@@ -1,0 +1,211 @@
+"""Rule options as data: one frozen dataclass per game, built from RULES.md's option names.
+
+Every option of ../shared/RULES.md is a field of a section dataclass (``exchange``,
+``auction``, ...) whose metadata carries the rule id, a one-line meaning and the allowed
+values; the same metadata validates variant files and lists the options. ``to_kernel()``
+turns a validated rule set into the flat arrays and score tables the kernels take.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class RulesError(ValueError):
+    """A variant file or rule override the simulator cannot accept."""
+
+
+def opt(default, rule: str, meaning: str, choices=None, low=None):
+    """Declare one rule option: its default, rule id, meaning and allowed values."""
+    meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low}
+    if isinstance(default, tuple):
+        return field(default_factory=lambda: default, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+# --- Bridgette (RULES.md B-1..B-15, C-4, C-5) --------------------------------------------
+
+@dataclass(frozen=True)
+class BridgetteDeck:
+    colons: tuple = opt(("little", "royal", "grand"), "B-4",
+                        "which Colons are in the deck", choices=("little", "royal", "grand"))
+
+
+@dataclass(frozen=True)
+class BridgetteExchange:
+    nondealer_draw: int = opt(2, "B-3", "cards the non-dealer draws", low=0)
+    dealer_draw_numeral: int = opt(4, "B-3", "dealer's draw after a numeral or Little Colon up-card", low=0)
+    dealer_draw_face: int = opt(8, "B-3", "dealer's draw after a J, Q, K or Royal Colon up-card", low=0)
+    dealer_draw_ace: int = opt(12, "B-3", "dealer's draw after an ace or Grand Colon up-card", low=0)
+    upcard_to: str = opt("nondealer", "B-3", "who draws the up-card: first card of the non-dealer's "
+                         "draw, first of the dealer's, or removed", choices=("nondealer", "dealer", "dead"))
+
+
+@dataclass(frozen=True)
+class BridgetteAuction:
+    opening_pass: str = opt("continues", "C-4", "whether a pass as the first call ends the auction",
+                            choices=("continues", "ends"))
+    passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
+                          "same dealer redeals", choices=("next_deal", "redeal"))
+    max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned", low=0)
+    min_trump_cards: int = opt(2, "B-6", "cards of a suit needed to bid it", low=0)
+    nt_needs_all_suits: bool = opt(True, "B-6", "no-trump bids need a card of every suit")
+    jump_min_cards: int = opt(4, "B-6", "cards of a suit needed for a jump bid in it", low=0)
+
+
+@dataclass(frozen=True)
+class BridgettePlay:
+    colon_discard: str = opt("last_resort", "B-10", "when a non-matching Colon may be played to a "
+                             "suited lead", choices=("last_resort", "when_void"))
+
+
+@dataclass(frozen=True)
+class BridgetteScoring:
+    made_basis: str = opt("contract", "B-11", "a made contract scores the bid's value or the value "
+                          "the tricks taken would have made", choices=("contract", "tricks"))
+    exact_bonus: str = opt("ladder", "B-12", "table of the bonus for taking exactly the tricks bid",
+                           choices=("ladder", "nt_reduced"))
+    overtrick_bonus_rule: str = opt("exactly3", "B-12", "the +350 needs exactly or at least 3 overtricks",
+                                    choices=("exactly3", "atleast3"))
+    multiply_bonuses: bool = opt(True, "B-13", "doubling multiplies the bonuses and the +400/+1000 too")
+    penalty_last_row: str = opt("six_or_more_short", "B-14", "when the last penalty row applies",
+                                choices=("six_or_more_short", "failed_slam"))
+
+
+@dataclass(frozen=True)
+class BridgetteGameLength:
+    deals: int = opt(6, "B-15", "deals in a game", low=1)
+    max_tiebreak_deals: int = opt(1, "B-15", "extra deals at most while the totals are tied", low=0)
+
+
+@dataclass(frozen=True)
+class BridgetteRules:
+    """Every Bridgette rule option of RULES.md, with its default."""
+
+    GAME = "bridgette"
+    deck: BridgetteDeck = field(default_factory=BridgetteDeck)
+    exchange: BridgetteExchange = field(default_factory=BridgetteExchange)
+    auction: BridgetteAuction = field(default_factory=BridgetteAuction)
+    play: BridgettePlay = field(default_factory=BridgettePlay)
+    scoring: BridgetteScoring = field(default_factory=BridgetteScoring)
+    game: BridgetteGameLength = field(default_factory=BridgetteGameLength)
+
+    @classmethod
+    def from_dict(cls, tables: dict | None) -> "BridgetteRules":
+        return _build(cls, tables or {})
+
+    def to_dict(self) -> dict:
+        return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
+                           for k, v in dataclasses.asdict(getattr(self, sec.name)).items()}
+                for sec in dataclasses.fields(self)}
+
+    def validate(self) -> None:
+        """Cross-option checks (single options are checked by ``_build``)."""
+        ex = self.exchange
+        stock = 29 - (3 - len(self.deck.colons))
+        largest_draw = ex.nondealer_draw + max(ex.dealer_draw_numeral, ex.dealer_draw_face,
+                                               ex.dealer_draw_ace)
+        if ex.upcard_to == "dead":
+            largest_draw += 1
+        if largest_draw > stock:
+            raise RulesError(f"exchange draws take up to {largest_draw} cards but the stock holds "
+                             f"only {stock} (B-3, B-4)")
+        if ex.upcard_to == "nondealer" and ex.nondealer_draw < 1:
+            raise RulesError("exchange.upcard_to = \"nondealer\" needs exchange.nondealer_draw >= 1 (B-3)")
+        if ex.upcard_to == "dealer" and min(ex.dealer_draw_numeral, ex.dealer_draw_face,
+                                            ex.dealer_draw_ace) < 1:
+            raise RulesError("exchange.upcard_to = \"dealer\" needs every dealer draw >= 1 (B-3)")
+
+    def to_kernel(self):
+        from kernels import bridgette as kb
+        return kb.kernel_rules(self)
+
+
+def _build(cls, tables: dict):
+    if not isinstance(tables, dict):
+        raise RulesError("rules must be a table of option tables")
+    sections = {f.name: f for f in dataclasses.fields(cls)}
+    values = {}
+    for name, table in tables.items():
+        if name not in sections:
+            raise RulesError(f"unknown rule table '{name}' for {cls.GAME} "
+                             f"(known: {', '.join(sections)})")
+        if not isinstance(table, dict):
+            raise RulesError(f"'{name}' must be a table of options")
+        section_cls = sections[name].default_factory
+        known = {f.name: f for f in dataclasses.fields(section_cls)}
+        kwargs = {}
+        for key, value in table.items():
+            if key not in known:
+                raise RulesError(f"unknown option '{name}.{key}' for {cls.GAME}")
+            kwargs[key] = _check(f"{name}.{key}", known[key], value)
+        values[name] = section_cls(**kwargs)
+    rules = cls(**values)
+    rules.validate()
+    return rules
+
+
+def _check(dotted: str, f: dataclasses.Field, value: Any):
+    meta = f.metadata
+    default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    choices = meta["choices"]
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise RulesError(f"option '{dotted}' must be true or false, got {value!r}")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(f"option '{dotted}' must be an integer, got {value!r}")
+        if meta["low"] is not None and value < meta["low"]:
+            raise RulesError(f"option '{dotted}' must be at least {meta['low']}, got {value}")
+    elif isinstance(default, str):
+        if value not in choices:
+            raise RulesError(f"option '{dotted}' must be one of "
+                             f"{', '.join(repr(c) for c in choices)}; got {value!r}")
+    elif isinstance(default, tuple):
+        if not isinstance(value, (list, tuple)) or any(v not in choices for v in value):
+            raise RulesError(f"option '{dotted}' must be a list drawn from "
+                             f"{', '.join(repr(c) for c in choices)}; got {value!r}")
+        if len(set(value)) != len(value):
+            raise RulesError(f"option '{dotted}' lists a value twice: {value!r}")
+        value = tuple(c for c in choices if c in value)  # canonical order
+    return value
+
+
+def option_table(cls) -> list[dict]:
+    """Every option of a game: dotted name, type, default, allowed values, rule id, meaning."""
+    rows = []
+    for sec in dataclasses.fields(cls):
+        for f in dataclasses.fields(sec.default_factory):
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            rows.append({"option": f"{sec.name}.{f.name}", "type": type(default).__name__,
+                         "default": default, "choices": f.metadata["choices"],
+                         "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
+    return rows
+
+
+GAMES = {"bridgette": BridgetteRules}
+
+
+def rules_for(game: str, tables: dict | None = None):
+    """Validated rules of ``game`` with the overrides in ``tables`` (nested as in TOML)."""
+    if game not in GAMES:
+        raise RulesError(f"unknown or not yet supported game '{game}' "
+                         f"(supported: {', '.join(GAMES)})")
+    return GAMES[game].from_dict(tables)
+
+
+def load_rules_file(game: str, path: str | Path):
+    """Rules from a TOML variant file."""
+    try:
+        with open(path, "rb") as fh:
+            tables = tomllib.load(fh)
+    except OSError as exc:
+        raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"rules file {path} is not valid TOML: {exc}") from None
+    return rules_for(game, tables)
+
