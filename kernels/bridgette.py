@@ -533,11 +533,11 @@ def play_game_nb(params, value, exact, penalty, deck, seed, game_index, pol, prm
                 headers[h, H_OUT:H_OUT + N_OUT] = out
             hcur[0] = h + 1
         seq += 1
-        if not counted:
-            redeals += 1  # C-5: the same dealer deals again
-            if redeals > params[P_MAX_REDEALS]:
+        if not counted:  # C-5: the same dealer deals again, at most max_redeals times
+            if redeals == params[P_MAX_REDEALS]:
                 abandoned = True
                 break
+            redeals += 1
             continue
         row = deal_rows[deals]
         row.game = game_index

@@ -29,13 +29,8 @@ def run_block(rules, policies, seed: int, first_game: int, count: int):
     return deals[used.ravel()], games
 
 
-def trace_games(rules, policies, seed: int, game_indices):
-    """Every deal of the chosen games, dealt and played as in any run with ``seed``.
-
-    Returns (games, traces): the game records, and per game a list of deals, each a dict
-    in the RULES.md replay format with ``expect`` filled from the kernel, plus
-    ``counted`` and ``legal`` (per action, the kernel's legal set as a list of names).
-    """
+def trace_raw(rules, policies, seed: int, game_indices):
+    """Kernel traces of chosen games: (game records, deal headers, action rows)."""
     params, deck, value, exact, penalty = rules.to_kernel()
     indices = np.asarray(game_indices, dtype=np.int64)
     per_game = kb.max_deals_per_game(params)
@@ -51,12 +46,22 @@ def trace_games(rules, policies, seed: int, game_indices):
         trace_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices,
                                  pol, prm, deals, games, headers, hcur, trace, tcur)
         if hcur[0] <= n_headers and tcur[0] <= n_actions:
-            break
+            return games, headers[:hcur[0]], trace[:tcur[0]]
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur[0])
-    by_game = {int(g): [] for g in indices}
-    for h in headers[:hcur[0]]:
+
+
+def trace_games(rules, policies, seed: int, game_indices):
+    """Every deal of the chosen games, dealt and played as in any run with ``seed``.
+
+    Returns (games, traces): the game records, and per game a list of deals, each a dict
+    in the RULES.md replay format with ``expect`` filled from the kernel, plus
+    ``counted``, and per action in time order its ``seats`` entry and ``legal`` set.
+    """
+    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    by_game = {int(g): [] for g in game_indices}
+    for h in headers:
         by_game[int(h[kb.H_GAME])].append(_deal_from_trace(rules, h, trace))
-    return games, [by_game[int(g)] for g in indices]
+    return games, [by_game[int(g)] for g in game_indices]
 
 
 def _deal_from_trace(rules, header, trace) -> dict:
@@ -64,8 +69,9 @@ def _deal_from_trace(rules, header, trace) -> dict:
     stock = header[kb.H_STOCK:kb.H_STOCK + header[kb.H_STOCK_LEN]]
     rows = trace[header[kb.H_ACTIONS]:header[kb.H_ACTIONS + 1]]
     discards = [[], []]
-    calls, play, legal = [], [], []
+    calls, play, legal, seats = [], [], [], []
     for kind, seat, action, mask in rows:
+        seats.append(int(seat))
         if kind == kb.KIND_DISCARD:
             discards[seat].append(card_name(action))
             legal.append([card_name(c) for c in mask_to_cards(mask)])
@@ -87,6 +93,7 @@ def _deal_from_trace(rules, header, trace) -> dict:
         "expect": outcome_dict(header[kb.H_OUT:kb.H_OUT + kb.N_OUT]),
         "counted": bool(header[kb.H_COUNTED]),
         "legal": legal,
+        "seats": seats,
     }
 
 

@@ -1,0 +1,822 @@
+"""Reference referee for Bridgette (RULES.md sections C and B), written from RULES.md alone.
+
+Readability and fidelity to RULES.md come first; speed does not matter here. Every rule is
+cited by its id (B-3, C-4, ...). The public API:
+
+* ``IllegalAction(rule, message)`` -- raised for any action the rules forbid.
+* ``BridgetteDeal(rules, dealer, hands, stock)`` -- one deal with explicit phases
+  ``"discard" -> "auction" -> "play" -> "done"``; ``legal_actions()`` / ``apply(action)``.
+* ``score_deal(rules, level, strain, doubled, declarer_tricks)`` -- B-11..B-14.
+* ``replay(case)`` -- replays one line of the RULES.md replay format.
+* ``BridgetteGame(rules, first_dealer)`` -- the game flow of B-15 with C-5 and C-6.
+
+Cards and calls are strings in C-2 notation: ``"AS"``, ``"TH"``, ``"9C"``, the Colons
+``"CL"`` (Little), ``"CR"`` (Royal), ``"CG"`` (Grand); calls ``"0NT"``, ``"1C"`` ...
+``"7NT"``, ``"P"``, ``"X"``, ``"XX"``. Seats are 0 and 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# --------------------------------------------------------------------------------------
+# Cards (C-1, C-2, B-1, B-4)
+# --------------------------------------------------------------------------------------
+
+SUITS = ("C", "D", "H", "S")                       # C-1: clubs < diamonds < hearts < spades
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")   # C-1 low..high
+RANK_VALUE = {r: i for i, r in enumerate(RANKS)}   # 0 = "2" ... 12 = "A"
+SUITED_CARDS = tuple(r + s for s in SUITS for r in RANKS)   # the 52 cards
+
+# B-1: the three Colons and the ranks each one "matches" (its range).
+COLON_OF_NAME = {"little": "CL", "royal": "CR", "grand": "CG"}     # B-4 option values
+COLON_RANGE = {
+    "CL": frozenset("23456789T"),   # Little Colon: numerals 2-10
+    "CR": frozenset("JQK"),         # Royal Colon: J, Q, K
+    "CG": frozenset("A"),           # Grand Colon: aces
+}
+COLONS = tuple(COLON_RANGE)
+
+
+def is_colon(card: str) -> bool:
+    """B-1: Colons belong to no suit."""
+    return card in COLON_RANGE
+
+
+def suit_of(card: str) -> str | None:
+    """The suit letter of a suited card; ``None`` for a Colon (B-1, B-6, B-8)."""
+    return None if is_colon(card) else card[1]
+
+
+def rank_of(card: str) -> str | None:
+    """The rank letter of a suited card; ``None`` for a Colon."""
+    return None if is_colon(card) else card[0]
+
+
+def in_colon_range(colon: str, card: str) -> bool:
+    """B-1: a suited card is *in the range* of a Colon if its rank matches it.
+
+    No Colon is in a Colon's range (B-9)."""
+    return not is_colon(card) and card[0] in COLON_RANGE[colon]
+
+
+def matching_colon(card: str) -> str:
+    """B-8: the Colon whose range contains a suited card (A: Grand, J/Q/K: Royal, 2-10: Little)."""
+    for colon, ranks in COLON_RANGE.items():
+        if card[0] in ranks:
+            return colon
+    raise ValueError(f"{card!r} is not a suited card")
+
+
+def deck_for(rules) -> list[str]:
+    """B-1/B-4: the 52 cards plus the Colons named in ``rules.deck.colons``."""
+    return list(SUITED_CARDS) + [COLON_OF_NAME[name] for name in ("little", "royal", "grand")
+                                 if name in tuple(rules.deck.colons)]
+
+
+def upcard_class(card: str) -> str:
+    """B-3: the up-card's class: ``"numeral"`` (2-10 or the Little Colon), ``"face"`` (J, Q, K or
+    the Royal Colon) or ``"ace"`` (an ace or the Grand Colon)."""
+    if card == "CL" or (not is_colon(card) and card[0] in "23456789T"):
+        return "numeral"
+    if card == "CR" or (not is_colon(card) and card[0] in "JQK"):
+        return "face"
+    return "ace"
+
+
+# --------------------------------------------------------------------------------------
+# Calls (C-2, C-4, B-5)
+# --------------------------------------------------------------------------------------
+
+STRAINS = ("C", "D", "H", "S", "NT")                # C-1: no-trump ranks above spades
+STRAIN_ORDER = {s: i for i, s in enumerate(STRAINS)}
+# B-5: the 36-bid ladder, low to high: 0NT, 1C 1D 1H 1S 1NT, 2C ... 7NT.
+LADDER = ("0NT",) + tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAINS)
+LADDER_INDEX = {bid: i for i, bid in enumerate(LADDER)}
+PASS, DOUBLE, REDOUBLE = "P", "X", "XX"
+CALLS = frozenset(LADDER) | {PASS, DOUBLE, REDOUBLE}
+
+
+def parse_bid(bid: str) -> tuple[int, str]:
+    """``"3NT"`` -> ``(3, "NT")``; ``"2D"`` -> ``(2, "D")``."""
+    return int(bid[0]), bid[1:]
+
+
+# --------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------
+
+class IllegalAction(Exception):
+    """An action (or a deal) the rules forbid.
+
+    ``rule`` is the RULES.md id the replay format prescribes for it (e.g. ``"C-3"``),
+    ``message`` says what is wrong, ``at`` optionally names the replay key (``"hands"``,
+    ``"stock"``) for deal-level problems found by the constructor."""
+
+    def __init__(self, rule: str, message: str, at: str | None = None):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+        self.at = at
+
+
+# --------------------------------------------------------------------------------------
+# Scoring (B-11 .. B-14)
+# --------------------------------------------------------------------------------------
+
+def contract_value(level: int, strain: str) -> int:
+    """B-11: the value of a made contract bid at ``level`` in ``strain``.
+
+    0NT or 1 of a suit: 150; 1NT or 2NT, 2 or 3 of a suit, 4C or 4D: 250; 3NT or 4NT, 4H or
+    4S, 5 of a suit: 750; 5NT or 6 of a suit: 1500; 6NT or 7 of a suit: 2200; 7NT: 2500."""
+    if strain == "NT":
+        return {0: 150, 1: 250, 2: 250, 3: 750, 4: 750, 5: 1500, 6: 2200, 7: 2500}[level]
+    if level == 1:
+        return 150
+    if level in (2, 3):
+        return 250
+    if level == 4:
+        return 250 if strain in ("C", "D") else 750
+    return {5: 750, 6: 1500, 7: 2200}[level]
+
+
+def exact_bonus(rules, level: int, strain: str) -> int:
+    """B-12: the bonus for taking exactly the tricks bid (``scoring.exact_bonus``).
+
+    ``"ladder"``: +250 for 0NT through 5NT on the ladder, +100 at level 6, 0 at level 7.
+    ``"nt_reduced"``: +250 for suit contracts at levels 1-5, +100 for 0NT-5NT and for
+    6-level contracts, 0 at level 7."""
+    if level == 7:
+        return 0
+    if level == 6:
+        return 100
+    if rules.scoring.exact_bonus == "ladder":
+        return 250
+    if rules.scoring.exact_bonus == "nt_reduced":
+        return 100 if strain == "NT" else 250
+    raise ValueError(f"unknown scoring.exact_bonus {rules.scoring.exact_bonus!r}")
+
+
+# B-14: penalty rows by tricks short (1..6), columns undoubled / doubled / redoubled.
+PENALTY = {
+    1: (100, 200, 300),
+    2: (200, 500, 700),
+    3: (300, 800, 1100),
+    4: (400, 1100, 1500),
+    5: (700, 2000, 2700),
+    6: (1000, 3000, 4000),
+}
+
+
+def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
+    """Score one played contract: ``(declarer's gain, opponent's gain)`` (B-11..B-14).
+
+    ``strain`` is ``"C"``, ``"D"``, ``"H"``, ``"S"`` or ``"NT"``; ``doubled`` 0, 1 or 2."""
+    if (f"{level}{strain}") not in LADDER_INDEX:
+        raise ValueError(f"{level}{strain} is not a Bridgette contract (B-5)")
+    if doubled not in (0, 1, 2):
+        raise ValueError(f"doubled must be 0, 1 or 2, got {doubled!r}")
+    if not 0 <= declarer_tricks <= 13:
+        raise ValueError(f"declarer_tricks must be 0..13, got {declarer_tricks!r}")
+    sc = rules.scoring
+    needed = 6 + level
+    if declarer_tricks >= needed:
+        # B-11: the contract value, by the contract bid or by the tricks taken.
+        if sc.made_basis == "contract":
+            value = contract_value(level, strain)
+        elif sc.made_basis == "tricks":
+            value = contract_value(min(declarer_tricks - 6, 7), strain)
+        else:
+            raise ValueError(f"unknown scoring.made_basis {sc.made_basis!r}")
+        # B-12: exact and overtrick bonuses, always against the contract bid.
+        over = declarer_tricks - needed
+        bonus = 0
+        if over == 0:
+            bonus = exact_bonus(rules, level, strain)
+        elif sc.overtrick_bonus_rule == "exactly3":
+            bonus = 350 if over == 3 else 0
+        elif sc.overtrick_bonus_rule == "atleast3":
+            bonus = 350 if over >= 3 else 0
+        else:
+            raise ValueError(f"unknown scoring.overtrick_bonus_rule {sc.overtrick_bonus_rule!r}")
+        # B-12 doubled / redoubled bonus and B-13 multiplication.
+        double_bonus = {0: 0, 1: 400, 2: 1000}[doubled]
+        factor = {0: 1, 1: 2, 2: 4}[doubled]
+        if sc.multiply_bonuses:
+            gain = (value + bonus + double_bonus) * factor
+        else:
+            gain = (value + bonus) * factor + double_bonus
+        return gain, 0
+    # B-14: failed contract; the opponent scores by the tricks short.
+    short = needed - declarer_tricks
+    if sc.penalty_last_row == "six_or_more_short":
+        row = min(short, 6)
+    elif sc.penalty_last_row == "failed_slam":
+        row = 6 if level >= 6 else min(short, 5)
+    else:
+        raise ValueError(f"unknown scoring.penalty_last_row {sc.penalty_last_row!r}")
+    return 0, PENALTY[row][doubled]
+
+
+# --------------------------------------------------------------------------------------
+# One deal
+# --------------------------------------------------------------------------------------
+
+class BridgetteDeal:
+    """One Bridgette deal from the dealt hands and stock to the score.
+
+    The constructor validates the deal (B-2, B-4) and performs the draws of B-3. Then the
+    phases are ``"discard"`` (B-3, one card at a time, non-dealer first), ``"auction"``
+    (C-4, B-5, B-6), ``"play"`` (B-7..B-10) and ``"done"``."""
+
+    def __init__(self, rules, dealer: int, hands: list[list[str]], stock: list[str]):
+        self.rules = rules
+        if dealer not in (0, 1):
+            raise IllegalAction("B-2", f"dealer must be seat 0 or 1, got {dealer!r}", at="dealer")
+        self.dealer = dealer
+        self.nondealer = 1 - dealer
+        self._validate_deal(hands, stock)
+        self._dealt = [list(h) for h in hands]
+        self._stock = list(stock)
+        self._hands = [list(h) for h in hands]
+        self._draw()
+        self._discards: list[list[str]] = [[], []]
+        # Auction state (C-4).
+        self._calls: list[str] = []
+        self._bid: str | None = None          # the current (highest) bid
+        self._bidder: int | None = None
+        self._doubled = 0
+        self._auction_over = False
+        self._passed_out = False
+        # Play state (B-7..B-10).
+        self._leader: int | None = None
+        self._trick: list[str] = []
+        self._tricks_won = [0, 0]
+        self._history: list[tuple[int, list[str], int]] = []
+        self._bar: tuple[int, str] | None = None    # B-8: (seat, suit) barred at its next lead
+        self._phase = "discard"
+        self._advance_discard_phase()
+
+    # ---- B-2 / B-4: the deal must match the deck ------------------------------------
+
+    def _validate_deal(self, hands, stock) -> None:
+        deck = deck_for(self.rules)
+        known = set(deck)
+        if not isinstance(hands, (list, tuple)) or len(hands) != 2:
+            raise IllegalAction("B-2", "a Bridgette deal has two hands", at="hands")
+        seen: set[str] = set()
+        for seat, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) != 13:
+                n = len(hand) if isinstance(hand, (list, tuple)) else hand
+                raise IllegalAction("B-2", f"seat {seat} must be dealt 13 cards, got {n}", at="hands")
+            for card in hand:
+                if card not in known:
+                    raise IllegalAction("B-2", f"seat {seat} holds {card!r}, not a card of this deck "
+                                        f"(B-4 Colons: {list(self.rules.deck.colons)})", at="hands")
+                if card in seen:
+                    raise IllegalAction("B-2", f"{card} is dealt twice", at="hands")
+                seen.add(card)
+        if not isinstance(stock, (list, tuple)):
+            raise IllegalAction("B-2", "the stock must be a list of cards", at="stock")
+        for card in stock:
+            if card not in known:
+                raise IllegalAction("B-2", f"the stock holds {card!r}, not a card of this deck "
+                                    f"(B-4 Colons: {list(self.rules.deck.colons)})", at="stock")
+            if card in seen:
+                raise IllegalAction("B-2", f"{card} appears twice in the deal", at="stock")
+            seen.add(card)
+        if len(stock) != len(deck) - 26:
+            missing = sorted(known - seen)
+            raise IllegalAction("B-2", f"the stock must hold the other {len(deck) - 26} cards of the "
+                                f"deck, got {len(stock)} (missing: {' '.join(missing)})", at="stock")
+
+    # ---- B-3: the draws --------------------------------------------------------------
+
+    def _draw(self) -> None:
+        """B-3 draws with ``exchange.upcard_to``; the up-card's class sets the dealer's count
+        (even when the up-card is dead)."""
+        ex = self.rules.exchange
+        up = self._stock[0]
+        dealer_count = {"numeral": ex.dealer_draw_numeral, "face": ex.dealer_draw_face,
+                        "ace": ex.dealer_draw_ace}[upcard_class(up)]
+        nd_count = ex.nondealer_draw
+        s = self._stock
+        if ex.upcard_to == "nondealer":
+            # The non-dealer draws the top cards (the up-card first), the dealer the next ones.
+            nd_draw = s[0:nd_count]
+            d_draw = s[nd_count:nd_count + dealer_count]
+            used = nd_count + dealer_count
+        elif ex.upcard_to == "dealer":
+            # The non-dealer draws the cards under the up-card; the up-card is the first card
+            # of the dealer's draw, the rest of it comes from under the non-dealer's cards.
+            nd_draw = s[1:1 + nd_count]
+            # (sim.rules validation guarantees a dealer draw of at least 1 here.)
+            d_draw = [s[0]] + s[1 + nd_count:nd_count + dealer_count]
+            used = nd_count + max(dealer_count, 1)
+        elif ex.upcard_to == "dead":
+            # The up-card is removed before anyone draws.
+            nd_draw = s[1:1 + nd_count]
+            d_draw = s[1 + nd_count:1 + nd_count + dealer_count]
+            used = 1 + nd_count + dealer_count
+        else:
+            raise ValueError(f"unknown exchange.upcard_to {ex.upcard_to!r}")
+        if used > len(s):
+            raise ValueError(f"the B-3 draws need {used} cards but the stock holds {len(s)}")
+        self._drawn = [[], []]
+        self._drawn[self.nondealer] = list(nd_draw)
+        self._drawn[self.dealer] = list(d_draw)
+        self._hands[self.nondealer] += nd_draw
+        self._hands[self.dealer] += d_draw
+
+    def _advance_discard_phase(self) -> None:
+        if self._phase == "discard" and all(len(h) <= 13 for h in self._hands):
+            self._phase = "auction"
+
+    # ---- read-only views --------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to act: B-3 discards non-dealer first, C-4 calls dealer first and then
+        alternately, B-7 play from the declarer's opponent / the trick winner; ``None`` when done."""
+        if self._phase == "discard":
+            return self.nondealer if len(self._hands[self.nondealer]) > 13 else self.dealer
+        if self._phase == "auction":
+            return (self.dealer + len(self._calls)) % 2
+        if self._phase == "play":
+            return (self._leader + len(self._trick)) % 2
+        return None
+
+    @property
+    def hands(self) -> list[list[str]]:
+        return [list(h) for h in self._hands]
+
+    @property
+    def dealt_hands(self) -> list[list[str]]:
+        return [list(h) for h in self._dealt]
+
+    @property
+    def drawn(self) -> list[list[str]]:
+        """The cards each seat drew in the B-3 exchange."""
+        return [list(d) for d in self._drawn]
+
+    @property
+    def discards(self) -> list[list[str]]:
+        return [list(d) for d in self._discards]
+
+    @property
+    def upcard(self) -> str:
+        return self._stock[0]
+
+    @property
+    def calls(self) -> list[str]:
+        return list(self._calls)
+
+    @property
+    def contract(self) -> str | None:
+        """The contract once the auction has ended with one (``None`` before, or if passed out)."""
+        return self._bid if self._auction_over and not self._passed_out else None
+
+    @property
+    def declarer(self) -> int | None:
+        return self._bidder if self._auction_over and not self._passed_out else None
+
+    @property
+    def doubled(self) -> int:
+        return self._doubled
+
+    @property
+    def trump(self) -> str | None:
+        """The trump suit; ``None`` in no-trump (B-7) or before the auction has ended."""
+        if self.contract is None:
+            return None
+        strain = parse_bid(self.contract)[1]
+        return None if strain == "NT" else strain
+
+    @property
+    def tricks_won(self) -> list[int]:
+        return list(self._tricks_won)
+
+    @property
+    def passed_out(self) -> bool:
+        return self._passed_out
+
+    @property
+    def trick_history(self) -> list[tuple[int, list[str], int]]:
+        return [(leader, list(cards), winner) for leader, cards, winner in self._history]
+
+    @property
+    def current_trick(self) -> list[str]:
+        return list(self._trick)
+
+    @property
+    def barred_suit(self) -> str | None:
+        """B-8: the suit the seat to lead may not lead now, if any."""
+        if self._phase == "play" and not self._trick and self._bar and self._bar[0] == self._leader:
+            return self._bar[1]
+        return None
+
+    # ---- legal actions ---------------------------------------------------------------
+
+    def legal_actions(self) -> list[str]:
+        if self._phase == "discard":
+            # B-3: any card in hand may be discarded, one at a time.
+            return list(self._hands[self.to_move])
+        if self._phase == "auction":
+            return [c for c in self._all_calls() if self._call_problem(self.to_move, c) is None]
+        if self._phase == "play":
+            seat = self.to_move
+            return [c for c in self._hands[seat] if self._play_problem(seat, c) is None]
+        return []
+
+    @staticmethod
+    def _all_calls() -> list[str]:
+        return list(LADDER) + [PASS, DOUBLE, REDOUBLE]
+
+    # ---- C-4 / B-5 / B-6: calls -------------------------------------------------------
+
+    def _lowest_outranking_level(self, strain: str) -> int:
+        """B-6: the lowest level at which ``strain`` outranks the current bid (level 1 for a
+        suit with no current bid; 0 for no-trump with no current bid)."""
+        if self._bid is None:
+            return 0 if strain == "NT" else 1
+        cur_level, cur_strain = parse_bid(self._bid)
+        return cur_level if STRAIN_ORDER[strain] > STRAIN_ORDER[cur_strain] else cur_level + 1
+
+    def _holding_problem(self, seat: int, bid: str) -> str | None:
+        """B-6 holding requirements (Colons never count as cards of a suit)."""
+        a = self.rules.auction
+        hand = self._hands[seat]
+        level, strain = parse_bid(bid)
+        if strain == "NT":
+            if a.nt_needs_all_suits:
+                missing = [s for s in SUITS if not any(suit_of(c) == s for c in hand)]
+                if missing:
+                    return f"{bid} needs a card of every suit; seat {seat} holds no {' '.join(missing)}"
+            return None  # no-trump bids have no jump requirement
+        count = sum(1 for c in hand if suit_of(c) == strain)
+        if count < a.min_trump_cards:
+            return (f"{bid} needs at least {a.min_trump_cards} cards of {strain}; "
+                    f"seat {seat} holds {count}")
+        lowest = self._lowest_outranking_level(strain)
+        if level > lowest and count < a.jump_min_cards:
+            return (f"{bid} is a jump bid (lowest {strain} bid now is level {lowest}) and needs "
+                    f"at least {a.jump_min_cards} cards of {strain}; seat {seat} holds {count}")
+        return None
+
+    def _call_problem(self, seat: int, call: str) -> tuple[str, str] | None:
+        """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
+        if call not in CALLS:
+            return "B-5", f"{call!r} is not a call on the Bridgette ladder (0NT, 1C .. 7NT, P, X, XX)"
+        if self._auction_over:
+            return "C-4", f"{call} after the auction has ended"
+        if call == PASS:
+            return None
+        if call == DOUBLE:
+            if self._bid is None:
+                return "C-4", "no bid to double"
+            if self._bidder == seat:
+                return "C-4", f"seat {seat} may not double its own bid {self._bid}"
+            if self._doubled:
+                return "C-4", f"{self._bid} is already doubled"
+            return None
+        if call == REDOUBLE:
+            if self._bid is None:
+                return "C-4", "no bid to redouble"
+            if self._doubled != 1:
+                return "C-4", f"{self._bid} is not doubled" if self._doubled == 0 else \
+                    f"{self._bid} is already redoubled"
+            if self._bidder != seat:
+                return "C-4", f"only the doubled bidder (seat {self._bidder}) may redouble"
+            return None
+        # A bid: C-4 outranking first (a bid failing both C-4 and B-6 reports C-4).
+        if self._bid is not None and LADDER_INDEX[call] <= LADDER_INDEX[self._bid]:
+            return "C-4", f"{call} does not outrank the current bid {self._bid}"
+        problem = self._holding_problem(seat, call)
+        if problem:
+            return "B-6", problem
+        return None
+
+    def _apply_call(self, call: str) -> None:
+        seat = self.to_move
+        problem = self._call_problem(seat, call)
+        if problem:
+            raise IllegalAction(*problem)
+        first_call = not self._calls
+        self._calls.append(call)
+        if call == PASS:
+            if self._bid is not None:
+                # C-4: a pass after a bid, double or redouble ends the auction; the bidder
+                # is the declarer, doubled or redoubled as it stands.
+                self._end_auction(passed_out=False)
+            elif first_call and self.rules.auction.opening_pass == "ends":
+                self._end_auction(passed_out=True)       # C-4 option "ends"
+            elif not first_call:
+                self._end_auction(passed_out=True)       # C-4: second call also a pass
+            # else: an opening pass continues (C-4 default); the passer may call again.
+        elif call == DOUBLE:
+            self._doubled = 1
+        elif call == REDOUBLE:
+            self._doubled = 2
+        else:
+            # C-4: a new bid cancels any double and redouble.
+            self._bid, self._bidder, self._doubled = call, seat, 0
+
+    def _end_auction(self, passed_out: bool) -> None:
+        self._auction_over = True
+        if passed_out:
+            self._passed_out = True
+            self._doubled = 0
+            self._phase = "done"
+        else:
+            self._phase = "play"
+            self._leader = 1 - self._bidder          # B-7: the declarer's opponent leads
+
+    # ---- B-7 .. B-10 and C-3: play ------------------------------------------------------
+
+    def _play_problem(self, seat: int, card: str) -> tuple[str, str] | None:
+        """``(rule, message)`` if ``seat`` may not play ``card`` now, else ``None``."""
+        hand = self._hands[seat]
+        if card not in hand:
+            return "B-7", f"{card!r} is not in seat {seat}'s hand"
+        if not self._trick:
+            # Leading: B-8 bar on the suit of the previous trick's Colon-followed lead.
+            barred = self.barred_suit
+            if barred is not None and suit_of(card) == barred:
+                if not all(suit_of(c) == barred for c in hand):
+                    return "B-8", (f"seat {seat} may not lead {barred} after winning the last trick "
+                                   f"against a matching Colon (B-8)")
+            return None
+        led = self._trick[0]
+        if is_colon(led):
+            return None                                   # B-9: any card may follow a led Colon
+        led_suit = suit_of(led)
+        holds_led_suit = any(suit_of(c) == led_suit for c in hand)
+        if suit_of(card) == led_suit:
+            return None                                   # C-3: following suit
+        if card == matching_colon(led):
+            return None                                   # B-8: the matching Colon, always
+        if holds_led_suit:
+            # C-3: must follow suit (also a non-matching Colon while holding the suit led).
+            what = "a non-matching Colon" if is_colon(card) else card
+            return "C-3", f"seat {seat} holds {led_suit} and must follow {led}, not play {what}"
+        if is_colon(card):
+            # B-10: a non-matching Colon to a suited lead.
+            only_nonmatching_colons = all(is_colon(c) and not in_colon_range(c, led) for c in hand)
+            if only_nonmatching_colons:
+                return None
+            if self.rules.play.colon_discard == "when_void":
+                return None                               # void in the led suit
+            return "B-10", (f"{card} does not match {led}; seat {seat} may play it only when every "
+                            f"card it holds is a non-matching Colon (play.colon_discard=last_resort)")
+        return None                                       # C-3: void, any other card
+
+    def _trick_winner(self, leader: int, led: str, follow: str) -> tuple[int, tuple[int, str] | None]:
+        """The winner of a two-card trick and the B-8 bar it imposes (or ``None``)."""
+        follower = 1 - leader
+        trump = self.trump
+        if is_colon(led):
+            # B-9: the follower wins with any trump or any card in the led Colon's range;
+            # otherwise (a Colon on a Colon included) the leader wins.
+            if trump is not None and suit_of(follow) == trump:
+                return follower, None
+            if in_colon_range(led, follow):
+                return follower, None
+            return leader, None
+        led_suit = suit_of(led)
+        if is_colon(follow):
+            if follow == matching_colon(led):
+                # B-8: the matching Colon loses; the leader may not lead the suit next.
+                return leader, (leader, led_suit)
+            return leader, None                          # B-10: loses, no restriction
+        if suit_of(follow) == led_suit:
+            return (follower if RANK_VALUE[rank_of(follow)] > RANK_VALUE[rank_of(led)] else leader), None
+        if trump is not None and suit_of(follow) == trump:
+            return follower, None                        # C-3: a trump wins
+        return leader, None                              # C-3: an off-suit discard loses
+
+    def _apply_play(self, card: str) -> None:
+        seat = self.to_move
+        problem = self._play_problem(seat, card)
+        if problem:
+            raise IllegalAction(*problem)
+        self._hands[seat].remove(card)
+        self._trick.append(card)
+        if len(self._trick) < 2:
+            return
+        leader = self._leader
+        winner, bar = self._trick_winner(leader, self._trick[0], self._trick[1])
+        self._history.append((leader, list(self._trick), winner))
+        self._tricks_won[winner] += 1
+        self._bar = bar
+        self._trick = []
+        self._leader = winner                           # C-3: the winner leads next
+        if len(self._history) == 13:
+            self._phase = "done"
+
+    # ---- B-3: discards ------------------------------------------------------------------
+
+    def _apply_discard(self, card: str) -> None:
+        seat = self.to_move
+        if card not in self._hands[seat]:
+            raise IllegalAction("B-3", f"seat {seat} cannot discard {card!r}: not in hand")
+        self._hands[seat].remove(card)
+        self._discards[seat].append(card)
+        self._advance_discard_phase()
+
+    # ---- apply ----------------------------------------------------------------------------
+
+    def apply(self, action: str) -> None:
+        """Perform one action of the current phase; raise ``IllegalAction`` if forbidden."""
+        if self._phase == "discard":
+            self._apply_discard(action)
+        elif self._phase == "auction":
+            self._apply_call(action)
+        elif self._phase == "play":
+            if action in CALLS and action not in SUITED_CARDS:
+                raise IllegalAction("C-4", f"{action} after the auction has ended")
+            self._apply_play(action)
+        else:  # done
+            if self._passed_out:
+                raise IllegalAction("C-4", f"{action!r} after a passed-out deal")
+            if action in CALLS and action not in SUITED_CARDS:
+                raise IllegalAction("C-4", f"{action} after the auction has ended")
+            raise IllegalAction("B-7", f"{action!r}: all 13 tricks have been played")
+
+    # ---- outcome ------------------------------------------------------------------------
+
+    def outcome(self) -> dict[str, Any]:
+        """The replay format's ``expect`` object for the finished deal."""
+        if self._phase != "done":
+            raise RuntimeError(f"the deal is not finished (phase {self._phase!r})")
+        if self._passed_out:
+            return {"contract": "pass", "declarer": None, "doubled": 0,
+                    "tricks": [0, 0], "score": [0, 0]}
+        level, strain = parse_bid(self._bid)
+        declarer = self._bidder
+        decl_gain, opp_gain = score_deal(self.rules, level, strain, self._doubled,
+                                         self._tricks_won[declarer])
+        score = [0, 0]
+        score[declarer] = decl_gain
+        score[1 - declarer] = opp_gain
+        return {"contract": self._bid, "declarer": declarer, "doubled": self._doubled,
+                "tricks": list(self._tricks_won), "score": score}
+
+
+# --------------------------------------------------------------------------------------
+# Replay (RULES.md "Replay format")
+# --------------------------------------------------------------------------------------
+
+def _error(rule: str, at: str, message: str) -> dict[str, str]:
+    return {"error": rule, "at": at, "message": message}
+
+
+def replay(case: dict) -> dict:
+    """Replay one parsed replay-format line of game ``"bridgette"`` in time order.
+
+    Returns the outcome (``contract``, ``declarer``, ``doubled``, ``tricks``, ``score``), or on
+    the first illegal item ``{"error": rule_id, "at": "<key>[<i>]", "message": ...}``."""
+    from sim.rules import BridgetteRules
+
+    if case.get("game") != "bridgette":
+        raise ValueError(f"not a Bridgette case: game {case.get('game')!r}")
+    rules = BridgetteRules.from_dict(case.get("rules") or {})
+    try:
+        deal = BridgetteDeal(rules, case.get("dealer"), case.get("hands"), case.get("stock"))
+    except IllegalAction as exc:
+        return _error(exc.rule, exc.at or "hands", exc.message)
+
+    # B-3: discards, non-dealer first. discards[s] is seat s's list.
+    discards = case.get("discards") or []
+    for seat in (deal.nondealer, deal.dealer):
+        cards = list(discards[seat]) if seat < len(discards) and discards[seat] is not None else []
+        need = len(deal.hands[seat]) - 13
+        if len(cards) != need:
+            return _error("B-3", f"discards[{seat}]",
+                          f"seat {seat} holds {13 + need} cards after the draw and must discard "
+                          f"{need}, but {len(cards)} discards are given")
+        for card in cards:
+            assert deal.phase == "discard" and deal.to_move == seat
+            try:
+                deal.apply(card)
+            except IllegalAction as exc:
+                return _error(exc.rule, f"discards[{seat}]", exc.message)
+
+    # C-4 / B-5 / B-6: calls, dealer first.
+    calls = case.get("calls") or []
+    for i, call in enumerate(calls):
+        if deal.phase != "auction":
+            return _error("C-4", f"calls[{i}]", f"{call!r} after the auction has ended")
+        try:
+            deal.apply(call)
+        except IllegalAction as exc:
+            return _error(exc.rule, f"calls[{i}]", exc.message)
+    if deal.phase == "auction":
+        return _error("C-4", f"calls[{len(calls)}]", "the auction has not ended")
+
+    # B-7 .. B-10: play.
+    play = case.get("play") or []
+    if deal.passed_out:
+        if play:
+            return _error("C-4", "play[0]", "cards played after a passed-out deal")
+        return deal.outcome()
+    for i, card in enumerate(play):
+        if deal.phase != "play":
+            return _error("B-7", f"play[{i}]", f"{card!r}: all 13 tricks have been played")
+        try:
+            deal.apply(card)
+        except IllegalAction as exc:
+            return _error(exc.rule, f"play[{i}]", exc.message)
+    if deal.phase != "done":
+        return _error("B-7", f"play[{len(play)}]",
+                      f"only {len(play)} cards played; 13 tricks need 26")
+    return deal.outcome()
+
+
+# --------------------------------------------------------------------------------------
+# The game (B-15, C-5, C-6)
+# --------------------------------------------------------------------------------------
+
+class BridgetteGame:
+    """The flow of one game: B-15 deals and tie-breaks, C-5 passed-out deals, C-6 dealer.
+
+    Feed each finished deal's outcome to ``record``; ``dealer`` says who deals next.
+    ``deals_counted`` counts every counted deal (tie-break deals included);
+    ``tiebreak_deals`` counts the deals played beyond ``game.deals``. An abandoned game
+    (a passed-out deal after C-5's max_redeals redeals) is ``finished`` and ``abandoned`` with no winner."""
+
+    def __init__(self, rules, first_dealer: int):
+        if first_dealer not in (0, 1):
+            raise ValueError(f"first_dealer must be 0 or 1, got {first_dealer!r}")
+        self.rules = rules
+        self._dealer = first_dealer
+        self._totals = [0, 0]
+        self._deals_counted = 0
+        self._redeals = 0
+        self._finished = False
+        self._abandoned = False
+
+    @property
+    def dealer(self) -> int:
+        return self._dealer
+
+    @property
+    def totals(self) -> list[int]:
+        return list(self._totals)
+
+    @property
+    def deals_counted(self) -> int:
+        return self._deals_counted
+
+    @property
+    def tiebreak_deals(self) -> int:
+        return max(0, self._deals_counted - self.rules.game.deals)
+
+    @property
+    def redeals(self) -> int:
+        return self._redeals
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    @property
+    def abandoned(self) -> bool:
+        return self._abandoned
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once finished with a higher total; ``None`` for a draw, an abandoned game or
+        a game still in progress."""
+        if not self._finished or self._abandoned or self._totals[0] == self._totals[1]:
+            return None
+        return 0 if self._totals[0] > self._totals[1] else 1
+
+    def record(self, outcome: dict) -> None:
+        """Record one finished deal (an ``outcome()`` / replay-format ``expect`` dict)."""
+        if self._finished:
+            raise IllegalAction("B-15", "the game is over; no more deals")
+        if outcome.get("contract") == "pass" and self.rules.auction.passed_out == "redeal":
+            # C-5 "redeal": the same dealer deals again; the deal does not count. A game may
+            # redeal max_redeals times in all; a passed-out deal beyond that abandons it.
+            if self._redeals == self.rules.auction.max_redeals:
+                self._abandoned = True
+                self._finished = True
+            else:
+                self._redeals += 1
+            return
+        # A counted deal (C-5 "next_deal": a passed-out deal scores nothing but counts).
+        score = outcome.get("score", [0, 0])
+        self._totals[0] += score[0]
+        self._totals[1] += score[1]
+        self._deals_counted += 1
+        self._dealer = 1 - self._dealer                    # B-15 / C-6: the deal alternates
+        g = self.rules.game
+        if self._deals_counted >= g.deals:
+            tied = self._totals[0] == self._totals[1]
+            # B-15: tied after game.deals: up to game.max_tiebreak_deals more, one at a time.
+            if not tied or self.tiebreak_deals >= g.max_tiebreak_deals:
+                self._finished = True

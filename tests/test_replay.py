@@ -1,0 +1,112 @@
+"""Golden deals in both engines, and the sim.replay command line."""
+
+import json
+
+import pytest
+
+from sim import replay
+from sim.engine import replay_deal
+from sim.reference.bridgette import replay as reference_replay
+from tests.conftest import golden_cases
+
+BRIDGETTE = golden_cases("bridgette")
+ENGINES = {"kernel": replay_deal,
+           "reference": lambda case: {k: v for k, v in reference_replay(case).items() if k != "message"}}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("line,case", BRIDGETTE, ids=[f"line{n}" for n, _ in BRIDGETTE])
+def test_golden_bridgette(engine, line, case):
+    assert ENGINES[engine](case) == case["expect"]
+
+
+def test_golden_file_has_every_kind_of_bridgette_case():
+    assert len(BRIDGETTE) == 20
+    assert {c["expect"].get("error") for _, c in BRIDGETTE} >= {None, "B-6", "C-3", "B-10", "B-8"}
+
+
+@pytest.fixture
+def bridgette_file(tmp_path):
+    path = tmp_path / "bridgette.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for _, c in BRIDGETTE))
+    return path
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+def test_cli_reports_every_case_ok(bridgette_file, engine, capsys):
+    assert replay.main([str(bridgette_file), "--engine", engine]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sum(line.split(": ")[1].startswith("OK") for line in out[:-1]) == len(BRIDGETTE)
+    assert out[-1] == f"{len(BRIDGETTE)} of {len(BRIDGETTE)} deals OK ({engine} engine)"
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+def test_cli_json_prints_one_outcome_per_line(golden_path, engine, capsys):
+    status = replay.main([str(golden_path), "--engine", engine, "--json"])
+    lines = capsys.readouterr().out.splitlines()
+    cases = [json.loads(l) for l in golden_path.read_text().splitlines() if l.strip()]
+    assert len(lines) == len(cases)
+    for text, case in zip(lines, cases):
+        outcome = json.loads(text)
+        if case["game"] == "bridgette":
+            assert outcome == case["expect"]
+        else:
+            assert outcome["error"] == "unsupported"
+    assert status == 1  # other games are not supported yet
+
+
+def test_cli_mismatch_exits_1(tmp_path, capsys):
+    case = dict(BRIDGETTE[0][1], expect={"contract": "3NT"})
+    path = tmp_path / "wrong.jsonl"
+    path.write_text(json.dumps(case) + "\n")
+    assert replay.main([str(path), "--engine", "kernel"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad,expected", [
+    ("{not json", "line 2"),
+    ('{"game": "bridgette", "hands": [], "stock": []}', 'line 2: missing "dealer"'),
+    ('{"game": "bridgette", "dealer": 3, "hands": [], "stock": []}', "line 2: \"dealer\" must be 0 or 1"),
+    ('{"game": "bridgette", "dealer": 0, "hands": [], "stock": [], "rules": {"deck": {"jokers": 1}}}',
+     "line 2: unknown option 'deck.jokers'"),
+    ("[1, 2]", "line 2: not a JSON object"),
+])
+def test_cli_malformed_line_exits_2_with_its_number(tmp_path, capsys, bad, expected):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(BRIDGETTE[0][1]) + "\n" + bad + "\n")
+    assert replay.main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert expected in captured.err and len(captured.err.splitlines()) == 1
+
+
+def test_cli_missing_file_exits_2(tmp_path, capsys):
+    assert replay.main([str(tmp_path / "absent.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_deck_mismatch_is_b2_in_both_engines():
+    case = dict(BRIDGETTE[0][1])
+    case["hands"] = [case["hands"][0][:-1] + [case["hands"][1][0]], case["hands"][1]]
+    assert replay_deal(case)["error"] == "B-2"
+    assert reference_replay(case)["error"] == "B-2"
+
+
+@pytest.mark.parametrize("mutate,expected", [
+    (lambda c: c["calls"].__setitem__(1, "8C"), {"error": "B-5", "at": "calls[1]"}),
+    (lambda c: c["calls"].append("P"), {"error": "C-4", "at": "calls[6]"}),
+    (lambda c: c.__setitem__("calls", c["calls"][:3]), {"error": "C-4", "at": "calls[3]"}),
+    (lambda c: c.__setitem__("play", c["play"][:10]), {"error": "B-7", "at": "play[10]"}),
+    (lambda c: c["play"].append("AS"), {"error": "B-7", "at": "play[26]"}),
+    (lambda c: c["play"].__setitem__(0, "ZZ"), {"error": "B-7", "at": "play[0]"}),
+    (lambda c: c["discards"][0].pop(), {"error": "B-3", "at": "discards[0]"}),
+    (lambda c: c["discards"][1].__setitem__(0, "AS"), {"error": "B-3", "at": "discards[1]"}),
+])
+def test_replay_errors_agree(mutate, expected):
+    """Both engines name the same rule and position for the same illegal change."""
+    case = json.loads(json.dumps(BRIDGETTE[0][1]))
+    del case["expect"]
+    mutate(case)
+    assert replay_deal(case) == expected
+    ref = reference_replay(case)
+    assert {k: ref[k] for k in ("error", "at")} == expected
