@@ -13,7 +13,7 @@ from numba import njit
 
 from kernels.calls import (
     BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS,
-    bid_index,
+    STRAIN_BIDS, bid_index,
 )
 from kernels.cards import (
     ALL_SUITED, CARD_CLASS, COLON_LITTLE, COLONS, ONE, SUIT_MASKS, ZERO, bit_nb,
@@ -140,35 +140,27 @@ def kernel_rules(rules):
 # --- Auction (C-4, B-5, B-6) ---------------------------------------------------------------
 
 @njit(cache=True)
-def bid_holding_ok_nb(params, hand, bid, cur_bid):
-    """B-6: does ``hand`` hold what bidding ``bid`` over ``cur_bid`` requires?"""
-    strain = BID_STRAIN[bid]
-    if strain == 4:
-        if params[P_NT_NEEDS_ALL_SUITS]:
-            for s in range(4):
-                if hand & SUIT_MASKS[s] == ZERO:
-                    return False
-        return True
-    length = popcount_nb(hand & SUIT_MASKS[strain])
-    if length < params[P_MIN_TRUMP_CARDS]:
-        return False
-    # A jump: above the lowest level at which this strain outranks the current bid.
-    lowest = 1
-    if cur_bid >= 0:
-        lowest = BID_LEVEL[cur_bid] if strain > BID_STRAIN[cur_bid] else BID_LEVEL[cur_bid] + 1
-        lowest = max(lowest, 1)
-    if BID_LEVEL[bid] > lowest and length < params[P_JUMP_MIN_CARDS]:
-        return False
-    return True
-
-
-@njit(cache=True)
 def legal_calls_nb(params, hand, seat, cur_bid, bidder, doubled):
-    """C-4: the legal calls as a bit set over call ids."""
+    """C-4 with B-6: the legal calls as a bit set over call ids."""
     legal = bit_nb(CALL_PASS)
-    for b in range(cur_bid + 1, N_BIDS):
-        if bid_holding_ok_nb(params, hand, b, cur_bid):
-            legal |= bit_nb(b)
+    above = ~((bit_nb(cur_bid + 1)) - ONE)  # bids that outrank the current one
+    for strain in range(5):
+        bids = STRAIN_BIDS[strain] & above
+        if bids == ZERO:
+            continue
+        if strain == 4:
+            if params[P_NT_NEEDS_ALL_SUITS]:
+                for s in range(4):
+                    if hand & SUIT_MASKS[s] == ZERO:
+                        bids = ZERO
+            legal |= bids  # no-trump bids have no jump requirement
+            continue
+        length = popcount_nb(hand & SUIT_MASKS[strain])
+        if length < params[P_MIN_TRUMP_CARDS]:
+            continue
+        if length < params[P_JUMP_MIN_CARDS]:
+            bids &= ~(bids - ONE)  # only the lowest, non-jump bid in this strain
+        legal |= bids
     if cur_bid >= 0 and doubled == 0 and bidder != seat:
         legal |= bit_nb(CALL_DOUBLE)
     if cur_bid >= 0 and doubled == 1 and bidder == seat:
@@ -540,21 +532,21 @@ def play_game_nb(params, value, exact, penalty, deck, seed, game_index, pol, prm
             redeals += 1
             continue
         row = deal_rows[deals]
-        row.game = game_index
-        row.deal = deals
-        row.dealer = dealer
-        row.upcard = out[O_UPCARD]
-        row.upcard_class = CARD_CLASS[out[O_UPCARD]]
-        row.colon_little = out[O_COLON_HOLDER]
-        row.colon_royal = out[O_COLON_HOLDER + 1]
-        row.colon_grand = out[O_COLON_HOLDER + 2]
-        row.contract = out[O_CONTRACT]
-        row.declarer = out[O_DECLARER]
-        row.doubled = out[O_DOUBLED]
-        row.tricks0 = out[O_TRICKS]
-        row.tricks1 = out[O_TRICKS + 1]
-        row.score0 = out[O_SCORE]
-        row.score1 = out[O_SCORE + 1]
+        row["game"] = game_index
+        row["deal"] = deals
+        row["dealer"] = dealer
+        row["upcard"] = out[O_UPCARD]
+        row["upcard_class"] = CARD_CLASS[out[O_UPCARD]]
+        row["colon_little"] = out[O_COLON_HOLDER]
+        row["colon_royal"] = out[O_COLON_HOLDER + 1]
+        row["colon_grand"] = out[O_COLON_HOLDER + 2]
+        row["contract"] = out[O_CONTRACT]
+        row["declarer"] = out[O_DECLARER]
+        row["doubled"] = out[O_DOUBLED]
+        row["tricks0"] = out[O_TRICKS]
+        row["tricks1"] = out[O_TRICKS + 1]
+        row["score0"] = out[O_SCORE]
+        row["score1"] = out[O_SCORE + 1]
         totals[0] += out[O_SCORE]
         totals[1] += out[O_SCORE + 1]
         deals += 1
@@ -563,15 +555,15 @@ def play_game_nb(params, value, exact, penalty, deck, seed, game_index, pol, prm
             if totals[0] != totals[1] or deals >= params[P_DEALS] + params[P_MAX_TIEBREAK_DEALS]:
                 break
     game_row = game_out[0]
-    game_row.game = game_index
-    game_row.first_dealer = first_dealer
-    game_row.deals = deals
-    game_row.tiebreak_deals = max(0, deals - params[P_DEALS])
-    game_row.redeals = redeals
-    game_row.total0 = totals[0]
-    game_row.total1 = totals[1]
-    game_row.abandoned = abandoned
+    game_row["game"] = game_index
+    game_row["first_dealer"] = first_dealer
+    game_row["deals"] = deals
+    game_row["tiebreak_deals"] = max(0, deals - params[P_DEALS])
+    game_row["redeals"] = redeals
+    game_row["total0"] = totals[0]
+    game_row["total1"] = totals[1]
+    game_row["abandoned"] = abandoned
     if abandoned or totals[0] == totals[1]:
-        game_row.winner = -1
+        game_row["winner"] = -1
     else:
-        game_row.winner = 0 if totals[0] > totals[1] else 1
+        game_row["winner"] = 0 if totals[0] > totals[1] else 1

@@ -16,6 +16,8 @@ CALL_UNKNOWN = -2  # a replayed call that is not on the ladder (B-5)
 BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)], dtype=np.int64)
 BID_STRAIN = np.array([4] + [i % 5 for i in range(35)], dtype=np.int64)  # 0..3 suits, 4 NT
 STRAIN_CHARS = ("C", "D", "H", "S", "NT")
+STRAIN_BIDS = np.array([sum(1 << b for b in range(N_BIDS) if BID_STRAIN[b] == s) for s in range(5)],
+                       dtype=np.uint64)
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ higher bit within a suit is a higher card. Bridgette's Colons follow at bits 52.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import config, njit, types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
@@ -45,14 +45,24 @@ RANGE_MASKS = np.array(
 )
 
 
-@intrinsic
-def _ctpop_u64(typingctx, x):
-    sig = types.uint64(types.uint64)
+if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the kernels run as Python, for debugging
+    def _ctpop_u64(x):
+        return int(x).bit_count()
 
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
+    def trailing_zeros(x):
+        return (int(x) & -int(x)).bit_length() - 1
 
-    return sig, codegen
+    def leading_zeros(x):
+        return 64 - int(x).bit_length()
+else:
+    @intrinsic
+    def _ctpop_u64(typingctx, x):
+        sig = types.uint64(types.uint64)
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return sig, codegen
 
 
 @njit(cache=True, inline="always")

@@ -11,7 +11,7 @@ from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLONS, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
+    ALL_SUITED, CARD_CLASS, COLONS, HCP, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
     SUIT_MASKS, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
     popcount_nb,
 )
@@ -57,13 +57,9 @@ def estimate_tricks_nb(hand, strain):
     return est
 
 
-@njit(cache=True)
-def hand_value_nb(hand):
-    """The best trick estimate over the five strains: what the exchange keeps high."""
-    best = -1e9
-    for strain in range(5):
-        best = max(best, estimate_tricks_nb(hand, strain))
-    return best
+# How much the exchange wants to keep each Colon (Little, Royal, Grand), on the scale of
+# high-card points plus suit length used for suited cards below.
+COLON_KEEP = np.array([2.5, 3.5, 4.5])
 
 
 @njit(cache=True)
@@ -71,22 +67,18 @@ def choose_discard_nb(pid, prm, hand, rng):
     """B-3: one card to discard from a hand above 13 cards."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
-    # Heuristic: drop the card whose loss hurts the hand value least; among equals the
-    # lowest rank (ranks scanned upwards, Colons last).
-    best_card = -1
-    best_value = -1e18
-    for r in range(13):
-        for s in range(4):
-            c = s * 13 + r
-            if hand & bit_nb(c):
-                v = hand_value_nb(hand & ~bit_nb(c))
-                if v > best_value + 1e-9:
-                    best_value, best_card = v, c
-    for c in range(52, 55):
-        if hand & bit_nb(c):
-            v = hand_value_nb(hand & ~bit_nb(c))
-            if v > best_value + 1e-9:
-                best_value, best_card = v, c
+    # Heuristic: keep high cards and long suits; drop the lowest card of the shortest suit.
+    best_card, best_keep = -1, 1e18
+    rest = hand
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        if c >= 52:
+            keep = COLON_KEEP[c - 52]
+        else:
+            keep = HCP[c % 13] + 0.08 * (c % 13) + 0.6 * popcount_nb(hand & SUIT_MASKS[c // 13])
+        if keep < best_keep:
+            best_card, best_keep = c, keep
     return best_card
 
 
