@@ -1,1 +1,16 @@
-"""Numba kernels: deal, play and score games over bitmask hands. No I/O, no global state."""
+"""Numba kernels: deal, play and score games over bitmask hands. No I/O, no global state.
+
+Numba's on-disk cache notices an edit only in the file of the compiled function itself,
+not in the files it calls into (an edited policy would leave the engine's cached
+machine code stale). The cache therefore lives in a folder named after a hash of every
+kernel source, so any kernel edit starts a fresh cache.
+"""
+
+import hashlib
+from pathlib import Path
+
+from numba import config
+
+_HERE = Path(__file__).resolve().parent
+_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(_HERE.glob("*.py")))).hexdigest()[:16]
+config.CACHE_DIR = str(Path(config.CACHE_DIR or _HERE / "__pycache__") / f"numba-{_DIGEST}")

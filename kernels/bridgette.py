@@ -16,12 +16,10 @@ from kernels.calls import (
     STRAIN_BIDS, bid_index,
 )
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLON_LITTLE, COLONS, ONE, SUIT_MASKS, ZERO, bit_nb,
-    popcount_nb,
+    ALL_SUITED, CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, COLONS, ONE, SUIT_MASKS,
+    ZERO, bit_nb, popcount_nb,
 )
-from kernels.policies import (
-    POLICY_SCRIPT, choose_call_nb, choose_card_nb, choose_discard_nb,
-)
+from kernels.policies import POLICY_SCRIPT, choose_call_nb, choose_card_nb, choose_discard_nb
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
 
 # --- Rule parameters: columns of the int64 row made by kernel_rules -----------------------
@@ -95,7 +93,7 @@ def kernel_rules(rules):
     params[P_DEALS] = rules.game.deals
     params[P_MAX_TIEBREAK_DEALS] = rules.game.max_tiebreak_deals
 
-    colon_ids = {"little": COLON_LITTLE, "royal": COLON_LITTLE + 1, "grand": COLON_LITTLE + 2}
+    colon_ids = {"little": COLON_LITTLE, "royal": COLON_ROYAL, "grand": COLON_GRAND}
     deck = np.array(list(range(52)) + [colon_ids[c] for c in rules.deck.colons], dtype=np.int64)
 
     value = np.zeros(N_BIDS, dtype=np.int64)

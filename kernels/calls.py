@@ -10,7 +10,6 @@ from numba import njit
 N_BIDS = 36
 CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE = 36, 37, 38
 N_CALLS = 39
-NO_BID = -1
 CALL_UNKNOWN = -2  # a replayed call that is not on the ladder (B-5)
 
 BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)], dtype=np.int64)

@@ -10,15 +10,10 @@ from numba import config, njit, types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-N_SUITS = 4
-N_RANKS = 13
-CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-NO_TRUMP = 4  # strain index after the four suits (C-1: no-trump ranks above spades)
 RANK_TEN, RANK_JACK, RANK_KING, RANK_ACE = 8, 9, 11, 12
 
 COLON_LITTLE, COLON_ROYAL, COLON_GRAND = 52, 53, 54
 N_CARDS = 55
-NO_CARD = -1
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "CDHS"
@@ -109,13 +104,6 @@ CARD_IDS = {card_name(c): c for c in range(N_CARDS)}
 
 def mask_to_cards(mask: int) -> list[int]:
     return [c for c in range(64) if (int(mask) >> c) & 1]
-
-
-def cards_to_mask(cards) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << int(c)
-    return m
 
 RANK_MASKS = np.array([sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)], dtype=np.uint64)
 HCP = np.array([0] * 9 + [1, 2, 3, 4], dtype=np.int64)  # J Q K A = 1 2 3 4

@@ -25,6 +25,7 @@ POLICY_HEURISTIC = 1
 # Parameter columns of the heuristic (names and defaults in sim/policies.py).
 H_AGGRESSION = 0
 H_DOUBLE_MARGIN = 1
+H_REDOUBLE_MARGIN = 2
 N_POLICY_PARAMS = 4
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
@@ -89,10 +90,10 @@ def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, rng):
         return pick_random_nb(legal, rng)
     aggression = prm[H_AGGRESSION]
     if cur_bid >= 0 and bidder == seat:
-        # The opponent doubled this seat's bid: redouble when it should make with a trick spare.
+        # The opponent doubled this seat's bid: redouble when it should make with tricks to spare.
         if legal & bit_nb(CALL_REDOUBLE):
             need = 6 + BID_LEVEL[cur_bid]
-            if estimate_tricks_nb(hand, BID_STRAIN[cur_bid]) + aggression >= need + 1.0:
+            if estimate_tricks_nb(hand, BID_STRAIN[cur_bid]) + aggression >= need + prm[H_REDOUBLE_MARGIN]:
                 return CALL_REDOUBLE
         return CALL_PASS
     # The lowest legal bid in the strain with the best estimate that the estimate supports.

@@ -152,4 +152,9 @@ def replay_deal(case: dict) -> dict:
     kb.play_deal_nb(params, value, exact, penalty, deck_mask, int(case["dealer"]), hands, stock,
                     pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play,
                     np.zeros((0, kb.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
-    return outcome_dict(out)
+    result = outcome_dict(out)
+    if out[kb.O_ERROR] == kb.ERR_B7 and out[kb.O_ERROR_AT] == kb.AT_PLAY:
+        index = int(out[kb.O_ERROR_INDEX])
+        if index < min(len(case["play"]), 2 * kb.HAND_SIZE) and case["play"][index] in CALL_IDS:
+            result["error"] = "C-4"  # a call where a card is due: a call after the auction
+    return result

@@ -6,6 +6,7 @@ and must agree on each legal set, each outcome and the game's course (B-15, C-5,
 
 from __future__ import annotations
 
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 from sim.engine import trace_games
@@ -100,7 +101,9 @@ def run_differential(games_per_case: int, seed: int, workers: int = 2, batch: in
             for i, options in enumerate(OPTION_SETS.values())
             for pairing in PAIRINGS
             for first in range(0, games_per_case, batch)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # Spawned, not forked: forking a process whose numba threads are running can hang.
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
         results = list(pool.map(_check_batch, jobs))
     return (sum(r[0] for r in results), sum(r[1] for r in results),
             [p for r in results for p in r[2]])

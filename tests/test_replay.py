@@ -99,6 +99,8 @@ def test_deck_mismatch_is_b2_in_both_engines():
     (lambda c: c.__setitem__("play", c["play"][:10]), {"error": "B-7", "at": "play[10]"}),
     (lambda c: c["play"].append("AS"), {"error": "B-7", "at": "play[26]"}),
     (lambda c: c["play"].__setitem__(0, "ZZ"), {"error": "B-7", "at": "play[0]"}),
+    (lambda c: c["play"].__setitem__(3, "P"), {"error": "C-4", "at": "play[3]"}),
+    (lambda c: c["play"].append("XX"), {"error": "B-7", "at": "play[26]"}),
     (lambda c: c["discards"][0].pop(), {"error": "B-3", "at": "discards[0]"}),
     (lambda c: c["discards"][1].__setitem__(0, "AS"), {"error": "B-3", "at": "discards[1]"}),
 ])
