@@ -1,6 +1,19 @@
-"""Orchestration of the simulator: rules, policies, runs, replays and the reference referee."""
+"""Orchestration of the simulator: rules, policies, runs, replays and the reference referee.
+
+``sim.simulate(...)`` plays a run as ``python -m sim.run`` does; ``sim.load_run(path)``
+opens a finished run folder (summary and records as pandas).
+"""
 
 __version__ = "0.1.0"
 
 # Moves only when a rule or policy change changes simulated outcomes (DESIGN point 10).
 RULES_VERSION = 1
+
+
+def __getattr__(name):
+    # The API pulls in numba and pyarrow; load it only when asked for.
+    if name in ("simulate", "load_run"):
+        from sim import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'sim' has no attribute {name!r}")

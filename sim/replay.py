@@ -73,7 +73,7 @@ def replay_case(case: dict, engine: str) -> dict:
     if case["game"] not in SUPPORTED:
         return {"error": "unsupported", "message": f"game '{case['game']}' is not supported yet"}
     if engine == "kernel":
-        from sim.engine import replay_deal
+        from sim.bridgette import replay_deal
         return replay_deal(case)
     from sim.reference.bridgette import replay
     result = replay(case)

@@ -9,6 +9,7 @@ turns a validated rule set into the flat arrays and score tables the kernels tak
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,8 +133,8 @@ def _build(cls, tables: dict):
     values = {}
     for name, table in tables.items():
         if name not in sections:
-            raise RulesError(f"unknown rule table '{name}' for {cls.GAME} "
-                             f"(known: {', '.join(sections)})")
+            raise RulesError(f"unknown rule table '{name}' for {cls.GAME}"
+                             f"{_did_you_mean(name, sections)} (tables: {', '.join(sections)})")
         if not isinstance(table, dict):
             raise RulesError(f"'{name}' must be a table of options")
         section_cls = sections[name].default_factory
@@ -141,12 +142,19 @@ def _build(cls, tables: dict):
         kwargs = {}
         for key, value in table.items():
             if key not in known:
-                raise RulesError(f"unknown option '{name}.{key}' for {cls.GAME}")
+                every = [row["option"] for row in option_table(cls)]
+                raise RulesError(f"unknown option '{name}.{key}' for {cls.GAME}"
+                                 f"{_did_you_mean(f'{name}.{key}', every)}")
             kwargs[key] = _check(f"{name}.{key}", known[key], value)
         values[name] = section_cls(**kwargs)
     rules = cls(**values)
     rules.validate()
     return rules
+
+
+def _did_you_mean(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _check(dotted: str, f: dataclasses.Field, value: Any):
@@ -188,24 +196,79 @@ def option_table(cls) -> list[dict]:
 
 
 GAMES = {"bridgette": BridgetteRules}
+VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 
 
 def rules_for(game: str, tables: dict | None = None):
     """Validated rules of ``game`` with the overrides in ``tables`` (nested as in TOML)."""
     if game not in GAMES:
-        raise RulesError(f"unknown or not yet supported game '{game}' "
-                         f"(supported: {', '.join(GAMES)})")
+        raise RulesError(f"game '{game}' is not implemented yet (implemented: {', '.join(GAMES)})")
     return GAMES[game].from_dict(tables)
 
 
-def load_rules_file(game: str, path: str | Path):
-    """Rules from a TOML variant file."""
+def read_variant(source: str | Path) -> dict:
+    """The option tables of a variant file, given as a path or a shipped variant's name."""
+    path = Path(source)
+    if not path.suffix and not path.exists():
+        path = VARIANTS_DIR / f"{source}.toml"
+        if not path.exists():
+            shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
+            raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
+                             f"{_did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
     try:
         with open(path, "rb") as fh:
-            tables = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
         raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"rules file {path} is not valid TOML: {exc}") from None
-    return rules_for(game, tables)
 
+
+def load_rules_file(game: str, path: str | Path):
+    """Rules from a TOML variant file (a path or a shipped variant's name)."""
+    return rules_for(game, read_variant(path))
+
+
+def parse_set(items) -> dict:
+    """``--set KEY=VALUE`` overrides as nested option tables.
+
+    VALUE is a TOML literal (``8``, ``true``, ``"dealer"``, ``["grand"]``); anything that is
+    not one is taken as a bare string, so ``exchange.upcard_to=dealer`` works.
+    """
+    tables: dict = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise RulesError(f"--set needs KEY=VALUE with a dotted option name, got '{item}'")
+        if key.count(".") != 1 or not all(key.split(".")):
+            raise RulesError(f"--set {key}: option names are dotted TABLE.KEY, e.g. exchange.upcard_to")
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()
+        table, name = key.split(".")
+        tables.setdefault(table, {})[name] = value
+    return tables
+
+
+def merge_tables(base: dict, overrides: dict) -> dict:
+    """Option tables with ``overrides`` applied on top of ``base``."""
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for table, values in overrides.items():
+        if isinstance(merged.get(table), dict):
+            merged[table].update(values)
+        else:
+            merged[table] = dict(values)
+    return merged
+
+
+def overrides(rules) -> dict:
+    """The options of ``rules`` that differ from the defaults, nested as in a variant file."""
+    default = type(rules)().to_dict()
+    changed = {}
+    for table, values in rules.to_dict().items():
+        diff = {k: v for k, v in values.items() if v != default[table][k]}
+        if diff:
+            changed[table] = diff
+    return changed

@@ -1,22 +1,28 @@
-"""python -m sim.run --games N [--seed S] [--threads T]
+"""python -m sim.run --games N [options]
 
-Plays N whole Bridgette games (B-15) with the heuristic policy at both seats and prints
-a short summary: contracts made, mean score per deal by seat, game wins by seat.
+Plays N whole games (Bridgette: 6 deals and any tie-breaks, B-15) into a run folder and
+prints a summary. Rerunning the same command on the same folder resumes an interrupted
+run; the records do not depend on --threads or --block-size.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import numpy as np
+from sim.games import GAME_NAMES, GameError, game_module
+from sim.policies import POLICIES, PolicyError
+from sim.rules import RulesError, option_table
+from sim.store import RECORD_MODES, RunError
 
-from kernels.calls import BID_LEVEL
-from sim.policies import parse_policy
-from sim.rules import BridgetteRules
+USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
 
-BLOCK_GAMES = 50_000
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad flags end with one line naming the problem and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def count(text: str) -> int:
@@ -40,49 +46,112 @@ def seed_value(text: str) -> int:
     return value
 
 
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="python -m sim.run", description=__doc__.split("\n\n")[1])
+    p.add_argument("--game", choices=GAME_NAMES, default="bridgette", help="game to play (default bridgette)")
+    p.add_argument("--games", type=count, help="whole games to play; 1e6 works")
+    p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
+    p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it")
+    add_rule_flags(p)
+    p.add_argument("--out", help="run folder (default runs/<game>-<seed>-<games>); an existing one resumes")
+    p.add_argument("--records", choices=RECORD_MODES, default="deals",
+                   help="Parquet records to keep: per-deal and per-game rows (default), per-game rows, or none "
+                        "(aggregates and summary only)")
+    p.add_argument("--block-size", type=count, default=None,
+                   help="games per block: one Parquet file and one resume point each (default 50000)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no summary)")
+    p.add_argument("--list-options", action="store_true",
+                   help="list every rule option of --game with its type, default and meaning, then exit")
+    return p
+
+
+def add_rule_flags(p: argparse.ArgumentParser) -> None:
+    """--rules, --set and --policy, shared by sim.run and sim.show."""
+    p.add_argument("--rules", metavar="FILE_OR_NAME",
+                   help="variant file (TOML of RULES.md options) or a shipped variant's name, "
+                        "e.g. bridgette-no-colons")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options",
+                   help="override one option (repeatable): dotted RULES.md name = TOML literal; a bare word "
+                        "is a string, e.g. --set exchange.upcard_to=dealer --set deck.colons='[\"grand\"]'")
+    names = ", ".join(POLICIES)
+    p.add_argument("--policy", action="append", default=[], metavar="SEAT=NAME[:param=value,...]",
+                   help=f"policy of a seat (0, 1, ... or all; repeatable; default all=heuristic). Policies: {names}")
+
+
+def list_options(game: str) -> str:
+    rows = option_table(game_module(game).RULES)
+    lines = [f"Rule options of {game} (set in a variant file or with --set TABLE.KEY=VALUE):"]
+    for row in rows:
+        default = row["default"]
+        shown = ("[" + ", ".join(f'"{c}"' for c in default) + "]" if isinstance(default, tuple)
+                 else str(default).lower() if isinstance(default, bool)
+                 else f'"{default}"' if isinstance(default, str) else str(default))
+        kind = {"tuple": "list", "str": "string", "int": "integer", "bool": "boolean"}[row["type"]]
+        choices = f" ({' | '.join(row['choices'])})" if row["choices"] else ""
+        lines.append(f"  {row['option']:32s} {kind:8s} default {shown:30s} {row['rule']:5s} "
+                     f"{row['meaning']}{choices}")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sim.run", description=__doc__.splitlines()[2])
-    parser.add_argument("--games", type=count, required=True, help="whole games to play (1e6 works)")
-    parser.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1)")
-    parser.add_argument("--threads", type=count, default=None,
-                        help="worker threads (default: all cores); results do not depend on it")
+    parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        if args.list_options:
+            print(list_options(args.game))
+            return 0
+        if args.games is None:
+            parser.error("--games is required")
+        return play(args, parser)
+    except USER_ERRORS as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
 
+
+def play(args, parser) -> int:
+    from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
+
+    rules = resolve_rules(args.game, args.rules, args.set_options)
+    policies = resolve_policies(args.game, args.policy)
     import numba
-
-    from sim.engine import run_block
 
     if args.threads is not None:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
-            parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
-                         "threads available")
+            parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
-    rules = BridgetteRules()
-    policies = [parse_policy("heuristic")] * 2
-    start = time.perf_counter()
-    made = played = passed = n_deals = 0
-    score_sum = np.zeros(2)
-    wins = np.zeros(3, dtype=np.int64)  # seat 0, seat 1, drawn or abandoned
-    for first in range(0, args.games, BLOCK_GAMES):
-        deals, games = run_block(rules, policies, args.seed, first, min(BLOCK_GAMES, args.games - first))
-        n_deals += len(deals)
-        contracts = deals["contract"]
-        bid = contracts >= 0
-        played += int(bid.sum())
-        passed += int((~bid).sum())
-        decl_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
-        made += int((bid & (decl_tricks >= 6 + BID_LEVEL[np.maximum(contracts, 0)])).sum())
-        score_sum += [deals["score0"].sum(), deals["score1"].sum()]
-        wins += np.bincount(np.where(games["winner"] < 0, 2, games["winner"]), minlength=3)
-    elapsed = time.perf_counter() - start
-    print(f"Bridgette: {args.games:,} games, {n_deals:,} deals, seed {args.seed}, heuristic vs heuristic")
-    print(f"  contracts made       {100 * made / max(played, 1):6.2f}% of {played:,} played "
-          f"({100 * passed / n_deals:.2f}% of deals passed out)")
-    print(f"  mean score per deal  seat 0 {score_sum[0] / n_deals:8.1f}   seat 1 {score_sum[1] / n_deals:8.1f}")
-    print(f"  game wins            seat 0 {100 * wins[0] / args.games:6.2f}%  seat 1 "
-          f"{100 * wins[1] / args.games:6.2f}%  drawn/abandoned {100 * wins[2] / args.games:5.2f}%")
-    print(f"  {elapsed:.1f} s ({args.games / elapsed:,.0f} games/s, {n_deals / elapsed:,.0f} deals/s, "
-          f"{numba.get_num_threads()} threads, compile time included)")
+    out = args.out or default_out(args.game, args.seed, args.games)
+    block_size = args.block_size or DEFAULT_BLOCK_SIZE
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        progress = tqdm(total=args.games, unit=" games", unit_scale=True, smoothing=0.1,
+                        desc=f"{args.game} seed {args.seed}", file=sys.stderr)
+    try:
+        folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
+                                          args.records, block_size, progress)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.close()
+        print(f"\ninterrupted; rerun the same command to resume the run in {out}", file=sys.stderr)
+        return 130
+    if progress is not None:
+        progress.close()
+    if args.quiet:
+        return 0
+    changed = [f"{t}.{k}={v}" for t, table in rules.to_dict().items() for k, v in table.items()
+               if v != game_module(args.game).RULES().to_dict()[t][k]]
+    print(f"{args.game}: {summary['games']:,} games, {summary['deals']:,} deals, seed {args.seed}; "
+          f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
+    print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
+    print()
+    print(game_module(args.game).format_summary(summary))
+    print()
+    if timing["games_played_now"]:
+        print(f"{timing['games_played_now']:,} games played now in {timing['seconds']:.1f} s "
+              f"({timing['games_per_second']:,.0f} games/s, {numba.get_num_threads()} threads)")
+    else:
+        print("nothing left to play: the run folder was already complete")
     return 0
 
 

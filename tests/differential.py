@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
-from sim.engine import trace_games
+from sim.bridgette import trace_games
 from sim.policies import parse_policy
 from sim.reference.bridgette import BridgetteDeal, BridgetteGame
 from sim.rules import BridgetteRules

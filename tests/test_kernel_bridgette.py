@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kernels import bridgette as kb
 from kernels.cards import CARD_IDS, mask_to_cards
-from sim.engine import run_block, trace_games, trace_raw
+from sim.bridgette import run_block, trace_games, trace_raw
 from sim.policies import parse_policy
 from sim.rules import BridgetteRules
 from tests.differential import OPTION_SETS, PAIRINGS

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from sim import replay
-from sim.engine import replay_deal
+from sim.bridgette import replay_deal
 from sim.reference.bridgette import replay as reference_replay
 from tests.conftest import golden_cases
 

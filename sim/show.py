@@ -1,0 +1,59 @@
+"""python -m sim.show --game G --seed S --index N [--deal K] [--json]
+
+One simulated game traced in words: hands, up-card, draws and discards, auction, every
+trick with its winner and any Colon effect, and the scores. The same (seed, index) gives
+the same game as in any run with that seed and the same rules and policies. With --json
+each deal is printed instead as one line of the RULES.md replay format, ``expect``
+filled with the engine's outcome, ready for ``python -m sim.replay``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sim.games import GAME_NAMES, game_module
+from sim.rules import overrides
+from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, seed_value
+
+REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls", "play", "expect")
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.show", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--game", choices=GAME_NAMES, default="bridgette")
+    parser.add_argument("--seed", type=seed_value, required=True, help="the run's seed")
+    parser.add_argument("--index", type=seed_value, required=True, help="the game's index in the run (0-based)")
+    parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based)")
+    parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
+    add_rule_flags(parser)
+    args = parser.parse_args(argv)
+    from sim.api import resolve_policies, resolve_rules
+
+    try:
+        module = game_module(args.game)
+        rules = resolve_rules(args.game, args.rules, args.set_options)
+        policies = resolve_policies(args.game, args.policy)
+    except USER_ERRORS as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index])
+    counted = [d for d in deals if d["counted"]]
+    if args.deal is not None and not 0 <= args.deal < len(counted):
+        print(f"{parser.prog}: error: --deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}",
+              file=sys.stderr)
+        return 2
+    if args.json:
+        chosen = deals if args.deal is None else [counted[args.deal]]
+        for deal in chosen:
+            line = {k: deal[k] for k in REPLAY_KEYS}
+            line["rules"] = overrides(rules)
+            print(json.dumps(line))
+    else:
+        print(module.describe_game(rules, games[0], deals, args.seed, args.deal))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

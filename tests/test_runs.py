@@ -1,0 +1,245 @@
+"""Run folders through python -m sim.run: determinism, resume, rules, bad input, sim.show."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sim
+from sim.rules import BridgetteRules, option_table
+from sim.store import load_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(module, *args, timeout=600):
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run(*args, **kw):
+    return cli("sim.run", *args, **kw)
+
+
+def records(path, kind="deals"):
+    return load_records(path, kind).reset_index(drop=True)
+
+
+def same_run(a: Path, b: Path):
+    for kind in ("deals", "games"):
+        pd.testing.assert_frame_equal(records(a, kind), records(b, kind))
+    assert (a / "summary.json").read_text() == (b / "summary.json").read_text()
+
+
+def test_threads_and_block_sizes_give_identical_records(tmp_path):
+    outs = {}
+    for name, extra in {"t1": ["--threads", "1"], "t2": ["--threads", "2"],
+                        "b700": ["--block-size", "700"]}.items():
+        outs[name] = tmp_path / name
+        result = run("--games", "2100", "--seed", "4", "--quiet", "--out", str(outs[name]),
+                     "--block-size", "1000", *extra)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == ""
+    same_run(outs["t1"], outs["t2"])
+    same_run(outs["t1"], outs["b700"])
+    assert len(list((outs["b700"] / "records").glob("deals-*.parquet"))) == 3
+    manifest = json.loads((outs["t1"] / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["blocks_done"] == [0, 1, 2]
+    assert manifest["config"]["rules"] == BridgetteRules().to_dict()
+    assert manifest["config"]["rules_version"] == sim.RULES_VERSION
+    deals = records(outs["t1"])
+    assert len(deals) == json.loads((outs["t1"] / "summary.json").read_text())["deals"]
+    assert set(deals.columns) >= {"game", "deal", "dealer", "upcard", "upcard_class", "colon_little",
+                                  "colon_royal", "colon_grand", "contract", "declarer", "doubled",
+                                  "tricks0", "tricks1", "score0", "score1", "policy0", "policy1"}
+    assert (deals["tricks0"] + deals["tricks1"])[deals["contract"] != "pass"].eq(13).all()
+
+
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_resume_after_interruption_gives_identical_records(tmp_path, how):
+    args = ["--games", "24000", "--seed", "12", "--block-size", "400", "--quiet"]
+    whole = tmp_path / "whole"
+    assert run(*args, "--out", str(whole)).returncode == 0
+    cut = tmp_path / "cut"
+    proc = subprocess.Popen([sys.executable, "-m", "sim.run", *args, "--out", str(cut)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((cut / "blocks").glob("*.json"))) < 5:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    done = len(list((cut / "blocks").glob("*.json")))
+    assert 5 <= done < 60, "the run was not interrupted mid-way"
+    if how == "interrupt":
+        assert proc.returncode == 130 and "rerun the same command to resume" in err
+    assert not (cut / "summary.json").exists()
+    resumed = run(*args, "--out", str(cut))
+    assert resumed.returncode == 0, resumed.stderr
+    same_run(whole, cut)
+
+
+def test_set_and_rules_change_the_manifest_and_the_outcome(tmp_path):
+    variant = tmp_path / "v.toml"
+    variant.write_text('[exchange]\nupcard_to = "dead"\n')
+    out = tmp_path / "varied"
+    result = run("--games", "300", "--seed", "3", "--out", str(out), "--rules", str(variant),
+                 "--set", "deck.colons=[]", "--set", "exchange.dealer_draw_ace=10")
+    assert result.returncode == 0, result.stderr
+    assert "deck.colons=[]" in result.stdout and "exchange.upcard_to=dead" in result.stdout
+    rules = json.loads((out / "manifest.json").read_text())["config"]["rules"]
+    assert rules["deck"]["colons"] == [] and rules["exchange"]["upcard_to"] == "dead"
+    assert rules["exchange"]["dealer_draw_ace"] == 10
+    deals = records(out)
+    assert (deals[["colon_little", "colon_royal", "colon_grand"]] == -1).all().all()
+    assert set(deals["upcard_class"]) <= {"numeral", "face", "ace"}
+    default = tmp_path / "default"
+    assert run("--games", "300", "--seed", "3", "--out", str(default)).returncode == 0
+    assert (records(default)["colon_grand"] >= 0).any()
+
+
+def test_shipped_variant_by_name(tmp_path):
+    out = tmp_path / "named"
+    result = run("--games", "50", "--rules", "bridgette-no-colons", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "manifest.json").read_text())["config"]["rules"]["deck"]["colons"] == []
+
+
+def test_records_modes_share_one_summary(tmp_path):
+    for mode in ("deals", "games", "none"):
+        assert run("--games", "500", "--seed", "8", "--records", mode, "--quiet",
+                   "--out", str(tmp_path / mode)).returncode == 0
+    files = {m: sorted(p.name.split("-")[0] for p in (tmp_path / m / "records").glob("*.parquet"))
+             for m in ("deals", "games", "none")}
+    assert files == {"deals": ["deals", "games"], "games": ["games"], "none": []}
+    summaries = {(tmp_path / m / "summary.json").read_text() for m in ("deals", "games", "none")}
+    assert len(summaries) == 1
+
+
+def test_summary_matches_the_records(tmp_path):
+    out = tmp_path / "s"
+    result = run("--games", "1000", "--seed", "21", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "contracts made by level and strain" in result.stdout and "first dealer wins" in result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    deals, games = records(out), records(out, "games")
+    played = deals[deals["contract"] != "pass"]
+    assert summary["contracts_made"]["successes"] == int(played["made"].sum())
+    for name, r in summary["contracts"].items():
+        rows = played[played["contract"] == name]
+        assert r["n"] == len(rows) and r["successes"] == int(rows["made"].sum())
+    assert summary["deal_score"]["seat1"]["mean"] == pytest.approx(deals["score1"].mean())
+    assert summary["game_total"]["seat0"]["p50"] == int(games["total0"].quantile(0.5, interpolation="lower"))
+    assert summary["game_wins"]["seat0"]["successes"] == int((games["winner"] == 0).sum())
+    first_dealer_won = (games["winner"] == games["first_dealer"]).sum()
+    assert summary["first_dealer_wins"]["successes"] == int(first_dealer_won)
+
+
+def test_show_agrees_with_the_run(tmp_path):
+    out = tmp_path / "r"
+    args = ["--seed", "31", "--set", "exchange.upcard_to=dealer", "--policy", "1=random"]
+    assert run("--games", "40", "--out", str(out), "--quiet", *args).returncode == 0
+    deals = records(out)
+    for index in (0, 17, 39):
+        shown = cli("sim.show", "--index", str(index), "--json", *args)
+        assert shown.returncode == 0, shown.stderr
+        lines = [json.loads(l) for l in shown.stdout.splitlines()]
+        counted = [l["expect"] for l in lines if not (l["expect"]["contract"] == "pass")]
+        rows = deals[deals["game"] == index]
+        assert [[int(r.score0), int(r.score1)] for r in rows.itertuples()] == [e["score"] for e in counted]
+        assert all(l["rules"] == {"exchange": {"upcard_to": "dealer"}} for l in lines)
+        replay_file = tmp_path / f"g{index}.jsonl"
+        replay_file.write_text(shown.stdout)
+        assert cli("sim.replay", str(replay_file)).returncode == 0
+    text = cli("sim.show", "--index", "17", "--deal", "2", *args)
+    assert text.returncode == 0
+    row = deals[(deals["game"] == 17) & (deals["deal"] == 2)].iloc[0]
+    assert f"deal 2: dealer seat {row['dealer']}" in text.stdout
+    assert "trick 13" in text.stdout or row["contract"] == "pass"
+    assert f"scores seat 0 +{row['score0']}, seat 1 +{row['score1']}" in text.stdout or row["contract"] == "pass"
+
+
+def test_api_mirrors_the_cli(tmp_path):
+    api = sim.simulate(games=600, seed=5, out=tmp_path / "api", policies={"all": "heuristic"},
+                       rules={"exchange": {"upcard_to": "dead"}}, block_size=250)
+    assert run("--games", "600", "--seed", "5", "--set", "exchange.upcard_to=dead", "--quiet",
+               "--out", str(tmp_path / "cli")).returncode == 0
+    same_run(tmp_path / "api", tmp_path / "cli")
+    assert api.summary["games"] == 600 and len(api.games()) == 600
+    assert sim.load_run(tmp_path / "api").summary == api.summary
+
+
+def test_list_options_and_docs_cover_every_option():
+    result = run("--list-options")
+    assert result.returncode == 0
+    docs = (ROOT / "docs" / "rules.md").read_text()
+    for row in option_table(BridgetteRules):
+        assert row["option"] in result.stdout
+        assert f"`{row['option']}`" in docs
+
+
+def test_every_shipped_variant_loads():
+    from sim.rules import VARIANTS_DIR, load_rules_file
+
+    shipped = sorted(VARIANTS_DIR.glob("*.toml"))
+    assert shipped
+    for path in shipped:
+        game = next(g for g in ("bridgette", "draw-bridge", "bid-euchre") if path.stem.startswith(g))
+        if game == "bridgette":
+            assert load_rules_file(game, path.stem) != BridgetteRules()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--games", "-5"], "not a whole number"),
+    (["--games", "many"], "'many' is not a number"),
+    (["--games", "10", "--game", "hearts"], "invalid choice: 'hearts'"),
+    (["--games", "10", "--game", "draw-bridge"], "game 'draw-bridge' is not implemented yet"),
+    (["--games", "10", "--set", "exchange.upcard_too=dealer"], "did you mean 'exchange.upcard_to'"),
+    (["--games", "10", "--set", "exchange.dealer_draw_ace=40"], "the stock holds only 29"),
+    (["--games", "10", "--set", "exchange.dealer_draw_ace=many"], "must be an integer"),
+    (["--games", "10", "--set", "upcard_to"], "--set needs KEY=VALUE"),
+    (["--games", "10", "--policy", "0=smart"], "unknown policy 'smart'"),
+    (["--games", "10", "--policy", "0=heuristic:boldness=2"], "has no parameter 'boldness'"),
+    (["--games", "10", "--policy", "0=heuristic:aggression=x"], "must be a number"),
+    (["--games", "10", "--policy", "2=random"], "seat '2' does not exist"),
+    (["--games", "10", "--policy", "random"], "--policy needs SEAT=NAME"),
+    (["--games", "10", "--rules", "/nonexistent/v.toml"], "cannot read rules file"),
+    (["--games", "10", "--rules", "bridgette-no-colon"], "did you mean 'bridgette-no-colons'"),
+    (["--games", "10", "--records", "all"], "invalid choice: 'all'"),
+])
+def test_bad_input_exits_2_with_one_line(args, message):
+    result = run(*args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_bad_rules_file_and_output_folders(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[exchange\nupcard_to = 1\n")
+    a_file = tmp_path / "file"
+    a_file.write_text("keep me")
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "notes.txt").write_text("keep me too")
+    run_dir = tmp_path / "run"
+    assert run("--games", "20", "--seed", "1", "--out", str(run_dir), "--quiet").returncode == 0
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    cases = [(["--rules", str(bad)], "is not valid TOML"),
+             (["--out", str(a_file)], "is a file"),
+             (["--out", str(stray)], "is not empty and is not a run folder"),
+             (["--out", str(run_dir), "--seed", "2"], "another configuration (differs in: seed)"),
+             (["--out", str(run_dir), "--set", "game.deals=4"], "differs in: rules")]
+    for args, message in cases:
+        result = run("--games", "20", *args)
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert a_file.read_text() == "keep me" and (stray / "notes.txt").read_text() == "keep me too"
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+    again = run("--games", "20", "--seed", "1", "--out", str(run_dir))
+    assert again.returncode == 0 and "already complete" in again.stdout
