@@ -20,9 +20,14 @@ class RulesError(ValueError):
     """A variant file or rule override the simulator cannot accept."""
 
 
-def opt(default, rule: str, meaning: str, choices=None, low=None):
-    """Declare one rule option: its default, rule id, meaning and allowed values."""
-    meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low}
+def opt(default, rule: str, meaning: str, choices=None, low=None, kind=None):
+    """Declare one rule option: its default, rule id, meaning and allowed values.
+
+    A default of None means "decided by other options" (``kind`` then gives the type);
+    the rules class fills it in when it is built.
+    """
+    meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low,
+            "kind": kind or type(default)}
     if isinstance(default, tuple):
         return field(default_factory=lambda: default, metadata=meta)
     return field(default=default, metadata=meta)
@@ -100,9 +105,7 @@ class BridgetteRules:
         return _build(cls, tables or {})
 
     def to_dict(self) -> dict:
-        return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
-                           for k, v in dataclasses.asdict(getattr(self, sec.name)).items()}
-                for sec in dataclasses.fields(self)}
+        return _to_dict(self)
 
     def validate(self) -> None:
         """Cross-option checks (single options are checked by ``_build``)."""
@@ -160,6 +163,10 @@ def _did_you_mean(name: str, known) -> str:
 def _check(dotted: str, f: dataclasses.Field, value: Any):
     meta = f.metadata
     default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    if default is None:
+        if value is None:
+            return None
+        default = meta["kind"]()
     choices = meta["choices"]
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -189,20 +196,144 @@ def option_table(cls) -> list[dict]:
     for sec in dataclasses.fields(cls):
         for f in dataclasses.fields(sec.default_factory):
             default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-            rows.append({"option": f"{sec.name}.{f.name}", "type": type(default).__name__,
+            rows.append({"option": f"{sec.name}.{f.name}", "type": f.metadata["kind"].__name__,
                          "default": default, "choices": f.metadata["choices"],
                          "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
     return rows
 
 
-GAMES = {"bridgette": BridgetteRules}
+def _to_dict(rules) -> dict:
+    return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
+                       for k, v in dataclasses.asdict(getattr(rules, sec.name)).items()}
+            for sec in dataclasses.fields(rules)}
+
+
+# --- Draw Bridge (RULES.md D-1..D-7, C-4, C-5) ---------------------------------------------
+
+@dataclass(frozen=True)
+class DrawBridgeDraw:
+    must_follow: bool = opt(False, "D-2", "following suit is compulsory in the draw phase")
+    trick_winner: str = opt("highest_rank", "D-2", "a draw-phase trick goes to the higher rank whatever "
+                            "the suit (ties to the leader) or to the highest card of the suit led",
+                            choices=("highest_rank", "led_suit"))
+    show_stock_top: bool = opt(False, "D-2", "the stock's top card is face up before each draw-phase trick")
+
+
+@dataclass(frozen=True)
+class DrawBridgeAuction:
+    opening_pass: str = opt("continues", "C-4", "whether a pass as the first call ends the auction",
+                            choices=("continues", "ends"))
+    passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
+                          "same dealer redeals", choices=("next_deal", "redeal"))
+    max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned", low=0)
+
+
+@dataclass(frozen=True)
+class DrawBridgeScoring:
+    undertricks: str = opt("none", "D-6", "a failed contract scores nothing, or contract-bridge "
+                           "non-vulnerable undertricks for the opponent", choices=("none", "bridge"))
+
+
+@dataclass(frozen=True)
+class DrawBridgeGameLength:
+    target: int = opt(100, "D-7", "total that wins the game at the end of a deal", low=1)
+    max_deals: int = opt(200, "D-7", "deals after which an unfinished game is abandoned", low=1)
+
+
+@dataclass(frozen=True)
+class DrawBridgeRules:
+    """Every Draw Bridge rule option of RULES.md, with its default."""
+
+    GAME = "draw-bridge"
+    draw: DrawBridgeDraw = field(default_factory=DrawBridgeDraw)
+    auction: DrawBridgeAuction = field(default_factory=DrawBridgeAuction)
+    scoring: DrawBridgeScoring = field(default_factory=DrawBridgeScoring)
+    game: DrawBridgeGameLength = field(default_factory=DrawBridgeGameLength)
+
+    @classmethod
+    def from_dict(cls, tables: dict | None) -> "DrawBridgeRules":
+        return _build(cls, tables or {})
+
+    def to_dict(self) -> dict:
+        return _to_dict(self)
+
+    def validate(self) -> None:
+        pass
+
+
+# --- Bid Euchre (RULES.md E-1..E-10) --------------------------------------------------------
+
+@dataclass(frozen=True)
+class BidEuchreAuction:
+    stick_the_dealer: bool = opt(False, "E-3", "when the other three pass, the dealer must bid at least 3")
+    ask_cards: int = opt(None, "E-4", "cards passed each way after a 6A (12A) bid; "
+                         "auto: 1, or 2 with variant.double_deck", low=1, kind=int)
+
+
+@dataclass(frozen=True)
+class BidEuchreScoring:
+    ask_all: int = opt(None, "E-7", "score of a 6A (12A) that takes every trick; "
+                       "auto: 12, or 24 with variant.double_deck", low=0, kind=int)
+    moon_all: int = opt(None, "E-7", "score of a 6M (12M) that takes every trick; "
+                        "auto: 24, or 48 with variant.double_deck", low=0, kind=int)
+    renege_penalty: int = opt(2, "E-8", "points a renege costs the offending team", low=0)
+
+
+@dataclass(frozen=True)
+class BidEuchreGameLength:
+    target: int = opt(32, "E-9", "total that wins the game at the end of a hand", low=1)
+    max_hands: int = opt(500, "E-9", "hands after which an unfinished game is abandoned", low=1)
+
+
+@dataclass(frozen=True)
+class BidEuchreVariant:
+    ace_no_face: bool = opt(False, "E-10", "a hand dealt with an ace and no J, Q or K voids the deal")
+    joker: bool = opt(False, "E-10", "a joker, the highest trump, joins the deck; the dealer is dealt "
+                      "one card more and discards one before the auction")
+    double_deck: bool = opt(False, "E-10", "two copies of each card, 12 to each player, bids 3..11, 12A, 12M")
+
+
+@dataclass(frozen=True)
+class BidEuchreRules:
+    """Every Bid Euchre rule option of RULES.md, with its default (auto values filled in)."""
+
+    GAME = "bid-euchre"
+    auction: BidEuchreAuction = field(default_factory=BidEuchreAuction)
+    scoring: BidEuchreScoring = field(default_factory=BidEuchreScoring)
+    game: BidEuchreGameLength = field(default_factory=BidEuchreGameLength)
+    variant: BidEuchreVariant = field(default_factory=BidEuchreVariant)
+
+    def __post_init__(self):
+        double = self.variant.double_deck
+        tricks = 12 if double else 6
+        if self.auction.ask_cards is None:
+            object.__setattr__(self, "auction", dataclasses.replace(self.auction, ask_cards=2 if double else 1))
+        if self.scoring.ask_all is None:
+            object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, ask_all=2 * tricks))
+        if self.scoring.moon_all is None:
+            object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, moon_all=4 * tricks))
+
+    @classmethod
+    def from_dict(cls, tables: dict | None) -> "BidEuchreRules":
+        return _build(cls, tables or {})
+
+    def to_dict(self) -> dict:
+        return _to_dict(self)
+
+    def validate(self) -> None:
+        hand = 12 if self.variant.double_deck else 6
+        if self.auction.ask_cards > hand:
+            raise RulesError(f"auction.ask_cards = {self.auction.ask_cards} exceeds the {hand} cards of a hand (E-4)")
+
+
+GAMES = {"bridgette": BridgetteRules, "draw-bridge": DrawBridgeRules, "bid-euchre": BidEuchreRules}
 VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 
 
 def rules_for(game: str, tables: dict | None = None):
     """Validated rules of ``game`` with the overrides in ``tables`` (nested as in TOML)."""
     if game not in GAMES:
-        raise RulesError(f"game '{game}' is not implemented yet (implemented: {', '.join(GAMES)})")
+        raise RulesError(f"unknown game '{game}' (games: {', '.join(GAMES)})")
     return GAMES[game].from_dict(tables)
 
 

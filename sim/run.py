@@ -12,7 +12,7 @@ import sys
 
 from sim.games import GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
-from sim.rules import RulesError, option_table
+from sim.rules import GAMES, RulesError, option_table
 from sim.store import RECORD_MODES, RunError
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
@@ -79,11 +79,12 @@ def add_rule_flags(p: argparse.ArgumentParser) -> None:
 
 
 def list_options(game: str) -> str:
-    rows = option_table(game_module(game).RULES)
+    rows = option_table(GAMES[game])
     lines = [f"Rule options of {game} (set in a variant file or with --set TABLE.KEY=VALUE):"]
     for row in rows:
         default = row["default"]
-        shown = ("[" + ", ".join(f'"{c}"' for c in default) + "]" if isinstance(default, tuple)
+        shown = ("auto" if default is None
+                 else "[" + ", ".join(f'"{c}"' for c in default) + "]" if isinstance(default, tuple)
                  else str(default).lower() if isinstance(default, bool)
                  else f'"{default}"' if isinstance(default, str) else str(default))
         kind = {"tuple": "list", "str": "string", "int": "integer", "bool": "boolean"}[row["type"]]
