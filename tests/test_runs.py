@@ -243,3 +243,52 @@ def test_bad_rules_file_and_output_folders(tmp_path):
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
     again = run("--games", "20", "--seed", "1", "--out", str(run_dir))
     assert again.returncode == 0 and "already complete" in again.stdout
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path):
+    """A terminal gets a progress bar (games done, games/s, time left); a pipe gets none."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a real size
+    chunks = []
+
+    def read_terminal():
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read_terminal)
+    reader.start()
+    proc = subprocess.Popen([sys.executable, "-m", "sim.run", "--games", "3000", "--block-size", "500",
+                             "--out", str(tmp_path / "tty")], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=follower, text=True)
+    os.close(follower)
+    proc.communicate(timeout=300)
+    reader.join(timeout=60)
+    os.close(leader)
+    bar = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0
+    assert "3.00k/3.00k" in bar and "games/s" in bar and "<00:00" in bar
+    piped = run("--games", "3000", "--block-size", "500", "--out", str(tmp_path / "pipe"))
+    assert piped.returncode == 0 and piped.stderr == ""
+    quiet = subprocess.run([sys.executable, "-m", "sim.run", "--games", "3000", "--quiet", "--out",
+                            str(tmp_path / "q")], cwd=ROOT, capture_output=True, text=True)
+    assert quiet.stdout == "" and quiet.stderr == ""
+
+
+def test_corrupt_manifest_is_refused(tmp_path):
+    out = tmp_path / "r"
+    assert run("--games", "10", "--out", str(out), "--quiet").returncode == 0
+    (out / "manifest.json").write_text("{ half a manifest")
+    result = run("--games", "10", "--out", str(out))
+    assert result.returncode == 2 and "not a run manifest" in result.stderr
