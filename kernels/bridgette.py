@@ -11,15 +11,17 @@ RULES.md's replay section prescribes.
 import numpy as np
 from numba import njit
 
-from kernels.calls import (
-    BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS,
-    STRAIN_BIDS, bid_index,
-)
+from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS, bid_index
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, COLONS, ONE, SUIT_MASKS,
+    ALL_SUITED, CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, COLONS, SUIT_MASKS,
     ZERO, bit_nb, popcount_nb,
 )
-from kernels.policies import POLICY_SCRIPT, choose_call_nb, choose_card_nb, choose_discard_nb
+from kernels.contract import (
+    AT_DISCARDS, AT_PLAY, ERR_AUCTION, ERR_BAR, ERR_COLON, ERR_EXCHANGE,
+    ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_DISCARD, KIND_PLAY, O_CONTRACT, O_DECLARER,
+    O_DOUBLED, O_GAME, O_SCORE, O_TRICKS, auction_nb, stop_nb, trace_nb,
+)
+from kernels.policies import POLICY_SCRIPT, choose_card_nb, choose_discard_nb
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
 
 # --- Rule parameters: columns of the int64 row made by kernel_rules -----------------------
@@ -44,27 +46,13 @@ UPCARD_TO_NONDEALER, UPCARD_TO_DEALER, UPCARD_DEAD = 0, 1, 2
 HAND_SIZE = 13
 MAX_SHORT = 13
 
-# --- Deal outcome: columns of the int64 row ``out`` ---------------------------------------
-O_CONTRACT = 0  # ladder index, -1 passed out
-O_DECLARER = 1
-O_DOUBLED = 2
-O_TRICKS = 3  # two columns, by seat
-O_SCORE = 5  # two columns, by seat
-O_ERROR = 7  # ERR_* code, 0 when the deal completed
-O_ERROR_AT = 8  # AT_* list the error is in
-O_ERROR_INDEX = 9
-O_COLON_HOLDER = 10  # three columns (Little, Royal, Grand): seat after the exchange, -1 none
-O_UPCARD = 13
-N_OUT = 14
+# --- Deal outcome: the shared columns of kernels.contract, then Bridgette's own -------------
+O_COLON_HOLDER = O_GAME  # three columns (Little, Royal, Grand): seat after the exchange, -1 none
+O_UPCARD = O_GAME + 3
+N_OUT = O_GAME + 4
 
-ERR_NONE, ERR_B3, ERR_C4, ERR_B6, ERR_B7, ERR_C3, ERR_B10, ERR_B8, ERR_B5 = range(9)
+# The rule each kernels.contract error code stands for in Bridgette (RULES.md replay section).
 ERROR_RULES = ("", "B-3", "C-4", "B-6", "B-7", "C-3", "B-10", "B-8", "B-5")
-AT_DISCARDS, AT_CALLS, AT_PLAY = 0, 1, 2
-AT_NAMES = ("discards", "calls", "play")
-
-# --- Trace rows: (kind, seat, action, legal set) -------------------------------------------
-KIND_DISCARD, KIND_CALL, KIND_PLAY = 0, 1, 2
-TRACE_WIDTH = 4
 
 
 def kernel_rules(rules):
@@ -135,47 +123,6 @@ def kernel_rules(rules):
     return params, deck, value, exact, penalty
 
 
-# --- Auction (C-4, B-5, B-6) ---------------------------------------------------------------
-
-@njit(cache=True)
-def legal_calls_nb(params, hand, seat, cur_bid, bidder, doubled):
-    """C-4 with B-6: the legal calls as a bit set over call ids."""
-    legal = bit_nb(CALL_PASS)
-    above = ~((bit_nb(cur_bid + 1)) - ONE)  # bids that outrank the current one
-    for strain in range(5):
-        bids = STRAIN_BIDS[strain] & above
-        if bids == ZERO:
-            continue
-        if strain == 4:
-            if params[P_NT_NEEDS_ALL_SUITS]:
-                for s in range(4):
-                    if hand & SUIT_MASKS[s] == ZERO:
-                        bids = ZERO
-            legal |= bids  # no-trump bids have no jump requirement
-            continue
-        length = popcount_nb(hand & SUIT_MASKS[strain])
-        if length < params[P_MIN_TRUMP_CARDS]:
-            continue
-        if length < params[P_JUMP_MIN_CARDS]:
-            bids &= ~(bids - ONE)  # only the lowest, non-jump bid in this strain
-        legal |= bids
-    if cur_bid >= 0 and doubled == 0 and bidder != seat:
-        legal |= bit_nb(CALL_DOUBLE)
-    if cur_bid >= 0 and doubled == 1 and bidder == seat:
-        legal |= bit_nb(CALL_REDOUBLE)
-    return legal
-
-
-@njit(cache=True)
-def call_error_nb(call, cur_bid):
-    """The rule an illegal call breaks: off the ladder B-5, holding B-6, otherwise C-4."""
-    if call == CALL_UNKNOWN:
-        return ERR_B5
-    if 0 <= call < N_BIDS and call > cur_bid:
-        return ERR_B6
-    return ERR_C4
-
-
 # --- Play (C-3, B-7..B-10) -----------------------------------------------------------------
 
 @njit(cache=True)
@@ -209,12 +156,12 @@ def follow_legal_nb(hand, lead, colon_when_void):
 def card_error_nb(hand, card, lead, barred_suit):
     """The rule an illegal card breaks (RULES.md replay section)."""
     if card < 0 or (hand & bit_nb(card)) == ZERO:
-        return ERR_B7
+        return ERR_NOT_IN_HAND
     if lead < 0:
-        return ERR_B8
+        return ERR_BAR
     if hand & SUIT_MASKS[lead // 13]:
-        return ERR_C3
-    return ERR_B10
+        return ERR_FOLLOW
+    return ERR_COLON
 
 
 @njit(cache=True)
@@ -261,24 +208,6 @@ def score_deal_nb(params, value, exact, penalty, contract, doubled, declarer_tri
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _trace_nb(trace, tcur, kind, seat, action, legal):
-    i = tcur[0]
-    if i < trace.shape[0]:
-        trace[i, 0] = kind
-        trace[i, 1] = seat
-        trace[i, 2] = action
-        trace[i, 3] = np.int64(legal)
-    tcur[0] = i + 1
-
-
-@njit(cache=True)
-def _stop_nb(out, err, at, index):
-    out[O_ERROR] = err
-    out[O_ERROR_AT] = at
-    out[O_ERROR_INDEX] = index
-
-
-@njit(cache=True)
 def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
                  pol, prm, rng, script_discards, script_calls, script_play, trace, tcur, out):
     """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``.
@@ -322,65 +251,35 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
     for seat in (nondealer, dealer):
         excess = popcount_nb(hands[seat]) - HAND_SIZE
         if scripted and script_discards[seat, 0] != excess:
-            _stop_nb(out, ERR_B3, AT_DISCARDS, seat)
+            stop_nb(out, ERR_EXCHANGE, AT_DISCARDS, seat)
             return
         for k in range(excess):
             legal = hands[seat]
             if scripted:
                 card = script_discards[seat, 1 + k]
                 if card < 0 or (legal & bit_nb(card)) == ZERO:
-                    _stop_nb(out, ERR_B3, AT_DISCARDS, seat)
+                    stop_nb(out, ERR_EXCHANGE, AT_DISCARDS, seat)
                     return
             else:
                 card = choose_discard_nb(pol[seat], prm[seat], hands[seat], rng)
             if tracing:
-                _trace_nb(trace, tcur, KIND_DISCARD, seat, card, legal)
+                trace_nb(trace, tcur, KIND_DISCARD, seat, card, legal)
             hands[seat] &= ~bit_nb(card)
             discards[seat] |= bit_nb(card)
     for k in range(3):
         c = 52 + k
         out[O_COLON_HOLDER + k] = 0 if hands[0] & bit_nb(c) else (1 if hands[1] & bit_nb(c) else -1)
 
-    # C-4: the auction, dealer first.
-    cur_bid, bidder, doubled = -1, -1, 0
-    seat = dealer
-    n_calls = 0
-    passed_out = False
-    while True:
-        legal = legal_calls_nb(params, hands[seat], seat, cur_bid, bidder, doubled)
-        if scripted:
-            if n_calls >= script_calls.shape[0]:
-                _stop_nb(out, ERR_C4, AT_CALLS, n_calls)
-                return
-            call = script_calls[n_calls]
-            if call < 0 or (legal & bit_nb(call)) == ZERO:
-                _stop_nb(out, call_error_nb(call, cur_bid), AT_CALLS, n_calls)
-                return
-        else:
-            call = choose_call_nb(pol[seat], prm[seat], seat, hands[seat], legal,
-                                  cur_bid, bidder, doubled, rng)
-        if tracing:
-            _trace_nb(trace, tcur, KIND_CALL, seat, call, legal)
-        n_calls += 1
-        if call == CALL_PASS:
-            if cur_bid >= 0:
-                break
-            if n_calls == 2 or params[P_OPENING_PASS_ENDS]:
-                passed_out = True
-                break
-        elif call == CALL_DOUBLE:
-            doubled = 1
-        elif call == CALL_REDOUBLE:
-            doubled = 2
-        else:
-            cur_bid, bidder, doubled = call, seat, 0
-        seat = 1 - seat
-    if scripted and n_calls < script_calls.shape[0]:
-        _stop_nb(out, ERR_C4, AT_CALLS, n_calls)
+    # C-4 with B-5's ladder from 0NT and B-6's holding requirements.
+    completed, cur_bid, bidder, doubled = auction_nb(
+        hands, dealer, 0, params[P_MIN_TRUMP_CARDS], params[P_NT_NEEDS_ALL_SUITS] != 0,
+        params[P_JUMP_MIN_CARDS], params[P_OPENING_PASS_ENDS] != 0, pol, prm, rng, script_calls,
+        trace, tcur, out)
+    if not completed:
         return
-    if passed_out:
+    if cur_bid < 0:
         if scripted and script_play.shape[0] > 0:
-            _stop_nb(out, ERR_C4, AT_PLAY, 0)
+            stop_nb(out, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     out[O_CONTRACT] = cur_bid
     out[O_DECLARER] = bidder
@@ -403,18 +302,18 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             if scripted:
                 if n_played >= script_play.shape[0]:
-                    _stop_nb(out, ERR_B7, AT_PLAY, n_played)
+                    stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
                     return
                 card = script_play[n_played]
                 if card < 0 or (legal & bit_nb(card)) == ZERO:
-                    _stop_nb(out, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
+                    stop_nb(out, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
                     return
             else:
                 unseen = deck_mask & ~hand & ~played & ~discards[seat] & ~dead_up
                 card = choose_card_nb(pol[seat], prm[seat], hand, legal, lead, trump,
                                       seat == bidder, unseen, rng)
             if tracing:
-                _trace_nb(trace, tcur, KIND_PLAY, seat, card, legal)
+                trace_nb(trace, tcur, KIND_PLAY, seat, card, legal)
             hands[seat] &= ~bit_nb(card)
             played |= bit_nb(card)
             n_played += 1
@@ -426,7 +325,7 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
                     leader = seat
                 tricks[leader] += 1
     if scripted and n_played < script_play.shape[0]:
-        _stop_nb(out, ERR_B7, AT_PLAY, n_played)
+        stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
         return
 
     out[O_TRICKS] = tricks[0]

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import bridgette as kb
+from kernels import contract as kc
 
 
 @njit(cache=True, parallel=True)
@@ -18,7 +19,7 @@ def run_bridgette_block_nb(params, value, exact, penalty, deck, seed, first_game
     n_games = game_rows.shape[0]
     per_game = deal_rows.shape[0] // n_games
     no_headers = np.zeros((0, kb.HEADER_WIDTH), dtype=np.int64)
-    no_trace = np.zeros((0, kb.TRACE_WIDTH), dtype=np.int64)
+    no_trace = np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64)
     for i in prange(n_games):
         scratch = np.empty(64, dtype=np.int64)
         cursor = np.zeros(2, dtype=np.int64)

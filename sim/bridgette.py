@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import bridgette as kb
+from kernels import contract as kc
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, CALL_UNKNOWN, call_name
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_bridgette_block_nb, trace_bridgette_games_nb
@@ -41,7 +42,7 @@ def trace_raw(rules, policies, seed: int, game_indices):
         deals = np.zeros(len(indices) * per_game, dtype=kb.DEAL_DTYPE)
         games = np.zeros(len(indices), dtype=kb.GAME_DTYPE)
         headers = np.zeros((n_headers, kb.HEADER_WIDTH), dtype=np.int64)
-        trace = np.zeros((n_actions, kb.TRACE_WIDTH), dtype=np.int64)
+        trace = np.zeros((n_actions, kc.TRACE_WIDTH), dtype=np.int64)
         hcur = np.zeros(1, dtype=np.int64)
         tcur = np.zeros(1, dtype=np.int64)
         trace_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices,
@@ -73,10 +74,10 @@ def _deal_from_trace(rules, header, trace) -> dict:
     calls, play, legal, seats = [], [], [], []
     for kind, seat, action, mask in rows:
         seats.append(int(seat))
-        if kind == kb.KIND_DISCARD:
+        if kind == kc.KIND_DISCARD:
             discards[seat].append(card_name(action))
             legal.append([card_name(c) for c in mask_to_cards(mask)])
-        elif kind == kb.KIND_CALL:
+        elif kind == kc.KIND_CALL:
             calls.append(call_name(action))
             legal.append([call_name(c) for c in mask_to_cards(mask)])
         else:
@@ -100,16 +101,16 @@ def _deal_from_trace(rules, header, trace) -> dict:
 
 def outcome_dict(out) -> dict:
     """A kernel deal outcome in the replay format's ``expect`` keys."""
-    if out[kb.O_ERROR]:
-        return {"error": kb.ERROR_RULES[out[kb.O_ERROR]],
-                "at": f"{kb.AT_NAMES[out[kb.O_ERROR_AT]]}[{out[kb.O_ERROR_INDEX]}]"}
-    contract = int(out[kb.O_CONTRACT])
+    if out[kc.O_ERROR]:
+        return {"error": kb.ERROR_RULES[out[kc.O_ERROR]],
+                "at": f"{kc.AT_NAMES[out[kc.O_ERROR_AT]]}[{out[kc.O_ERROR_INDEX]}]"}
+    contract = int(out[kc.O_CONTRACT])
     return {
         "contract": "pass" if contract < 0 else call_name(contract),
-        "declarer": None if contract < 0 else int(out[kb.O_DECLARER]),
-        "doubled": int(out[kb.O_DOUBLED]),
-        "tricks": [int(out[kb.O_TRICKS]), int(out[kb.O_TRICKS + 1])],
-        "score": [int(out[kb.O_SCORE]), int(out[kb.O_SCORE + 1])],
+        "declarer": None if contract < 0 else int(out[kc.O_DECLARER]),
+        "doubled": int(out[kc.O_DOUBLED]),
+        "tricks": [int(out[kc.O_TRICKS]), int(out[kc.O_TRICKS + 1])],
+        "score": [int(out[kc.O_SCORE]), int(out[kc.O_SCORE + 1])],
     }
 
 
@@ -150,10 +151,10 @@ def replay_deal(case: dict) -> dict:
     prm = np.zeros((2, 4), dtype=np.float64)
     kb.play_deal_nb(params, value, exact, penalty, deck_mask, int(case["dealer"]), hands, stock,
                     pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play,
-                    np.zeros((0, kb.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
+                    np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
     result = outcome_dict(out)
-    if out[kb.O_ERROR] == kb.ERR_B7 and out[kb.O_ERROR_AT] == kb.AT_PLAY:
-        index = int(out[kb.O_ERROR_INDEX])
+    if out[kc.O_ERROR] == kc.ERR_NOT_IN_HAND and out[kc.O_ERROR_AT] == kc.AT_PLAY:
+        index = int(out[kc.O_ERROR_INDEX])
         if index < min(len(case["play"]), 2 * kb.HAND_SIZE) and case["play"][index] in CALL_IDS:
             result["error"] = "C-4"  # a call where a card is due: a call after the auction
     return result

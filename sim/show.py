@@ -9,7 +9,6 @@ filled with the engine's outcome, ready for ``python -m sim.replay``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 

@@ -1,0 +1,735 @@
+"""Reference referee for Draw Bridge (RULES.md sections C and D), written from RULES.md alone.
+
+Readability and fidelity to RULES.md come first; speed does not matter here. Every rule is
+cited by its id (D-2, C-4, ...). This module is independent of the numba kernels and of the
+other referees (it imports neither). The public API:
+
+* ``IllegalAction(rule, message, at=None)`` -- raised for any action the rules forbid.
+* ``DrawBridgeDeal(rules, dealer, hands, stock)`` -- one deal with explicit phases
+  ``"draw" -> "auction" -> "play" -> "done"``; ``legal_actions()`` / ``apply(action)``.
+* ``score_deal(rules, level, strain, doubled, declarer_tricks)`` -- D-5 and D-6.
+* ``replay(case)`` -- replays one line of the RULES.md replay format (game ``"draw-bridge"``).
+* ``DrawBridgeGame(rules, first_dealer)`` -- the game flow of D-7 with C-5 and C-6.
+
+Cards and calls are strings in C-2 notation: ``"AS"``, ``"TH"``, ``"9C"``; calls ``"1C"`` ...
+``"7NT"`` (D-3: no level 0), ``"P"``, ``"X"``, ``"XX"``. Seats are 0 and 1.
+
+Decisions taken where RULES.md leaves room (each is repeated where it is implemented):
+
+* ``draw.show_stock_top`` changes what the players see, never what is legal or who wins;
+  the referee exposes the face-up card as ``visible_stock_top``.
+* During the draw phase an action that is not a card in the mover's hand (a call included)
+  is reported under D-2; during the auction a card or unknown string is "not on the ladder"
+  (D-3); during the contract play a call is "a call after the auction" (C-4) and anything
+  else not in hand is D-4. ``"2C"`` .. ``"7S"`` are both cards and bids (C-2): in a card
+  phase they are read as cards, in the auction as bids.
+* D-7: with only one seat scoring per deal (D-5/D-6) nobody can reach the target together
+  with the other seat; should an outcome ever give both seats points that take both to the
+  target, the higher total wins and equal totals play on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# --------------------------------------------------------------------------------------
+# Cards (C-1, C-2, D-1)
+# --------------------------------------------------------------------------------------
+
+SUITS = ("C", "D", "H", "S")                       # C-1: clubs < diamonds < hearts < spades
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")   # C-1 low..high
+RANK_VALUE = {r: i for i, r in enumerate(RANKS)}   # 0 = "2" ... 12 = "A"
+DECK = tuple(r + s for s in SUITS for r in RANKS)  # D-1: the 52 cards
+DECK_SET = frozenset(DECK)
+
+
+def is_card(x: Any) -> bool:
+    """True for one of the 52 cards in C-2 notation."""
+    return isinstance(x, str) and x in DECK_SET
+
+
+def suit_of(card: str) -> str:
+    return card[1]
+
+
+def rank_value(card: str) -> int:
+    return RANK_VALUE[card[0]]
+
+
+# --------------------------------------------------------------------------------------
+# Calls (C-2, C-4, D-3)
+# --------------------------------------------------------------------------------------
+
+STRAINS = ("C", "D", "H", "S", "NT")                # C-1: no-trump ranks above spades
+# D-3: the 35-bid ladder, low to high: 1C 1D 1H 1S 1NT, 2C ... 7NT (no level 0).
+LADDER = tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAINS)
+LADDER_INDEX = {bid: i for i, bid in enumerate(LADDER)}
+PASS, DOUBLE, REDOUBLE = "P", "X", "XX"
+CALLS = frozenset(LADDER) | {PASS, DOUBLE, REDOUBLE}
+
+
+def is_call(x: Any) -> bool:
+    """True for a call on the Draw Bridge ladder (D-3) or P / X / XX (C-4)."""
+    return isinstance(x, str) and x in CALLS
+
+
+def is_call_only(x: Any) -> bool:
+    """A call that is not also a card: ``"2C"`` .. ``"7S"`` name both a bid and a card (C-2),
+    so during a card phase they are cards; ``"1C"``, the no-trump bids, P, X, XX are not."""
+    return is_call(x) and not is_card(x)
+
+
+def parse_bid(bid: str) -> tuple[int, str]:
+    """``"3NT"`` -> ``(3, "NT")``; ``"2D"`` -> ``(2, "D")``."""
+    return int(bid[0]), bid[1:]
+
+
+# --------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------
+
+class IllegalAction(Exception):
+    """An action (or a deal) the rules forbid.
+
+    ``rule`` is the RULES.md id the replay format prescribes for it (e.g. ``"C-3"``),
+    ``message`` says what is wrong, ``at`` optionally names the replay key (``"hands"``,
+    ``"stock"``) for deal-level problems found by the constructor."""
+
+    def __init__(self, rule: str, message: str, at: str | None = None):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+        self.at = at
+
+
+# --------------------------------------------------------------------------------------
+# Scoring (D-5, D-6)
+# --------------------------------------------------------------------------------------
+
+def made_value(strain: str, tricks_over_six: int) -> int:
+    """D-5, undoubled: each trick over six (overtricks included) scores 30 in spades or
+    hearts, 20 in clubs or diamonds; in no-trump 40 for the first and 30 for each further."""
+    if tricks_over_six <= 0:
+        return 0
+    if strain in ("S", "H"):
+        return 30 * tricks_over_six
+    if strain in ("C", "D"):
+        return 20 * tricks_over_six
+    if strain == "NT":
+        return 40 + 30 * (tricks_over_six - 1)
+    raise ValueError(f"unknown strain {strain!r}")
+
+
+def bridge_undertricks(short: int, doubled: int) -> int:
+    """D-6 ``"bridge"``: non-vulnerable contract-bridge undertricks.
+
+    Undoubled 50 each; doubled 100 for the first, 200 for the second and third, 300 for
+    each after; redoubled twice the doubled values."""
+    if short <= 0:
+        return 0
+    if doubled == 0:
+        return 50 * short
+    total = 0
+    for n in range(1, short + 1):          # the n-th undertrick, doubled
+        total += 100 if n == 1 else 200 if n <= 3 else 300
+    return total * (2 if doubled == 2 else 1)
+
+
+def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
+    """Score one played contract: ``(declarer's gain, opponent's gain)`` (D-5, D-6).
+
+    ``level`` 1..7 (D-3), ``strain`` ``"C"``, ``"D"``, ``"H"``, ``"S"`` or ``"NT"``;
+    ``doubled`` 0, 1 or 2; ``declarer_tricks`` 0..13 taken in the contract play."""
+    if f"{level}{strain}" not in LADDER_INDEX:
+        raise ValueError(f"{level}{strain} is not a Draw Bridge contract (D-3)")
+    if doubled not in (0, 1, 2):
+        raise ValueError(f"doubled must be 0, 1 or 2, got {doubled!r}")
+    if not 0 <= declarer_tricks <= 13:
+        raise ValueError(f"declarer_tricks must be 0..13, got {declarer_tricks!r}")
+    needed = 6 + level
+    if declarer_tricks >= needed:
+        # D-5: every trick over six counts (the contracted ones and the overtricks);
+        # doubled x2, redoubled x4. The declarer's opponent scores nothing.
+        factor = {0: 1, 1: 2, 2: 4}[doubled]
+        return made_value(strain, declarer_tricks - 6) * factor, 0
+    # D-6: a failed contract; the declarer never scores.
+    short = needed - declarer_tricks
+    mode = rules.scoring.undertricks
+    if mode == "none":
+        return 0, 0
+    if mode == "bridge":
+        return 0, bridge_undertricks(short, doubled)
+    raise ValueError(f"unknown scoring.undertricks {mode!r}")
+
+
+# --------------------------------------------------------------------------------------
+# One deal
+# --------------------------------------------------------------------------------------
+
+class DrawBridgeDeal:
+    """One Draw Bridge deal from the dealt hands and stock to the score.
+
+    The constructor validates the deal (D-1). The phases are ``"draw"`` (D-2: 13 tricks,
+    each followed by the winner's and then the loser's draw from the stock), ``"auction"``
+    (C-4 with the D-3 ladder, dealer first), ``"play"`` (D-4 with C-3: 13 tricks, the
+    declarer's opponent leads) and ``"done"`` (also straight after a passed-out auction)."""
+
+    def __init__(self, rules=None, dealer: int = 0, hands: list[list[str]] | None = None,
+                 stock: list[str] | None = None):
+        if rules is None:
+            from sim.rules import DrawBridgeRules
+            rules = DrawBridgeRules()
+        self.rules = rules
+        if dealer not in (0, 1) or isinstance(dealer, bool):
+            raise IllegalAction("D-1", f"dealer must be seat 0 or 1, got {dealer!r}", at="dealer")
+        self.dealer = dealer
+        self.nondealer = 1 - dealer
+        self._validate_deal(hands, stock)
+        self._dealt = [list(h) for h in hands]
+        self._hands = [list(h) for h in hands]
+        self._stock = list(stock)                # top first; drawn cards are popped off the front
+        self._phase = "draw"
+        # D-2 draw-phase state: the non-dealer leads the first trick.
+        self._leader: int | None = self.nondealer
+        self._trick: list[str] = []
+        self._draw_tricks_won = [0, 0]
+        self._draw_history: list[tuple[int, list[str], int, str, str]] = []
+        # C-4 auction state.
+        self._calls: list[str] = []
+        self._bid: str | None = None             # the current (highest) bid
+        self._bidder: int | None = None
+        self._doubled = 0
+        self._auction_over = False
+        self._passed_out = False
+        # D-4 contract-play state.
+        self._tricks_won = [0, 0]
+        self._history: list[tuple[int, list[str], int]] = []
+
+    # ---- D-1: the deal must match the deck ------------------------------------------
+
+    @staticmethod
+    def _validate_deal(hands, stock) -> None:
+        """D-1: 13 cards to each seat, the other 26 cards of the 52-card deck in the stock."""
+        if not isinstance(hands, (list, tuple)) or len(hands) != 2:
+            raise IllegalAction("D-1", "a Draw Bridge deal has two hands", at="hands")
+        seen: set[str] = set()
+        for seat, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) != 13:
+                n = len(hand) if isinstance(hand, (list, tuple)) else hand
+                raise IllegalAction("D-1", f"seat {seat} must be dealt 13 cards, got {n!r}",
+                                    at="hands")
+            for card in hand:
+                if not is_card(card):
+                    raise IllegalAction("D-1", f"seat {seat} holds {card!r}, not one of the 52 cards",
+                                        at="hands")
+                if card in seen:
+                    raise IllegalAction("D-1", f"{card} is dealt twice", at="hands")
+                seen.add(card)
+        if not isinstance(stock, (list, tuple)):
+            raise IllegalAction("D-1", "the stock must be a list of cards", at="stock")
+        for card in stock:
+            if not is_card(card):
+                raise IllegalAction("D-1", f"the stock holds {card!r}, not one of the 52 cards",
+                                    at="stock")
+            if card in seen:
+                raise IllegalAction("D-1", f"{card} appears twice in the deal", at="stock")
+            seen.add(card)
+        if len(stock) != 26:
+            missing = [c for c in DECK if c not in seen]
+            raise IllegalAction("D-1", f"the stock must hold the other 26 cards of the deck, got "
+                                f"{len(stock)} (missing: {' '.join(missing)})", at="stock")
+
+    # ---- read-only views --------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to act: D-2 / D-4 / C-3 the leader then the other seat; C-4 calls dealer
+        first and then alternately; ``None`` when done."""
+        if self._phase in ("draw", "play"):
+            return (self._leader + len(self._trick)) % 2
+        if self._phase == "auction":
+            return (self.dealer + len(self._calls)) % 2
+        return None
+
+    @property
+    def hands(self) -> list[list[str]]:
+        return [list(h) for h in self._hands]
+
+    @property
+    def dealt_hands(self) -> list[list[str]]:
+        return [list(h) for h in self._dealt]
+
+    @property
+    def stock(self) -> list[str]:
+        """The cards still in the stock, top first."""
+        return list(self._stock)
+
+    @property
+    def stock_top(self) -> str | None:
+        """The card on top of the stock now (``None`` once the stock is empty)."""
+        return self._stock[0] if self._stock else None
+
+    @property
+    def visible_stock_top(self) -> str | None:
+        """D-2 ``draw.show_stock_top``: the stock's top card, face up during the draw phase;
+        ``None`` when the option is off or outside the draw phase. Information only: it
+        changes nothing about legality or trick winners."""
+        if self.rules.draw.show_stock_top and self._phase == "draw":
+            return self.stock_top
+        return None
+
+    @property
+    def leader(self) -> int | None:
+        """The seat leading (or that led) the current trick of the draw or contract play."""
+        return self._leader if self._phase in ("draw", "play") else None
+
+    @property
+    def current_trick(self) -> list[str]:
+        return list(self._trick)
+
+    @property
+    def draw_tricks_won(self) -> list[int]:
+        """D-2: draw-phase tricks per seat (they score nothing)."""
+        return list(self._draw_tricks_won)
+
+    @property
+    def draw_history(self) -> list[tuple[int, list[str], int, str, str]]:
+        """D-2 tricks: ``(leader, [lead, follow], winner, drawn_by_winner, drawn_by_loser)``."""
+        return [(ld, list(cs), w, dw, dl) for ld, cs, w, dw, dl in self._draw_history]
+
+    @property
+    def calls(self) -> list[str]:
+        return list(self._calls)
+
+    @property
+    def contract(self) -> str | None:
+        """The contract once the auction has ended with one (``None`` before, or if passed out)."""
+        return self._bid if self._auction_over and not self._passed_out else None
+
+    @property
+    def declarer(self) -> int | None:
+        return self._bidder if self._auction_over and not self._passed_out else None
+
+    @property
+    def doubled(self) -> int:
+        """0, 1 (doubled) or 2 (redoubled): the current bid's state during the auction, the
+        contract's afterwards (0 when passed out)."""
+        return self._doubled
+
+    @property
+    def trump(self) -> str | None:
+        """The contract's trump suit; ``None`` in no-trump or without a contract (the draw
+        phase never has trumps, D-2)."""
+        if self.contract is None:
+            return None
+        strain = parse_bid(self.contract)[1]
+        return None if strain == "NT" else strain
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Contract-play tricks per seat (D-4)."""
+        return list(self._tricks_won)
+
+    @property
+    def passed_out(self) -> bool:
+        return self._passed_out
+
+    @property
+    def trick_history(self) -> list[tuple[int, list[str], int]]:
+        """Contract-play tricks (D-4): ``(leader, [lead, follow], winner)``."""
+        return [(leader, list(cards), winner) for leader, cards, winner in self._history]
+
+    # ---- legal actions ---------------------------------------------------------------
+
+    def legal_actions(self) -> list[str]:
+        """The legal cards (draw / play) or calls (auction) for ``to_move``; ``[]`` when done."""
+        if self._phase == "draw":
+            seat = self.to_move
+            return [c for c in self._hands[seat] if self._draw_play_problem(seat, c) is None]
+        if self._phase == "auction":
+            seat = self.to_move
+            return [c for c in list(LADDER) + [PASS, DOUBLE, REDOUBLE]
+                    if self._call_problem(seat, c) is None]
+        if self._phase == "play":
+            seat = self.to_move
+            return [c for c in self._hands[seat] if self._contract_play_problem(seat, c) is None]
+        return []
+
+    # ---- D-2: the draw phase ------------------------------------------------------------
+
+    def _draw_play_problem(self, seat: int, card: Any) -> tuple[str, str] | None:
+        """``(rule, message)`` if ``seat`` may not play ``card`` in the draw phase, else None."""
+        if not is_card(card) or card not in self._hands[seat]:
+            what = f"the call {card}" if is_call_only(card) else repr(card)
+            return "D-2", f"{what} is not a card in seat {seat}'s hand (draw phase)"
+        if self._trick and self.rules.draw.must_follow:
+            # D-2 draw.must_follow: a player holding the suit led must play one.
+            led_suit = suit_of(self._trick[0])
+            if suit_of(card) != led_suit and any(suit_of(c) == led_suit for c in self._hands[seat]):
+                return "D-2", (f"seat {seat} holds {led_suit} and must follow {self._trick[0]} "
+                               f"(draw.must_follow), not play {card}")
+        return None
+
+    def draw_trick_winner(self, leader: int, led: str, follow: str) -> int:
+        """D-2: the winner of a draw-phase trick (no trumps).
+
+        ``"highest_rank"``: the higher rank wins whatever the suit; equal ranks: the leader.
+        ``"led_suit"``: the highest card of the suit led; a card of another suit never wins."""
+        follower = 1 - leader
+        mode = self.rules.draw.trick_winner
+        if mode == "highest_rank":
+            return follower if rank_value(follow) > rank_value(led) else leader
+        if mode == "led_suit":
+            if suit_of(follow) == suit_of(led) and rank_value(follow) > rank_value(led):
+                return follower
+            return leader
+        raise ValueError(f"unknown draw.trick_winner {mode!r}")
+
+    def _apply_draw_play(self, card: Any) -> None:
+        seat = self.to_move
+        problem = self._draw_play_problem(seat, card)
+        if problem:
+            raise IllegalAction(*problem)
+        self._hands[seat].remove(card)
+        self._trick.append(card)
+        if len(self._trick) < 2:
+            return
+        leader = self._leader
+        winner = self.draw_trick_winner(leader, self._trick[0], self._trick[1])
+        loser = 1 - winner
+        # D-2: the winner draws the top card of the stock, then the loser the next
+        # (compulsory: both hands are back to 13).
+        drawn_by_winner = self._stock.pop(0)
+        self._hands[winner].append(drawn_by_winner)
+        drawn_by_loser = self._stock.pop(0)
+        self._hands[loser].append(drawn_by_loser)
+        self._draw_history.append((leader, list(self._trick), winner, drawn_by_winner, drawn_by_loser))
+        self._draw_tricks_won[winner] += 1
+        self._trick = []
+        self._leader = winner                    # D-2: the winner leads the next trick
+        if len(self._draw_history) == 13:
+            # D-3: after the draw phase (both hold 13 cards again) the auction, dealer first.
+            assert not self._stock and all(len(h) == 13 for h in self._hands)
+            self._leader = None
+            self._phase = "auction"
+
+    # ---- C-4 / D-3: the auction ---------------------------------------------------------
+
+    def _call_problem(self, seat: int, call: Any) -> tuple[str, str] | None:
+        """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
+        if not is_call(call):
+            return "D-3", f"{call!r} is not a call on the Draw Bridge ladder (1C .. 7NT, P, X, XX)"
+        if self._auction_over:
+            return "C-4", f"{call} after the auction has ended"
+        if call == PASS:
+            return None
+        if call == DOUBLE:
+            # C-4: the opponent's current bid, if not already doubled (or redoubled).
+            if self._bid is None:
+                return "C-4", "no bid to double"
+            if self._bidder == seat:
+                return "C-4", f"seat {seat} may not double its own bid {self._bid}"
+            if self._doubled:
+                return "C-4", f"{self._bid} is already {'doubled' if self._doubled == 1 else 'redoubled'}"
+            return None
+        if call == REDOUBLE:
+            # C-4: only the player whose bid is doubled, and only once.
+            if self._bid is None:
+                return "C-4", "no bid to redouble"
+            if self._doubled != 1:
+                return "C-4", (f"{self._bid} is not doubled" if self._doubled == 0
+                               else f"{self._bid} is already redoubled")
+            if self._bidder != seat:
+                return "C-4", f"only the doubled bidder (seat {self._bidder}) may redouble"
+            return None
+        # A bid (D-3: no holding restrictions): C-4 it must outrank the current bid.
+        if self._bid is not None and LADDER_INDEX[call] <= LADDER_INDEX[self._bid]:
+            return "C-4", f"{call} does not outrank the current bid {self._bid}"
+        return None
+
+    def _apply_call(self, call: Any) -> None:
+        seat = self.to_move
+        problem = self._call_problem(seat, call)
+        if problem:
+            raise IllegalAction(*problem)
+        first_call = not self._calls
+        self._calls.append(call)
+        if call == PASS:
+            if self._bid is not None:
+                # C-4: a pass after a bid, double or redouble ends the auction; the bidder is
+                # the declarer (also after a double/redouble: "Decisions"), doubled or
+                # redoubled as it stands.
+                self._end_auction(passed_out=False)
+            elif first_call and self.rules.auction.opening_pass == "ends":
+                self._end_auction(passed_out=True)       # C-4 option "ends"
+            elif not first_call:
+                self._end_auction(passed_out=True)       # C-4: the second call also a pass
+            # else C-4 default: an opening pass continues; the passer may call again.
+        elif call == DOUBLE:
+            self._doubled = 1
+        elif call == REDOUBLE:
+            self._doubled = 2
+        else:
+            # C-4: a new bid cancels any double and redouble.
+            self._bid, self._bidder, self._doubled = call, seat, 0
+
+    def _end_auction(self, passed_out: bool) -> None:
+        self._auction_over = True
+        if passed_out:
+            self._passed_out = True
+            self._doubled = 0
+            self._phase = "done"
+        else:
+            self._phase = "play"
+            self._leader = 1 - self._bidder              # D-4: the declarer's opponent leads
+
+    # ---- D-4 / C-3: the contract play ---------------------------------------------------
+
+    def _contract_play_problem(self, seat: int, card: Any) -> tuple[str, str] | None:
+        """``(rule, message)`` if ``seat`` may not play ``card`` in the contract play."""
+        if not is_card(card) or card not in self._hands[seat]:
+            return "D-4", f"{card!r} is not in seat {seat}'s hand"
+        if self._trick:
+            # C-3: a player holding a card of the suit led must play one.
+            led_suit = suit_of(self._trick[0])
+            if suit_of(card) != led_suit and any(suit_of(c) == led_suit for c in self._hands[seat]):
+                return "C-3", f"seat {seat} holds {led_suit} and must follow {self._trick[0]}, not play {card}"
+        return None
+
+    def contract_trick_winner(self, leader: int, led: str, follow: str) -> int:
+        """C-3: the highest trump played wins, else the highest card of the suit led."""
+        follower = 1 - leader
+        trump = self.trump
+        if suit_of(follow) == suit_of(led):
+            return follower if rank_value(follow) > rank_value(led) else leader
+        if trump is not None and suit_of(follow) == trump:
+            return follower                       # a trump on a non-trump lead
+        return leader                             # an off-suit discard loses
+
+    def _apply_contract_play(self, card: Any) -> None:
+        seat = self.to_move
+        problem = self._contract_play_problem(seat, card)
+        if problem:
+            raise IllegalAction(*problem)
+        self._hands[seat].remove(card)
+        self._trick.append(card)
+        if len(self._trick) < 2:
+            return
+        leader = self._leader
+        winner = self.contract_trick_winner(leader, self._trick[0], self._trick[1])
+        self._history.append((leader, list(self._trick), winner))
+        self._tricks_won[winner] += 1
+        self._trick = []
+        self._leader = winner                     # C-3: the winner leads the next trick
+        if len(self._history) == 13:
+            self._leader = None
+            self._phase = "done"
+
+    # ---- apply ----------------------------------------------------------------------------
+
+    def apply(self, action: str) -> None:
+        """Perform one action of the current phase; raise ``IllegalAction`` if forbidden."""
+        if self._phase == "draw":
+            self._apply_draw_play(action)
+        elif self._phase == "auction":
+            self._apply_call(action)
+        elif self._phase == "play":
+            if is_call_only(action):
+                raise IllegalAction("C-4", f"the call {action} after the auction has ended")
+            self._apply_contract_play(action)
+        else:  # done
+            if self._passed_out:
+                raise IllegalAction("C-4", f"{action!r} after a passed-out deal")
+            if is_call_only(action):
+                raise IllegalAction("C-4", f"the call {action} after the auction has ended")
+            raise IllegalAction("D-4", f"{action!r}: all 13 contract tricks have been played")
+
+    # ---- outcome ------------------------------------------------------------------------
+
+    def outcome(self) -> dict[str, Any]:
+        """The replay format's ``expect`` object for the finished deal."""
+        if self._phase != "done":
+            raise RuntimeError(f"the deal is not finished (phase {self._phase!r})")
+        if self._passed_out:
+            return {"contract": "pass", "declarer": None, "doubled": 0,
+                    "tricks": [0, 0], "score": [0, 0]}
+        level, strain = parse_bid(self._bid)
+        declarer = self._bidder
+        decl_gain, opp_gain = score_deal(self.rules, level, strain, self._doubled,
+                                         self._tricks_won[declarer])
+        score = [0, 0]
+        score[declarer] = decl_gain
+        score[1 - declarer] = opp_gain
+        return {"contract": self._bid, "declarer": declarer, "doubled": self._doubled,
+                "tricks": list(self._tricks_won), "score": score}
+
+
+# --------------------------------------------------------------------------------------
+# Replay (RULES.md "Replay format")
+# --------------------------------------------------------------------------------------
+
+DRAW_CARDS = 26          # D-2: 13 tricks of 2 cards, play[0..25]
+CONTRACT_CARDS = 26      # D-4: 13 tricks of 2 cards, play[26..51]
+
+
+def _error(rule: str, at: str, message: str) -> dict[str, str]:
+    return {"error": rule, "at": at, "message": message}
+
+
+def replay(case: dict) -> dict:
+    """Replay one parsed replay-format line of game ``"draw-bridge"`` in time order:
+    the draw-phase cards ``play[0..25]``, the ``calls``, the contract cards ``play[26..]``.
+
+    Returns the outcome (``contract``, ``declarer``, ``doubled``, ``tricks``, ``score``), or on
+    the first illegal item ``{"error": rule_id, "at": "<key>[<i>]", "message": ...}`` where
+    ``i`` indexes the flat ``calls`` / ``play`` lists. Invalid rule overrides raise
+    ``sim.rules.RulesError``."""
+    from sim.rules import DrawBridgeRules
+
+    if case.get("game") != "draw-bridge":
+        raise ValueError(f"not a Draw Bridge case: game {case.get('game')!r}")
+    rules = DrawBridgeRules.from_dict(case.get("rules") or {})
+    try:
+        deal = DrawBridgeDeal(rules, case.get("dealer"), case.get("hands"), case.get("stock"))
+    except IllegalAction as exc:
+        return _error(exc.rule, exc.at or "hands", exc.message)
+
+    play = list(case.get("play") or [])
+    calls = list(case.get("calls") or [])
+
+    # D-2: the draw phase, play[0..25].
+    for i in range(min(DRAW_CARDS, len(play))):
+        try:
+            deal.apply(play[i])
+        except IllegalAction as exc:
+            return _error(exc.rule, f"play[{i}]", exc.message)
+    if deal.phase == "draw":
+        return _error("D-2", f"play[{len(play)}]",
+                      f"only {len(play)} cards played; the 13 draw-phase tricks need {DRAW_CARDS}")
+
+    # C-4 / D-3: calls, dealer first.
+    for i, call in enumerate(calls):
+        if deal.phase != "auction":
+            return _error("C-4", f"calls[{i}]", f"{call!r} after the auction has ended")
+        try:
+            deal.apply(call)
+        except IllegalAction as exc:
+            return _error(exc.rule, f"calls[{i}]", exc.message)
+    if deal.phase == "auction":
+        return _error("C-4", f"calls[{len(calls)}]", "the auction has not ended")
+
+    # D-4 / C-3: the contract play, play[26..].
+    if deal.passed_out:
+        if len(play) > DRAW_CARDS:
+            return _error("C-4", f"play[{DRAW_CARDS}]", "cards played after a passed-out deal")
+        return deal.outcome()
+    for i in range(DRAW_CARDS, len(play)):
+        if deal.phase != "play":
+            return _error("D-4", f"play[{i}]", f"{play[i]!r}: all 13 contract tricks have been played")
+        try:
+            deal.apply(play[i])
+        except IllegalAction as exc:
+            return _error(exc.rule, f"play[{i}]", exc.message)
+    if deal.phase != "done":
+        return _error("D-4", f"play[{len(play)}]",
+                      f"only {len(play) - DRAW_CARDS} contract cards played; 13 tricks need "
+                      f"{CONTRACT_CARDS}")
+    return deal.outcome()
+
+
+# --------------------------------------------------------------------------------------
+# The game (D-7, C-5, C-6)
+# --------------------------------------------------------------------------------------
+
+class DrawBridgeGame:
+    """The flow of one game: D-7 target and bound, C-5 passed-out deals, C-6 dealer.
+
+    Feed each finished deal's outcome to ``record``; ``dealer`` says who deals next.
+    ``deals_counted`` counts the counted deals (a C-5 "next_deal" passed-out deal counts, a
+    "redeal" one does not); ``redeals`` counts the redeals actually made. A finished game has
+    a ``winner`` (seat) or is ``abandoned`` (D-7 ``game.max_deals`` counted deals without a
+    winner, or a passed-out deal after C-5's ``auction.max_redeals`` redeals)."""
+
+    def __init__(self, rules=None, first_dealer: int = 0):
+        if rules is None:
+            from sim.rules import DrawBridgeRules
+            rules = DrawBridgeRules()
+        if first_dealer not in (0, 1) or isinstance(first_dealer, bool):
+            raise ValueError(f"first_dealer must be 0 or 1, got {first_dealer!r}")
+        self.rules = rules
+        self._dealer = first_dealer
+        self._totals = [0, 0]
+        self._deals_counted = 0
+        self._redeals = 0
+        self._finished = False
+        self._abandoned = False
+        self._winner: int | None = None
+
+    @property
+    def dealer(self) -> int:
+        """Who deals next (C-6)."""
+        return self._dealer
+
+    @property
+    def totals(self) -> list[int]:
+        return list(self._totals)
+
+    @property
+    def deals_counted(self) -> int:
+        return self._deals_counted
+
+    @property
+    def redeals(self) -> int:
+        return self._redeals
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    @property
+    def abandoned(self) -> bool:
+        return self._abandoned
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that won (D-7); ``None`` while playing or for an abandoned game."""
+        return self._winner
+
+    def record(self, outcome: dict) -> None:
+        """Record one finished deal (an ``outcome()`` / replay-format ``expect`` dict)."""
+        if self._finished:
+            raise IllegalAction("D-7", "the game is over; no more deals")
+        if outcome.get("contract") == "pass" and self.rules.auction.passed_out == "redeal":
+            # C-5 "redeal": the same dealer deals again and the deal does not count. A game
+            # may make max_redeals redeals in all; a passed-out deal after that abandons it.
+            if self._redeals >= self.rules.auction.max_redeals:
+                self._abandoned = True
+                self._finished = True
+            else:
+                self._redeals += 1
+            return
+        # A counted deal (C-5 "next_deal": a passed-out deal scores nothing but counts).
+        score = outcome.get("score", [0, 0])
+        self._totals[0] += score[0]
+        self._totals[1] += score[1]
+        self._deals_counted += 1
+        self._dealer = 1 - self._dealer                 # C-6: the deal passes in turn
+        target = self.rules.game.target
+        reached = [s for s in (0, 1) if self._totals[s] >= target]
+        # D-7: the first player whose total reaches the target at the end of a deal wins.
+        # (Only one seat scores per deal under D-5/D-6; both at once -> the higher total,
+        # equal totals play on.)
+        if len(reached) == 1:
+            self._winner = reached[0]
+        elif len(reached) == 2 and self._totals[0] != self._totals[1]:
+            self._winner = 0 if self._totals[0] > self._totals[1] else 1
+        if self._winner is not None:
+            self._finished = True
+        elif self._deals_counted >= self.rules.game.max_deals:
+            # D-7: a game that hits game.max_deals counted deals without a winner is abandoned.
+            self._finished = True
+            self._abandoned = True
