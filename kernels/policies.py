@@ -210,3 +210,38 @@ def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng)
         return _cheapest_nb(suited, trump)
     return lowest_nb(legal)
 
+
+
+@njit(cache=True)
+def _highest_rank_nb(mask):
+    """The card of highest rank in ``mask`` (clubs first among equals)."""
+    for r in range(12, -1, -1):
+        for s in range(4):
+            if mask & bit_nb(s * 13 + r):
+                return s * 13 + r
+    return -1
+
+
+@njit(cache=True)
+def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, rng):
+    """D-2: one card to a draw-phase trick (``shown_top`` is -1 unless the stock's top is face up).
+
+    The heuristic fights for a face-up honour (the winner draws it) and otherwise throws
+    its least useful card, keeping its strength for the contract.
+    """
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    wanted = shown_top >= 0 and shown_top % 13 >= RANK_JACK
+    if lead < 0:
+        return _highest_rank_nb(legal) if wanted else _cheapest_nb(legal, -1)
+    if wanted:
+        winners = ZERO
+        rest = legal
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if (c // 13 == lead // 13 and c > lead) if led_suit_wins else c % 13 > lead % 13:
+                winners |= bit_nb(c)
+        if winners:
+            return _cheapest_nb(winners, -1)
+    return _cheapest_nb(legal, -1)

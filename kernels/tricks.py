@@ -2,6 +2,8 @@
 
 from numba import njit
 
+from kernels.cards import SUIT_MASKS, ZERO
+
 
 @njit(cache=True)
 def beats_nb(card, best, trump):
@@ -12,3 +14,14 @@ def beats_nb(card, best, trump):
         return card > best
     return cs == trump
 
+
+
+@njit(cache=True)
+def follow_mask_nb(hand, lead):
+    """C-3: the cards a player may play to ``lead`` (-1 when leading): the suit led if held."""
+    if lead < 0:
+        return hand
+    held = hand & SUIT_MASKS[lead // 13]
+    if held != ZERO:
+        return held
+    return hand

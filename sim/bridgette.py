@@ -10,10 +10,11 @@ import numpy as np
 
 from kernels import bridgette as kb
 from kernels import contract as kc
-from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, CALL_UNKNOWN, call_name
+from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_bridgette_block_nb, trace_bridgette_games_nb
 from kernels.policies import POLICY_SCRIPT
+from sim import contract
 from sim.policies import kernel_policies
 from sim.rules import BridgetteRules
 
@@ -37,19 +38,15 @@ def trace_raw(rules, policies, seed: int, game_indices):
     indices = np.asarray(game_indices, dtype=np.int64)
     per_game = kb.max_deals_per_game(params)
     pol, prm = kernel_policies(policies)
-    n_headers, n_actions = 16 * len(indices), 2048 * len(indices)
-    while True:
+    games = np.zeros(len(indices), dtype=kb.GAME_DTYPE)
+
+    def run(headers, hcur, trace, tcur):
         deals = np.zeros(len(indices) * per_game, dtype=kb.DEAL_DTYPE)
-        games = np.zeros(len(indices), dtype=kb.GAME_DTYPE)
-        headers = np.zeros((n_headers, kb.HEADER_WIDTH), dtype=np.int64)
-        trace = np.zeros((n_actions, kc.TRACE_WIDTH), dtype=np.int64)
-        hcur = np.zeros(1, dtype=np.int64)
-        tcur = np.zeros(1, dtype=np.int64)
         trace_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices,
                                  pol, prm, deals, games, headers, hcur, trace, tcur)
-        if hcur[0] <= n_headers and tcur[0] <= n_actions:
-            return games, headers[:hcur[0]], trace[:tcur[0]]
-        n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur[0])
+
+    headers, trace = contract.grow_until_fits(run, len(indices), kb.HEADER_WIDTH)
+    return games, headers, trace
 
 
 def trace_games(rules, policies, seed: int, game_indices):
@@ -67,64 +64,27 @@ def trace_games(rules, policies, seed: int, game_indices):
 
 
 def _deal_from_trace(rules, header, trace) -> dict:
-    dealer = int(header[kb.H_DEALER])
     stock = header[kb.H_STOCK:kb.H_STOCK + header[kb.H_STOCK_LEN]]
-    rows = trace[header[kb.H_ACTIONS]:header[kb.H_ACTIONS + 1]]
-    discards = [[], []]
-    calls, play, legal, seats = [], [], [], []
-    for kind, seat, action, mask in rows:
-        seats.append(int(seat))
-        if kind == kc.KIND_DISCARD:
-            discards[seat].append(card_name(action))
-            legal.append([card_name(c) for c in mask_to_cards(mask)])
-        elif kind == kc.KIND_CALL:
-            calls.append(call_name(action))
-            legal.append([call_name(c) for c in mask_to_cards(mask)])
-        else:
-            play.append(card_name(action))
-            legal.append([card_name(c) for c in mask_to_cards(mask)])
+    actions = contract.actions_from_trace(trace[header[kb.H_ACTIONS]:header[kb.H_ACTIONS + 1]])
     return {
         "game": "bridgette",
         "rules": rules.to_dict(),
-        "dealer": dealer,
+        "dealer": int(header[kb.H_DEALER]),
         "hands": [[card_name(c) for c in mask_to_cards(header[kb.H_HAND + s])] for s in (0, 1)],
         "stock": [card_name(c) for c in stock],
-        "discards": discards,
-        "calls": calls,
-        "play": play,
+        "discards": actions["discards"],
+        "calls": actions["calls"],
+        "play": actions["play"],
         "expect": outcome_dict(header[kb.H_OUT:kb.H_OUT + kb.N_OUT]),
         "counted": bool(header[kb.H_COUNTED]),
-        "legal": legal,
-        "seats": seats,
+        "legal": actions["legal"],
+        "seats": actions["seats"],
     }
 
 
 def outcome_dict(out) -> dict:
     """A kernel deal outcome in the replay format's ``expect`` keys."""
-    if out[kc.O_ERROR]:
-        return {"error": kb.ERROR_RULES[out[kc.O_ERROR]],
-                "at": f"{kc.AT_NAMES[out[kc.O_ERROR_AT]]}[{out[kc.O_ERROR_INDEX]}]"}
-    contract = int(out[kc.O_CONTRACT])
-    return {
-        "contract": "pass" if contract < 0 else call_name(contract),
-        "declarer": None if contract < 0 else int(out[kc.O_DECLARER]),
-        "doubled": int(out[kc.O_DOUBLED]),
-        "tricks": [int(out[kc.O_TRICKS]), int(out[kc.O_TRICKS + 1])],
-        "score": [int(out[kc.O_SCORE]), int(out[kc.O_SCORE + 1])],
-    }
-
-
-def deck_error(rules, hands, stock) -> str | None:
-    """B-2/B-4: why ``hands`` and ``stock`` are not a deal of this deck, or None."""
-    deck = {card_name(c) for c in rules.to_kernel()[1]}
-    if len(hands) != 2 or any(len(h) != kb.HAND_SIZE for h in hands):
-        return "hands"
-    seen = [c for h in hands for c in h]
-    if len(set(seen)) != len(seen) or not set(seen) <= deck:
-        return "hands"
-    if sorted(stock) != sorted(deck - set(seen)) or len(stock) != len(deck) - len(seen):
-        return "stock"
-    return None
+    return contract.outcome_dict(out, lambda code, at, index: kb.ERROR_RULES[code])
 
 
 def replay_deal(case: dict) -> dict:
@@ -132,7 +92,7 @@ def replay_deal(case: dict) -> dict:
     rules = BridgetteRules.from_dict(case.get("rules"))
     params, deck, value, exact, penalty = rules.to_kernel()
     hands_in, stock_in = case["hands"], case["stock"]
-    where = deck_error(rules, hands_in, stock_in)
+    where = contract.deck_error({card_name(c) for c in deck}, hands_in, stock_in)
     if where:
         return {"error": "B-2", "at": where}
     hands = np.array([sum(1 << CARD_IDS[c] for c in h) for h in hands_in], dtype=np.uint64)
@@ -152,159 +112,47 @@ def replay_deal(case: dict) -> dict:
     kb.play_deal_nb(params, value, exact, penalty, deck_mask, int(case["dealer"]), hands, stock,
                     pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play,
                     np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
-    result = outcome_dict(out)
-    if out[kc.O_ERROR] == kc.ERR_NOT_IN_HAND and out[kc.O_ERROR_AT] == kc.AT_PLAY:
-        index = int(out[kc.O_ERROR_INDEX])
-        if index < min(len(case["play"]), 2 * kb.HAND_SIZE) and case["play"][index] in CALL_IDS:
-            result["error"] = "C-4"  # a call where a card is due: a call after the auction
-    return result
+    return contract.call_in_play_is_c4(outcome_dict(out), out, case.get("play", []), 0, 2 * kb.HAND_SIZE)
 
 
 # --- Records and aggregates for runs ----------------------------------------------------------
 
-PLAYERS = 2
+PLAYERS = contract.PLAYERS
 RULES = BridgetteRules
 CARD_NAMES = [card_name(c) for c in range(55)]
 CLASS_NAMES = ["numeral", "face", "ace"]
-CONTRACT_NAMES = [call_name(b) for b in range(36)] + ["pass"]
-STRAIN_NAMES = ["C", "D", "H", "S", "NT"]
-
-
-def _categorical(indices, names, mask=None):
-    import pyarrow as pa
-
-    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, dtype=np.int32), mask=mask),
-                                          pa.array(names))
-
-
-def declarer_made(deals):
-    """Per deal: (played, made) flags of the contract (B-11: 6 + level tricks)."""
-    contract = deals["contract"]
-    played = contract >= 0
-    declarer_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
-    made = played & (declarer_tricks >= 6 + BID_LEVEL[np.maximum(contract, 0)])
-    return played, made
+game_table = contract.game_table
 
 
 def deal_table(deals, policies):
     """Deal records as an Arrow table: one row per counted deal, names in C-2 notation."""
     import pyarrow as pa
 
-    contract = deals["contract"].astype(np.int64)
-    played, made = declarer_made(deals)
     columns = {
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
-        "upcard": _categorical(deals["upcard"], CARD_NAMES),
-        "upcard_class": _categorical(deals["upcard_class"], CLASS_NAMES),
+        "upcard": contract.categorical(deals["upcard"], CARD_NAMES),
+        "upcard_class": contract.categorical(deals["upcard_class"], CLASS_NAMES),
         "colon_little": deals["colon_little"], "colon_royal": deals["colon_royal"],
         "colon_grand": deals["colon_grand"],
-        "contract": _categorical(np.where(played, contract, 36), CONTRACT_NAMES),
-        "level": np.where(played, BID_LEVEL[np.maximum(contract, 0)], -1).astype(np.int8),
-        "strain": _categorical(BID_STRAIN[np.maximum(contract, 0)], STRAIN_NAMES, mask=~played),
-        "declarer": deals["declarer"], "doubled": deals["doubled"],
-        "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
-        "score0": deals["score0"], "score1": deals["score1"],
+        **contract.contract_columns(deals, policies),
     }
-    for seat, policy in enumerate(policies):
-        columns[f"policy{seat}"] = _categorical(np.zeros(len(deals)), [str(policy)])
     return pa.table(columns)
-
-
-def game_table(games):
-    """Game records as an Arrow table (winner -1: drawn or abandoned)."""
-    import pyarrow as pa
-
-    return pa.table({name: games[name] for name in games.dtype.names})
 
 
 def aggregate(deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
-    from sim.summary import histogram
-
-    played, made = declarer_made(deals)
-    contract = deals["contract"]
-    by_dealer = deals["declarer"] == deals["dealer"]
-    outcome = np.where(games["abandoned"] != 0, 3, np.where(games["winner"] < 0, 2, games["winner"]))
-    wins = np.zeros((2, 4), dtype=np.int64)
-    np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome.astype(np.int64)), 1)
-    return {
-        "games": int(len(games)), "deals": int(len(deals)),
-        "passed_out": int((~played).sum()),
-        "contracts_played": np.bincount(contract[played], minlength=36).tolist(),
-        "contracts_made": np.bincount(contract[made], minlength=36).tolist(),
-        "doubled": np.bincount(deals["doubled"][played], minlength=3).tolist(),
-        "declarer_dealer": [[int((played & by_dealer).sum()), int((made & by_dealer).sum())],
-                            [int((played & ~by_dealer).sum()), int((made & ~by_dealer).sum())]],
-        "deal_score": [histogram(deals["score0"]), histogram(deals["score1"])],
-        "game_total": [histogram(games["total0"]), histogram(games["total1"])],
-        "wins": wins.tolist(),
-        "redeals": int(games["redeals"].sum()),
-        "tiebreak_games": int((games["tiebreak_deals"] > 0).sum()),
-    }
+    return {**contract.aggregate(deals, games),
+            "tiebreak_games": int((games["tiebreak_deals"] > 0).sum())}
 
 
 def summarize(agg: dict) -> dict:
     """Statistics of a whole run from its merged aggregates."""
-    from sim.summary import describe, rate
-
-    played, made = agg["contracts_played"], agg["contracts_made"]
-    contracts = {CONTRACT_NAMES[b]: rate(made[b], played[b]) for b in range(36) if played[b]}
-    by_level = {str(level): rate(sum(made[b] for b in range(36) if BID_LEVEL[b] == level),
-                                 sum(played[b] for b in range(36) if BID_LEVEL[b] == level))
-                for level in range(8)}
-    by_strain = {s: rate(sum(made[b] for b in range(36) if BID_STRAIN[b] == k),
-                         sum(played[b] for b in range(36) if BID_STRAIN[b] == k))
-                 for k, s in enumerate(STRAIN_NAMES)}
-    n_played = sum(played)
-    wins = np.array(agg["wins"])
-    games = int(wins.sum())
-    return {
-        "games": agg["games"], "deals": agg["deals"],
-        "passed_out": rate(agg["passed_out"], agg["deals"]),
-        "contracts_made": rate(sum(made), n_played),
-        "contracts": contracts, "made_by_level": by_level, "made_by_strain": by_strain,
-        "doubled": {k: rate(agg["doubled"][i], n_played) for i, k in enumerate(("undoubled", "doubled", "redoubled"))},
-        "made_by_declarer": {"dealer": rate(agg["declarer_dealer"][0][1], agg["declarer_dealer"][0][0]),
-                             "non_dealer": rate(agg["declarer_dealer"][1][1], agg["declarer_dealer"][1][0])},
-        "deal_score": {f"seat{s}": describe(agg["deal_score"][s]) for s in range(PLAYERS)},
-        "game_total": {f"seat{s}": describe(agg["game_total"][s]) for s in range(PLAYERS)},
-        "game_wins": {"seat0": rate(int(wins[:, 0].sum()), games), "seat1": rate(int(wins[:, 1].sum()), games),
-                      "drawn": rate(int(wins[:, 2].sum()), games), "abandoned": rate(int(wins[:, 3].sum()), games)},
-        "first_dealer_wins": rate(int(wins[0, 0] + wins[1, 1]), games),
-        "redeals": agg["redeals"], "tiebreak_games": agg["tiebreak_games"],
-    }
+    return {**contract.summarize(agg), "tiebreak_games": agg["tiebreak_games"]}
 
 
 def format_summary(summary: dict) -> str:
     """The end-of-run table printed by sim.run."""
-    from sim.summary import percent
-
-    lines = [f"contracts made {percent(summary['contracts_made'])} of "
-             f"{summary['contracts_made']['n']:,} played; passed out {percent(summary['passed_out'])}; "
-             f"doubled {percent(summary['doubled']['doubled'])}, redoubled {percent(summary['doubled']['redoubled'])}",
-             "", "contracts made by level and strain (95% Wilson intervals; '-' never played):",
-             "level " + "".join(f"{s:>22s}" for s in STRAIN_NAMES) + f"{'all':>22s}"]
-    for level in range(8):
-        cells = []
-        for s in STRAIN_NAMES:
-            name = f"{level}{s}"
-            cells.append(percent(summary["contracts"].get(name)) if name in CONTRACT_NAMES else "")
-        lines.append(f"{level:>5d} " + "".join(f"{c:>22s}" for c in cells)
-                     + f"{percent(summary['made_by_level'][str(level)]):>22s}")
-    lines.append("  all " + "".join(f"{percent(summary['made_by_strain'][s]):>22s}" for s in STRAIN_NAMES))
-    lines += ["", f"{'score by seat':22s}{'mean':>10s}{'95% CI':>22s}{'p5':>8s}{'p25':>8s}{'p50':>8s}{'p75':>8s}{'p95':>8s}"]
-    for kind, label in (("deal_score", "per deal"), ("game_total", "per game")):
-        for seat, d in summary[kind].items():
-            if not d["n"]:
-                continue
-            ci = f"[{d['mean_ci95'][0]:.1f}, {d['mean_ci95'][1]:.1f}]"
-            lines.append(f"  {label} {seat:12s}{d['mean']:10.1f}{ci:>22s}"
-                         + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
-    w = summary["game_wins"]
-    lines += ["", f"game wins: seat 0 {percent(w['seat0'])}, seat 1 {percent(w['seat1'])}, "
-                  f"drawn {percent(w['drawn'])}, abandoned {percent(w['abandoned'])}",
-              f"first dealer wins {percent(summary['first_dealer_wins'])}"]
-    return "\n".join(lines)
+    return contract.format_summary(summary, lowest_level=0)
 
 
 # --- Narration for sim.show -------------------------------------------------------------------

@@ -13,8 +13,11 @@ import sys
 
 from sim.rules import RulesError, rules_for
 
-SUPPORTED = ("bridgette",)
-REQUIRED = {"bridgette": ("dealer", "hands", "stock")}
+REFEREES = {"bridgette": "sim.reference.bridgette", "draw-bridge": "sim.reference.draw_bridge",
+            "bid-euchre": "sim.reference.bid_euchre"}
+REQUIRED = {"bridgette": ("dealer", "hands", "stock"), "draw-bridge": ("dealer", "hands", "stock"),
+            "bid-euchre": ("dealer", "hands")}
+SEATS = {"bridgette": 2, "draw-bridge": 2, "bid-euchre": 4}
 
 
 class MalformedCase(ValueError):
@@ -45,13 +48,14 @@ def check_case(case) -> None:
     game = case.get("game")
     if not isinstance(game, str):
         raise MalformedCase("missing \"game\"")
-    if game not in SUPPORTED:
+    if game not in REQUIRED:
         return
     for key in REQUIRED[game]:
         if key not in case:
             raise MalformedCase(f"missing \"{key}\"")
-    if case["dealer"] not in (0, 1):
-        raise MalformedCase("\"dealer\" must be 0 or 1")
+    seats = SEATS[game]
+    if case["dealer"] not in range(seats) or isinstance(case["dealer"], bool):
+        raise MalformedCase(f"\"dealer\" must be a seat 0..{seats - 1}")
     for key in ("hands", "stock", "calls", "play"):
         value = case.get(key, [])
         if key == "hands":
@@ -61,22 +65,28 @@ def check_case(case) -> None:
         if not (isinstance(value, list) and all(isinstance(c, str) for c in value)):
             raise MalformedCase(f"\"{key}\" must be a list of strings")
     discards = case.get("discards", [])
-    if not (isinstance(discards, list) and len(discards) <= 2
+    if not (isinstance(discards, list) and len(discards) <= seats
             and all(isinstance(d, list) and all(isinstance(c, str) for c in d) for d in discards)):
-        raise MalformedCase("\"discards\" must be a list of two card lists")
+        raise MalformedCase("\"discards\" must be a list of card lists, one per seat")
     if "expect" in case and not isinstance(case["expect"], dict):
         raise MalformedCase("\"expect\" must be an object")
     rules_for(game, case.get("rules"))
 
 
 def replay_case(case: dict, engine: str) -> dict:
-    if case["game"] not in SUPPORTED:
-        return {"error": "unsupported", "message": f"game '{case['game']}' is not supported yet"}
+    """One case's outcome in the chosen engine, or an "unsupported" marker."""
+    import importlib
+
+    from sim.games import IMPLEMENTED, game_module
+
+    game = case["game"]
     if engine == "kernel":
-        from sim.bridgette import replay_deal
-        return replay_deal(case)
-    from sim.reference.bridgette import replay
-    result = replay(case)
+        if game not in IMPLEMENTED:
+            return {"error": "unsupported", "message": f"game '{game}' is not in the kernel yet"}
+        return game_module(game).replay_deal(case)
+    if game not in REFEREES:
+        return {"error": "unsupported", "message": f"game '{game}' is unknown"}
+    result = importlib.import_module(REFEREES[game]).replay(case)
     return {k: v for k, v in result.items() if k != "message"}
 
 
@@ -89,6 +99,12 @@ def describe(outcome: dict) -> str:
     if "error" in outcome:
         return f"illegal {outcome['error']} at {outcome.get('at')}" if outcome["error"] != "unsupported" \
             else outcome["message"]
+    if "bid" in outcome:  # Bid Euchre
+        if outcome["bid"] == "pass":
+            return "void deal"
+        reneges = f", {len(outcome['reneges'])} renege(s)" if outcome.get("reneges") else ""
+        return (f"{outcome['bid']} by seat {outcome['bidder']} in {outcome['trump']}, team tricks "
+                f"{outcome['tricks']}, score {outcome['score']}{reneges}")
     if outcome["contract"] == "pass":
         return "passed out"
     dbl = ("", "X", "XX")[outcome["doubled"]]

@@ -260,6 +260,10 @@ class DrawBridgeRules:
     def validate(self) -> None:
         pass
 
+    def to_kernel(self):
+        from kernels import draw_bridge as kd
+        return kd.kernel_rules(self)
+
 
 # --- Bid Euchre (RULES.md E-1..E-10) --------------------------------------------------------
 

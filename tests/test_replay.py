@@ -6,18 +6,26 @@ import pytest
 
 from sim import replay
 from sim.bridgette import replay_deal
+from sim.games import IMPLEMENTED
 from sim.reference.bridgette import replay as reference_replay
 from tests.conftest import golden_cases
 
 BRIDGETTE = golden_cases("bridgette")
-ENGINES = {"kernel": replay_deal,
-           "reference": lambda case: {k: v for k, v in reference_replay(case).items() if k != "message"}}
+GOLDEN = [(game, n, c) for game in ("bridgette", "draw-bridge", "bid-euchre") for n, c in golden_cases(game)]
 
 
-@pytest.mark.parametrize("engine", sorted(ENGINES))
-@pytest.mark.parametrize("line,case", BRIDGETTE, ids=[f"line{n}" for n, _ in BRIDGETTE])
-def test_golden_bridgette(engine, line, case):
-    assert ENGINES[engine](case) == case["expect"]
+def kernel_supports(game: str) -> bool:
+    return game in IMPLEMENTED
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+@pytest.mark.parametrize("game,line,case", GOLDEN, ids=[f"{g}-line{n}" for g, n, _ in GOLDEN])
+def test_golden(engine, game, line, case):
+    outcome = replay.replay_case(case, engine)
+    if engine == "kernel" and not kernel_supports(game):
+        assert outcome["error"] == "unsupported"
+    else:
+        assert outcome == case["expect"]
 
 
 def test_golden_file_has_every_kind_of_bridgette_case():
@@ -48,11 +56,12 @@ def test_cli_json_prints_one_outcome_per_line(golden_path, engine, capsys):
     assert len(lines) == len(cases)
     for text, case in zip(lines, cases):
         outcome = json.loads(text)
-        if case["game"] == "bridgette":
-            assert outcome == case["expect"]
-        else:
+        if engine == "kernel" and not kernel_supports(case["game"]):
             assert outcome["error"] == "unsupported"
-    assert status == 1  # other games are not supported yet
+        else:
+            assert outcome == case["expect"]
+    every_game = engine == "reference" or all(kernel_supports(c["game"]) for c in cases)
+    assert status == (0 if every_game else 1)
 
 
 def test_cli_mismatch_exits_1(tmp_path, capsys):
@@ -66,7 +75,7 @@ def test_cli_mismatch_exits_1(tmp_path, capsys):
 @pytest.mark.parametrize("bad,expected", [
     ("{not json", "line 2"),
     ('{"game": "bridgette", "hands": [], "stock": []}', 'line 2: missing "dealer"'),
-    ('{"game": "bridgette", "dealer": 3, "hands": [], "stock": []}', "line 2: \"dealer\" must be 0 or 1"),
+    ('{"game": "bridgette", "dealer": 3, "hands": [], "stock": []}', "line 2: \"dealer\" must be a seat 0..1"),
     ('{"game": "bridgette", "dealer": 0, "hands": [], "stock": [], "rules": {"deck": {"jokers": 1}}}',
      "line 2: unknown option 'deck.jokers'"),
     ("[1, 2]", "line 2: not a JSON object"),

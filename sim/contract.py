@@ -1,0 +1,223 @@
+"""Shared by the two-player contract games (Bridgette, Draw Bridge) on the Python side.
+
+Kernel traces into replay-format dicts, kernel outcomes into ``expect`` dicts, contract
+records into Arrow columns, and the run aggregates and summary of contracts, scores and
+game wins that both games report.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels import contract as kc
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, call_name
+from kernels.cards import card_name, mask_to_cards
+from sim.summary import describe, histogram, percent, rate
+
+PLAYERS = 2
+CONTRACT_NAMES = [call_name(b) for b in range(36)] + ["pass"]
+STRAIN_NAMES = ["C", "D", "H", "S", "NT"]
+
+
+def grow_until_fits(run, n_games: int, header_width: int):
+    """Call a tracing kernel with buffers that double until every deal and action fits.
+
+    ``run(headers, hcur, trace, tcur)`` fills the buffers; returns (headers, trace) trimmed.
+    """
+    n_headers, n_actions = 16 * n_games, 2048 * n_games
+    while True:
+        headers = np.zeros((n_headers, header_width), dtype=np.int64)
+        trace = np.zeros((n_actions, kc.TRACE_WIDTH), dtype=np.int64)
+        hcur = np.zeros(1, dtype=np.int64)
+        tcur = np.zeros(1, dtype=np.int64)
+        run(headers, hcur, trace, tcur)
+        if hcur[0] <= n_headers and tcur[0] <= n_actions:
+            return headers[:hcur[0]], trace[:tcur[0]]
+        n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur[0])
+
+
+def actions_from_trace(rows, players: int = PLAYERS) -> dict:
+    """Trace rows of one deal as replay-format lists, with each action's seat and legal set."""
+    discards = [[] for _ in range(players)]
+    calls, play, legal, seats = [], [], [], []
+    for kind, seat, action, mask in rows:
+        seats.append(int(seat))
+        name = call_name if kind == kc.KIND_CALL else card_name
+        legal.append([name(c) for c in mask_to_cards(mask)])
+        if kind == kc.KIND_DISCARD:
+            discards[seat].append(card_name(action))
+        elif kind == kc.KIND_CALL:
+            calls.append(call_name(action))
+        else:
+            play.append(card_name(action))
+    return {"discards": discards, "calls": calls, "play": play, "legal": legal, "seats": seats}
+
+
+def outcome_dict(out, error_rule) -> dict:
+    """A kernel deal outcome in the replay format's ``expect`` keys.
+
+    ``error_rule(code, at, index)`` names the rule an error code stands for in this game.
+    """
+    if out[kc.O_ERROR]:
+        at, index = int(out[kc.O_ERROR_AT]), int(out[kc.O_ERROR_INDEX])
+        return {"error": error_rule(int(out[kc.O_ERROR]), at, index),
+                "at": f"{kc.AT_NAMES[at]}[{index}]"}
+    contract = int(out[kc.O_CONTRACT])
+    return {
+        "contract": "pass" if contract < 0 else call_name(contract),
+        "declarer": None if contract < 0 else int(out[kc.O_DECLARER]),
+        "doubled": int(out[kc.O_DOUBLED]),
+        "tricks": [int(out[kc.O_TRICKS]), int(out[kc.O_TRICKS + 1])],
+        "score": [int(out[kc.O_SCORE]), int(out[kc.O_SCORE + 1])],
+    }
+
+
+def deck_error(deck: set, hands, stock, hand_size: int = 13) -> str | None:
+    """Why ``hands`` and ``stock`` are not a deal of ``deck`` ("hands" or "stock"), or None."""
+    if len(hands) != PLAYERS or any(len(h) != hand_size for h in hands):
+        return "hands"
+    seen = [c for h in hands for c in h]
+    if len(set(seen)) != len(seen) or not set(seen) <= deck:
+        return "hands"
+    if sorted(stock) != sorted(deck - set(seen)) or len(stock) != len(deck) - len(seen):
+        return "stock"
+    return None
+
+
+def call_in_play_is_c4(result: dict, out, play: list, first: int, last: int) -> dict:
+    """A call written where a contract card is due (``play[first:last]``) is a call after
+    the auction ended (C-4), not a card missing from the hand."""
+    if out[kc.O_ERROR] == kc.ERR_NOT_IN_HAND and out[kc.O_ERROR_AT] == kc.AT_PLAY:
+        index = int(out[kc.O_ERROR_INDEX])
+        if first <= index < min(len(play), last) and play[index] in CALL_IDS:
+            result["error"] = "C-4"
+    return result
+
+
+def categorical(indices, names, mask=None):
+    """An Arrow dictionary column: small integer codes plus their names."""
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, dtype=np.int32), mask=mask),
+                                          pa.array(names))
+
+
+def declarer_made(deals):
+    """Per deal: (played, made) flags of the contract (made: 6 + level tricks)."""
+    contract = deals["contract"]
+    played = contract >= 0
+    declarer_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
+    made = played & (declarer_tricks >= 6 + BID_LEVEL[np.maximum(contract, 0)])
+    return played, made
+
+
+def contract_columns(deals, policies) -> dict:
+    """The Arrow columns every contract game's deal records share."""
+    contract = deals["contract"].astype(np.int64)
+    played, made = declarer_made(deals)
+    columns = {
+        "contract": categorical(np.where(played, contract, 36), CONTRACT_NAMES),
+        "level": np.where(played, BID_LEVEL[np.maximum(contract, 0)], -1).astype(np.int8),
+        "strain": categorical(BID_STRAIN[np.maximum(contract, 0)], STRAIN_NAMES, mask=~played),
+        "declarer": deals["declarer"], "doubled": deals["doubled"],
+        "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
+        "score0": deals["score0"], "score1": deals["score1"],
+    }
+    for seat, policy in enumerate(policies):
+        columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+    return columns
+
+
+def game_table(games):
+    """Game records as an Arrow table (winner -1: drawn or abandoned)."""
+    import pyarrow as pa
+
+    return pa.table({name: games[name] for name in games.dtype.names})
+
+
+def aggregate(deals, games) -> dict:
+    """Block aggregates of contracts, scores and game wins (see sim.summary for merging)."""
+    played, made = declarer_made(deals)
+    contract = deals["contract"]
+    by_dealer = deals["declarer"] == deals["dealer"]
+    outcome = np.where(games["abandoned"] != 0, 3, np.where(games["winner"] < 0, 2, games["winner"]))
+    wins = np.zeros((2, 4), dtype=np.int64)
+    np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome.astype(np.int64)), 1)
+    return {
+        "games": int(len(games)), "deals": int(len(deals)),
+        "passed_out": int((~played).sum()),
+        "contracts_played": np.bincount(contract[played], minlength=36).tolist(),
+        "contracts_made": np.bincount(contract[made], minlength=36).tolist(),
+        "doubled": np.bincount(deals["doubled"][played], minlength=3).tolist(),
+        "declarer_dealer": [[int((played & by_dealer).sum()), int((made & by_dealer).sum())],
+                            [int((played & ~by_dealer).sum()), int((made & ~by_dealer).sum())]],
+        "deal_score": [histogram(deals["score0"]), histogram(deals["score1"])],
+        "game_total": [histogram(games["total0"]), histogram(games["total1"])],
+        "deals_per_game": histogram(games["deals"]),
+        "wins": wins.tolist(),
+        "redeals": int(games["redeals"].sum()),
+    }
+
+
+def summarize(agg: dict) -> dict:
+    """Statistics of a whole run from its merged aggregates."""
+    played, made = agg["contracts_played"], agg["contracts_made"]
+    contracts = {CONTRACT_NAMES[b]: rate(made[b], played[b]) for b in range(36) if played[b]}
+    by_level = {str(level): rate(sum(made[b] for b in range(36) if BID_LEVEL[b] == level),
+                                 sum(played[b] for b in range(36) if BID_LEVEL[b] == level))
+                for level in range(8)}
+    by_strain = {s: rate(sum(made[b] for b in range(36) if BID_STRAIN[b] == k),
+                         sum(played[b] for b in range(36) if BID_STRAIN[b] == k))
+                 for k, s in enumerate(STRAIN_NAMES)}
+    n_played = sum(played)
+    wins = np.array(agg["wins"])
+    games = int(wins.sum())
+    dealer, other = agg["declarer_dealer"]
+    return {
+        "games": agg["games"], "deals": agg["deals"],
+        "passed_out": rate(agg["passed_out"], agg["deals"]),
+        "contracts_made": rate(sum(made), n_played),
+        "contracts": contracts, "made_by_level": by_level, "made_by_strain": by_strain,
+        "doubled": {k: rate(agg["doubled"][i], n_played)
+                    for i, k in enumerate(("undoubled", "doubled", "redoubled"))},
+        "made_by_declarer": {"dealer": rate(dealer[1], dealer[0]), "non_dealer": rate(other[1], other[0])},
+        "deal_score": {f"seat{s}": describe(agg["deal_score"][s]) for s in range(PLAYERS)},
+        "game_total": {f"seat{s}": describe(agg["game_total"][s]) for s in range(PLAYERS)},
+        "deals_per_game": describe(agg["deals_per_game"]),
+        "game_wins": {"seat0": rate(int(wins[:, 0].sum()), games), "seat1": rate(int(wins[:, 1].sum()), games),
+                      "drawn": rate(int(wins[:, 2].sum()), games), "abandoned": rate(int(wins[:, 3].sum()), games)},
+        "first_dealer_wins": rate(int(wins[0, 0] + wins[1, 1]), games),
+        "redeals": agg["redeals"],
+    }
+
+
+def format_summary(summary: dict, lowest_level: int = 0) -> str:
+    """The end-of-run table printed by sim.run."""
+    lines = [f"contracts made {percent(summary['contracts_made'])} of "
+             f"{summary['contracts_made']['n']:,} played; passed out {percent(summary['passed_out'])}; "
+             f"doubled {percent(summary['doubled']['doubled'])}, redoubled {percent(summary['doubled']['redoubled'])}",
+             "", "contracts made by level and strain (95% Wilson intervals; '-' never played):",
+             "level " + "".join(f"{s:>22s}" for s in STRAIN_NAMES) + f"{'all':>22s}"]
+    for level in range(lowest_level, 8):
+        cells = []
+        for s in STRAIN_NAMES:
+            name = f"{level}{s}"
+            cells.append(percent(summary["contracts"].get(name)) if name in CONTRACT_NAMES else "")
+        lines.append(f"{level:>5d} " + "".join(f"{c:>22s}" for c in cells)
+                     + f"{percent(summary['made_by_level'][str(level)]):>22s}")
+    lines.append("  all " + "".join(f"{percent(summary['made_by_strain'][s]):>22s}" for s in STRAIN_NAMES))
+    lines += ["", f"{'score by seat':22s}{'mean':>10s}{'95% CI':>22s}"
+              + "".join(f"{q:>8s}" for q in ("p5", "p25", "p50", "p75", "p95"))]
+    for kind, label in (("deal_score", "per deal"), ("game_total", "per game")):
+        for seat, d in summary[kind].items():
+            if not d["n"]:
+                continue
+            ci = f"[{d['mean_ci95'][0]:.1f}, {d['mean_ci95'][1]:.1f}]"
+            lines.append(f"  {label} {seat:12s}{d['mean']:10.1f}{ci:>22s}"
+                         + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
+    w = summary["game_wins"]
+    lines += ["", f"game wins: seat 0 {percent(w['seat0'])}, seat 1 {percent(w['seat1'])}, "
+                  f"drawn {percent(w['drawn'])}, abandoned {percent(w['abandoned'])}",
+              f"first dealer wins {percent(summary['first_dealer_wins'])}; "
+              f"deals per game: mean {summary['deals_per_game']['mean']:.2f}"]
+    return "\n".join(lines)

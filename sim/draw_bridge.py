@@ -1,0 +1,219 @@
+"""Draw Bridge for runs: blocks of games, traces, kernel replays, records and summaries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels import contract as kc
+from kernels import draw_bridge as kd
+from kernels.calls import CALL_IDS, CALL_UNKNOWN
+from kernels.cards import CARD_IDS, card_name, mask_to_cards
+from kernels.engine import run_draw_bridge_block_nb, trace_draw_bridge_games_nb
+from kernels.policies import POLICY_SCRIPT
+from sim import contract
+from sim.policies import kernel_policies
+from sim.rules import DrawBridgeRules
+
+PLAYERS = contract.PLAYERS
+RULES = DrawBridgeRules
+DRAW_CARDS = 2 * kd.HAND_SIZE  # play[0..25] is the draw phase
+DECK = {card_name(c) for c in range(52)}
+
+
+def run_block(rules, policies, seed: int, first_game: int, count: int):
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records).
+
+    Each game has ``DEAL_SLOTS`` deal rows in the parallel pass; the rare longer game is
+    played again alone with room for ``game.max_deals`` rows (same seed, same game).
+    """
+    params, made, undertricks = rules.to_kernel()
+    pol, prm = kernel_policies(policies)
+    slots = kd.DEAL_SLOTS
+    deals = np.zeros(count * slots, dtype=kd.DEAL_DTYPE)
+    games = np.zeros(count, dtype=kd.GAME_DTYPE)
+    run_draw_bridge_block_nb(params, made, undertricks, np.uint64(seed), first_game, pol, prm,
+                             deals, games)
+    counts = games["deals"].astype(np.int64)
+    longer = np.flatnonzero(counts > slots)
+    if longer.size == 0:
+        return deals[(np.arange(slots)[None, :] < counts[:, None]).ravel()], games
+    per_game = [deals[i * slots:i * slots + min(n, slots)] for i, n in enumerate(counts)]
+    for i in longer:
+        long_deals = np.zeros(int(params[kd.P_MAX_DEALS]), dtype=kd.DEAL_DTYPE)
+        trace_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed),
+                                   np.array([first_game + i]), pol, prm, long_deals, games[i:i + 1],
+                                   np.zeros((0, kd.HEADER_WIDTH), dtype=np.int64), np.zeros(1, np.int64),
+                                   np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, np.int64))
+        per_game[i] = long_deals[:counts[i]]
+    return np.concatenate(per_game), games
+
+
+def trace_raw(rules, policies, seed: int, game_indices):
+    """Kernel traces of chosen games: (game records, deal headers, action rows)."""
+    params, made, undertricks = rules.to_kernel()
+    indices = np.asarray(game_indices, dtype=np.int64)
+    pol, prm = kernel_policies(policies)
+    games = np.zeros(len(indices), dtype=kd.GAME_DTYPE)
+    per_game = int(params[kd.P_MAX_DEALS])
+
+    def run(headers, hcur, trace, tcur):
+        deals = np.zeros(len(indices) * per_game, dtype=kd.DEAL_DTYPE)
+        trace_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed), indices, pol, prm,
+                                   deals, games, headers, hcur, trace, tcur)
+
+    headers, trace = contract.grow_until_fits(run, len(indices), kd.HEADER_WIDTH)
+    return games, headers, trace
+
+
+def trace_games(rules, policies, seed: int, game_indices):
+    """Every deal of the chosen games in the replay format (see sim.bridgette.trace_games)."""
+    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    by_game = {int(g): [] for g in game_indices}
+    for h in headers:
+        actions = contract.actions_from_trace(trace[h[kd.H_ACTIONS]:h[kd.H_ACTIONS + 1]])
+        out = h[kd.H_OUT:kd.H_OUT + kd.N_OUT]
+        by_game[int(h[kd.H_GAME])].append({
+            "game": "draw-bridge",
+            "rules": rules.to_dict(),
+            "dealer": int(h[kd.H_DEALER]),
+            "hands": [[card_name(c) for c in mask_to_cards(h[kd.H_HAND + s])] for s in (0, 1)],
+            "stock": [card_name(c) for c in h[kd.H_STOCK:kd.H_STOCK + 26]],
+            "calls": actions["calls"],
+            "play": actions["play"],
+            "expect": outcome_dict(out),
+            "draw_tricks": [int(out[kd.O_DRAW_TRICKS]), int(out[kd.O_DRAW_TRICKS + 1])],
+            "counted": bool(h[kd.H_COUNTED]),
+            "legal": actions["legal"],
+            "seats": actions["seats"],
+        })
+    return games, [by_game[int(g)] for g in game_indices]
+
+
+def _error_rule(code: int, at: int, index: int) -> str:
+    if at == kc.AT_PLAY and index < DRAW_CARDS and code in (kc.ERR_NOT_IN_HAND, kc.ERR_FOLLOW):
+        return kd.DRAW_PHASE_ERROR
+    return kd.ERROR_RULES[code]
+
+
+def outcome_dict(out) -> dict:
+    """A kernel deal outcome in the replay format's ``expect`` keys."""
+    return contract.outcome_dict(out, _error_rule)
+
+
+def replay_deal(case: dict) -> dict:
+    """Replay one Draw Bridge deal in the kernel: its outcome, or the first illegal action."""
+    rules = DrawBridgeRules.from_dict(case.get("rules"))
+    params, made, undertricks = rules.to_kernel()
+    where = contract.deck_error(DECK, case["hands"], case["stock"])
+    if where:
+        return {"error": "D-1", "at": where}
+    hands = np.array([sum(1 << CARD_IDS[c] for c in h) for h in case["hands"]], dtype=np.uint64)
+    stock = np.array([CARD_IDS[c] for c in case["stock"]], dtype=np.int64)
+    calls = np.array([CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])], dtype=np.int64)
+    play = np.array([CARD_IDS.get(c, -1) if CARD_IDS.get(c, 99) < 52 else -1
+                     for c in case.get("play", [])], dtype=np.int64)
+    out = np.zeros(kd.N_OUT, dtype=np.int64)
+    pol = np.full(2, POLICY_SCRIPT, dtype=np.int64)
+    kd.play_deal_nb(params, made, undertricks, int(case["dealer"]), hands, stock, pol,
+                    np.zeros((2, 4)), np.zeros(1, dtype=np.uint64), calls, play,
+                    np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
+    return contract.call_in_play_is_c4(outcome_dict(out), out, case.get("play", []), DRAW_CARDS, 10**9)
+
+
+# --- Records and aggregates for runs ----------------------------------------------------------
+
+game_table = contract.game_table
+
+
+def deal_table(deals, policies):
+    """Deal records as an Arrow table: one row per counted deal."""
+    import pyarrow as pa
+
+    return pa.table({
+        "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
+        "draw_tricks0": deals["draw_tricks0"], "draw_tricks1": deals["draw_tricks1"],
+        **contract.contract_columns(deals, policies),
+    })
+
+
+def aggregate(deals, games) -> dict:
+    """Block aggregates: the contract games' ones plus draw-phase tricks against the contract.
+
+    ``draw_tricks[k]`` counts, for deals where a seat won k draw-phase tricks: [deals,
+    times that seat declared, times it declared and made].
+    """
+    played, made = contract.declarer_made(deals)
+    table = np.zeros((14, 3), dtype=np.int64)
+    for seat in (0, 1):
+        won = deals[f"draw_tricks{seat}"].astype(np.int64)
+        declared = played & (deals["declarer"] == seat)
+        np.add.at(table[:, 0], won, 1)
+        np.add.at(table[:, 1], won[declared], 1)
+        np.add.at(table[:, 2], won[declared & made], 1)
+    return {**contract.aggregate(deals, games), "draw_tricks": table.tolist()}
+
+
+def summarize(agg: dict) -> dict:
+    from sim.summary import rate
+
+    table = agg["draw_tricks"]
+    return {**contract.summarize(agg),
+            "draw_tricks": {str(k): {"deals": n, "declared": rate(d, n), "declared_and_made": rate(m, d)}
+                            for k, (n, d, m) in enumerate(table) if n}}
+
+
+def format_summary(summary: dict) -> str:
+    from sim.summary import percent
+
+    lines = [contract.format_summary(summary, lowest_level=1), "",
+             "draw-phase tricks won -> the same seat declares / makes its contract:"]
+    for k, row in summary["draw_tricks"].items():
+        lines.append(f"  {int(k):2d} tricks ({row['deals']:>9,} seat-deals): declares "
+                     f"{percent(row['declared'])}, makes {percent(row['declared_and_made'])} of those")
+    return "\n".join(lines)
+
+
+# --- Narration for sim.show -------------------------------------------------------------------
+
+def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = None) -> str:
+    """A traced game in words; ``only_deal`` picks one counted deal (the records' ``deal``)."""
+    from sim.bridgette import _hand_words
+    from sim.reference.draw_bridge import DrawBridgeDeal
+
+    lines = [f"Draw Bridge game {int(game_row['game'])} of seed {seed}: first dealer seat "
+             f"{int(game_row['first_dealer'])}"]
+    counted = -1
+    for deal in deals:
+        counted += deal["counted"]
+        if only_deal is not None and (counted != only_deal or not deal["counted"]):
+            continue
+        label = f"deal {counted}" if deal["counted"] else f"redealt passed-out deal before deal {counted + 1}"
+        lines.append(f"{label}: dealer seat {deal['dealer']}")
+        lines += [f"  seat {s}: {_hand_words(h)}" for s, h in enumerate(deal["hands"])]
+        ref = DrawBridgeDeal(rules, deal["dealer"], deal["hands"], deal["stock"])
+        for k in range(0, DRAW_CARDS, 2):
+            top, under = ref.stock_top, deal["stock"][k + 1]
+            ref.apply(deal["play"][k])
+            ref.apply(deal["play"][k + 1])
+            leader, cards, winner = ref.draw_history[-1][:3]
+            lines.append(f"  draw trick {k // 2 + 1:2d}: seat {leader} {cards[0]}, seat {1 - leader} {cards[1]}"
+                         f" -> seat {winner} draws {top}, seat {1 - winner} draws {under}")
+        lines.append(f"  draw tricks {deal['draw_tricks'][0]}-{deal['draw_tricks'][1]}; hands now:")
+        lines += [f"  seat {s}: {_hand_words(ref.hands[s])}" for s in (0, 1)]
+        calls = []
+        for i, call in enumerate(deal["calls"]):
+            calls.append(f"{(deal['dealer'] + i) % 2}:{call}")
+        lines.append(f"  auction (dealer first): {'  '.join(calls)}")
+        outcome = deal["expect"]
+        if outcome["contract"] == "pass":
+            lines.append("  passed out")
+            continue
+        dbl = ("", " doubled", " redoubled")[outcome["doubled"]]
+        lines.append(f"  contract {outcome['contract']}{dbl} by seat {outcome['declarer']}; "
+                     f"tricks {outcome['tricks'][0]}-{outcome['tricks'][1]}; scores seat 0 +{outcome['score'][0]}, "
+                     f"seat 1 +{outcome['score'][1]}")
+    if only_deal is None:
+        result = "abandoned" if game_row["abandoned"] else f"seat {int(game_row['winner'])} wins"
+        lines.append(f"game: {int(game_row['deals'])} deals, totals seat 0 {int(game_row['total0'])}, "
+                     f"seat 1 {int(game_row['total1'])}: {result}")
+    return "\n".join(lines)

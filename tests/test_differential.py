@@ -1,0 +1,30 @@
+"""Kernel traces replayed by the referee: every legal set, outcome and game must agree.
+
+At least 20,000 games per game in the default run, spread over option sets that put
+every option at a non-default value somewhere and over three policy pairings;
+``make test-all`` runs 100,000 more per game.
+"""
+
+import pytest
+
+from tests.differential import cases, run_differential
+
+GAMES = ["bridgette", "draw-bridge"]
+
+
+def _check(game, total_games, seed):
+    per_case = -(-total_games // len(cases(game)))
+    games, deals, problems = run_differential(game, per_case, seed)
+    assert games >= total_games and deals >= games
+    assert problems == [], "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_kernel_and_referee_agree_on_20000_games(game):
+    _check(game, 20_000, seed=20261129)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_kernel_and_referee_agree_on_100000_more_games(game):
+    _check(game, 100_000, seed=31)
