@@ -122,3 +122,51 @@ def hcp_nb(hand):
     for r in range(RANK_JACK, RANK_ACE + 1):
         total += HCP[r] * popcount_nb(hand & RANK_MASKS[r])
     return total
+
+
+# --- Bid Euchre layout (E-1, E-2, E-10) ------------------------------------------------------
+# Bit ``copy * 24 + suit * 6 + rank`` with ranks 9 T J Q K A = 0..5 (copy 1 only with the
+# double deck), the joker at bit 48. Trump decides each card's effective suit and power.
+
+EUCHRE_RANKS = "9TJQKA"
+EUCHRE_JACK = 2
+EUCHRE_JOKER = 48
+EUCHRE_BITS = 49
+
+
+def euchre_card_name(card: int) -> str:
+    if card == EUCHRE_JOKER:
+        return "JO"
+    return EUCHRE_RANKS[card % 6] + SUIT_CHARS[(card % 24) // 6]
+
+
+EUCHRE_CARD_IDS = {euchre_card_name(c): c for c in range(24)} | {"JO": EUCHRE_JOKER}
+
+
+def _euchre_tables():
+    """EFF_SUIT[trump, card], POWER[trump, card] and SUIT_OF[trump, suit] masks (E-2)."""
+    eff = np.zeros((4, EUCHRE_BITS), dtype=np.int64)
+    power = np.zeros((4, EUCHRE_BITS), dtype=np.int64)
+    suit_of = np.zeros((4, 4), dtype=np.uint64)
+    for trump in range(4):
+        left = 3 - trump  # the other suit of the same colour: clubs-spades, diamonds-hearts
+        for card in range(EUCHRE_BITS):
+            suit, rank = (card % 24) // 6, card % 6
+            if card == EUCHRE_JOKER:
+                eff[trump, card], power[trump, card] = trump, 107  # above the right bower
+            elif rank == EUCHRE_JACK and suit == trump:
+                eff[trump, card], power[trump, card] = trump, 106  # right bower
+            elif rank == EUCHRE_JACK and suit == left:
+                eff[trump, card], power[trump, card] = trump, 105  # left bower
+            elif suit == trump:
+                eff[trump, card], power[trump, card] = trump, 100 + (rank if rank < EUCHRE_JACK else rank - 1)
+            else:
+                eff[trump, card], power[trump, card] = suit, rank
+            suit_of[trump, eff[trump, card]] |= np.uint64(1 << card)
+    return eff, power, suit_of
+
+
+EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF = _euchre_tables()
+_EUCHRE_RANK = [sum(1 << (c * 24 + s * 6 + r) for c in (0, 1) for s in range(4)) for r in range(6)]
+EUCHRE_ACES = np.uint64(_EUCHRE_RANK[5])
+EUCHRE_FACES = np.uint64(_EUCHRE_RANK[2] | _EUCHRE_RANK[3] | _EUCHRE_RANK[4])

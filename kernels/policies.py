@@ -11,7 +11,7 @@ from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLONS, HCP, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
+    EUCHRE_ACES, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, ALL_SUITED, CARD_CLASS, COLONS, HCP, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
     SUIT_MASKS, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
     popcount_nb,
 )
@@ -245,3 +245,151 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
         if winners:
             return _cheapest_nb(winners, -1)
     return _cheapest_nb(legal, -1)
+
+
+# --- Bid Euchre (E-3..E-6) ------------------------------------------------------------------
+# Cards in the Bid Euchre layout of kernels.cards; bids are ladder ids (3.. first, then the
+# ask and the moon), 15 a pass.
+
+EUCHRE_PASS = 15
+
+
+@njit(cache=True)
+def _euchre_extreme_nb(mask, trump, highest):
+    """The card of ``mask`` with the highest (or lowest) power under ``trump``."""
+    best, best_power = -1, -1 if highest else 10**6
+    rest = mask
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        p = EUCHRE_POWER[trump, c]
+        if (p > best_power) if highest else (p < best_power):
+            best, best_power = c, p
+    return best
+
+
+@njit(cache=True)
+def euchre_strength_nb(hand, trump):
+    """Tricks this hand expects to take by itself with ``trump``: trumps by rank, side aces."""
+    est = 0.0
+    trumps = hand & EUCHRE_SUIT_OF[trump, trump]
+    rest = trumps
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        p = EUCHRE_POWER[trump, c]
+        est += 1.0 if p >= 106 else 0.85 if p == 105 else 0.7 if p == 104 else 0.5 if p == 103 else 0.35
+    n = popcount_nb(trumps)
+    if n >= 3:
+        est += 0.3 * (n - 2)
+    est += 0.7 * popcount_nb(hand & EUCHRE_ACES & ~trumps)
+    return est
+
+
+@njit(cache=True)
+def _best_trump_nb(hand):
+    best, best_est = 0, -1.0
+    for t in range(4):
+        e = euchre_strength_nb(hand, t)
+        if e > best_est:
+            best, best_est = t, e
+    return best, best_est
+
+
+@njit(cache=True)
+def choose_euchre_discard_nb(pid, prm, hand, rng):
+    """E-10 joker: the dealer's discard before the auction: its weakest card."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(hand, rng)
+    trump, _ = _best_trump_nb(hand)
+    return _euchre_extreme_nb(hand, trump, False)
+
+
+@njit(cache=True)
+def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks, rng):
+    """E-3: pass or a bid (ladder id). Bids the team's expected tricks in its best suit; asks
+    or shoots the moon with a hand that expects (nearly) every trick."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    _, alone = _best_trump_nb(hand)
+    scale = tricks / 6.0
+    levels = tricks - 3
+    ask, moon = levels, levels + 1
+    aggression = prm[H_AGGRESSION]
+    choice = -1
+    if alone + aggression >= tricks - 0.3 * scale:
+        choice = moon
+    elif alone + aggression + 0.8 * scale >= tricks - 0.5 * scale:
+        choice = ask
+    else:
+        team = alone + aggression + 1.25 * scale  # what partner adds on average
+        level = int(np.floor(team))
+        if high_bidder >= 0 and (high_bidder - seat) % 2 == 0:
+            level = int(np.floor(team - 1.5))  # do not overbid partner without a clear margin
+        if level >= 3:
+            choice = min(level - 3, levels - 1)
+    while choice >= 0 and (legal & bit_nb(choice)) == ZERO:
+        choice -= 1
+    if choice >= 0 and choice > high:
+        return choice
+    if legal & bit_nb(EUCHRE_PASS):
+        return EUCHRE_PASS
+    return lowest_nb(legal)  # stuck dealer: the lowest bid
+
+
+@njit(cache=True)
+def choose_euchre_trump_nb(pid, prm, hand, rng):
+    """E-3: the bidder names trump: its strongest suit."""
+    if pid == POLICY_RANDOM:
+        return below_nb(rng, 4)
+    trump, _ = _best_trump_nb(hand)
+    return trump
+
+
+@njit(cache=True)
+def choose_euchre_give_nb(pid, prm, legal, trump, rng):
+    """E-4: a card the asking bidder gives partner: its least useful one."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    return _euchre_extreme_nb(legal, trump, False)
+
+
+@njit(cache=True)
+def choose_euchre_return_nb(pid, prm, legal, trump, rng):
+    """E-4: a return of partner's choice (no trumps left): its best card."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    return _euchre_extreme_nb(legal, trump, True)
+
+
+@njit(cache=True)
+def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played, rng):
+    """E-6: a card to play. Leads trump from the top on the bidding side, cashes side aces,
+    never overtakes a partner who is winning with a high card, wins as cheaply as it can."""
+    if pid == POLICY_RANDOM:
+        return pick_random_nb(legal, rng)
+    trumps = legal & EUCHRE_SUIT_OF[trump, trump]
+    if lead < 0:
+        if trumps and (seat - bidder) % 2 == 0:
+            top = _euchre_extreme_nb(trumps, trump, True)
+            if EUCHRE_POWER[trump, top] >= 105:
+                return top
+        aces = legal & EUCHRE_ACES & ~trumps
+        if aces:
+            return lowest_nb(aces)
+        return _euchre_extreme_nb(legal, trump, False)
+    best_suit = EUCHRE_EFF_SUIT[trump, best]
+    winners = ZERO
+    rest = legal
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        cs = EUCHRE_EFF_SUIT[trump, c]
+        if (cs == best_suit and EUCHRE_POWER[trump, c] > EUCHRE_POWER[trump, best]) or (
+                cs == trump and best_suit != trump):
+            winners |= bit_nb(c)
+    partner_winning = (best_seat - seat) % 4 == 2
+    strong = best_suit == trump or EUCHRE_POWER[trump, best] >= 4  # a trump, or a king or ace
+    if winners and not (partner_winning and strong):
+        return _euchre_extreme_nb(winners, trump, False)
+    return _euchre_extreme_nb(legal, trump, False)

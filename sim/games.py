@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 GAME_NAMES = ("bridgette", "draw-bridge", "bid-euchre")
-IMPLEMENTED = {"bridgette": "sim.bridgette", "draw-bridge": "sim.draw_bridge"}
+IMPLEMENTED = {"bridgette": "sim.bridgette", "draw-bridge": "sim.draw_bridge", "bid-euchre": "sim.bid_euchre"}
 
 
 class GameError(ValueError):

@@ -324,6 +324,10 @@ class BidEuchreRules:
     def to_dict(self) -> dict:
         return _to_dict(self)
 
+    def to_kernel(self):
+        from kernels import bid_euchre as ke
+        return ke.kernel_rules(self)
+
     def validate(self) -> None:
         hand = 12 if self.variant.double_deck else 6
         if self.auction.ask_cards > hand:

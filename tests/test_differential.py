@@ -9,7 +9,7 @@ import pytest
 
 from tests.differential import cases, run_differential
 
-GAMES = ["bridgette", "draw-bridge"]
+GAMES = ["bridgette", "draw-bridge", "bid-euchre"]
 
 
 def _check(game, total_games, seed):

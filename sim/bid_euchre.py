@@ -1,0 +1,220 @@
+"""Bid Euchre for runs: blocks of games, traces, kernel replays, records and summaries."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from kernels import bid_euchre as ke
+from kernels.cards import EUCHRE_CARD_IDS, euchre_card_name, mask_to_cards
+from kernels.engine import run_bid_euchre_block_nb, trace_bid_euchre_games_nb
+from kernels.policies import POLICY_SCRIPT
+from sim.contract import grow_until_fits
+from sim.policies import kernel_policies
+from sim.rules import BidEuchreRules
+
+PLAYERS = 4
+RULES = BidEuchreRules
+SUIT_NAMES = ["C", "D", "H", "S"]
+VOID_NAMES = ["", "all passed", "ace no face"]
+
+
+def _names(tricks: int) -> list[str]:
+    """Call names by id: the bid ladder, then "P" at BID_PASS."""
+    names = ke.bid_names(tricks) + [""] * (ke.BID_PASS + 1)
+    names[ke.BID_PASS] = "P"
+    return names[:ke.BID_PASS + 1]
+
+
+def run_block(rules, policies, seed: int, first_game: int, count: int):
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
+    params, deck = rules.to_kernel()
+    pol, prm = kernel_policies(policies)
+    slots = ke.DEAL_SLOTS
+    deals = np.zeros(count * slots, dtype=ke.DEAL_DTYPE)
+    games = np.zeros(count, dtype=ke.GAME_DTYPE)
+    run_bid_euchre_block_nb(params, deck, np.uint64(seed), first_game, pol, prm, deals, games)
+    counts = games["deals"].astype(np.int64)
+    longer = np.flatnonzero(counts > slots)
+    if longer.size == 0:
+        return deals[(np.arange(slots)[None, :] < counts[:, None]).ravel()], games
+    per_game = [deals[i * slots:i * slots + min(n, slots)] for i, n in enumerate(counts)]
+    for i in longer:  # the rare long game, played again alone with room for every hand
+        long_deals = np.zeros(int(params[ke.P_MAX_HANDS]), dtype=ke.DEAL_DTYPE)
+        trace_bid_euchre_games_nb(params, deck, np.uint64(seed), np.array([first_game + i]), pol, prm,
+                                  long_deals, games[i:i + 1], np.zeros((0, ke.HEADER_WIDTH), np.int64),
+                                  np.zeros(1, np.int64), np.zeros((0, ke.TRACE_WIDTH), np.int64),
+                                  np.zeros(1, np.int64))
+        per_game[i] = long_deals[:counts[i]]
+    return np.concatenate(per_game), games
+
+
+def trace_raw(rules, policies, seed: int, game_indices):
+    params, deck = rules.to_kernel()
+    indices = np.asarray(game_indices, dtype=np.int64)
+    pol, prm = kernel_policies(policies)
+    games = np.zeros(len(indices), dtype=ke.GAME_DTYPE)
+
+    def run(headers, hcur, trace, tcur):
+        deals = np.zeros(len(indices) * int(params[ke.P_MAX_HANDS]), dtype=ke.DEAL_DTYPE)
+        trace_bid_euchre_games_nb(params, deck, np.uint64(seed), indices, pol, prm, deals, games,
+                                  headers, hcur, trace, tcur)
+
+    headers, trace = grow_until_fits(run, len(indices), ke.HEADER_WIDTH)
+    return games, headers, trace
+
+
+def _cards(mask) -> list[str]:
+    return [euchre_card_name(c) for c in mask_to_cards(mask)]
+
+
+def trace_games(rules, policies, seed: int, game_indices):
+    """Every deal of the chosen games in the replay format, ``expect`` from the kernel, plus
+    per action in time order its ``seats`` entry and ``legal`` set (distinct names)."""
+    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    tricks = 12 if rules.variant.double_deck else 6
+    calls_named = _names(tricks)
+    by_game = {int(g): [] for g in game_indices}
+    for h in headers:
+        dealer = int(h[ke.H_DEALER])
+        deal = {"game": "bid-euchre", "rules": rules.to_dict(), "dealer": dealer,
+                "hands": [_cards(h[ke.H_HAND + s]) for s in range(4)],
+                "discards": [[] for _ in range(4)], "calls": [], "play": [], "legal": [], "seats": []}
+        given, returned = [], []
+        for kind, seat, action, mask in trace[h[ke.H_ACTIONS]:h[ke.H_ACTIONS + 1]]:
+            deal["seats"].append(int(seat))
+            if kind == ke.KIND_CALL:
+                deal["calls"].append(calls_named[action])
+                deal["legal"].append([calls_named[c] for c in mask_to_cards(mask)])
+                continue
+            if kind == ke.KIND_TRUMP:
+                deal["trump"] = SUIT_NAMES[action]
+                deal["legal"].append(list(SUIT_NAMES))
+                continue
+            deal["legal"].append(sorted(set(_cards(mask))))
+            name = euchre_card_name(action)
+            {ke.KIND_DISCARD: deal["discards"][seat], ke.KIND_GIVE: given,
+             ke.KIND_RETURN: returned, ke.KIND_PLAY: deal["play"]}[kind].append(name)
+        out = h[ke.H_OUT:ke.H_OUT + ke.N_OUT]
+        if given:
+            forced = _forced_returns(rules, deal, out)
+            deal["trump_exchange"] = [given, forced + returned]
+            deal["chosen_returns"] = returned
+        elif "trump" in deal:
+            deal["trump_exchange"] = []
+        deal["expect"] = outcome_dict(rules, out, [])
+        by_game[int(h[ke.H_GAME])].append(deal)
+    return games, [by_game[int(g)] for g in game_indices]
+
+
+def _forced_returns(rules, deal, out) -> list[str]:
+    """E-4: partner's highest trumps from its hand before the exchange (for the replay line)."""
+    bidder, trump = int(out[ke.O_BIDDER]), int(out[ke.O_TRUMP])
+    partner = (bidder + 2) % 4
+    hand = Counter(deal["hands"][partner])
+    hand.subtract(deal["discards"][partner])
+    mask = 0
+    for name, n in hand.items():
+        for copy in range(n):
+            mask |= 1 << (EUCHRE_CARD_IDS[name] + 24 * copy)
+    forced = ke.highest_trumps_nb(np.uint64(mask), trump, rules.auction.ask_cards)
+    powers = {c: ke.POWER[trump, c] for c in mask_to_cards(forced)}
+    return [euchre_card_name(c) for c in sorted(powers, key=powers.get, reverse=True)]
+
+
+def outcome_dict(rules, out, renege_at) -> dict:
+    """A kernel deal outcome in the replay format's Bid Euchre ``expect`` keys."""
+    if out[ke.O_ERROR]:
+        at, index = int(out[ke.O_ERROR_AT]), int(out[ke.O_ERROR_INDEX])
+        where = {ke.AT_DISCARDS: f"discards[{index}]", ke.AT_CALLS: f"calls[{index}]", ke.AT_TRUMP: "trump",
+                 ke.AT_EXCHANGE: "trump_exchange", ke.AT_PLAY: f"play[{index}]"}[at]
+        return {"error": ke.ERROR_RULES[int(out[ke.O_ERROR])], "at": where}
+    if out[ke.O_BID] < 0:
+        return {"bid": "pass", "bidder": None, "trump": None, "tricks": [0, 0], "score": [0, 0], "reneges": []}
+    tricks = 12 if rules.variant.double_deck else 6
+    return {"bid": ke.bid_names(tricks)[int(out[ke.O_BID])], "bidder": int(out[ke.O_BIDDER]),
+            "trump": SUIT_NAMES[int(out[ke.O_TRUMP])],
+            "tricks": [int(out[ke.O_TRICKS]), int(out[ke.O_TRICKS + 1])],
+            "score": [int(out[ke.O_SCORE]), int(out[ke.O_SCORE + 1])], "reneges": renege_at}
+
+
+def _deck_error(rules, dealer, hands) -> bool:
+    """E-1 / E-10: are ``hands`` not a deal of this deck (every card dealt, the right counts)?"""
+    per_seat = 12 if rules.variant.double_deck else 6
+    copies = 2 if rules.variant.double_deck else 1
+    deck = Counter({euchre_card_name(c): copies for c in range(24)})
+    if rules.variant.joker:
+        deck["JO"] = 1
+    if not (isinstance(hands, list) and len(hands) == 4):
+        return True
+    sizes = [per_seat + (1 if rules.variant.joker and s == dealer else 0) for s in range(4)]
+    return [len(h) for h in hands] != sizes or Counter(c for h in hands for c in h) != deck
+
+
+def _ids(names) -> np.ndarray:
+    return np.array([EUCHRE_CARD_IDS.get(c, -1) for c in names], dtype=np.int64)
+
+
+def replay_deal(case: dict) -> dict:
+    """Replay one Bid Euchre deal in the kernel: its outcome (reneges scored), or the first
+    illegal action."""
+    rules = BidEuchreRules.from_dict(case.get("rules"))
+    params, _ = rules.to_kernel()
+    dealer, hands_in = int(case["dealer"]), case["hands"]
+    if _deck_error(rules, dealer, hands_in):
+        return {"error": "E-1", "at": "hands"}
+    if case.get("stock"):
+        return {"error": "E-1", "at": "stock"}
+    hands = np.zeros(4, dtype=np.uint64)
+    seen = Counter()
+    for seat, hand in enumerate(hands_in):
+        for name in hand:
+            hands[seat] |= np.uint64(1 << (EUCHRE_CARD_IDS[name] + 24 * seen[name]))
+            seen[name] += 1
+    tricks = 12 if rules.variant.double_deck else 6
+    call_ids = {name: i for i, name in enumerate(_names(tricks)) if name}
+    discards = list(case.get("discards") or []) + [[]] * 4
+    exchange = case.get("trump_exchange") or []
+    if not any(exchange):
+        exchange = [[], []]
+    if len(exchange) != 2:
+        return {"error": "E-4", "at": "trump_exchange"}
+    trump = case.get("trump")
+    out = np.zeros(ke.N_OUT, dtype=np.int64)
+    reneges = np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64)
+    ke.play_deal_nb(params, dealer, hands, np.full(4, POLICY_SCRIPT, dtype=np.int64), np.zeros((4, 4)),
+                    np.zeros(1, dtype=np.uint64), _ids(discards[dealer]),
+                    np.array([call_ids.get(c, -2) for c in case.get("calls") or []], dtype=np.int64),
+                    np.array([] if trump is None else [SUIT_NAMES.index(trump) if trump in SUIT_NAMES else -1],
+                             dtype=np.int64),
+                    _ids(exchange[0]), _ids(exchange[1]), _ids(case.get("play") or []), reneges,
+                    np.zeros((0, ke.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
+    # E-10: discards come first in time: only the joker dealer discards, exactly one card.
+    wrong = [s for s in range(4) if len(discards[s]) != (1 if rules.variant.joker and s == dealer else 0)]
+    if out[ke.O_ERROR] == ke.ERR_DISCARD:
+        wrong.append(dealer)
+    if out[ke.O_VOID] == ke.VOID_ACE_NO_FACE:
+        return _after_void(case, discards) or outcome_dict(rules, out, [])
+    if wrong:
+        return {"error": "E-10", "at": f"discards[{min(wrong)}]"}
+    play = case.get("play") or []
+    renege_at = [{"at": f"play[{k}]", "seat": int(seat), "card": play[k]}
+                 for k, seat in reneges[:int(out[ke.O_RENEGES])]]
+    return outcome_dict(rules, out, renege_at)
+
+
+def _after_void(case, discards) -> dict | None:
+    """E-10: anything recorded after an ace-no-face void, at the first such item."""
+    for seat in range(4):
+        if discards[seat]:
+            return {"error": "E-10", "at": f"discards[{seat}]"}
+    if case.get("calls"):
+        return {"error": "E-10", "at": "calls[0]"}
+    if case.get("trump") is not None:
+        return {"error": "E-10", "at": "trump"}
+    if any(case.get("trump_exchange") or []):
+        return {"error": "E-10", "at": "trump_exchange"}
+    if case.get("play"):
+        return {"error": "E-10", "at": "play[0]"}
+    return None
