@@ -91,6 +91,24 @@ def kernel_rules(rules):
 
 
 @njit(cache=True)
+def score_hand_nb(params, bid, bidding_team_tricks):
+    """E-7: (bidding team's points, defenders' points) for a bid (ladder id) and the tricks
+    the bidding team took. A set team scores minus its bid and no trick points; an ask or
+    a moon is made only by taking every trick and then scores ask_all or moon_all."""
+    tricks_in_hand = params[P_TRICKS]
+    ask = n_levels(tricks_in_hand)
+    defenders = tricks_in_hand - bidding_team_tricks
+    need = FIRST_LEVEL + bid if bid < ask else tricks_in_hand
+    if bidding_team_tricks < need:
+        return -need, defenders
+    if bid == ask:
+        return params[P_ASK_ALL], defenders
+    if bid == ask + 1:
+        return params[P_MOON_ALL], defenders
+    return bidding_team_tricks, defenders
+
+
+@njit(cache=True)
 def pick_copy_nb(hand, card):
     """The held copy of a replayed card (first copy preferred), or -1 when not held."""
     if card < 0:
@@ -171,7 +189,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
     out[O_TRUMP] = -1
     tricks_in_hand = params[P_TRICKS]
     levels = n_levels(tricks_in_hand)
-    ask, moon = levels, levels + 1
+    ask = levels
 
     # E-10 ace-no-face: judged on the hands as dealt.
     if params[P_ACE_NO_FACE]:
@@ -362,18 +380,9 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
 
     # E-7 scores, then E-8 penalties.
     team = bidder % 2
-    need = FIRST_LEVEL + high if high < ask else tricks_in_hand
     out[O_TRICKS] = tricks[0]
     out[O_TRICKS + 1] = tricks[1]
-    if tricks[team] < need:
-        out[O_SCORE + team] = -need
-    elif high == ask:
-        out[O_SCORE + team] = params[P_ASK_ALL]
-    elif high == moon:
-        out[O_SCORE + team] = params[P_MOON_ALL]
-    else:
-        out[O_SCORE + team] = tricks[team]
-    out[O_SCORE + 1 - team] = tricks[1 - team]
+    out[O_SCORE + team], out[O_SCORE + 1 - team] = score_hand_nb(params, high, tricks[team])
     out[O_SCORE] -= penalties[0]
     out[O_SCORE + 1] -= penalties[1]
     out[O_RENEGES] = n_reneges

@@ -94,8 +94,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         if index in done:
             continue
         deals, game_rows = module.run_block(rules, policies, seed, first, count)
-        folder.write_block(index, module.deal_table(deals, policies), module.game_table(game_rows),
-                           module.aggregate(deals, game_rows))
+        folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
+                           module.aggregate(rules, deals, game_rows))
         played += count
         if progress is not None:
             progress.update(count)
@@ -104,7 +104,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     total = next(aggregates)
     for agg in aggregates:
         total = merge(total, agg)
-    summary = {"game": game, **module.summarize(total)}
+    summary = {"game": game, **module.summarize(rules, total)}
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None}
     folder.finish(summary, timing)

@@ -10,9 +10,11 @@ from kernels import bid_euchre as ke
 from kernels.cards import EUCHRE_CARD_IDS, euchre_card_name, mask_to_cards
 from kernels.engine import run_bid_euchre_block_nb, trace_bid_euchre_games_nb
 from kernels.policies import POLICY_SCRIPT
-from sim.contract import grow_until_fits
+from sim.contract import categorical, grow_until_fits
+from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.policies import kernel_policies
 from sim.rules import BidEuchreRules
+from sim.summary import describe, histogram, percent, rate
 
 PLAYERS = 4
 RULES = BidEuchreRules
@@ -80,7 +82,8 @@ def trace_games(rules, policies, seed: int, game_indices):
         dealer = int(h[ke.H_DEALER])
         deal = {"game": "bid-euchre", "rules": rules.to_dict(), "dealer": dealer,
                 "hands": [_cards(h[ke.H_HAND + s]) for s in range(4)],
-                "discards": [[] for _ in range(4)], "calls": [], "play": [], "legal": [], "seats": []}
+                "discards": [[] for _ in range(4)], "calls": [], "play": [], "counted": True,
+                "legal": [], "seats": []}
         given, returned = [], []
         for kind, seat, action, mask in trace[h[ke.H_ACTIONS]:h[ke.H_ACTIONS + 1]]:
             deal["seats"].append(int(seat))
@@ -218,3 +221,158 @@ def _after_void(case, discards) -> dict | None:
     if case.get("play"):
         return {"error": "E-10", "at": "play[0]"}
     return None
+
+
+# --- Records and aggregates for runs ----------------------------------------------------------
+
+def _tricks(rules) -> int:
+    return 12 if rules.variant.double_deck else 6
+
+
+def _made(rules, deals):
+    """Per hand: (a bid was played, the bidding team made it) under E-7."""
+    tricks = _tricks(rules)
+    bid = deals["bid"].astype(np.int64)
+    played = bid >= 0
+    team_tricks = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
+    need = np.where(bid >= ke.n_levels(tricks), tricks, ke.FIRST_LEVEL + bid)
+    return played, played & (team_tricks >= need)
+
+
+def deal_table(rules, deals, policies):
+    """Hand records as an Arrow table: one row per hand dealt (void hands included)."""
+    import pyarrow as pa
+
+    names = ke.bid_names(_tricks(rules))
+    played, made = _made(rules, deals)
+    columns = {
+        "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
+        "bid": categorical(np.where(played, deals["bid"], len(names)), names + ["pass"]),
+        "bidder": deals["bidder"],
+        "bidder_from_dealer": np.where(played, (deals["bidder"] - deals["dealer"]) % 4, -1).astype(np.int8),
+        "trump": categorical(np.maximum(deals["trump"], 0), SUIT_NAMES, mask=~played),
+        "void": categorical(deals["void"], ["no", "all passed", "ace no face"]),
+        "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
+        "score0": deals["score0"], "score1": deals["score1"],
+    }
+    for seat, policy in enumerate(policies):
+        columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+    return pa.table(columns)
+
+
+def aggregate(rules, deals, games) -> dict:
+    """Block aggregates of a Bid Euchre run (see sim.summary for how they merge)."""
+    played, made = _made(rules, deals)
+    bid = deals["bid"].astype(np.int64)
+    n_bids = ke.n_levels(_tricks(rules)) + 2
+    from_dealer = (deals["bidder"].astype(np.int64) - deals["dealer"]) % 4
+    outcome = np.where(games["abandoned"] != 0, 2, games["winner"]).astype(np.int64)
+    wins = np.zeros((4, 3), dtype=np.int64)
+    np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome), 1)
+    return {
+        "games": int(len(games)), "deals": int(len(deals)),
+        "voids": np.bincount(deals["void"], minlength=3).tolist(),
+        "bids_played": np.bincount(bid[played], minlength=n_bids).tolist(),
+        "bids_made": np.bincount(bid[made], minlength=n_bids).tolist(),
+        "bidder_from_dealer": [[int((played & (from_dealer == k)).sum()),
+                                int((made & (from_dealer == k)).sum())] for k in range(4)],
+        "hand_score": [histogram(deals["score0"]), histogram(deals["score1"])],
+        "game_total": [histogram(games["total0"]), histogram(games["total1"])],
+        "deals_per_game": histogram(games["deals"]),
+        "wins": wins.tolist(),
+    }
+
+
+def summarize(rules, agg: dict) -> dict:
+    """Statistics of a whole run from its merged aggregates."""
+    names = ke.bid_names(_tricks(rules))
+    hands, games = agg["deals"], agg["games"]
+    wins = np.array(agg["wins"])
+    first_team_won = sum(int(wins[d, d % 2]) for d in range(4))
+    return {
+        "games": games, "deals": hands,
+        "void_all_passed": rate(agg["voids"][1], hands), "void_ace_no_face": rate(agg["voids"][2], hands),
+        "bids": {names[b]: {"share": rate(agg["bids_played"][b], hands),
+                            "made": rate(agg["bids_made"][b], agg["bids_played"][b])}
+                 for b in range(len(names)) if agg["bids_played"][b]},
+        "bids_made": rate(sum(agg["bids_made"]), sum(agg["bids_played"])),
+        "made_by_bidder_from_dealer": {str(k): rate(m, n) for k, (n, m) in
+                                       zip((1, 2, 3, 0), [agg["bidder_from_dealer"][k] for k in (1, 2, 3, 0)])},
+        "hand_score": {f"team{t}": describe(agg["hand_score"][t]) for t in (0, 1)},
+        "game_total": {f"team{t}": describe(agg["game_total"][t]) for t in (0, 1)},
+        "deals_per_game": describe(agg["deals_per_game"]),
+        "game_wins": {"team0": rate(int(wins[:, 0].sum()), games), "team1": rate(int(wins[:, 1].sum()), games),
+                      "abandoned": rate(int(wins[:, 2].sum()), games)},
+        "first_dealer_team_wins": rate(first_team_won, games),
+    }
+
+
+def format_summary(summary: dict) -> str:
+    """The end-of-run table printed by sim.run."""
+    lines = [f"bids made {percent(summary['bids_made'])}; void hands: all passed "
+             f"{percent(summary['void_all_passed'])}, ace no face {percent(summary['void_ace_no_face'])}",
+             "", f"{'bid':>5s} {'share of hands':>24s} {'made':>24s}"]
+    for name, row in summary["bids"].items():
+        lines.append(f"{name:>5s} {percent(row['share']):>24s} {percent(row['made']):>24s}")
+    lines += ["", "bids made by the bidder's seat from the dealer (1 = dealer's left, 0 = dealer):"]
+    lines.append("  " + "   ".join(f"{k}: {percent(r)}" for k, r in summary["made_by_bidder_from_dealer"].items()))
+    lines += ["", f"{'score by team':22s}{'mean':>10s}{'95% CI':>22s}"
+              + "".join(f"{q:>8s}" for q in ("p5", "p25", "p50", "p75", "p95"))]
+    for kind, label in (("hand_score", "per hand"), ("game_total", "per game")):
+        for team, d in summary[kind].items():
+            ci = f"[{d['mean_ci95'][0]:.2f}, {d['mean_ci95'][1]:.2f}]"
+            lines.append(f"  {label} {team:12s}{d['mean']:10.2f}{ci:>22s}"
+                         + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
+    w = summary["game_wins"]
+    lines += ["", f"game wins: team 0 {percent(w['team0'])}, team 1 {percent(w['team1'])}, "
+                  f"abandoned {percent(w['abandoned'])}",
+              f"first dealer's team wins {percent(summary['first_dealer_team_wins'])}; "
+              f"hands per game: mean {summary['deals_per_game']['mean']:.2f}"]
+    return "\n".join(lines)
+
+
+# --- Narration for sim.show -------------------------------------------------------------------
+
+def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = None) -> str:
+    """A traced game in words; ``only_deal`` picks one hand (the records' ``deal``)."""
+    from sim.reference.bid_euchre import BidEuchreDeal
+
+    lines = [f"Bid Euchre game {int(game_row['game'])} of seed {seed}: first dealer seat "
+             f"{int(game_row['first_dealer'])}; teams 0 (seats 0, 2) and 1 (seats 1, 3)"]
+    for number, deal in enumerate(deals):
+        if only_deal is not None and number != only_deal:
+            continue
+        dealer = deal["dealer"]
+        lines.append(f"hand {number}: dealer seat {dealer}")
+        lines += [f"  seat {s}: {' '.join(h)}" for s, h in enumerate(deal["hands"])]
+        ref = BidEuchreDeal(rules, dealer, deal["hands"])
+        outcome = deal["expect"]
+        if ref.void:
+            lines.append("  void: a hand with an ace and no face card (E-10)")
+            continue
+        if deal["discards"][dealer]:
+            lines.append(f"  dealer discards {deal['discards'][dealer][0]}")
+        calls = [f"{(dealer + 1 + i) % 4}:{c}" for i, c in enumerate(deal["calls"])]
+        lines.append(f"  auction (from the dealer's left): {'  '.join(calls)}")
+        if outcome["bid"] == "pass":
+            lines.append("  all passed: void hand")
+            continue
+        lines.append(f"  seat {outcome['bidder']} bids {outcome['bid']}, trump {outcome['trump']}")
+        if deal.get("trump_exchange"):
+            given, returned = deal["trump_exchange"]
+            lines.append(f"  exchange: seat {outcome['bidder']} gives {' '.join(given)}, partner returns "
+                         f"{' '.join(returned)} and sits out")
+        for action in deal["discards"][dealer] + deal["calls"] + [deal["trump"]] + (
+                deal["trump_exchange"][0] + deal["chosen_returns"] if deal.get("trump_exchange") else []):
+            ref.apply(action)
+        for card in deal["play"]:
+            ref.apply(card)
+        for k, (leader, cards, winner) in enumerate(ref.trick_history):
+            lines.append(f"  trick {k + 1:2d}: " + ", ".join(f"{s}:{c}" for s, c in cards) + f" -> seat {winner}")
+        lines.append(f"  team tricks {outcome['tricks'][0]}-{outcome['tricks'][1]}; scores team 0 "
+                     f"{outcome['score'][0]:+d}, team 1 {outcome['score'][1]:+d}")
+    if only_deal is None:
+        result = "abandoned" if game_row["abandoned"] else f"team {int(game_row['winner'])} wins"
+        lines.append(f"game: {int(game_row['deals'])} hands, totals team 0 {int(game_row['total0'])}, "
+                     f"team 1 {int(game_row['total1'])}: {result}")
+    return "\n".join(lines)

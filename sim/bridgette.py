@@ -124,7 +124,7 @@ CLASS_NAMES = ["numeral", "face", "ace"]
 game_table = contract.game_table
 
 
-def deal_table(deals, policies):
+def deal_table(rules, deals, policies):
     """Deal records as an Arrow table: one row per counted deal, names in C-2 notation."""
     import pyarrow as pa
 
@@ -139,13 +139,13 @@ def deal_table(deals, policies):
     return pa.table(columns)
 
 
-def aggregate(deals, games) -> dict:
+def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
     return {**contract.aggregate(deals, games),
             "tiebreak_games": int((games["tiebreak_deals"] > 0).sum())}
 
 
-def summarize(agg: dict) -> dict:
+def summarize(rules, agg: dict) -> dict:
     """Statistics of a whole run from its merged aggregates."""
     return {**contract.summarize(agg), "tiebreak_games": agg["tiebreak_games"]}
 

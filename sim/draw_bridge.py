@@ -125,7 +125,7 @@ def replay_deal(case: dict) -> dict:
 game_table = contract.game_table
 
 
-def deal_table(deals, policies):
+def deal_table(rules, deals, policies):
     """Deal records as an Arrow table: one row per counted deal."""
     import pyarrow as pa
 
@@ -136,7 +136,7 @@ def deal_table(deals, policies):
     })
 
 
-def aggregate(deals, games) -> dict:
+def aggregate(rules, deals, games) -> dict:
     """Block aggregates: the contract games' ones plus draw-phase tricks against the contract.
 
     ``draw_tricks[k]`` counts, for deals where a seat won k draw-phase tricks: [deals,
@@ -153,7 +153,7 @@ def aggregate(deals, games) -> dict:
     return {**contract.aggregate(deals, games), "draw_tricks": table.tolist()}
 
 
-def summarize(agg: dict) -> dict:
+def summarize(rules, agg: dict) -> dict:
     from sim.summary import rate
 
     table = agg["draw_tricks"]

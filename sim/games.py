@@ -1,8 +1,8 @@
 """The games the simulator knows, and the module that plays each (rules, blocks, records).
 
 A game module provides: ``PLAYERS``, ``RULES`` (its rules dataclass), ``run_block``,
-``trace_games``, ``deal_table``, ``game_table``, ``aggregate``, ``summarize``,
-``format_summary`` and ``describe_game``. Everything in ``sim.run``, ``sim.show`` and the
+``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``, ``aggregate``,
+``summarize``, ``format_summary`` and ``describe_game``. Everything in ``sim.run``, ``sim.show`` and the
 run folders goes through this interface, so a new game plugs in without new flags.
 """
 

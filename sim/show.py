@@ -16,7 +16,8 @@ from sim.games import GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, seed_value
 
-REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls", "play", "expect")
+REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls", "trump", "trump_exchange",
+               "play", "expect")
 
 
 def main(argv=None) -> int:
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
     if args.json:
         chosen = deals if args.deal is None else [counted[args.deal]]
         for deal in chosen:
-            line = {k: deal[k] for k in REPLAY_KEYS}
+            line = {k: deal[k] for k in REPLAY_KEYS if k in deal}
             line["rules"] = overrides(rules)
             print(json.dumps(line))
     else:

@@ -8,22 +8,32 @@ import pytest
 
 from kernels import bridgette as kb
 from kernels.calls import CALL_IDS
-from sim.rules import BridgetteRules, RulesError, load_rules_file, option_table, rules_for
+from sim.rules import (
+    BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table, rules_for,
+)
 
 RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
 
 
-def bridgette_option_names():
-    """Every dotted option name in RULES.md's common and Bridgette sections."""
+def option_names(start: str, end: str | None):
+    """Every dotted option name in a span of RULES.md's sections."""
     text = RULES_MD.read_text(encoding="utf-8")
-    section = text[text.index("## C. Common"):text.index("## D. Draw Bridge")]
+    section = text[text.index(start):text.index(end) if end else None]
     return set(re.findall(r"`([a-z_]+\.[a-z_]+)`", section))
 
 
-def test_every_rules_md_option_exists_under_its_name():
-    names = bridgette_option_names()
-    assert len(names) >= 20
-    assert names == {row["option"] for row in option_table(BridgetteRules)}
+AUCTION_C4_C5 = {"auction.opening_pass", "auction.passed_out", "auction.max_redeals"}
+
+
+@pytest.mark.parametrize("rules_class,names", [
+    (BridgetteRules, lambda: option_names("## C. Common", "## D. Draw Bridge")),
+    (DrawBridgeRules, lambda: option_names("## D. Draw Bridge", "## E. Bid Euchre") | AUCTION_C4_C5),
+    (BidEuchreRules, lambda: option_names("## E. Bid Euchre", "## Decisions beyond")),
+])
+def test_every_rules_md_option_exists_under_its_name(rules_class, names):
+    expected = names()
+    assert len(expected) >= 9
+    assert expected == {row["option"] for row in option_table(rules_class)}
 
 
 def test_defaults_match_rules_md():

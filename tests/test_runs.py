@@ -174,31 +174,58 @@ def test_api_mirrors_the_cli(tmp_path):
     assert sim.load_run(tmp_path / "api").summary == api.summary
 
 
-def test_list_options_and_docs_cover_every_option():
-    result = run("--list-options")
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_list_options_and_docs_cover_every_option(game):
+    from sim.rules import GAMES
+
+    result = run("--list-options", "--game", game)
     assert result.returncode == 0
     docs = (ROOT / "docs" / "rules.md").read_text()
-    for row in option_table(BridgetteRules):
+    for row in option_table(GAMES[game]):
         assert row["option"] in result.stdout
         assert f"`{row['option']}`" in docs
 
 
 def test_every_shipped_variant_loads():
-    from sim.rules import VARIANTS_DIR, load_rules_file
+    from sim.rules import GAMES, VARIANTS_DIR, load_rules_file
 
     shipped = sorted(VARIANTS_DIR.glob("*.toml"))
-    assert shipped
+    assert {p.stem.split("-")[0] for p in shipped} == {"bridgette", "draw", "bid"}
     for path in shipped:
-        game = next(g for g in ("bridgette", "draw-bridge", "bid-euchre") if path.stem.startswith(g))
-        if game == "bridgette":
-            assert load_rules_file(game, path.stem) != BridgetteRules()
+        game = next(g for g in GAMES if path.stem.startswith(g))
+        assert load_rules_file(game, path.stem) != GAMES[game]()
+
+
+@pytest.mark.parametrize("game,variant", [("draw-bridge", "draw-bridge-must-follow"),
+                                          ("bid-euchre", "bid-euchre-double-deck"),
+                                          ("bid-euchre", "bid-euchre-joker")])
+def test_other_games_run_and_show(tmp_path, game, variant):
+    out = tmp_path / game
+    result = run("--game", game, "--games", "60", "--seed", "6", "--rules", variant, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    deals, games = records(out), records(out, "games")
+    assert summary["games"] == len(games) == 60 and summary["deals"] == len(deals)
+    for index in (0, 59):
+        shown = cli("sim.show", "--game", game, "--seed", "6", "--index", str(index), "--rules", variant, "--json")
+        assert shown.returncode == 0, shown.stderr
+        lines = [json.loads(l) for l in shown.stdout.splitlines()]
+        rows = deals[deals["game"] == index]
+        scores = [l["expect"]["score"] for l in lines if game == "bid-euchre" or l["expect"]["contract"] != "pass"]
+        assert scores == [[int(r.score0), int(r.score1)] for r in rows.itertuples()]
+        replay_file = tmp_path / f"{game}-{index}.jsonl"
+        replay_file.write_text(shown.stdout)
+        for engine in ("reference", "kernel"):
+            assert cli("sim.replay", str(replay_file), "--engine", engine).returncode == 0
+    words = cli("sim.show", "--game", game, "--seed", "6", "--index", "3", "--rules", variant)
+    assert words.returncode == 0 and "game 3 of seed 6" in words.stdout
 
 
 @pytest.mark.parametrize("args,message", [
     (["--games", "-5"], "not a whole number"),
     (["--games", "many"], "'many' is not a number"),
     (["--games", "10", "--game", "hearts"], "invalid choice: 'hearts'"),
-    (["--games", "10", "--game", "draw-bridge"], "game 'draw-bridge' is not implemented yet"),
+    (["--games", "10", "--game", "draw-bridge", "--rules", "bid-euchre-joker"], "unknown rule table 'variant'"),
     (["--games", "10", "--set", "exchange.upcard_too=dealer"], "did you mean 'exchange.upcard_to'"),
     (["--games", "10", "--set", "exchange.dealer_draw_ace=40"], "the stock holds only 29"),
     (["--games", "10", "--set", "exchange.dealer_draw_ace=many"], "must be an integer"),
@@ -207,6 +234,7 @@ def test_every_shipped_variant_loads():
     (["--games", "10", "--policy", "0=heuristic:boldness=2"], "has no parameter 'boldness'"),
     (["--games", "10", "--policy", "0=heuristic:aggression=x"], "must be a number"),
     (["--games", "10", "--policy", "2=random"], "seat '2' does not exist"),
+    (["--games", "10", "--game", "bid-euchre", "--policy", "4=random"], "seat '4' does not exist"),
     (["--games", "10", "--policy", "random"], "--policy needs SEAT=NAME"),
     (["--games", "10", "--rules", "/nonexistent/v.toml"], "cannot read rules file"),
     (["--games", "10", "--rules", "bridgette-no-colon"], "did you mean 'bridgette-no-colons'"),

@@ -1,0 +1,192 @@
+"""Draw Bridge and Bid Euchre kernels: score tables, invariants, exact statistics, determinism."""
+
+from collections import Counter
+from math import comb
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernels import bid_euchre as ke
+from kernels.calls import CALL_IDS
+from kernels.cards import mask_to_cards
+from sim import bid_euchre, draw_bridge
+from sim.policies import parse_policy
+from sim.rules import BidEuchreRules, DrawBridgeRules
+from tests.differential import OPTION_SETS, PAIRINGS
+
+HEURISTIC = parse_policy("heuristic")
+RANDOM = parse_policy("random")
+
+
+# --- Score tables by hand ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("contract,doubled,tricks,score", [
+    ("1C", 0, 7, 20), ("1C", 0, 13, 140), ("3D", 1, 9, 120), ("4S", 0, 11, 150), ("2H", 2, 8, 240),
+    ("1NT", 0, 7, 40), ("3NT", 0, 9, 100), ("3NT", 1, 9, 200), ("3NT", 2, 10, 520), ("7NT", 0, 13, 220),
+    ("7S", 1, 13, 420), ("6D", 0, 12, 120),
+])
+def test_draw_bridge_made_scores(contract, doubled, tricks, score):
+    """D-5: 20 per trick over six in clubs and diamonds, 30 in the majors, no-trump 40 then 30."""
+    _, made, _ = DrawBridgeRules().to_kernel()
+    assert made[CALL_IDS[contract], doubled, tricks] == score
+
+
+@pytest.mark.parametrize("short,undoubled,doubled,redoubled", [
+    (1, 50, 100, 200), (2, 100, 300, 600), (3, 150, 500, 1000), (4, 200, 800, 1600),
+    (5, 250, 1100, 2200), (7, 350, 1700, 3400), (13, 650, 3500, 7000),
+])
+def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
+    """D-6 'bridge': 50 each; doubled 100, 200, 200, then 300 each; redoubled twice that."""
+    _, _, under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel()
+    assert list(under[:, short]) == [undoubled, doubled, redoubled]
+    _, _, none = DrawBridgeRules().to_kernel()
+    assert not none.any()
+
+
+@pytest.mark.parametrize("options,bid,team_tricks,scores", [
+    ({}, "3", 3, (3, 3)), ({}, "3", 5, (5, 1)), ({}, "4", 3, (-4, 3)), ({}, "5", 6, (6, 0)),
+    ({}, "5", 4, (-5, 2)), ({}, "6A", 6, (12, 0)), ({}, "6A", 5, (-6, 1)), ({}, "6M", 6, (24, 0)),
+    ({}, "6M", 0, (-6, 6)), ({"scoring": {"ask_all": 10, "moon_all": 30}}, "6A", 6, (10, 0)),
+    ({"variant": {"double_deck": True}}, "6", 7, (7, 5)), ({"variant": {"double_deck": True}}, "6", 5, (-6, 7)),
+    ({"variant": {"double_deck": True}}, "11", 11, (11, 1)), ({"variant": {"double_deck": True}}, "12A", 12, (24, 0)),
+    ({"variant": {"double_deck": True}}, "12M", 12, (48, 0)), ({"variant": {"double_deck": True}}, "12M", 11, (-12, 1)),
+])
+def test_bid_euchre_scores(options, bid, team_tricks, scores):
+    """E-7 by hand: tricks, or minus the bid when set; all-trick bids 12/24 (24/48)."""
+    rules = BidEuchreRules.from_dict(options)
+    params, _ = rules.to_kernel()
+    names = ke.bid_names(int(params[ke.P_TRICKS]))
+    assert tuple(int(x) for x in ke.score_hand_nb(params, names.index(bid), team_tricks)) == scores
+
+
+# --- Invariants over random games ---------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**64 - 1), game=st.integers(0, 2**40),
+       options=st.sampled_from(sorted(OPTION_SETS["draw-bridge"])), pairing=st.sampled_from(PAIRINGS))
+def test_draw_bridge_invariants(seed, game, options, pairing):
+    rules = DrawBridgeRules.from_dict(OPTION_SETS["draw-bridge"][options])
+    games, (deals,) = draw_bridge.trace_games(rules, [parse_policy(p) for p in pairing], seed, [game])
+    for d in deals:
+        dealt = [set(h) for h in d["hands"]]
+        assert len(dealt[0]) == len(dealt[1]) == 13 and not dealt[0] & dealt[1]
+        assert len(d["stock"]) == 26 and dealt[0] | dealt[1] | set(d["stock"]) == draw_bridge.DECK
+        actions = d["play"][:26] + d["calls"] + d["play"][26:]
+        assert all(a in legal for a, legal in zip(actions, d["legal"]))
+        assert sum(d["draw_tricks"]) == 13
+        assert len(set(d["play"][:26])) == 26  # each card played once in the draw phase
+        if d["expect"]["contract"] != "pass":
+            contract_cards = d["play"][26:]
+            assert len(contract_cards) == len(set(contract_cards)) == 26
+            assert not set(contract_cards) & set(d["play"][:26])
+            assert sum(d["expect"]["tricks"]) == 13
+    assert games[0]["deals"] == sum(d["counted"] for d in deals)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**64 - 1), game=st.integers(0, 2**40),
+       options=st.sampled_from(sorted(OPTION_SETS["bid-euchre"])), pairing=st.sampled_from(PAIRINGS))
+def test_bid_euchre_invariants(seed, game, options, pairing):
+    rules = BidEuchreRules.from_dict(OPTION_SETS["bid-euchre"][options])
+    policies = [parse_policy(pairing[s % 2]) for s in range(4)]
+    games, (deals,) = bid_euchre.trace_games(rules, policies, seed, [game])
+    per_seat = 12 if rules.variant.double_deck else 6
+    deck = Counter({c: (2 if rules.variant.double_deck else 1) for c in
+                    (r + s for s in "CDHS" for r in "9TJQKA")})
+    if rules.variant.joker:
+        deck["JO"] = 1
+    for d in deals[:40]:
+        assert Counter(c for h in d["hands"] for c in h) == deck
+        assert [len(h) for h in d["hands"]] == [per_seat + (rules.variant.joker and s == d["dealer"])
+                                                 for s in range(4)]
+        exchange = d["trump_exchange"][0] + d["chosen_returns"] if d.get("trump_exchange") else []
+        actions = d["discards"][d["dealer"]] + d["calls"] + ([d["trump"]] if "trump" in d else []) + exchange
+        actions += d["play"]
+        assert all(a in legal for a, legal in zip(actions, d["legal"]))
+        e = d["expect"]
+        if e["bid"] == "pass":
+            assert d["play"] == [] and e["score"] == [0, 0]
+            continue
+        assert sum(e["tricks"]) == per_seat
+        lone = e["bid"][-1] in "AM"
+        assert len(d["play"]) == per_seat * (3 if lone else 4)
+        assert e["reneges"] == []  # policies never renege (E-8)
+    assert games[0]["deals"] == len(deals)
+
+
+# --- Exact statistics at fixed seeds, 5 sigma ---------------------------------------------------
+
+def _within(observed, p, n, sigmas=5.0):
+    return abs(observed - p) <= sigmas * np.sqrt(p * (1 - p) / n)
+
+
+def _euchre_hands(rules, games):
+    _, headers, _ = bid_euchre.trace_raw(rules, [RANDOM] * 4, 2026, range(games))
+    return [mask_to_cards(h[ke.H_HAND + s]) for h in headers for s in range(4)]
+
+
+def test_bower_candidate_and_ace_no_face_frequencies():
+    """A 6-card hand from 24 holds a jack with probability 1 - C(20,6)/C(24,6), and is an
+    ace-no-face hand (an ace, no J, Q or K) with probability (C(12,6) - C(8,6)) / C(24,6)."""
+    p_jack = 1 - comb(20, 6) / comb(24, 6)
+    p_ace_no_face = (comb(12, 6) - comb(8, 6)) / comb(24, 6)
+    assert round(p_jack, 4) == 0.7120 and round(p_ace_no_face, 5) == 0.00666
+    hands = _euchre_hands(BidEuchreRules(), 1500)
+    n = len(hands)
+    ranks = [[c % 6 for c in h] for h in hands]
+    jack = sum(2 in r for r in ranks) / n
+    ace_no_face = sum(5 in r and not {2, 3, 4} & set(r) for r in ranks) / n
+    assert n > 50_000
+    assert _within(jack, p_jack, n) and _within(ace_no_face, p_ace_no_face, n)
+
+
+def test_ace_no_face_voids_at_the_exact_rate():
+    """With the variant on, a deal is void when any of the four hands is ace-no-face.
+
+    Inclusion-exclusion: one given hand is, with p1 = (C(12,6) - C(8,6)) / C(24,6) (six of
+    the 12 non-face cards, not all 9s and 10s); two hands are together only by splitting
+    the 12 non-face cards with an ace on each side: 924 - 28 - 28 = 868 of C(24,6) C(18,6)
+    ordered pairs; three hands cannot (18 non-face cards would be needed).
+    """
+    p1 = (comb(12, 6) - comb(8, 6)) / comb(24, 6)
+    p_void = 4 * p1 - comb(4, 2) * 868 / (comb(24, 6) * comb(18, 6))
+    rules = BidEuchreRules.from_dict({"variant": {"ace_no_face": True}})
+    deals, _ = bid_euchre.run_block(rules, [RANDOM] * 4, 77, 0, 3000)
+    n = len(deals)
+    assert n > 20_000 and round(p_void, 4) == 0.0266
+    assert _within((deals["void"] == ke.VOID_ACE_NO_FACE).mean(), p_void, n)
+
+
+def test_draw_bridge_hand_patterns():
+    """Draw Bridge deals 13 of 52: the 4-4-3-2 pattern at its exact rate."""
+    p4432 = comb(13, 4) ** 2 * comb(13, 3) * comb(13, 2) * 12 / comb(52, 13)
+    _, headers, _ = draw_bridge.trace_raw(DrawBridgeRules(), [HEURISTIC] * 2, 5, range(6000))
+    patterns = [tuple(sorted(np.bincount(np.array(mask_to_cards(h[4 + s])) // 13, minlength=4), reverse=True))
+                for h in headers for s in (0, 1)]
+    assert _within(patterns.count((4, 4, 3, 2)) / len(patterns), p4432, len(patterns))
+
+
+# --- Determinism and long games ---------------------------------------------------------------
+
+@pytest.mark.parametrize("module,rules,players", [(draw_bridge, DrawBridgeRules(), 2),
+                                                 (bid_euchre, BidEuchreRules(), 4)])
+def test_threads_blocks_and_long_games_do_not_change_records(module, rules, players, monkeypatch):
+    policies = [HEURISTIC, RANDOM] * (players // 2)
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = module.run_block(rules, policies, 9, 0, 400)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = module.run_block(rules, policies, 9, 0, 400)
+    finally:
+        numba.set_num_threads(saved)
+    split = [module.run_block(rules, policies, 9, first, 100) for first in range(0, 400, 100)]
+    kernel = ke if module is bid_euchre else draw_bridge.kd
+    monkeypatch.setattr(kernel, "DEAL_SLOTS", 1)  # every game overflows its slots
+    tight = module.run_block(rules, policies, 9, 0, 400)
+    for other in (two, tuple(np.concatenate(x) for x in zip(*split)), tight):
+        assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
+    assert len(one[0]) == one[1]["deals"].sum()
