@@ -218,9 +218,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
     high, bidder = -1, -1
     for turn in range(4):
         seat = (dealer + 1 + turn) % 4
-        legal = ZERO
-        for b in range(high + 1, levels + 2):
-            legal |= bit_nb(b)
+        legal = (bit_nb(levels + 2) - ONE) & ~(bit_nb(high + 1) - ONE)  # every bid above the high one
         forced = turn == 3 and high < 0 and params[P_STICK_THE_DEALER]
         if not forced:
             legal |= bit_nb(BID_PASS)
@@ -327,8 +325,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
 
     # E-6: the bidder leads; a seat sitting out plays no cards.
     played = ZERO
-    tricks = np.zeros(2, dtype=np.int64)
-    penalties = np.zeros(2, dtype=np.int64)
+    tricks0 = tricks1 = penalty0 = penalty1 = 0
     n_reneges = 0
     leader = bidder
     n_played = 0
@@ -356,7 +353,10 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                         reneges[n_reneges, 0] = n_played
                         reneges[n_reneges, 1] = seat
                     n_reneges += 1
-                    penalties[seat % 2] += params[P_RENEGE_PENALTY]
+                    if seat % 2 == 0:
+                        penalty0 += params[P_RENEGE_PENALTY]
+                    else:
+                        penalty1 += params[P_RENEGE_PENALTY]
             else:
                 card = choose_euchre_card_nb(pol[seat], prm[seat], hand, legal, lead, best, best_seat,
                                              seat, trump, bidder, played, rng)
@@ -372,7 +372,10 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                 if (cs == bs and POWER[trump, card] > POWER[trump, best]) or (cs == trump and bs != trump):
                     best, best_seat = card, seat
             seat = (seat + 1) % 4
-        tricks[best_seat % 2] += 1
+        if best_seat % 2 == 0:
+            tricks0 += 1
+        else:
+            tricks1 += 1
         leader = best_seat
     if scripted and n_played < script_play.shape[0]:
         _stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
@@ -380,11 +383,11 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
 
     # E-7 scores, then E-8 penalties.
     team = bidder % 2
-    out[O_TRICKS] = tricks[0]
-    out[O_TRICKS + 1] = tricks[1]
-    out[O_SCORE + team], out[O_SCORE + 1 - team] = score_hand_nb(params, high, tricks[team])
-    out[O_SCORE] -= penalties[0]
-    out[O_SCORE + 1] -= penalties[1]
+    out[O_TRICKS] = tricks0
+    out[O_TRICKS + 1] = tricks1
+    out[O_SCORE + team], out[O_SCORE + 1 - team] = score_hand_nb(params, high, tricks0 if team == 0 else tricks1)
+    out[O_SCORE] -= penalty0
+    out[O_SCORE + 1] -= penalty1
     out[O_RENEGES] = n_reneges
 
 
@@ -405,7 +408,6 @@ H_GAME, H_SEQ, H_DEALER, H_HAND = 0, 1, 2, 3  # four hand columns
 H_ACTIONS = H_HAND + 4
 H_OUT = H_ACTIONS + 2
 HEADER_WIDTH = H_OUT + N_OUT
-DEAL_SLOTS = 48  # deal rows reserved per game in a block; longer games are replayed alone
 
 
 @njit(cache=True)

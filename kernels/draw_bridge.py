@@ -222,7 +222,6 @@ H_GAME, H_SEQ, H_COUNTED, H_DEALER, H_HAND, H_STOCK = 0, 1, 2, 3, 4, 6
 H_ACTIONS = H_STOCK + 26
 H_OUT = H_ACTIONS + 2
 HEADER_WIDTH = H_OUT + N_OUT
-DEAL_SLOTS = 32  # deal rows reserved per game in a block; longer games are replayed alone
 
 
 @njit(cache=True)

@@ -8,10 +8,11 @@ import numpy as np
 
 from kernels import bid_euchre as ke
 from kernels.cards import EUCHRE_CARD_IDS, euchre_card_name, mask_to_cards
-from kernels.engine import run_bid_euchre_block_nb, trace_bid_euchre_games_nb
+from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from kernels.policies import POLICY_SCRIPT
 from sim.contract import categorical, grow_until_fits
 from sim.contract import game_table as game_table  # re-exported: the game interface
+from sim.blocks import play_block
 from sim.policies import kernel_policies
 from sim.rules import BidEuchreRules
 from sim.summary import describe, histogram, percent, rate
@@ -33,23 +34,11 @@ def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
     params, deck = rules.to_kernel()
     pol, prm = kernel_policies(policies)
-    slots = ke.DEAL_SLOTS
-    deals = np.zeros(count * slots, dtype=ke.DEAL_DTYPE)
-    games = np.zeros(count, dtype=ke.GAME_DTYPE)
-    run_bid_euchre_block_nb(params, deck, np.uint64(seed), first_game, pol, prm, deals, games)
-    counts = games["deals"].astype(np.int64)
-    longer = np.flatnonzero(counts > slots)
-    if longer.size == 0:
-        return deals[(np.arange(slots)[None, :] < counts[:, None]).ravel()], games
-    per_game = [deals[i * slots:i * slots + min(n, slots)] for i, n in enumerate(counts)]
-    for i in longer:  # the rare long game, played again alone with room for every hand
-        long_deals = np.zeros(int(params[ke.P_MAX_HANDS]), dtype=ke.DEAL_DTYPE)
-        trace_bid_euchre_games_nb(params, deck, np.uint64(seed), np.array([first_game + i]), pol, prm,
-                                  long_deals, games[i:i + 1], np.zeros((0, ke.HEADER_WIDTH), np.int64),
-                                  np.zeros(1, np.int64), np.zeros((0, ke.TRACE_WIDTH), np.int64),
-                                  np.zeros(1, np.int64))
-        per_game[i] = long_deals[:counts[i]]
-    return np.concatenate(per_game), games
+
+    def run(indices, offsets, deal_rows, game_rows):
+        run_bid_euchre_games_nb(params, deck, np.uint64(seed), indices, offsets, pol, prm, deal_rows, game_rows)
+
+    return play_block(run, first_game, count, int(params[ke.P_MAX_HANDS]), ke.DEAL_DTYPE, ke.GAME_DTYPE)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):

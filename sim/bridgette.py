@@ -12,9 +12,10 @@ from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
-from kernels.engine import run_bridgette_block_nb, trace_bridgette_games_nb
+from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
 from kernels.policies import POLICY_SCRIPT
 from sim import contract
+from sim.blocks import play_block
 from sim.policies import kernel_policies
 from sim.rules import BridgetteRules
 
@@ -22,14 +23,13 @@ from sim.rules import BridgetteRules
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
     params, deck, value, exact, penalty = rules.to_kernel()
-    per_game = kb.max_deals_per_game(params)
-    deals = np.zeros(count * per_game, dtype=kb.DEAL_DTYPE)
-    games = np.zeros(count, dtype=kb.GAME_DTYPE)
     pol, prm = kernel_policies(policies)
-    run_bridgette_block_nb(params, value, exact, penalty, deck, np.uint64(seed), first_game,
-                           pol, prm, deals, games)
-    used = np.arange(per_game)[None, :] < games["deals"][:, None]
-    return deals[used.ravel()], games
+
+    def run(indices, offsets, deal_rows, game_rows):
+        run_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices, offsets,
+                               pol, prm, deal_rows, game_rows)
+
+    return play_block(run, first_game, count, kb.max_deals_per_game(params), kb.DEAL_DTYPE, kb.GAME_DTYPE)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):

@@ -8,9 +8,10 @@ from kernels import contract as kc
 from kernels import draw_bridge as kd
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
-from kernels.engine import run_draw_bridge_block_nb, trace_draw_bridge_games_nb
+from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
 from kernels.policies import POLICY_SCRIPT
 from sim import contract
+from sim.blocks import play_block
 from sim.policies import kernel_policies
 from sim.rules import DrawBridgeRules
 
@@ -21,31 +22,15 @@ DECK = {card_name(c) for c in range(52)}
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
-    """Play games ``first_game .. first_game+count-1``: (deal records, game records).
-
-    Each game has ``DEAL_SLOTS`` deal rows in the parallel pass; the rare longer game is
-    played again alone with room for ``game.max_deals`` rows (same seed, same game).
-    """
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
     params, made, undertricks = rules.to_kernel()
     pol, prm = kernel_policies(policies)
-    slots = kd.DEAL_SLOTS
-    deals = np.zeros(count * slots, dtype=kd.DEAL_DTYPE)
-    games = np.zeros(count, dtype=kd.GAME_DTYPE)
-    run_draw_bridge_block_nb(params, made, undertricks, np.uint64(seed), first_game, pol, prm,
-                             deals, games)
-    counts = games["deals"].astype(np.int64)
-    longer = np.flatnonzero(counts > slots)
-    if longer.size == 0:
-        return deals[(np.arange(slots)[None, :] < counts[:, None]).ravel()], games
-    per_game = [deals[i * slots:i * slots + min(n, slots)] for i, n in enumerate(counts)]
-    for i in longer:
-        long_deals = np.zeros(int(params[kd.P_MAX_DEALS]), dtype=kd.DEAL_DTYPE)
-        trace_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed),
-                                   np.array([first_game + i]), pol, prm, long_deals, games[i:i + 1],
-                                   np.zeros((0, kd.HEADER_WIDTH), dtype=np.int64), np.zeros(1, np.int64),
-                                   np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, np.int64))
-        per_game[i] = long_deals[:counts[i]]
-    return np.concatenate(per_game), games
+
+    def run(indices, offsets, deal_rows, game_rows):
+        run_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed), indices, offsets, pol, prm,
+                                 deal_rows, game_rows)
+
+    return play_block(run, first_game, count, int(params[kd.P_MAX_DEALS]), kd.DEAL_DTYPE, kd.GAME_DTYPE)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):

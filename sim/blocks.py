@@ -1,0 +1,67 @@
+"""Blocks of games into compact records, whatever the length of each game.
+
+A first slice of the block is played with room for the longest game the rules allow;
+the rest is played in parallel with room for a little more than the longest of those
+games, and the rare game that needs more is played again with exactly the room its
+first pass counted. Games are pure functions of (seed, game index), so replaying one
+reproduces it, and the records never depend on how the room was chosen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+PILOT_GAMES = 256
+
+
+def _play(run_games, indices, rooms, deal_dtype, game_dtype):
+    """Play ``indices`` with ``rooms[i]`` deal rows each: (deal rows, offsets, game rows)."""
+    offsets = np.concatenate([[0], np.cumsum(rooms)]).astype(np.int64)
+    deals = np.zeros(int(offsets[-1]), dtype=deal_dtype)
+    games = np.zeros(len(indices), dtype=game_dtype)
+    run_games(indices, offsets, deals, games)
+    return deals, offsets, games
+
+
+def _compact(deals, room, counts):
+    """The rows games actually wrote, each game given ``room`` rows, in game order."""
+    return deals[(np.arange(room)[None, :] < counts[:, None]).ravel()]
+
+
+def _copy(out, dst_starts, deals, src_starts, counts):
+    """Copy ``counts[i]`` rows from ``deals[src_starts[i]:]`` to ``out[dst_starts[i]:]``."""
+    game = np.repeat(np.arange(len(counts)), counts)
+    within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    out[dst_starts[game] + within] = deals[src_starts[game] + within]
+
+
+def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtype, game_dtype):
+    """Deal and game records of games ``first_game .. first_game+count-1``, in game order.
+
+    ``run_games(game_indices, offsets, deal_rows, game_rows)`` plays the games; no game has
+    more than ``max_deals`` deals.
+    """
+    indices = np.arange(first_game, first_game + count, dtype=np.int64)
+    pilot = min(count, PILOT_GAMES)
+    deals_a, offsets_a, games_a = _play(run_games, indices[:pilot], np.full(pilot, max_deals),
+                                        deal_dtype, game_dtype)
+    room = min(max_deals, int(games_a["deals"].max(initial=1) * 1.25) + 4)
+    deals_b, offsets_b, games_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
+                                        deal_dtype, game_dtype)
+    games = np.concatenate([games_a, games_b])
+    counts = games["deals"].astype(np.int64)
+    if counts[pilot:].max(initial=0) <= room:  # the usual case: every game fitted its room
+        return np.concatenate([_compact(deals_a, max_deals, counts[:pilot]),
+                               _compact(deals_b, room, counts[pilot:])]), games
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    out = np.empty(int(starts[-1]), dtype=deal_dtype)
+    _copy(out, starts[:pilot], deals_a, offsets_a[:-1], counts[:pilot])
+    rest = counts[pilot:]
+    fits = rest <= room
+    kept = np.flatnonzero(fits)
+    _copy(out, starts[pilot:][kept], deals_b, offsets_b[:-1][kept], rest[kept])
+    longer = np.flatnonzero(~fits)
+    if longer.size:
+        deals_c, offsets_c, _ = _play(run_games, indices[pilot:][longer], rest[longer], deal_dtype, game_dtype)
+        _copy(out, starts[pilot:][longer], deals_c, offsets_c[:-1], rest[longer])
+    return out, games
