@@ -19,6 +19,7 @@ from kernels.policies import (
     choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
 )
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
+from kernels.trace import O_ERROR, O_ERROR_AT, O_ERROR_INDEX, TRACE_WIDTH, stop_nb, trace_nb  # noqa: F401
 
 # --- Cards (the Bid Euchre layout of kernels.cards) --------------------------------------------
 JOKER = EUCHRE_JOKER
@@ -57,9 +58,8 @@ def bid_names(tricks: int) -> list[str]:
 O_BID, O_BIDDER, O_TRUMP = 0, 1, 2
 O_TRICKS = 3  # two columns, by team
 O_SCORE = 5  # two columns, by team, renege penalties included
-O_RENEGES = 7
-O_VOID = 8  # 0 played, 1 all passed, 2 ace-no-face
-O_ERROR, O_ERROR_AT, O_ERROR_INDEX = 9, 10, 11
+O_RENEGES = 10  # (7..9 hold O_ERROR, O_ERROR_AT, O_ERROR_INDEX of kernels.trace)
+O_VOID = 11  # 0 played, 1 all passed, 2 ace-no-face
 N_OUT = 12
 VOID_ALL_PASS, VOID_ACE_NO_FACE = 1, 2
 
@@ -68,7 +68,6 @@ ERROR_RULES = ("", "E-10", "E-3", "E-4", "E-6")
 AT_DISCARDS, AT_CALLS, AT_TRUMP, AT_EXCHANGE, AT_PLAY = range(5)
 
 KIND_DISCARD, KIND_CALL, KIND_TRUMP, KIND_GIVE, KIND_RETURN, KIND_PLAY = range(6)
-TRACE_WIDTH = 4
 MAX_RENEGES = 64
 
 
@@ -155,24 +154,6 @@ def highest_trumps_nb(hand, trump, k):
 
 
 @njit(cache=True)
-def _trace_nb(trace, tcur, kind, seat, action, legal):
-    i = tcur[0]
-    if i < trace.shape[0]:
-        trace[i, 0] = kind
-        trace[i, 1] = seat
-        trace[i, 2] = action
-        trace[i, 3] = np.int64(legal)
-    tcur[0] = i + 1
-
-
-@njit(cache=True)
-def _stop_nb(out, err, at, index):
-    out[O_ERROR] = err
-    out[O_ERROR_AT] = at
-    out[O_ERROR_INDEX] = index
-
-
-@njit(cache=True)
 def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_calls, script_trump,
                  script_give, script_return, script_play, reneges, trace, tcur, out):
     """Play one Bid Euchre deal from the dealt ``hands`` (uint64[4], updated).
@@ -203,15 +184,15 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         if scripted:
             card = pick_copy_nb(hands[dealer], script_discard[0]) if script_discard.shape[0] == 1 else -1
             if card < 0:
-                _stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
+                stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
                 return
         else:
             card = choose_euchre_discard_nb(pol[dealer], prm[dealer], hands[dealer], rng)
         if tracing:
-            _trace_nb(trace, tcur, KIND_DISCARD, dealer, card, hands[dealer])
+            trace_nb(trace, tcur, KIND_DISCARD, dealer, card, hands[dealer])
         hands[dealer] &= ~bit_nb(card)
     elif scripted and script_discard.shape[0] > 0:
-        _stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
+        stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
         return
 
     # E-3: one round from the dealer's left, the dealer last.
@@ -224,32 +205,32 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
             legal |= bit_nb(BID_PASS)
         if scripted:
             if turn >= script_calls.shape[0]:
-                _stop_nb(out, ERR_AUCTION, AT_CALLS, turn)
+                stop_nb(out, ERR_AUCTION, AT_CALLS, turn)
                 return
             call = script_calls[turn]
             if call < 0 or (legal & bit_nb(call)) == ZERO:
-                _stop_nb(out, ERR_AUCTION, AT_CALLS, turn)
+                stop_nb(out, ERR_AUCTION, AT_CALLS, turn)
                 return
         else:
             call = choose_euchre_bid_nb(pol[seat], prm[seat], hands[seat], legal, high, bidder, seat,
                                         tricks_in_hand, rng)
         if tracing:
-            _trace_nb(trace, tcur, KIND_CALL, seat, call, legal)
+            trace_nb(trace, tcur, KIND_CALL, seat, call, legal)
         if call != BID_PASS:
             high, bidder = call, seat
     if scripted and script_calls.shape[0] > 4:
-        _stop_nb(out, ERR_AUCTION, AT_CALLS, 4)
+        stop_nb(out, ERR_AUCTION, AT_CALLS, 4)
         return
     if high < 0:
         out[O_VOID] = VOID_ALL_PASS
         if scripted and (script_trump.shape[0] or script_give.shape[0] or script_return.shape[0]
                          or script_play.shape[0]):
             if script_trump.shape[0]:
-                _stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
+                stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
             elif script_give.shape[0] or script_return.shape[0]:
-                _stop_nb(out, ERR_AUCTION, AT_EXCHANGE, 0)
+                stop_nb(out, ERR_AUCTION, AT_EXCHANGE, 0)
             else:
-                _stop_nb(out, ERR_AUCTION, AT_PLAY, 0)
+                stop_nb(out, ERR_AUCTION, AT_PLAY, 0)
         return
     out[O_BID] = high
     out[O_BIDDER] = bidder
@@ -257,13 +238,13 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
     # The bidder names trump (a suit).
     if scripted:
         if script_trump.shape[0] != 1 or not 0 <= script_trump[0] < 4:
-            _stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
+            stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
             return
         trump = script_trump[0]
     else:
         trump = choose_euchre_trump_nb(pol[bidder], prm[bidder], hands[bidder], rng)
     if tracing:
-        _trace_nb(trace, tcur, KIND_TRUMP, bidder, trump, np.uint64(0b1111))
+        trace_nb(trace, tcur, KIND_TRUMP, bidder, trump, np.uint64(0b1111))
     out[O_TRUMP] = trump
 
     # E-4 / E-5: the ask exchange; the partner of a six bid sits out.
@@ -275,19 +256,19 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         forced = highest_trumps_nb(before, trump, k)
         given = ZERO
         if scripted and (script_give.shape[0] != k or script_return.shape[0] != k):
-            _stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+            stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
             return
         for i in range(k):
             legal = hands[bidder] & ~given
             if scripted:
                 card = pick_copy_nb(legal, script_give[i])
                 if card < 0:
-                    _stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+                    stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
                     return
             else:
                 card = choose_euchre_give_nb(pol[bidder], prm[bidder], legal, trump, rng)
             if tracing:
-                _trace_nb(trace, tcur, KIND_GIVE, bidder, card, legal)
+                trace_nb(trace, tcur, KIND_GIVE, bidder, card, legal)
             given |= bit_nb(card)
         returned = forced
         if scripted:
@@ -303,24 +284,24 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                     chosen_script[n_chosen] = script_return[i]
                     n_chosen += 1
             if rest != ZERO:
-                _stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+                stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
                 return
         for i in range(k - popcount_nb(forced)):
             legal = before & ~returned & ~SUIT_OF[trump, trump]
             if scripted:
                 card = pick_copy_nb(legal, chosen_script[i])
                 if card < 0:
-                    _stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+                    stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
                     return
             else:
                 card = choose_euchre_return_nb(pol[partner], prm[partner], legal, trump, rng)
             if tracing:
-                _trace_nb(trace, tcur, KIND_RETURN, partner, card, legal)
+                trace_nb(trace, tcur, KIND_RETURN, partner, card, legal)
             returned |= bit_nb(card)
         hands[bidder] = (hands[bidder] & ~given) | returned
         hands[partner] = (hands[partner] & ~returned) | given
     elif scripted and (script_give.shape[0] or script_return.shape[0]):
-        _stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+        stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
 
     # E-6: the bidder leads; a seat sitting out plays no cards.
@@ -341,13 +322,13 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
             legal = follow_legal_nb(hand, lead, trump)
             if scripted:
                 if n_played >= script_play.shape[0]:
-                    _stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
+                    stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
                     return
                 card = pick_copy_nb(legal, script_play[n_played])
                 if card < 0:
                     card = pick_copy_nb(hand, script_play[n_played])
                     if card < 0:
-                        _stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
+                        stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
                         return
                     if n_reneges < reneges.shape[0]:  # E-8: the card stands
                         reneges[n_reneges, 0] = n_played
@@ -361,7 +342,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                 card = choose_euchre_card_nb(pol[seat], prm[seat], hand, legal, lead, best, best_seat,
                                              seat, trump, bidder, played, rng)
             if tracing:
-                _trace_nb(trace, tcur, KIND_PLAY, seat, card, legal)
+                trace_nb(trace, tcur, KIND_PLAY, seat, card, legal)
             hands[seat] &= ~bit_nb(card)
             played |= bit_nb(card)
             n_played += 1
@@ -378,7 +359,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
             tricks1 += 1
         leader = best_seat
     if scripted and n_played < script_play.shape[0]:
-        _stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
+        stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
         return
 
     # E-7 scores, then E-8 penalties.

@@ -5,7 +5,6 @@ Bridge), the columns of a deal's outcome row, the error codes a replayed action 
 stop on, and the trace rows.
 """
 
-import numpy as np
 from numba import njit
 
 from kernels.calls import (
@@ -13,6 +12,7 @@ from kernels.calls import (
 )
 from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
 from kernels.policies import POLICY_SCRIPT, choose_call_nb
+from kernels.trace import O_ERROR, O_ERROR_AT, O_ERROR_INDEX, TRACE_WIDTH, stop_nb, trace_nb  # noqa: F401
 
 # --- Deal outcome: columns of the int64 row ``out`` (games add their own from O_GAME) ----
 O_CONTRACT = 0  # ladder index, -1 passed out
@@ -20,10 +20,7 @@ O_DECLARER = 1
 O_DOUBLED = 2
 O_TRICKS = 3  # two columns, by seat
 O_SCORE = 5  # two columns, by seat
-O_ERROR = 7  # ERR_* code, 0 when the deal completed
-O_ERROR_AT = 8  # AT_* list the error is in
-O_ERROR_INDEX = 9
-O_GAME = 10
+O_GAME = 10  # O_ERROR, O_ERROR_AT, O_ERROR_INDEX (7..9) come from kernels.trace
 
 # --- Why a replayed action is illegal (each game names the rule: B-7 or D-4, ...) ----------
 ERR_NONE = 0
@@ -38,29 +35,8 @@ ERR_LADDER = 8  # not a call of this game's ladder (B-5, D-3)
 AT_DISCARDS, AT_CALLS, AT_PLAY = 0, 1, 2
 AT_NAMES = ("discards", "calls", "play")
 
-# --- Trace rows: (kind, seat, action, legal set) -------------------------------------------
+# --- Trace row kinds ---------------------------------------------------------------------
 KIND_DISCARD, KIND_CALL, KIND_PLAY = 0, 1, 2
-TRACE_WIDTH = 4
-
-
-@njit(cache=True)
-def trace_nb(trace, tcur, kind, seat, action, legal):
-    """Append one action and its legal set; count past the end so the caller can grow."""
-    i = tcur[0]
-    if i < trace.shape[0]:
-        trace[i, 0] = kind
-        trace[i, 1] = seat
-        trace[i, 2] = action
-        trace[i, 3] = np.int64(legal)
-    tcur[0] = i + 1
-
-
-@njit(cache=True)
-def stop_nb(out, err, at, index):
-    """Record why a replayed deal stopped."""
-    out[O_ERROR] = err
-    out[O_ERROR_AT] = at
-    out[O_ERROR_INDEX] = index
 
 
 @njit(cache=True)

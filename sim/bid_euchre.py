@@ -20,7 +20,6 @@ from sim.summary import describe, histogram, percent, rate
 PLAYERS = 4
 RULES = BidEuchreRules
 SUIT_NAMES = ["C", "D", "H", "S"]
-VOID_NAMES = ["", "all passed", "ace no face"]
 
 
 def _names(tricks: int) -> list[str]:

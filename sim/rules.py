@@ -52,12 +52,18 @@ class BridgetteExchange:
 
 
 @dataclass(frozen=True)
-class BridgetteAuction:
+class ContractAuction:
+    """The C-4 and C-5 options, shared by Bridgette and Draw Bridge."""
+
     opening_pass: str = opt("continues", "C-4", "whether a pass as the first call ends the auction",
                             choices=("continues", "ends"))
     passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
                           "same dealer redeals", choices=("next_deal", "redeal"))
     max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned", low=0)
+
+
+@dataclass(frozen=True)
+class BridgetteAuction(ContractAuction):
     min_trump_cards: int = opt(2, "B-6", "cards of a suit needed to bid it", low=0)
     nt_needs_all_suits: bool = opt(True, "B-6", "no-trump bids need a card of every suit")
     jump_min_cards: int = opt(4, "B-6", "cards of a suit needed for a jump bid in it", low=0)
@@ -220,15 +226,6 @@ class DrawBridgeDraw:
 
 
 @dataclass(frozen=True)
-class DrawBridgeAuction:
-    opening_pass: str = opt("continues", "C-4", "whether a pass as the first call ends the auction",
-                            choices=("continues", "ends"))
-    passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
-                          "same dealer redeals", choices=("next_deal", "redeal"))
-    max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned", low=0)
-
-
-@dataclass(frozen=True)
 class DrawBridgeScoring:
     undertricks: str = opt("none", "D-6", "a failed contract scores nothing, or contract-bridge "
                            "non-vulnerable undertricks for the opponent", choices=("none", "bridge"))
@@ -246,7 +243,7 @@ class DrawBridgeRules:
 
     GAME = "draw-bridge"
     draw: DrawBridgeDraw = field(default_factory=DrawBridgeDraw)
-    auction: DrawBridgeAuction = field(default_factory=DrawBridgeAuction)
+    auction: ContractAuction = field(default_factory=ContractAuction)
     scoring: DrawBridgeScoring = field(default_factory=DrawBridgeScoring)
     game: DrawBridgeGameLength = field(default_factory=DrawBridgeGameLength)
 

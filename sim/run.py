@@ -8,11 +8,12 @@ run; the records do not depend on --threads or --block-size.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from sim.games import GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
-from sim.rules import GAMES, RulesError, option_table
+from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
@@ -140,8 +141,8 @@ def play(args, parser) -> int:
         progress.close()
     if args.quiet:
         return 0
-    changed = [f"{t}.{k}={v}" for t, table in rules.to_dict().items() for k, v in table.items()
-               if v != game_module(args.game).RULES().to_dict()[t][k]]
+    changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
+               for t, table in overrides(rules).items() for k, v in table.items()]
     print(f"{args.game}: {summary['games']:,} games, {summary['deals']:,} deals, seed {args.seed}; "
           f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
