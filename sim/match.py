@@ -1,0 +1,128 @@
+"""python -m sim.match --game G --a POLICY --b POLICY --games N [--seed S] [--json]
+
+Duplicate matches: every game is played twice with the same cards, policy A in seat 0
+(team 0 in Bid Euchre) the first time and in seat 1 (team 1) the second, so card luck
+cancels. Cards come from their own stream, a pure function of (seed, game, deal), so the
+two plays of a deal share its cards until the games' courses part (a redeal, or a game
+that ends earlier). Reports the mean score difference A minus B per deal and per game
+with 95% intervals, A's game win rate, and how much the pairing narrowed the interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+from sim.games import GAME_NAMES, game_module
+from sim.policies import parse_policy
+from sim.run import USER_ERRORS, OneLineParser, count, seed_value
+from sim.summary import Z95
+
+BLOCK_GAMES = 20_000
+
+
+class _Moments:
+    """Running sums of paired differences and of each play's differences alone."""
+
+    def __init__(self):
+        self.n = 0
+        self.sums = np.zeros(6)  # paired d, d^2; first play x, x^2; second play y, y^2
+
+    def add(self, first, second):
+        x, y = np.asarray(first, np.float64), np.asarray(second, np.float64)
+        d = (x + y) / 2
+        self.n += len(d)
+        self.sums += [d.sum(), (d * d).sum(), x.sum(), (x * x).sum(), y.sum(), (y * y).sum()]
+
+    def result(self) -> dict:
+        n = self.n
+        if n < 2:
+            return {"n": n, "mean": None, "ci95": None, "variance_reduction": None}
+        def var(total, squares):
+            return (squares - total * total / n) / (n - 1)
+        mean = self.sums[0] / n
+        var_paired = var(self.sums[0], self.sums[1])
+        half = Z95 * math.sqrt(max(var_paired, 0.0) / n)
+        # Unpaired, the two plays would be independent samples: the variance of their
+        # average would be (var_x + var_y) / 4 per pair; pairing leaves var_paired.
+        unpaired = (var(self.sums[2], self.sums[3]) + var(self.sums[4], self.sums[5])) / 4
+        reduction = 1 - var_paired / unpaired if unpaired > 0 else None
+        return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
+
+
+def play_match(game: str, a, b, games: int, seed: int, rules=None) -> dict:
+    """A duplicate match of policy ``a`` against ``b``; the JSON-ready result."""
+    module = game_module(game)
+    rules = rules if rules is not None else module.RULES()
+    players = module.PLAYERS
+    first_lineup = [a if seat % 2 == 0 else b for seat in range(players)]
+    second_lineup = [b if seat % 2 == 0 else a for seat in range(players)]
+    per_deal, per_game = _Moments(), _Moments()
+    a_wins = 0
+    for first in range(0, games, BLOCK_GAMES):
+        n = min(BLOCK_GAMES, games - first)
+        deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
+        deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
+        # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
+        key_1 = deals_1["game"].astype(np.int64) * 4096 + deals_1["deal"]
+        key_2 = deals_2["game"].astype(np.int64) * 4096 + deals_2["deal"]
+        _, i1, i2 = np.intersect1d(key_1, key_2, assume_unique=True, return_indices=True)
+        diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
+        diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
+        per_deal.add(diff_1[i1], diff_2[i2])
+        per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
+                     games_2["total1"].astype(np.int64) - games_2["total0"])
+        a_wins += int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
+    deal_stats, game_stats = per_deal.result(), per_game.result()
+    return {
+        "game": game, "a": str(a), "b": str(b), "seed": seed,
+        "games": games, "deals": deal_stats["n"],
+        "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
+        "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
+        "a_game_win_rate": a_wins / (2 * games),
+        "pairing_variance_reduction": deal_stats["variance_reduction"],
+    }
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.match", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--game", choices=GAME_NAMES, default="bridgette")
+    parser.add_argument("--a", required=True, metavar="POLICY", help="policy A, e.g. heuristic:aggression=0.5")
+    parser.add_argument("--b", required=True, metavar="POLICY", help="policy B")
+    parser.add_argument("--games", type=count, required=True, help="games, each played twice")
+    parser.add_argument("--seed", type=seed_value, default=1)
+    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    args = parser.parse_args(argv)
+    from sim.api import resolve_rules
+
+    try:
+        rules = resolve_rules(args.game, args.rules, args.set_options)
+        a, b = parse_policy(args.a), parse_policy(args.b)
+        result = play_match(args.game, a, b, args.games, args.seed, rules)
+    except USER_ERRORS as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    lo, hi = result["ci95"]
+    glo, ghi = result["game_ci95"]
+    print(f"{args.game}: {result['a']} (A) against {result['b']} (B), {args.games:,} duplicate games, "
+          f"{result['deals']:,} paired deals, seed {args.seed}")
+    print(f"  A minus B per deal: {result['mean_diff_per_deal']:+.2f}  95% CI [{lo:+.2f}, {hi:+.2f}]")
+    print(f"  A minus B per game: {result['mean_diff_per_game']:+.2f}  95% CI [{glo:+.2f}, {ghi:+.2f}]")
+    print(f"  A wins {100 * result['a_game_win_rate']:.1f}% of games")
+    reduction = result["pairing_variance_reduction"]
+    print("  pairing narrowed the variance by " + ("-" if reduction is None else f"{100 * reduction:.0f}%")
+          + " against unpaired play")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
