@@ -30,9 +30,9 @@ POLICIES = {
                          "uniform over the legal actions: discards, calls and cards"),
     "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC, {
         "aggression": (kp.H_AGGRESSION, 0.0, "tricks added to every bidding estimate"),
-        "double_margin": (kp.H_DOUBLE_MARGIN, 1.5,
+        "double_margin": (kp.H_DOUBLE_MARGIN, 6.0,
                           "tricks the opponent must look short by before a double"),
-        "redouble_margin": (kp.H_REDOUBLE_MARGIN, 2.0,
+        "redouble_margin": (kp.H_REDOUBLE_MARGIN, 1.0,
                             "tricks to spare this seat's estimate needs before a redouble"),
     }, "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly"),
 }
