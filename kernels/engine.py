@@ -88,3 +88,12 @@ def trace_bid_euchre_games_nb(params, deck, seed, game_indices, pol, prm, deal_r
         ke.play_game_nb(params, deck, seed, game_indices[i], pol, prm,
                         deal_rows[i * per_game:(i + 1) * per_game], game_rows[i:i + 1],
                         headers, hcur, trace, tcur, scratch)
+
+
+@njit(cache=True, parallel=True)
+def copy_rows_nb(src, src_starts, counts, dst, dst_starts):
+    """Copy ``counts[i]`` rows from ``src[src_starts[i]:]`` to ``dst[dst_starts[i]:]`` for every
+    game ``i``; the rows are byte views of record arrays."""
+    for i in prange(counts.shape[0]):
+        for k in range(counts[i]):
+            dst[dst_starts[i] + k, :] = src[src_starts[i] + k, :]

@@ -17,22 +17,20 @@ PILOT_GAMES = 256
 def _play(run_games, indices, rooms, deal_dtype, game_dtype):
     """Play ``indices`` with ``rooms[i]`` deal rows each: (deal rows, offsets, game rows)."""
     offsets = np.concatenate([[0], np.cumsum(rooms)]).astype(np.int64)
-    deals = np.zeros(int(offsets[-1]), dtype=deal_dtype)
+    deals = np.empty(int(offsets[-1]), dtype=deal_dtype)  # only rows the games write are read
     games = np.zeros(len(indices), dtype=game_dtype)
     run_games(indices, offsets, deals, games)
     return deals, offsets, games
 
 
-def _compact(deals, room, counts):
-    """The rows games actually wrote, each game given ``room`` rows, in game order."""
-    return deals[(np.arange(room)[None, :] < counts[:, None]).ravel()]
-
-
 def _copy(out, dst_starts, deals, src_starts, counts):
     """Copy ``counts[i]`` rows from ``deals[src_starts[i]:]`` to ``out[dst_starts[i]:]``."""
-    game = np.repeat(np.arange(len(counts)), counts)
-    within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-    out[dst_starts[game] + within] = deals[src_starts[game] + within]
+    from kernels.engine import copy_rows_nb
+
+    width = deals.dtype.itemsize
+    copy_rows_nb(deals.view(np.uint8).reshape(-1, width), np.asarray(src_starts, np.int64),
+                 np.asarray(counts, np.int64), out.view(np.uint8).reshape(-1, width),
+                 np.asarray(dst_starts, np.int64))
 
 
 def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtype, game_dtype):
@@ -50,9 +48,6 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
                                         deal_dtype, game_dtype)
     games = np.concatenate([games_a, games_b])
     counts = games["deals"].astype(np.int64)
-    if counts[pilot:].max(initial=0) <= room:  # the usual case: every game fitted its room
-        return np.concatenate([_compact(deals_a, max_deals, counts[:pilot]),
-                               _compact(deals_b, room, counts[pilot:])]), games
     starts = np.concatenate([[0], np.cumsum(counts)])
     out = np.empty(int(starts[-1]), dtype=deal_dtype)
     _copy(out, starts[:pilot], deals_a, offsets_a[:-1], counts[:pilot])
