@@ -85,6 +85,20 @@ def draw_trick_leader_wins_nb(lead, follow, led_suit_wins):
 
 
 @njit(cache=True)
+def scripted_card_nb(script_play, n_played, hand, legal, out):
+    """The replayed card ``play[n_played]``, or -1 after recording why it is illegal."""
+    if n_played >= script_play.shape[0]:
+        stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
+        return -1
+    card = script_play[n_played]
+    if card < 0 or (legal & bit_nb(card)) == ZERO:
+        err = ERR_NOT_IN_HAND if card < 0 or (hand & bit_nb(card)) == ZERO else ERR_FOLLOW
+        stop_nb(out, err, AT_PLAY, n_played)
+        return -1
+    return card
+
+
+@njit(cache=True)
 def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
                  script_calls, script_play, trace, tcur, out):
     """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``.
@@ -116,13 +130,8 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
             hand = hands[seat]
             legal = follow_mask_nb(hand, lead) if (turn == 1 and must_follow) else hand
             if scripted:
-                if n_played >= script_play.shape[0]:
-                    stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
-                    return
-                card = script_play[n_played]
-                if card < 0 or (legal & bit_nb(card)) == ZERO:
-                    err = ERR_NOT_IN_HAND if card < 0 or (hand & bit_nb(card)) == ZERO else ERR_FOLLOW
-                    stop_nb(out, err, AT_PLAY, n_played)
+                card = scripted_card_nb(script_play, n_played, hand, legal, out)
+                if card < 0:
                     return
             else:
                 card = choose_draw_card_nb(pol[seat], prm[seat], hand, legal, lead, shown,
@@ -167,13 +176,8 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
             hand = hands[seat]
             legal = hand if turn == 0 else follow_mask_nb(hand, lead)
             if scripted:
-                if n_played >= script_play.shape[0]:
-                    stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
-                    return
-                card = script_play[n_played]
-                if card < 0 or (legal & bit_nb(card)) == ZERO:
-                    err = ERR_NOT_IN_HAND if card < 0 or (hand & bit_nb(card)) == ZERO else ERR_FOLLOW
-                    stop_nb(out, err, AT_PLAY, n_played)
+                card = scripted_card_nb(script_play, n_played, hand, legal, out)
+                if card < 0:
                     return
             else:
                 unseen = deck_mask & ~hand & ~gone & ~played

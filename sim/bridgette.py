@@ -160,20 +160,6 @@ def format_summary(summary: dict) -> str:
 COLON_WORDS = {"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"}
 
 
-def _hand_words(cards) -> str:
-    """A hand by suit, high cards first: 'S A K 7  H Q 9  D -  C J 4 3  Colons CL'."""
-    order = "23456789TJQKA"
-    parts = []
-    for suit in "SHDC":
-        ranks = sorted((c[0] for c in cards if c[1] == suit and c not in COLON_WORDS),
-                       key=order.index, reverse=True)
-        parts.append(f"{suit} {' '.join(ranks) or '-'}")
-    colons = [c for c in cards if c in COLON_WORDS]
-    if colons:
-        parts.append("Colons " + " ".join(sorted(colons)))
-    return "  ".join(parts)
-
-
 def describe_deal(rules, deal: dict) -> list[str]:
     """One traced deal in words: hands, exchange, auction, tricks with Colon effects, score.
 
@@ -184,7 +170,7 @@ def describe_deal(rules, deal: dict) -> list[str]:
 
     dealer = deal["dealer"]
     ref = BridgetteDeal(rules, dealer, deal["hands"], deal["stock"])
-    lines = [f"  seat {s}{' (dealer)' if s == dealer else ''}: {_hand_words(h)}"
+    lines = [f"  seat {s}{' (dealer)' if s == dealer else ''}: {contract.hand_words(h)}"
              for s, h in enumerate(deal["hands"])]
     up = deal["stock"][0]
     fate = {"nondealer": "first card of the non-dealer's draw", "dealer": "first card of the dealer's draw",
@@ -197,7 +183,7 @@ def describe_deal(rules, deal: dict) -> list[str]:
     for card in deal["discards"][nondealer] + deal["discards"][dealer]:
         ref.apply(card)
     for s in (0, 1):
-        lines.append(f"  seat {s} keeps: {_hand_words(ref.hands[s])}")
+        lines.append(f"  seat {s} keeps: {contract.hand_words(ref.hands[s])}")
     calls = []
     for i, call in enumerate(deal["calls"]):
         calls.append(f"{(dealer + i) % 2}:{call}")

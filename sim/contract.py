@@ -11,7 +11,7 @@ import numpy as np
 
 from kernels import contract as kc
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, call_name
-from kernels.cards import card_name, mask_to_cards
+from kernels.cards import COLON_NAMES, card_name, mask_to_cards
 from sim.summary import describe, histogram, percent, rate
 
 PLAYERS = 2
@@ -221,3 +221,17 @@ def format_summary(summary: dict, lowest_level: int = 0) -> str:
               f"first dealer wins {percent(summary['first_dealer_wins'])}; "
               f"deals per game: mean {summary['deals_per_game']['mean']:.2f}"]
     return "\n".join(lines)
+
+
+def hand_words(cards) -> str:
+    """A hand by suit, high cards first: 'S A K 7  H Q 9  D -  C J 4 3  Colons CL'."""
+    order = "23456789TJQKA"
+    parts = []
+    for suit in "SHDC":
+        ranks = sorted((c[0] for c in cards if c[1] == suit and c not in COLON_NAMES),
+                       key=order.index, reverse=True)
+        parts.append(f"{suit} {' '.join(ranks) or '-'}")
+    colons = [c for c in cards if c in COLON_NAMES]
+    if colons:
+        parts.append("Colons " + " ".join(sorted(colons)))
+    return "  ".join(parts)

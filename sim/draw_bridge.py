@@ -162,7 +162,6 @@ def format_summary(summary: dict) -> str:
 
 def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = None) -> str:
     """A traced game in words; ``only_deal`` picks one counted deal (the records' ``deal``)."""
-    from sim.bridgette import _hand_words
     from sim.reference.draw_bridge import DrawBridgeDeal
 
     lines = [f"Draw Bridge game {int(game_row['game'])} of seed {seed}: first dealer seat "
@@ -174,7 +173,7 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
             continue
         label = f"deal {counted}" if deal["counted"] else f"redealt passed-out deal before deal {counted + 1}"
         lines.append(f"{label}: dealer seat {deal['dealer']}")
-        lines += [f"  seat {s}: {_hand_words(h)}" for s, h in enumerate(deal["hands"])]
+        lines += [f"  seat {s}: {contract.hand_words(h)}" for s, h in enumerate(deal["hands"])]
         ref = DrawBridgeDeal(rules, deal["dealer"], deal["hands"], deal["stock"])
         for k in range(0, DRAW_CARDS, 2):
             top, under = ref.stock_top, deal["stock"][k + 1]
@@ -184,7 +183,7 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
             lines.append(f"  draw trick {k // 2 + 1:2d}: seat {leader} {cards[0]}, seat {1 - leader} {cards[1]}"
                          f" -> seat {winner} draws {top}, seat {1 - winner} draws {under}")
         lines.append(f"  draw tricks {deal['draw_tricks'][0]}-{deal['draw_tricks'][1]}; hands now:")
-        lines += [f"  seat {s}: {_hand_words(ref.hands[s])}" for s in (0, 1)]
+        lines += [f"  seat {s}: {contract.hand_words(ref.hands[s])}" for s in (0, 1)]
         calls = []
         for i, call in enumerate(deal["calls"]):
             calls.append(f"{(deal['dealer'] + i) % 2}:{call}")

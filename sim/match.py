@@ -10,7 +10,6 @@ with 95% intervals, A's game win rate, and how much the pairing narrowed the int
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys

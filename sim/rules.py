@@ -33,6 +33,22 @@ def opt(default, rule: str, meaning: str, choices=None, low=None, kind=None):
     return field(default=default, metadata=meta)
 
 
+class _RuleSet:
+    """What every game's rules dataclass shares: TOML tables in and out, validation."""
+
+    @classmethod
+    def from_dict(cls, tables: dict | None):
+        return _build(cls, tables or {})
+
+    def to_dict(self) -> dict:
+        return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
+                           for k, v in dataclasses.asdict(getattr(self, sec.name)).items()}
+                for sec in dataclasses.fields(self)}
+
+    def validate(self) -> None:
+        """Cross-option checks (single options are checked when the tables are read)."""
+
+
 # --- Bridgette (RULES.md B-1..B-15, C-4, C-5) --------------------------------------------
 
 @dataclass(frozen=True)
@@ -95,7 +111,7 @@ class BridgetteGameLength:
 
 
 @dataclass(frozen=True)
-class BridgetteRules:
+class BridgetteRules(_RuleSet):
     """Every Bridgette rule option of RULES.md, with its default."""
 
     GAME = "bridgette"
@@ -106,15 +122,8 @@ class BridgetteRules:
     scoring: BridgetteScoring = field(default_factory=BridgetteScoring)
     game: BridgetteGameLength = field(default_factory=BridgetteGameLength)
 
-    @classmethod
-    def from_dict(cls, tables: dict | None) -> "BridgetteRules":
-        return _build(cls, tables or {})
-
-    def to_dict(self) -> dict:
-        return _to_dict(self)
-
     def validate(self) -> None:
-        """Cross-option checks (single options are checked by ``_build``)."""
+        """B-3, B-4: the draws fit the stock, and the side receiving the up-card draws."""
         ex = self.exchange
         stock = 29 - (3 - len(self.deck.colons))
         largest_draw = ex.nondealer_draw + max(ex.dealer_draw_numeral, ex.dealer_draw_face,
@@ -208,12 +217,6 @@ def option_table(cls) -> list[dict]:
     return rows
 
 
-def _to_dict(rules) -> dict:
-    return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
-                       for k, v in dataclasses.asdict(getattr(rules, sec.name)).items()}
-            for sec in dataclasses.fields(rules)}
-
-
 # --- Draw Bridge (RULES.md D-1..D-7, C-4, C-5) ---------------------------------------------
 
 @dataclass(frozen=True)
@@ -238,7 +241,7 @@ class DrawBridgeGameLength:
 
 
 @dataclass(frozen=True)
-class DrawBridgeRules:
+class DrawBridgeRules(_RuleSet):
     """Every Draw Bridge rule option of RULES.md, with its default."""
 
     GAME = "draw-bridge"
@@ -246,16 +249,6 @@ class DrawBridgeRules:
     auction: ContractAuction = field(default_factory=ContractAuction)
     scoring: DrawBridgeScoring = field(default_factory=DrawBridgeScoring)
     game: DrawBridgeGameLength = field(default_factory=DrawBridgeGameLength)
-
-    @classmethod
-    def from_dict(cls, tables: dict | None) -> "DrawBridgeRules":
-        return _build(cls, tables or {})
-
-    def to_dict(self) -> dict:
-        return _to_dict(self)
-
-    def validate(self) -> None:
-        pass
 
     def to_kernel(self):
         from kernels import draw_bridge as kd
@@ -295,7 +288,7 @@ class BidEuchreVariant:
 
 
 @dataclass(frozen=True)
-class BidEuchreRules:
+class BidEuchreRules(_RuleSet):
     """Every Bid Euchre rule option of RULES.md, with its default (auto values filled in)."""
 
     GAME = "bid-euchre"
@@ -313,13 +306,6 @@ class BidEuchreRules:
             object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, ask_all=2 * tricks))
         if self.scoring.moon_all is None:
             object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, moon_all=4 * tricks))
-
-    @classmethod
-    def from_dict(cls, tables: dict | None) -> "BidEuchreRules":
-        return _build(cls, tables or {})
-
-    def to_dict(self) -> dict:
-        return _to_dict(self)
 
     def to_kernel(self):
         from kernels import bid_euchre as ke
