@@ -15,7 +15,7 @@ from kernels.cards import (
     bit_nb, lowest_nb, popcount_nb,
 )
 from kernels.policies import (
-    POLICY_SCRIPT, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
+    POLICY_SCRIPT, replaying_nb, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
     choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
 )
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
@@ -162,7 +162,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
     unknown call -2); an illegal one stops the deal, except a card that breaks the follow
     rule, which stands as an E-8 renege (its play index and seat go to ``reneges``).
     """
-    scripted = pol[0] == POLICY_SCRIPT
+    replaying = replaying_nb(pol)
     tracing = trace.shape[0] > 0
     out[:] = 0
     out[O_BID] = -1
@@ -181,7 +181,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
 
     # E-10 joker: the dealer discards one card before the auction.
     if params[P_JOKER]:
-        if scripted:
+        if pol[dealer] == POLICY_SCRIPT:
             card = pick_copy_nb(hands[dealer], script_discard[0]) if script_discard.shape[0] == 1 else -1
             if card < 0:
                 stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
@@ -191,7 +191,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         if tracing:
             trace_nb(trace, tcur, KIND_DISCARD, dealer, card, hands[dealer])
         hands[dealer] &= ~bit_nb(card)
-    elif scripted and script_discard.shape[0] > 0:
+    elif replaying and script_discard.shape[0] > 0:
         stop_nb(out, ERR_DISCARD, AT_DISCARDS, dealer)
         return
 
@@ -203,7 +203,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         forced = turn == 3 and high < 0 and params[P_STICK_THE_DEALER]
         if not forced:
             legal |= bit_nb(BID_PASS)
-        if scripted:
+        if pol[seat] == POLICY_SCRIPT:
             if turn >= script_calls.shape[0]:
                 stop_nb(out, ERR_AUCTION, AT_CALLS, turn)
                 return
@@ -218,12 +218,12 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
             trace_nb(trace, tcur, KIND_CALL, seat, call, legal)
         if call != BID_PASS:
             high, bidder = call, seat
-    if scripted and script_calls.shape[0] > 4:
+    if replaying and script_calls.shape[0] > 4:
         stop_nb(out, ERR_AUCTION, AT_CALLS, 4)
         return
     if high < 0:
         out[O_VOID] = VOID_ALL_PASS
-        if scripted and (script_trump.shape[0] or script_give.shape[0] or script_return.shape[0]
+        if replaying and (script_trump.shape[0] or script_give.shape[0] or script_return.shape[0]
                          or script_play.shape[0]):
             if script_trump.shape[0]:
                 stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
@@ -236,7 +236,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
     out[O_BIDDER] = bidder
 
     # The bidder names trump (a suit).
-    if scripted:
+    if pol[bidder] == POLICY_SCRIPT:
         if script_trump.shape[0] != 1 or not 0 <= script_trump[0] < 4:
             stop_nb(out, ERR_AUCTION, AT_TRUMP, 0)
             return
@@ -255,12 +255,15 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         before = hands[partner]
         forced = highest_trumps_nb(before, trump, k)
         given = ZERO
-        if scripted and (script_give.shape[0] != k or script_return.shape[0] != k):
+        if replaying and (script_give.shape[0] != k or script_return.shape[0] != k):
             stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
             return
         for i in range(k):
             legal = hands[bidder] & ~given
-            if scripted:
+            if pol[bidder] == POLICY_SCRIPT:
+                if i >= script_give.shape[0]:
+                    stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+                    return
                 card = pick_copy_nb(legal, script_give[i])
                 if card < 0:
                     stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
@@ -271,7 +274,11 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                 trace_nb(trace, tcur, KIND_GIVE, bidder, card, legal)
             given |= bit_nb(card)
         returned = forced
-        if scripted:
+        partner_scripted = pol[partner] == POLICY_SCRIPT
+        if partner_scripted:
+            if script_return.shape[0] != k:
+                stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
+                return
             # The replayed returns must hold every forced trump; the rest are the choices.
             rest = forced
             chosen_script = np.full(k, -1, dtype=np.int64)
@@ -288,7 +295,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                 return
         for i in range(k - popcount_nb(forced)):
             legal = before & ~returned & ~SUIT_OF[trump, trump]
-            if scripted:
+            if partner_scripted:
                 card = pick_copy_nb(legal, chosen_script[i])
                 if card < 0:
                     stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
@@ -300,7 +307,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
             returned |= bit_nb(card)
         hands[bidder] = (hands[bidder] & ~given) | returned
         hands[partner] = (hands[partner] & ~returned) | given
-    elif scripted and (script_give.shape[0] or script_return.shape[0]):
+    elif replaying and (script_give.shape[0] or script_return.shape[0]):
         stop_nb(out, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
 
@@ -320,7 +327,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
                 continue
             hand = hands[seat]
             legal = follow_legal_nb(hand, lead, trump)
-            if scripted:
+            if pol[seat] == POLICY_SCRIPT:
                 if n_played >= script_play.shape[0]:
                     stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
                     return
@@ -358,7 +365,7 @@ def play_deal_nb(params, dealer, hands, pol, prm, rng, script_discard, script_ca
         else:
             tricks1 += 1
         leader = best_seat
-    if scripted and n_played < script_play.shape[0]:
+    if replaying and n_played < script_play.shape[0]:
         stop_nb(out, ERR_PLAY, AT_PLAY, n_played)
         return
 

@@ -21,7 +21,7 @@ from kernels.contract import (
     ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_DISCARD, KIND_PLAY, O_CONTRACT, O_DECLARER,
     O_DOUBLED, O_GAME, O_SCORE, O_TRICKS, auction_nb, stop_nb, trace_nb,
 )
-from kernels.policies import POLICY_SCRIPT, choose_card_nb, choose_discard_nb
+from kernels.policies import POLICY_SCRIPT, choose_card_nb, choose_discard_nb, replaying_nb
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
 
 # --- Rule parameters: columns of the int64 row made by kernel_rules -----------------------
@@ -49,7 +49,14 @@ MAX_SHORT = 13
 # --- Deal outcome: the shared columns of kernels.contract, then Bridgette's own -------------
 O_COLON_HOLDER = O_GAME  # three columns (Little, Royal, Grand): seat after the exchange, -1 none
 O_UPCARD = O_GAME + 3
-N_OUT = O_GAME + 4
+O_COLON_PLAY = O_GAME + 4  # three columns: COLON_* play kind of each Colon, or -1 not played
+O_COLON_WON = O_GAME + 7  # three columns: 1 when the Colon's trick went to the seat that played it
+N_OUT = O_GAME + 10
+
+# How a Colon was played: to block a suited lead of its range (B-8), as a lead (B-9), or
+# anything else (a discard: to a lead outside its range, or to a led Colon).
+COLON_BLOCK, COLON_LEAD, COLON_DISCARD = 0, 1, 2
+COLON_KINDS = ("block", "lead", "discard")
 
 # The rule each kernels.contract error code stands for in Bridgette (RULES.md replay section).
 ERROR_RULES = ("", "B-3", "C-4", "B-6", "B-7", "C-3", "B-10", "B-8", "B-5")
@@ -217,11 +224,12 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
     ``script_calls`` and ``script_play``, and the first illegal one stops the deal.
     Writes the outcome into ``out`` (O_* columns); appends to ``trace`` when it has rows.
     """
-    scripted = pol[0] == POLICY_SCRIPT
+    replaying = replaying_nb(pol)
     tracing = trace.shape[0] > 0
     out[:] = 0
     out[O_CONTRACT] = -1
     out[O_DECLARER] = -1
+    out[O_COLON_PLAY:O_COLON_PLAY + 3] = -1
     nondealer = 1 - dealer
 
     # B-3: the draws.
@@ -250,6 +258,7 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
     discards = np.zeros(2, dtype=np.uint64)
     for seat in (nondealer, dealer):
         excess = popcount_nb(hands[seat]) - HAND_SIZE
+        scripted = pol[seat] == POLICY_SCRIPT
         if scripted and script_discards[seat, 0] != excess:
             stop_nb(out, ERR_EXCHANGE, AT_DISCARDS, seat)
             return
@@ -278,7 +287,7 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
     if not completed:
         return
     if cur_bid < 0:
-        if scripted and script_play.shape[0] > 0:
+        if replaying and script_play.shape[0] > 0:
             stop_nb(out, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     out[O_CONTRACT] = cur_bid
@@ -300,7 +309,7 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
-            if scripted:
+            if pol[seat] == POLICY_SCRIPT:
                 if n_played >= script_play.shape[0]:
                     stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
                     return
@@ -321,10 +330,17 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
                 lead = card
             else:
                 leader_wins, barred = trick_nb(lead, card, trump)
+                if lead >= 52:
+                    out[O_COLON_PLAY + lead - 52] = COLON_LEAD
+                    out[O_COLON_WON + lead - 52] = leader_wins
+                if card >= 52:
+                    blocks = lead < 52 and card == 52 + CARD_CLASS[lead]
+                    out[O_COLON_PLAY + card - 52] = COLON_BLOCK if blocks else COLON_DISCARD
+                    out[O_COLON_WON + card - 52] = not leader_wins
                 if not leader_wins:
                     leader = seat
                 tricks[leader] += 1
-    if scripted and n_played < script_play.shape[0]:
+    if replaying and n_played < script_play.shape[0]:
         stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
         return
 
@@ -341,7 +357,9 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
 DEAL_DTYPE = np.dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("upcard", np.int8),
     ("upcard_class", np.int8), ("colon_little", np.int8), ("colon_royal", np.int8),
-    ("colon_grand", np.int8), ("contract", np.int8), ("declarer", np.int8),
+    ("colon_grand", np.int8), ("colon_little_play", np.int8), ("colon_royal_play", np.int8),
+    ("colon_grand_play", np.int8), ("colon_little_won", np.int8), ("colon_royal_won", np.int8),
+    ("colon_grand_won", np.int8), ("contract", np.int8), ("declarer", np.int8),
     ("doubled", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int32), ("score1", np.int32),
 ], align=True)
@@ -437,6 +455,12 @@ def play_game_nb(params, value, exact, penalty, deck, seed, game_index, pol, prm
         row["colon_little"] = out[O_COLON_HOLDER]
         row["colon_royal"] = out[O_COLON_HOLDER + 1]
         row["colon_grand"] = out[O_COLON_HOLDER + 2]
+        row["colon_little_play"] = out[O_COLON_PLAY]
+        row["colon_royal_play"] = out[O_COLON_PLAY + 1]
+        row["colon_grand_play"] = out[O_COLON_PLAY + 2]
+        row["colon_little_won"] = out[O_COLON_WON]
+        row["colon_royal_won"] = out[O_COLON_WON + 1]
+        row["colon_grand_won"] = out[O_COLON_WON + 2]
         row["contract"] = out[O_CONTRACT]
         row["declarer"] = out[O_DECLARER]
         row["doubled"] = out[O_DOUBLED]

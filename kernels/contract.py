@@ -11,7 +11,7 @@ from kernels.calls import (
     CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, STRAIN_BIDS,
 )
 from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
-from kernels.policies import POLICY_SCRIPT, choose_call_nb
+from kernels.policies import POLICY_SCRIPT, choose_call_nb, replaying_nb
 from kernels.trace import O_ERROR, O_ERROR_AT, O_ERROR_INDEX, TRACE_WIDTH, stop_nb, trace_nb  # noqa: F401
 
 # --- Deal outcome: columns of the int64 row ``out`` (games add their own from O_GAME) ----
@@ -91,14 +91,13 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
     ``completed`` is False when a scripted call was illegal or missing (``out`` says why);
     a passed-out deal completes with contract -1.
     """
-    scripted = pol[0] == POLICY_SCRIPT
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
     n_calls = 0
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
-        if scripted:
+        if pol[seat] == POLICY_SCRIPT:
             if n_calls >= script_calls.shape[0]:
                 stop_nb(out, ERR_AUCTION, AT_CALLS, n_calls)
                 return False, -1, -1, 0
@@ -125,7 +124,7 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
         else:
             cur_bid, bidder, doubled = call, seat, 0
         seat = 1 - seat
-    if scripted and n_calls < script_calls.shape[0]:
+    if replaying_nb(pol) and n_calls < script_calls.shape[0]:
         stop_nb(out, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
         return False, -1, -1, 0
     if cur_bid < 0:

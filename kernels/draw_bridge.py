@@ -14,7 +14,7 @@ from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, O_CONTRACT, O_DECLARER,
     O_DOUBLED, O_GAME, O_SCORE, O_TRICKS, auction_nb, stop_nb, trace_nb,
 )
-from kernels.policies import POLICY_SCRIPT, choose_card_nb, choose_draw_card_nb
+from kernels.policies import POLICY_SCRIPT, choose_card_nb, choose_draw_card_nb, replaying_nb
 from kernels.rng import below_nb, game_stream_nb, shuffle_nb
 from kernels.tricks import follow_mask_nb
 
@@ -106,7 +106,7 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
     As in Bridgette, POLICY_SCRIPT reads the actions from ``script_calls`` and
     ``script_play`` (draw phase then contract) and stops at the first illegal one.
     """
-    scripted = pol[0] == POLICY_SCRIPT
+    replaying = replaying_nb(pol)
     tracing = trace.shape[0] > 0
     out[:] = 0
     out[O_CONTRACT] = -1
@@ -129,7 +129,7 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = follow_mask_nb(hand, lead) if (turn == 1 and must_follow) else hand
-            if scripted:
+            if pol[seat] == POLICY_SCRIPT:
                 card = scripted_card_nb(script_play, n_played, hand, legal, out)
                 if card < 0:
                     return
@@ -156,7 +156,7 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
     if not completed:
         return
     if contract < 0:
-        if scripted and script_play.shape[0] > n_played:
+        if replaying and script_play.shape[0] > n_played:
             stop_nb(out, ERR_AUCTION, AT_PLAY, n_played)  # a card after a passed-out deal
         return
     out[O_CONTRACT] = contract
@@ -175,7 +175,7 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else follow_mask_nb(hand, lead)
-            if scripted:
+            if pol[seat] == POLICY_SCRIPT:
                 card = scripted_card_nb(script_play, n_played, hand, legal, out)
                 if card < 0:
                     return
@@ -196,7 +196,7 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
                 if follow_wins:
                     leader = seat
         tricks[leader] += 1
-    if scripted and n_played < script_play.shape[0]:
+    if replaying and n_played < script_play.shape[0]:
         stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
         return
     out[O_TRICKS] = tricks[0]

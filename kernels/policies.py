@@ -28,7 +28,18 @@ H_DOUBLE_MARGIN = 1
 H_REDOUBLE_MARGIN = 2
 N_POLICY_PARAMS = 4
 
-AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
+AVERAGE_HCP = 9.5
+
+
+@njit(cache=True)
+def replaying_nb(pol):
+    """Every seat reads its actions from a script: a recorded deal replayed whole, whose
+    script must hold exactly the deal's actions. Seats may also be scripted one by one
+    (the others choosing by policy), as the information-hygiene test does."""
+    for p in pol:
+        if p != POLICY_SCRIPT:
+            return False
+    return True  # 40 points over 55 cards, 13 held
 
 
 @njit(cache=True)

@@ -18,6 +18,7 @@ from sim import contract
 from sim.blocks import play_block
 from sim.policies import kernel_policies
 from sim.rules import BridgetteRules
+from sim.summary import percent, rate
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
@@ -121,6 +122,7 @@ PLAYERS = contract.PLAYERS
 RULES = BridgetteRules
 CARD_NAMES = [card_name(c) for c in range(55)]
 CLASS_NAMES = ["numeral", "face", "ace"]
+COLON_NAMES = ("little", "royal", "grand")
 game_table = contract.game_table
 
 
@@ -134,6 +136,8 @@ def deal_table(rules, deals, policies):
         "upcard_class": contract.categorical(deals["upcard_class"], CLASS_NAMES),
         "colon_little": deals["colon_little"], "colon_royal": deals["colon_royal"],
         "colon_grand": deals["colon_grand"],
+        **{f"colon_{name}_{what}": deals[f"colon_{name}_{what}"]
+           for what in ("play", "won") for name in COLON_NAMES},
         **contract.contract_columns(deals, policies),
     }
     return pa.table(columns)
@@ -141,18 +145,39 @@ def deal_table(rules, deals, policies):
 
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
+    colons = {}
+    for name in COLON_NAMES:
+        play = deals[f"colon_{name}_play"].astype(np.int64)
+        won = deals[f"colon_{name}_won"] != 0
+        colons[name] = {"kept": int((deals[f"colon_{name}"] >= 0).sum()),
+                        "plays": np.bincount(play[play >= 0], minlength=3).tolist(),
+                        "wins": np.bincount(play[(play >= 0) & won], minlength=3).tolist()}
     return {**contract.aggregate(deals, games),
-            "tiebreak_games": int((games["tiebreak_deals"] > 0).sum())}
+            "tiebreak_games": int((games["tiebreak_deals"] > 0).sum()), "colons": colons}
 
 
 def summarize(rules, agg: dict) -> dict:
-    """Statistics of a whole run from its merged aggregates."""
-    return {**contract.summarize(agg), "tiebreak_games": agg["tiebreak_games"]}
+    """Statistics of a whole run from its merged aggregates; Colon plays by kind of
+    play (B-8 block, B-9 lead, discard) with the share of those tricks won by the Colon."""
+    colons = {}
+    for name in rules.deck.colons:
+        c = agg["colons"][name]
+        colons[name] = {"kept": rate(c["kept"], agg["deals"]),
+                        **{kind: {"plays": c["plays"][k], "per_deal": c["plays"][k] / max(agg["deals"], 1),
+                                  "won": rate(c["wins"][k], c["plays"][k])}
+                           for k, kind in enumerate(kb.COLON_KINDS)}}
+    return {**contract.summarize(agg), "tiebreak_games": agg["tiebreak_games"], "colons": colons}
 
 
 def format_summary(summary: dict) -> str:
     """The end-of-run table printed by sim.run."""
-    return contract.format_summary(summary, lowest_level=0)
+    lines = [contract.format_summary(summary, lowest_level=0), "",
+             "Colons: kept after the exchange; plays per deal as a block (B-8), a lead (B-9) or a discard, and tricks won:"]
+    for name, c in summary["colons"].items():
+        plays = "; ".join(f"{kind} {c[kind]['per_deal']:.3f} won {percent(c[kind]['won']).strip()}"
+                          for kind in kb.COLON_KINDS)
+        lines.append(f"  {name:6s} kept {percent(c['kept']).strip()}; {plays}")
+    return "\n".join(lines)
 
 
 # --- Narration for sim.show -------------------------------------------------------------------

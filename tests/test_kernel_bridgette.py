@@ -152,3 +152,40 @@ def test_cards_do_not_depend_on_policies():
 def test_extreme_seeds(seed):
     deals, games = run_block(BridgetteRules(), RANDOM, seed, 2**40, 10)
     assert len(games) == 10 and (games["deals"] >= 6).all()
+
+
+# --- Colon play records, checked against the referee's trick history ------------------------
+
+COLON_OF = {"CL": "little", "CR": "royal", "CG": "grand"}
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "random"])
+def test_colon_play_records_match_the_referee(policy):
+    """colon_*_play / colon_*_won (B-8 block, B-9 lead, discard) as the referee's tricks say."""
+    from sim.reference.bridgette import BridgetteDeal, matching_colon
+
+    rules = BridgetteRules()
+    policies = [parse_policy(policy)] * 2
+    deals, _ = run_block(rules, policies, 31, 0, 60)
+    _, traces = trace_games(rules, policies, 31, range(60))
+    rows = iter(deals)
+    kinds_seen = set()
+    for deal_list in traces:
+        for d in (d for d in deal_list if d["counted"]):
+            row = next(rows)
+            ref = BridgetteDeal(rules, d["dealer"], d["hands"], d["stock"])
+            nondealer = 1 - d["dealer"]
+            for action in d["discards"][nondealer] + d["discards"][d["dealer"]] + d["calls"] + d["play"]:
+                ref.apply(action)
+            expect = {name: (-1, 0) for name in COLON_OF.values()}
+            for leader, (lead, follow), winner in ref.trick_history:
+                if lead in COLON_OF:
+                    expect[COLON_OF[lead]] = (1, int(winner == leader))
+                if follow in COLON_OF:
+                    kind = 0 if lead not in COLON_OF and follow == matching_colon(lead) else 2
+                    expect[COLON_OF[follow]] = (kind, int(winner != leader))
+            for name, (kind, won) in expect.items():
+                assert (row[f"colon_{name}_play"], row[f"colon_{name}_won"]) == (kind, won)
+                kinds_seen.add(kind)
+    assert next(rows, None) is None
+    assert kinds_seen == {-1, 0, 1, 2}
