@@ -26,7 +26,12 @@ POLICY_HEURISTIC = 1
 H_AGGRESSION = 0
 H_DOUBLE_MARGIN = 1
 H_REDOUBLE_MARGIN = 2
-N_POLICY_PARAMS = 4
+H_KEEP_COLONS = 3
+H_USE_COLONS = 4
+H_COLON_LEAD_ODDS = 5
+H_DRAW_FIGHT = 6
+H_PARTNER_AWARE = 7
+N_POLICY_PARAMS = 8
 
 AVERAGE_HCP = 9.5
 
@@ -86,7 +91,7 @@ def choose_discard_nb(pid, prm, hand, rng):
         c = lowest_nb(rest)
         rest &= rest - ONE
         if c >= 52:
-            keep = COLON_KEEP[c - 52]
+            keep = COLON_KEEP[c - 52] * prm[H_KEEP_COLONS]
         else:
             keep = HCP[c % 13] + 0.08 * (c % 13) + 0.6 * popcount_nb(hand & SUIT_MASKS[c // 13])
         if keep < best_keep:
@@ -150,19 +155,35 @@ def _is_master_nb(card, unseen):
 
 
 @njit(cache=True)
+def none_held_odds_nb(unseen, wanted, held):
+    """Chance that ``held`` cards dealt at random from ``unseen`` miss every ``wanted`` card."""
+    u = popcount_nb(unseen)
+    n = popcount_nb(unseen & wanted)
+    odds = 1.0
+    for i in range(held):
+        if u - i <= 0:
+            break
+        odds *= max(0, u - n - i) / (u - i)
+    return odds
+
+
+@njit(cache=True)
 def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng):
     """B-7..B-10: one card from ``legal``; ``lead`` is -1 when this seat leads."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     suited = legal & ALL_SUITED
+    use_colons = prm[H_USE_COLONS] > 0
     if lead < 0:
-        # B-9: a Colon lead that nothing unseen can beat.
-        colons = legal & COLONS
+        # B-9: lead a Colon when the opponent (holding as many cards as this seat) likely
+        # has no card of its range and no trump, the only cards that beat it.
+        colons = legal & COLONS if use_colons else ZERO
         while colons:
             c = lowest_nb(colons)
             colons &= colons - ONE
-            if (unseen & (RANGE_MASKS[c - 52] | trumps)) == ZERO:
+            beaters = RANGE_MASKS[c - 52] | trumps
+            if none_held_odds_nb(unseen, beaters, popcount_nb(hand)) >= prm[H_COLON_LEAD_ODDS]:
                 return c
         # Declarer draws trumps with a top trump.
         if is_declarer and legal & trumps and unseen & trumps:
@@ -202,7 +223,7 @@ def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng)
         # B-8: block with the matching Colon rather than give up a good card, or to bar
         # the leader from running a suit headed by an honour.
         match = bit_nb(52 + CARD_CLASS[lead])
-        if legal & match:
+        if use_colons and legal & match:
             if suited == ZERO:
                 return 52 + CARD_CLASS[lead]
             cheap = _cheapest_nb(suited, trump)
@@ -242,7 +263,7 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
     """
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    wanted = shown_top >= 0 and shown_top % 13 >= RANK_JACK
+    wanted = shown_top >= 0 and shown_top % 13 + 2 >= prm[H_DRAW_FIGHT]
     if lead < 0:
         return _highest_rank_nb(legal) if wanted else _cheapest_nb(legal, -1)
     if wanted:
@@ -280,16 +301,34 @@ def _euchre_extreme_nb(mask, trump, highest):
 
 
 @njit(cache=True)
-def euchre_strength_nb(hand, trump):
-    """Tricks this hand expects to take by itself with ``trump``: trumps by rank, side aces."""
+def euchre_strength_nb(hand, trump, copies=1):
+    """Tricks this hand expects to take by itself with ``trump``: trumps by rank, side aces.
+
+    Trumps that head the suit without a gap (the right bower down, every copy of each
+    rank held) are sure tricks; the joker of E-10 is not counted against them.
+    """
     est = 0.0
     trumps = hand & EUCHRE_SUIT_OF[trump, trump]
+    top = 106
+    while top >= 100:
+        held = 0
+        rest = trumps
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            held += EUCHRE_POWER[trump, c] == top
+        if held < copies:
+            break
+        top -= 1
     rest = trumps
     while rest:
         c = lowest_nb(rest)
         rest &= rest - ONE
         p = EUCHRE_POWER[trump, c]
-        est += 1.0 if p >= 106 else 0.85 if p == 105 else 0.7 if p == 104 else 0.5 if p == 103 else 0.35
+        if p > top:
+            est += 1.0
+        else:
+            est += 1.0 if p >= 106 else 0.85 if p == 105 else 0.7 if p == 104 else 0.5 if p == 103 else 0.35
     n = popcount_nb(trumps)
     if n >= 3:
         est += 0.3 * (n - 2)
@@ -299,9 +338,12 @@ def euchre_strength_nb(hand, trump):
 
 @njit(cache=True)
 def _best_trump_nb(hand):
+    """The suit this hand is strongest in, and its estimate; a hand of more than seven
+    cards is a double-deck hand, with two copies of every card in play."""
+    copies = 2 if popcount_nb(hand) > 7 else 1
     best, best_est = 0, -1.0
     for t in range(4):
-        e = euchre_strength_nb(hand, t)
+        e = euchre_strength_nb(hand, t, copies)
         if e > best_est:
             best, best_est = t, e
     return best, best_est
@@ -401,6 +443,6 @@ def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, tr
             winners |= bit_nb(c)
     partner_winning = (best_seat - seat) % 4 == 2
     strong = best_suit == trump or EUCHRE_POWER[trump, best] >= 4  # a trump, or a king or ace
-    if winners and not (partner_winning and strong):
+    if winners and not (partner_winning and strong and prm[H_PARTNER_AWARE] > 0):
         return _euchre_extreme_nb(winners, trump, False)
     return _euchre_extreme_nb(legal, trump, False)

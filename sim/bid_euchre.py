@@ -9,7 +9,7 @@ import numpy as np
 from kernels import bid_euchre as ke
 from kernels.cards import EUCHRE_CARD_IDS, euchre_card_name, mask_to_cards
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
-from kernels.policies import POLICY_SCRIPT
+from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
 from sim.contract import categorical, grow_until_fits
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.blocks import play_block
@@ -174,7 +174,7 @@ def replay_deal(case: dict) -> dict:
     trump = case.get("trump")
     out = np.zeros(ke.N_OUT, dtype=np.int64)
     reneges = np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64)
-    ke.play_deal_nb(params, dealer, hands, np.full(4, POLICY_SCRIPT, dtype=np.int64), np.zeros((4, 4)),
+    ke.play_deal_nb(params, dealer, hands, np.full(4, POLICY_SCRIPT, dtype=np.int64), np.zeros((4, N_POLICY_PARAMS)),
                     np.zeros(1, dtype=np.uint64), _ids(discards[dealer]),
                     np.array([call_ids.get(c, -2) for c in case.get("calls") or []], dtype=np.int64),
                     np.array([] if trump is None else [SUIT_NAMES.index(trump) if trump in SUIT_NAMES else -1],

@@ -13,7 +13,7 @@ from kernels import contract as kc
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
-from kernels.policies import POLICY_SCRIPT
+from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
 from sim import contract
 from sim.blocks import play_block
 from sim.policies import kernel_policies
@@ -109,7 +109,7 @@ def replay_deal(case: dict) -> dict:
     deck_mask = np.uint64(sum(1 << int(c) for c in deck))
     out = np.zeros(kb.N_OUT, dtype=np.int64)
     pol = np.full(2, POLICY_SCRIPT, dtype=np.int64)
-    prm = np.zeros((2, 4), dtype=np.float64)
+    prm = np.zeros((2, N_POLICY_PARAMS), dtype=np.float64)
     kb.play_deal_nb(params, value, exact, penalty, deck_mask, int(case["dealer"]), hands, stock,
                     pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play,
                     np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)

@@ -9,7 +9,7 @@ from kernels import draw_bridge as kd
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
-from kernels.policies import POLICY_SCRIPT
+from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
 from sim import contract
 from sim.blocks import play_block
 from sim.policies import kernel_policies
@@ -100,7 +100,7 @@ def replay_deal(case: dict) -> dict:
     out = np.zeros(kd.N_OUT, dtype=np.int64)
     pol = np.full(2, POLICY_SCRIPT, dtype=np.int64)
     kd.play_deal_nb(params, made, undertricks, int(case["dealer"]), hands, stock, pol,
-                    np.zeros((2, 4)), np.zeros(1, dtype=np.uint64), calls, play,
+                    np.zeros((2, N_POLICY_PARAMS)), np.zeros(1, dtype=np.uint64), calls, play,
                     np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
     return contract.call_in_play_is_c4(outcome_dict(out), out, case.get("play", []), DRAW_CARDS, 10**9)
 

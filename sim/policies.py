@@ -34,8 +34,35 @@ POLICIES = {
                           "tricks the opponent must look short by before a double"),
         "redouble_margin": (kp.H_REDOUBLE_MARGIN, 1.0,
                             "tricks to spare this seat's estimate needs before a redouble"),
+        "keep_colons": (kp.H_KEEP_COLONS, 0.5,
+                        "Bridgette exchange: weight on keeping Colons (0 discards them first)"),
+        "use_colons": (kp.H_USE_COLONS, 1.0,
+                       "Bridgette play: 1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice"),
+        "colon_lead_odds": (kp.H_COLON_LEAD_ODDS, 0.5,
+                            "Bridgette: least chance the opponent cannot beat a Colon before leading it"),
+        "draw_fight": (kp.H_DRAW_FIGHT, 13.0,
+                       "Draw Bridge: lowest face-up stock rank worth winning a draw trick for "
+                       "(11 jack .. 14 ace; 15 never)"),
+        "partner_aware": (kp.H_PARTNER_AWARE, 1.0,
+                          "Bid Euchre: 1 never overtakes a partner winning with a trump, king or ace"),
     }, "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly"),
 }
+
+# Defaults that differ by game, found by duplicate matches (README, "Tuning"). Draw Bridge's
+# default D-6 scoring makes a failed contract cost nothing, so its heuristic bids boldly and,
+# since a double can then only double the declarer's score, never doubles.
+GAME_DEFAULTS = {
+    "bridgette": {"heuristic": {"aggression": 1.0}},
+    "draw-bridge": {"heuristic": {"aggression": 4.0, "double_margin": 99.0}},
+    "bid-euchre": {"heuristic": {"aggression": -0.3}},
+}
+
+
+def defaults(name: str, game: str | None = None) -> dict:
+    """A policy's parameter defaults, in registry order, for ``game`` (None: the registry's)."""
+    values = {k: default for k, (_, default, _) in POLICIES[name].params.items()}
+    values.update(GAME_DEFAULTS.get(game, {}).get(name, {}))
+    return values
 
 
 @dataclass(frozen=True)
@@ -44,10 +71,11 @@ class Policy:
 
     name: str
     params: tuple  # ((name, value), ...) in registry order
+    game: str | None = None  # whose defaults apply
 
     def __str__(self) -> str:
-        spec = POLICIES[self.name]
-        changed = [f"{k}={v:g}" for k, v in self.params if v != spec.params[k][1]]
+        base = defaults(self.name, self.game)
+        changed = [f"{k}={v:g}" for k, v in self.params if v != base[k]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
     @property
@@ -62,13 +90,14 @@ class Policy:
         return row
 
 
-def parse_policy(text: str) -> Policy:
-    """``NAME`` or ``NAME:param=value,...`` into a validated Policy."""
+def parse_policy(text: str, game: str | None = None) -> Policy:
+    """``NAME`` or ``NAME:param=value,...`` into a validated Policy, unset parameters taking
+    ``game``'s defaults."""
     name, _, rest = text.strip().partition(":")
     if name not in POLICIES:
         raise PolicyError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")
     spec = POLICIES[name]
-    values = {k: default for k, (_, default, _) in spec.params.items()}
+    values = defaults(name, game)
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, raw = item.partition("=")
         if not eq or key not in spec.params:
@@ -78,7 +107,7 @@ def parse_policy(text: str) -> Policy:
             values[key] = float(raw)
         except ValueError:
             raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
-    return Policy(name, tuple(values.items()))
+    return Policy(name, tuple(values.items()), game)
 
 
 def kernel_policies(policies) -> tuple[np.ndarray, np.ndarray]:
