@@ -3,7 +3,8 @@
 Numba's on-disk cache notices an edit only in the file of the compiled function itself,
 not in the files it calls into (an edited policy would leave the engine's cached
 machine code stale). The cache therefore lives in a folder named after a hash of every
-kernel source, so any kernel edit starts a fresh cache.
+kernel source, so any kernel edit starts a fresh cache. Run folders record the same hash,
+so a run is never resumed by other kernels than the ones that began it.
 """
 
 import hashlib
@@ -12,5 +13,5 @@ from pathlib import Path
 from numba import config
 
 _HERE = Path(__file__).resolve().parent
-_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(_HERE.glob("*.py")))).hexdigest()[:16]
-config.CACHE_DIR = str(Path(config.CACHE_DIR or _HERE / "__pycache__") / f"numba-{_DIGEST}")
+SOURCE_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(_HERE.glob("*.py")))).hexdigest()[:16]
+config.CACHE_DIR = str(Path(config.CACHE_DIR or _HERE / "__pycache__") / f"numba-{SOURCE_DIGEST}")

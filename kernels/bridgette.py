@@ -413,8 +413,18 @@ def play_game_nb(params, value, exact, penalty, deck, seed, game_index, pol, prm
     abandoned = False
     seq = 0
     while True:
-        order[:n_deck] = deck
-        shuffle_nb(deal_rng, order[:n_deck])
+        # Shuffle all 55 cards and keep those in the deck, so decks that differ only in
+        # their Colons draw the same random numbers and keep the suited cards in the same
+        # order: variant comparisons stay paired (common random numbers).
+        for c in range(55):
+            order[c] = c
+        shuffle_nb(deal_rng, order[:55])
+        if n_deck < 55:
+            k = 0
+            for i in range(55):
+                if deck_mask & bit_nb(order[i]):
+                    order[k] = order[i]
+                    k += 1
         hands[:] = ZERO
         for k in range(2 * HAND_SIZE):  # B-2: one at a time, non-dealer first
             hands[(1 - dealer) if k % 2 == 0 else dealer] |= bit_nb(order[k])

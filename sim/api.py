@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records
 from sim.summary import merge
 
 DEFAULT_BLOCK_SIZE = 50_000
+MANIFEST_EVERY_S = 1.0  # on a cluster, how often the manifest's list of blocks done is rewritten
 
 
 def resolve_rules(game: str, rules=None, set_options=()):
@@ -42,14 +44,14 @@ def resolve_policies(game: str, policies=None) -> list:
     Later entries override earlier ones; every seat starts as ``heuristic``.
     """
     players = game_module(game).PLAYERS
-    chosen = [parse_policy("heuristic")] * players
+    chosen = [parse_policy("heuristic", game)] * players
     if policies is None:
         return chosen
     if isinstance(policies, str):
         policies = [policies]
     items = policies.items() if isinstance(policies, dict) else (_split_seat(p) for p in policies)
     for seat, spec in items:
-        policy = parse_policy(spec)
+        policy = parse_policy(spec, game)
         if str(seat) == "all":
             chosen = [policy] * players
             continue
@@ -75,31 +77,61 @@ def default_out(game: str, seed: int, games: int) -> Path:
 
 
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
-            block_size: int = DEFAULT_BLOCK_SIZE, progress=None) -> tuple[RunFolder, dict, dict]:
-    """Play (or resume) a run into its folder: (folder, summary, timing)."""
+            block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
+            threads: int | None = None) -> tuple[RunFolder, dict, dict]:
+    """Play (or resume) a run into its folder: (folder, summary, timing).
+
+    With ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) the
+    blocks are played by its workers, ``threads`` numba threads each (see ``sim.cluster``);
+    the folder ends the same as when they are played here.
+    """
     if records not in RECORD_MODES:
         raise RunError(f"records must be one of {', '.join(RECORD_MODES)}, got '{records}'")
     if games < 1 or block_size < 1:
         raise RunError("games and block size must be at least 1")
     module = game_module(game)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
+                       policy_params=[dict(p.params) for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records)
-    folder = RunFolder(out, config)
-    done = folder.done()
-    start = time.perf_counter()
-    played = 0
-    if progress is not None:
-        progress.update(sum(n for i, _, n in config.blocks() if i in done))
-    for index, first, count in config.blocks():
-        if index in done:
-            continue
-        deals, game_rows = module.run_block(rules, policies, seed, first, count)
-        folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
-                           module.aggregate(rules, deals, game_rows))
-        played += count
+    if cluster is None:
+        workers = nullcontext()
+    else:
+        from sim.cluster import open_cluster
+
+        workers = open_cluster(cluster, threads)
+    with workers as pool:
+        folder = RunFolder(out, config)
+        done = folder.done()
+        start = time.perf_counter()
+        played = 0
         if progress is not None:
-            progress.update(count)
-    elapsed = time.perf_counter() - start
+            progress.update(sum(n for i, _, n in config.blocks() if i in done))
+        todo = [block for block in config.blocks() if block[0] not in done]
+        if pool is None:
+            for index, first, count in todo:
+                deals, game_rows = module.run_block(rules, policies, seed, first, count)
+                folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
+                                   module.aggregate(rules, deals, game_rows))
+                played += count
+                if progress is not None:
+                    progress.update(count)
+        else:
+            where = pool.describe()
+            if todo:
+                where["warm_up_seconds"] = pool.warm_up(game, rules, policies, folder.path.resolve())
+            written = time.perf_counter()
+            for index, count, aggregates in pool.play_blocks(game, rules, policies, seed, todo,
+                                                             folder.path.resolve(), records):
+                # Many workers can finish blocks faster than a long manifest is rewritten:
+                # at most once a second (it may lag behind the blocks' files, never lead).
+                due = time.perf_counter() - written >= MANIFEST_EVERY_S
+                folder.mark_done(index, aggregates, manifest=due)
+                if due:
+                    written = time.perf_counter()
+                played += count
+                if progress is not None:
+                    progress.update(count)
+        elapsed = time.perf_counter() - start
     aggregates = folder.aggregates()
     total = next(aggregates)
     for agg in aggregates:
@@ -107,6 +139,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     summary = {"game": game, **module.summarize(rules, total)}
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None}
+    if pool is not None:
+        timing["cluster"] = where
     folder.finish(summary, timing)
     return folder, summary, timing
 
@@ -134,16 +168,20 @@ class Run:
 
 def simulate(game: str = "bridgette", games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
-             threads: int | None = None, set_options=()) -> Run:
-    """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder."""
+             threads: int | None = None, set_options=(), cluster=None) -> Run:
+    """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.
+
+    ``cluster``: a Dask scheduler address, ``local:N`` or a ``distributed.Client`` to play
+    the blocks on (``threads`` is then per worker process); None plays them here.
+    """
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
-    if threads is not None:
+    if threads is not None and cluster is None:
         import numba
 
         numba.set_num_threads(threads)
     path = Path(out) if out is not None else default_out(game, seed, games)
-    execute(game, resolved, chosen, seed, games, path, records, block_size)
+    execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads)
     return Run(path)
 
 

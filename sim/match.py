@@ -1,4 +1,4 @@
-"""python -m sim.match --game G --a POLICY --b POLICY --games N [--seed S] [--json]
+"""python -m sim.match --game G --a POLICY --b POLICY --games N [--seed S] [--json] [--cluster ADDRESS]
 
 Duplicate matches: every game is played twice with the same cards, policy A in seat 0
 (team 0 in Bid Euchre) the first time and in seat 1 (team 1) the second, so card luck
@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.games import GAME_NAMES, game_module
 from sim.policies import parse_policy
-from sim.run import USER_ERRORS, OneLineParser, count, seed_value
+from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
 from sim.summary import Z95
 
 BLOCK_GAMES = 20_000
@@ -37,6 +37,10 @@ class _Moments:
         self.n += len(d)
         self.sums += [d.sum(), (d * d).sum(), x.sum(), (x * x).sum(), y.sum(), (y * y).sum()]
 
+    def merge(self, other: "_Moments") -> None:
+        self.n += other.n
+        self.sums += other.sums
+
     def result(self) -> dict:
         n = self.n
         if n < 2:
@@ -53,29 +57,58 @@ class _Moments:
         return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
 
 
-def play_match(game: str, a, b, games: int, seed: int, rules=None) -> dict:
-    """A duplicate match of policy ``a`` against ``b``; the JSON-ready result."""
+def _lineups(module, a, b) -> tuple[list, list]:
+    """Seats of the first play (A in the even seats, team 0) and of the second."""
+    players = module.PLAYERS
+    return ([a if seat % 2 == 0 else b for seat in range(players)],
+            [b if seat % 2 == 0 else a for seat in range(players)])
+
+
+def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
+    """Games ``first .. first+n-1`` played both ways: (first, deal moments, game moments,
+    A's wins); blocks merged in order give the same sums wherever each was played."""
+    module = game_module(game)
+    first_lineup, second_lineup = _lineups(module, a, b)
+    per_deal, per_game = _Moments(), _Moments()
+    deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
+    deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
+    # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
+    key_1 = deals_1["game"].astype(np.int64) * 4096 + deals_1["deal"]
+    key_2 = deals_2["game"].astype(np.int64) * 4096 + deals_2["deal"]
+    _, i1, i2 = np.intersect1d(key_1, key_2, assume_unique=True, return_indices=True)
+    diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
+    diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
+    per_deal.add(diff_1[i1], diff_2[i2])
+    per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
+                 games_2["total1"].astype(np.int64) - games_2["total0"])
+    a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
+    return first, per_deal, per_game, a_wins
+
+
+def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None, threads=None) -> dict:
+    """A duplicate match of policy ``a`` against ``b``; the JSON-ready result.
+
+    ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) plays
+    the blocks on its workers, ``threads`` numba threads each; the result is the same.
+    """
     module = game_module(game)
     rules = rules if rules is not None else module.RULES()
-    players = module.PLAYERS
-    first_lineup = [a if seat % 2 == 0 else b for seat in range(players)]
-    second_lineup = [b if seat % 2 == 0 else a for seat in range(players)]
+    jobs = [(game, rules, a, b, seed, first, min(BLOCK_GAMES, games - first))
+            for first in range(0, games, BLOCK_GAMES)]
+    if cluster is None:
+        parts = [match_block(*job) for job in jobs]
+    else:
+        from sim.cluster import open_cluster
+
+        with open_cluster(cluster, threads) as pool:
+            pool.warm_up(game, rules, _lineups(module, a, b)[0])
+            parts = sorted(pool.map(match_block, jobs), key=lambda part: part[0])
     per_deal, per_game = _Moments(), _Moments()
     a_wins = 0
-    for first in range(0, games, BLOCK_GAMES):
-        n = min(BLOCK_GAMES, games - first)
-        deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
-        deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
-        # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
-        key_1 = deals_1["game"].astype(np.int64) * 4096 + deals_1["deal"]
-        key_2 = deals_2["game"].astype(np.int64) * 4096 + deals_2["deal"]
-        _, i1, i2 = np.intersect1d(key_1, key_2, assume_unique=True, return_indices=True)
-        diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
-        diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
-        per_deal.add(diff_1[i1], diff_2[i2])
-        per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
-                     games_2["total1"].astype(np.int64) - games_2["total0"])
-        a_wins += int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
+    for _, deal_part, game_part, wins in parts:  # in block order, as floating sums depend on it
+        per_deal.merge(deal_part)
+        per_game.merge(game_part)
+        a_wins += wins
     deal_stats, game_stats = per_deal.result(), per_game.result()
     return {
         "game": game, "a": str(a), "b": str(b), "seed": seed,
@@ -97,13 +130,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    add_cluster_flag(parser)
     args = parser.parse_args(argv)
     from sim.api import resolve_rules
 
     try:
         rules = resolve_rules(args.game, args.rules, args.set_options)
-        a, b = parse_policy(args.a), parse_policy(args.b)
-        result = play_match(args.game, a, b, args.games, args.seed, rules)
+        a, b = parse_policy(args.a, args.game), parse_policy(args.b, args.game)
+        result = play_match(args.game, a, b, args.games, args.seed, rules, args.cluster)
     except USER_ERRORS as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,8 @@
 
 Plays N whole games (Bridgette: 6 deals and any tie-breaks, B-15) into a run folder and
 prints a summary. Rerunning the same command on the same folder resumes an interrupted
-run; the records do not depend on --threads or --block-size.
+run; the records do not depend on --threads or --block-size, nor on whether a Dask
+cluster plays the blocks (--cluster, see sim.cluster).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=GAME_NAMES, default="bridgette", help="game to play (default bridgette)")
     p.add_argument("--games", type=count, help="whole games to play; 1e6 works")
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
-    p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it")
+    p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "
+                                                  "With --cluster: numba threads of each worker process")
     add_rule_flags(p)
     p.add_argument("--out", help="run folder (default runs/<game>-<seed>-<games>); an existing one resumes")
     p.add_argument("--records", choices=RECORD_MODES, default="deals",
@@ -61,9 +63,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--block-size", type=count, default=None,
                    help="games per block: one Parquet file and one resume point each (default 50000)")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no summary)")
+    add_cluster_flag(p, "; --out must then be a path every worker shares")
     p.add_argument("--list-options", action="store_true",
                    help="list every rule option of --game with its type, default and meaning, then exit")
     return p
+
+
+def cluster_address(text: str) -> str:
+    """``local:N`` or a Dask scheduler address, checked before anything starts."""
+    from sim.cluster import parse_address
+
+    try:
+        parse_address(text)
+    except RunError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_cluster_flag(p: argparse.ArgumentParser, note: str = "") -> None:
+    """--cluster, shared by sim.run and sim.match."""
+    p.add_argument("--cluster", type=cluster_address, metavar="ADDRESS",
+                   help="play the blocks on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
+                        f"(N worker processes on this machine){note}; the results are the same as without it")
 
 
 def add_rule_flags(p: argparse.ArgumentParser) -> None:
@@ -117,7 +138,7 @@ def play(args, parser) -> int:
     policies = resolve_policies(args.game, args.policy)
     import numba
 
-    if args.threads is not None:
+    if args.threads is not None and args.cluster is None:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
@@ -131,7 +152,7 @@ def play(args, parser) -> int:
                         desc=f"{args.game} seed {args.seed}", file=sys.stderr)
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
-                                          args.records, block_size, progress)
+                                          args.records, block_size, progress, args.cluster, args.threads)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -150,8 +171,15 @@ def play(args, parser) -> int:
     print(game_module(args.game).format_summary(summary))
     print()
     if timing["games_played_now"]:
+        if "cluster" in timing:
+            where = timing["cluster"]
+            each = where["threads_per_worker"]
+            how = (f"{where['workers']} worker processes"
+                   + (f" of {each} thread{'s' if each > 1 else ''}" if each else "") + f" at {where['address']}")
+        else:
+            how = f"{numba.get_num_threads()} threads"
         print(f"{timing['games_played_now']:,} games played now in {timing['seconds']:.1f} s "
-              f"({timing['games_per_second']:,.0f} games/s, {numba.get_num_threads()} threads)")
+              f"({timing['games_per_second']:,.0f} games/s, {how})")
     else:
         print("nothing left to play: the run folder was already complete")
     return 0

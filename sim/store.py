@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+import uuid
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import sim
@@ -25,6 +26,8 @@ class RunError(ValueError):
 
 
 RECORD_MODES = ("deals", "games", "none")
+# The Parquet files each --records mode keeps.
+RECORD_KINDS = {"deals": ("deals", "games"), "games": ("games",), "none": ()}
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class RunConfig:
     games: int
     block_size: int
     records: str
+    policy_params: list = field(default_factory=list)  # every parameter of every seat's policy
 
     def blocks(self) -> list[tuple[int, int, int]]:
         """(block index, first game, number of games) of every block."""
@@ -45,7 +49,11 @@ class RunConfig:
                 for i, first in enumerate(range(0, self.games, self.block_size))]
 
     def identity(self) -> dict:
-        return dict(asdict(self), rules_version=sim.RULES_VERSION)
+        """The configuration plus what else decides the records: the rules version and the
+        kernels' source hash (a changed policy default or heuristic makes another run)."""
+        import kernels
+
+        return dict(asdict(self), rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -61,6 +69,19 @@ def write_json(path: Path, obj) -> None:
     write_atomic(path, (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode())
 
 
+def write_records(path: Path, index: int, tables: dict) -> None:
+    """A block's Parquet files ({kind: table}), each written under a temporary name and
+    renamed into place. Any process may call this: the temporary names are unique, so two
+    processes writing the same (identical) block never mix their bytes."""
+    import pyarrow.parquet as pq
+
+    for kind, table in tables.items():
+        target = Path(path) / "records" / f"{kind}-{index:06d}.parquet"
+        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, target)
+
+
 class RunFolder:
     """A run folder opened for one configuration: created, or checked and resumed."""
 
@@ -68,6 +89,7 @@ class RunFolder:
         self.path = Path(path)
         self.config = config
         self.manifest_path = self.path / "manifest.json"
+        self._done: set[int] | None = None  # blocks marked done, read from disk once
         if self.path.exists() and not self.path.is_dir():
             raise RunError(f"output folder {self.path} is a file")
         if self.manifest_path.exists():
@@ -105,17 +127,23 @@ class RunFolder:
         return {i for i, _, _ in self.config.blocks() if self.block_file(i).exists()}
 
     def write_block(self, index: int, deal_table, game_table, aggregates: dict) -> None:
-        import pyarrow.parquet as pq
-
         tables = {"deals": deal_table, "games": game_table}
-        wanted = {"deals": ("deals", "games"), "games": ("games",), "none": ()}[self.config.records]
-        for kind in wanted:
-            target = self.path / "records" / f"{kind}-{index:06d}.parquet"
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            pq.write_table(tables[kind], tmp, compression="zstd")
-            os.replace(tmp, target)
+        write_records(self.path, index, {kind: tables[kind] for kind in RECORD_KINDS[self.config.records]})
+        self.mark_done(index, aggregates)
+
+    def mark_done(self, index: int, aggregates: dict, manifest: bool = True) -> None:
+        """Write a block's aggregates (its records are already in place), which marks it
+        done, then the manifest unless ``manifest`` is false (it may lag behind the
+        aggregates files, which resuming reads, but never runs ahead of them)."""
         write_json(self.block_file(index), aggregates)
-        self.manifest["blocks_done"] = sorted(self.done())
+        if self._done is None:
+            self._done = self.done()
+        self._done.add(index)
+        if manifest:
+            self.write_manifest()
+
+    def write_manifest(self) -> None:
+        self.manifest["blocks_done"] = sorted(self._done if self._done is not None else self.done())
         write_json(self.manifest_path, self.manifest)
 
     def aggregates(self):
@@ -124,8 +152,12 @@ class RunFolder:
             yield json.loads(self.block_file(i).read_text())
 
     def finish(self, summary: dict, timing: dict) -> None:
+        # Temporary files of writers stopped mid-write (Ctrl-C, kill -9, a lost worker) hold nothing.
+        for folder in (self.path, self.path / "records", self.path / "blocks"):
+            for stray in folder.glob(".*.tmp"):
+                stray.unlink(missing_ok=True)
         write_json(self.path / "summary.json", summary)
-        self.manifest.update(complete=True, timing=timing)
+        self.manifest.update(complete=True, timing=timing, blocks_done=sorted(self.done()))
         write_json(self.manifest_path, self.manifest)
 
 

@@ -273,6 +273,25 @@ def test_bad_rules_file_and_output_folders(tmp_path):
     assert again.returncode == 0 and "already complete" in again.stdout
 
 
+def test_a_run_begun_by_other_kernels_or_policy_defaults_is_not_resumed(tmp_path):
+    """The manifest records the kernels' source hash and every policy parameter, so a run
+    folder started by another engine, or under other policy defaults, is refused."""
+    run_dir = tmp_path / "run"
+    assert run("--games", "20", "--out", str(run_dir), "--quiet").returncode == 0
+    manifest_path = run_dir / "manifest.json"
+    original = manifest_path.read_text()
+    config = json.loads(original)["config"]
+    assert config["policy_params"][0]["aggression"] == 1.0 and len(config["kernels"]) == 16
+    for key, value in (("kernels", "0" * 16), ("policy_params", [{}, {}])):
+        manifest = json.loads(original)
+        manifest["config"][key] = value
+        manifest_path.write_text(json.dumps(manifest))
+        result = run("--games", "20", "--out", str(run_dir))
+        assert result.returncode == 2 and f"differs in: {key}" in result.stderr, result.stderr
+    manifest_path.write_text(original)
+    assert "already complete" in run("--games", "20", "--out", str(run_dir)).stdout
+
+
 def test_progress_bar_on_a_terminal_only(tmp_path):
     """A terminal gets a progress bar (games done, games/s, time left); a pipe gets none."""
     import fcntl

@@ -1,0 +1,66 @@
+"""python -m analysis.browser PAGE.html SHOT.png [--full] [--width W] [--height H]
+
+Opens a report in headless Chromium (the system's ``chromium``, driven by Playwright) and
+saves a screenshot; ``inspect`` also returns what the page rendered (headings and each
+image's natural size), which is how the tests tell a readable report from a broken one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+PAGE_FACTS = """() => ({
+  title: document.title,
+  headings: Array.from(document.querySelectorAll('h1, h2')).map(h => [h.tagName, h.textContent]),
+  images: Array.from(document.images).map(i => ({src: i.getAttribute('src'), complete: i.complete,
+                                               width: i.naturalWidth, height: i.naturalHeight})),
+  tables: document.querySelectorAll('table').length,
+})"""
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        raise RuntimeError("no chromium on PATH (make test installs Debian's chromium package)")
+    return path
+
+
+def inspect(page_path, screenshot, full_page: bool = False, width: int = 1200, height: int = 1600) -> dict:
+    """Load ``page_path``, wait until its images are loaded, save ``screenshot``, and return
+    the page's title, headings, images (src, complete, natural size) and table count."""
+    from playwright.sync_api import sync_playwright
+
+    url = Path(page_path).resolve().as_uri()
+    with sync_playwright() as pw:
+        # --no-sandbox: Chromium refuses its sandbox when run as root, as on these machines.
+        browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(url, wait_until="load")
+            facts = page.evaluate(PAGE_FACTS)
+            page.screenshot(path=str(screenshot), full_page=full_page)
+        finally:
+            browser.close()
+    return facts
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analysis.browser", description=__doc__.split("\n\n")[1])
+    p.add_argument("page")
+    p.add_argument("screenshot")
+    p.add_argument("--full", action="store_true", help="the whole page, not just the first screen")
+    p.add_argument("--width", type=int, default=1200)
+    p.add_argument("--height", type=int, default=1600)
+    args = p.parse_args(argv)
+    facts = inspect(args.page, args.screenshot, args.full, args.width, args.height)
+    broken = [i["src"] for i in facts["images"] if not i["width"]]
+    print(f"{len(facts['headings'])} headings, {len(facts['images'])} images, {facts['tables']} tables"
+          + (f"; broken images: {', '.join(broken)}" if broken else ""))
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,402 @@
+"""Metrics of a run, read block by block and paired game by game between two runs.
+
+Every metric is a ratio of per-game sums over the games g of a run, R = sum(y_g) / sum(n_g):
+
+    dealer_advantage   y = the dealer's deal score minus the non-dealer's, summed over the
+                       game's deals (Bid Euchre: the dealer's team minus the other team);
+                       n = deals (passed-out and void deals included, scoring 0 - 0)
+    first_dealer_wins  y = 1 when the first dealer (Bid Euchre: the first dealer's team)
+                       wins the game; a drawn or abandoned game counts 0; n = 1
+    contract_made      y = contracts made (Bid Euchre: bids made); n = contracts played
+                       (passed-out deals and void hands are not contracts)
+    mean_score         y = both seats' (teams') deal scores summed; n = 2 x deals, so R is
+                       the mean deal score of one seat
+    deals_per_game     y = deals counted in the game (B-15, D-7, E-9); n = 1
+
+Games are the independent units (a game's deals share its course), so intervals use the
+ratio estimator's linearisation over games: Var(R) = sum((y_g - R n_g)^2) / (nbar^2 G (G-1))
+with nbar = sum(n_g) / G. Two runs of the same seed play game g from the same cards up to
+where their rules part, so the difference R_B - R_A is estimated from the paired per-game
+terms; comparing its variance with Var(R_A) + Var(R_B) (independent runs) gives the
+variance saved by pairing, as in sim.match.
+
+Records are read one block file at a time, only the columns a metric needs, and reduced
+to exact integer moment sums, so a run larger than memory is fine and the arithmetic is
+exact until the final division: two runs with identical games give a difference of
+exactly 0 with a zero-width interval. Runs without the needed records (``--records
+none`` or ``games``) fall back to summary.json where the metric allows, unpaired.
+
+This module reads Parquet with pyarrow and never imports numba (DESIGN: analysis/).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from sim.summary import Z95
+
+
+class MetricsError(ValueError):
+    """A run folder or metric request the analyses cannot use (one line for the user)."""
+
+
+# --- Per-game values from one block's records ---------------------------------------------
+
+def _local(cols, first: int, count: int):
+    local = np.asarray(cols["game"], dtype=np.int64) - first
+    if len(local) and (local.min() < 0 or local.max() >= count):
+        raise MetricsError("records hold games outside their block; the run folder is corrupt")
+    return local
+
+
+def _sum_by_game(local, values, count: int):
+    # Integer values: float64 bincount is exact far beyond any block's sums.
+    return np.rint(np.bincount(local, weights=np.asarray(values, dtype=np.float64), minlength=count)).astype(np.int64)
+
+
+def _dealer_advantage(game, deals, games, first, count):
+    local = _local(deals, first, count)
+    s0, s1 = deals["score0"].astype(np.int64), deals["score1"].astype(np.int64)
+    dealer_side = deals["dealer"].astype(np.int64) % 2  # seat in the two-player games, team in Bid Euchre
+    diff = np.where(dealer_side == 0, s0 - s1, s1 - s0)
+    return _sum_by_game(local, diff, count), np.bincount(local, minlength=count).astype(np.int64)
+
+
+def _played(game, deals):
+    if game == "bid-euchre":
+        return np.asarray(deals["bidder_from_dealer"]) >= 0
+    return np.asarray(deals["level"]) >= 0
+
+
+def _contract_made(game, deals, games, first, count):
+    local = _local(deals, first, count)
+    played = _played(game, deals)
+    made = played & np.asarray(deals["made"], dtype=bool)
+    return _sum_by_game(local, made, count), _sum_by_game(local, played, count)
+
+
+def _mean_score(game, deals, games, first, count):
+    local = _local(deals, first, count)
+    points = deals["score0"].astype(np.int64) + deals["score1"]
+    return _sum_by_game(local, points, count), 2 * np.bincount(local, minlength=count).astype(np.int64)
+
+
+def _by_game(games, first, count, values):
+    local = _local(games, first, count)
+    if len(local) != count or len(np.unique(local)) != count:
+        raise MetricsError("a block's game records do not hold each of its games once; the run folder is corrupt")
+    out = np.zeros(count, dtype=np.int64)
+    out[local] = values
+    return out
+
+
+def _first_dealer_wins(game, deals, games, first, count):
+    won = np.asarray(games["winner"], dtype=np.int64) == np.asarray(games["first_dealer"], dtype=np.int64) % 2
+    return _by_game(games, first, count, won), np.ones(count, dtype=np.int64)
+
+
+def _deals_per_game(game, deals, games, first, count):
+    return _by_game(games, first, count, games["deals"]), np.ones(count, dtype=np.int64)
+
+
+# --- The same metrics from summary.json (runs kept without the records) ---------------------
+
+def _rate_from(key):
+    def read(game, summary):
+        r = summary[key[game]]
+        if not r["n"] or r["rate"] is None:
+            return None
+        p, n = r["rate"], r["n"]
+        return p, math.sqrt(p * (1 - p) / n)
+    return read
+
+
+def _mean_score_summary(game, summary):
+    # The two seats' scores per deal are not independent and their covariance is not in
+    # the summary: the standard error assumes perfect correlation, which bounds it above.
+    seats = list(summary["hand_score" if game == "bid-euchre" else "deal_score"].values())
+    if not all(s.get("n") for s in seats):
+        return None
+    n = seats[0]["n"]
+    return sum(s["mean"] for s in seats) / 2, sum(s["sd"] for s in seats) / 2 / math.sqrt(n)
+
+
+def _deals_per_game_summary(game, summary):
+    d = summary["deals_per_game"]
+    return (d["mean"], d["sd"] / math.sqrt(d["n"])) if d.get("n") else None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: how to read it per game from records and, if it can be, from a summary."""
+
+    name: str
+    label: str                      # words for tables and plots
+    unit: str                       # axis label's unit
+    records: str                    # "deals" or "games": the Parquet records it needs
+    columns: tuple                  # columns read (beside ``game``)
+    per_game: Callable
+    from_summary: Callable | None   # (game, summary) -> (value, standard error) or None
+    balance: float | None = None    # the value at which the rules are even between the sides
+    percent: bool = False           # a rate, shown in per cent
+    digits: int = 2                 # decimals shown (of the per cent for rates)
+
+    def words(self, game: str) -> str:
+        if self.name == "contract_made" and game == "bid-euchre":
+            return "bids made"
+        if self.name == "mean_score" and game == "bid-euchre":
+            return "mean hand score per team"
+        return self.label
+
+    def unit_for(self, game: str) -> str:
+        if game == "bid-euchre":
+            return {"share of contracts": "share of bids"}.get(self.unit, self.unit.replace("deal", "hand"))
+        return self.unit
+
+    def columns_for(self, game: str) -> tuple:
+        if self.name == "contract_made":
+            return ("bidder_from_dealer" if game == "bid-euchre" else "level", "made")
+        return self.columns
+
+    def format(self, value, signed: bool = False) -> str:
+        if value is None:
+            return "-"
+        sign = "+" if signed else ""
+        return f"{100 * value:{sign}.{self.digits}f}%" if self.percent else f"{value:{sign}.{self.digits}f}"
+
+
+METRICS = {m.name: m for m in (
+    Metric("dealer_advantage", "dealer's advantage per deal", "points per deal", "deals",
+           ("dealer", "score0", "score1"), _dealer_advantage, None, balance=0.0),
+    Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
+           ("first_dealer", "winner"), _first_dealer_wins,
+           _rate_from({"bridgette": "first_dealer_wins", "draw-bridge": "first_dealer_wins",
+                       "bid-euchre": "first_dealer_team_wins"}), balance=0.5, percent=True, digits=2),
+    Metric("contract_made", "contracts made", "share of contracts", "deals", (), _contract_made,
+           _rate_from({"bridgette": "contracts_made", "draw-bridge": "contracts_made",
+                       "bid-euchre": "bids_made"}), percent=True, digits=2),
+    Metric("mean_score", "mean deal score per seat", "points per deal", "deals",
+           ("score0", "score1"), _mean_score, _mean_score_summary),
+    Metric("deals_per_game", "deals per game", "deals", "games", ("deals",), _deals_per_game,
+           _deals_per_game_summary, digits=3),
+)}
+
+
+def parse_metrics(text: str | None) -> list[str]:
+    """Metric names from a comma-separated list (None: every metric)."""
+    if text is None:
+        return list(METRICS)
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise MetricsError(f"--metrics needs comma-separated metric names, got '{text}'")
+    for name in names:
+        if name not in METRICS:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(METRICS), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise MetricsError(f"unknown metric '{name}'{hint} (metrics: {', '.join(METRICS)})")
+    if len(set(names)) != len(names):
+        raise MetricsError(f"--metrics lists a metric twice: '{text}'")
+    return names
+
+
+# --- Run folders -----------------------------------------------------------------------------
+
+class RunRecords:
+    """A finished run folder, read block by block."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        try:
+            manifest = json.loads((self.path / "manifest.json").read_text())
+            self.config = manifest["config"]
+            self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
+            self.block_size, self.records = self.config["block_size"], self.config["records"]
+        except FileNotFoundError:
+            raise MetricsError(f"{self.path} is not a run folder (no manifest.json)") from None
+        except (OSError, ValueError, KeyError, TypeError):
+            raise MetricsError(f"{self.path}/manifest.json is unreadable or not a run manifest") from None
+        if not manifest.get("complete") or not (self.path / "summary.json").exists():
+            raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
+
+    def summary(self) -> dict:
+        try:
+            return json.loads((self.path / "summary.json").read_text())
+        except (OSError, ValueError):
+            raise MetricsError(f"{self.path}/summary.json is unreadable") from None
+
+    def has(self, kind: str) -> bool:
+        return kind == "games" and self.records in ("deals", "games") or kind == "deals" and self.records == "deals"
+
+    def blocks(self):
+        """(block index, first game, games) of every block."""
+        return [(i, first, min(self.block_size, self.games - first))
+                for i, first in enumerate(range(0, self.games, self.block_size))]
+
+    def read(self, kind: str, index: int, columns) -> dict:
+        """Only ``columns`` (and ``game``) of one block's records, as numpy arrays."""
+        import pyarrow.parquet as pq
+
+        file = self.path / "records" / f"{kind}-{index:06d}.parquet"
+        wanted = ["game", *dict.fromkeys(c for c in columns if c != "game")]
+        try:
+            table = pq.read_table(file, columns=wanted)
+        except FileNotFoundError:
+            raise MetricsError(f"{file} is missing; the run folder is incomplete") from None
+        except Exception as exc:  # pyarrow raises several types for bad files and missing columns
+            raise MetricsError(f"cannot read {file}: {str(exc).splitlines()[0]}") from None
+        return {name: table.column(name).to_numpy() for name in wanted}
+
+    def per_game(self, metrics: list[Metric]):
+        """For each block: (first game, games, {metric name: (y, n) int64 arrays per game})."""
+        need = {kind: sorted({c for m in metrics if m.records == kind for c in m.columns_for(self.game)})
+                for kind in ("deals", "games")}
+        for index, first, count in self.blocks():
+            tables = {kind: self.read(kind, index, cols) for kind, cols in need.items()
+                      if any(m.records == kind for m in metrics)}
+            yield first, count, {m.name: m.per_game(self.game, tables.get("deals"), tables.get("games"),
+                                                    first, count) for m in metrics}
+
+
+def _aligned(stream_a, stream_b):
+    """Pair two per-game streams that cut the same games into different blocks."""
+    buf_a = buf_b = None
+    while True:
+        if buf_a is None:
+            buf_a = next(stream_a, None)
+        if buf_b is None:
+            buf_b = next(stream_b, None)
+        if buf_a is None or buf_b is None:
+            if buf_a is not None or buf_b is not None:
+                raise MetricsError("the two runs hold different numbers of games")
+            return
+        (fa, ca, va), (fb, cb, vb) = buf_a, buf_b
+        if fa != fb:
+            raise MetricsError("the two runs' records do not cover the same games")
+        k = min(ca, cb)
+        yield ({name: (y[:k], n[:k]) for name, (y, n) in va.items()},
+               {name: (y[:k], n[:k]) for name, (y, n) in vb.items()})
+        buf_a = None if k == ca else (fa + k, ca - k, {m: (y[k:], n[k:]) for m, (y, n) in va.items()})
+        buf_b = None if k == cb else (fb + k, cb - k, {m: (y[k:], n[k:]) for m, (y, n) in vb.items()})
+
+
+# --- Exact moment sums and the paired ratio estimator --------------------------------------
+
+class PairedMoments:
+    """Integer sums of v = (y_A, n_A, y_B, n_B) and of v v^T over games, exact in Python ints."""
+
+    CHUNK = 100_000  # rows per int64 product, far from overflow for any game's scores
+
+    def __init__(self):
+        self.games = 0
+        self.s = [0] * 4
+        self.ss = [[0] * 4 for _ in range(4)]
+
+    def add(self, ya, na, yb, nb) -> None:
+        v = np.stack([np.asarray(x, dtype=np.int64) for x in (ya, na, yb, nb)])
+        self.games += v.shape[1]
+        for start in range(0, v.shape[1], self.CHUNK):
+            part = v[:, start:start + self.CHUNK]
+            sums, products = part.sum(axis=1), part @ part.T
+            for i in range(4):
+                self.s[i] += int(sums[i])
+                for j in range(4):
+                    self.ss[i][j] += int(products[i, j])
+
+    def result(self) -> dict:
+        """A's and B's ratios with their intervals, B - A with its paired and unpaired intervals."""
+        G, s, ss = self.games, self.s, self.ss
+        out = {"games": G, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None,
+               "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
+        if s[1] == 0 or s[3] == 0:
+            return out
+        r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
+        nbar = [Fraction(s[1], G), Fraction(s[3], G)]
+        diff = r[1] - r[0]
+        out.update(a=float(r[0]), b=float(r[1]), diff=float(diff))
+        if G < 2:
+            return out
+
+        def cross(i, j):
+            """sum over games of (y_i - R_i n_i)(y_j - R_j n_j), i, j in (0: A, 1: B)."""
+            yi, ni, yj, nj = 2 * i, 2 * i + 1, 2 * j, 2 * j + 1
+            return ss[yi][yj] - r[j] * ss[yi][nj] - r[i] * ss[ni][yj] + r[i] * r[j] * ss[ni][nj]
+
+        scale = G * (G - 1)
+        var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
+        var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
+        var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
+        out.update(a_ci95=interval(r[0], var_a), b_ci95=interval(r[1], var_b), ci95=interval(diff, var_d),
+                   unpaired_ci95=interval(diff, var_a + var_b),
+                   variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
+        return out
+
+
+def interval(centre, variance) -> list[float]:
+    """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval."""
+    half = Z95 * math.sqrt(max(float(variance), 0.0))
+    return [float(centre) - half, float(centre) + half]
+
+
+# --- Comparisons ---------------------------------------------------------------------------
+
+def open_run(path) -> RunRecords:
+    return RunRecords(path)
+
+
+def check_pairable(a: RunRecords, b: RunRecords) -> None:
+    """Runs pair game by game only when they deal the same games: same game, seed and count."""
+    for what in ("game", "seed", "games"):
+        if getattr(a, what) != getattr(b, what):
+            raise MetricsError(f"runs {a.path} and {b.path} cannot be paired: different {what} "
+                               f"({getattr(a, what)} and {getattr(b, what)}); a paired comparison "
+                               f"needs the same game, seed and number of games")
+
+
+def compare_runs(path_a, path_b, names=None) -> dict:
+    """Each metric for runs A and B and the difference B - A, paired game by game where both
+    runs kept the records the metric needs, otherwise from the two summaries (unpaired)."""
+    a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
+    check_pairable(a, b)
+    metrics = [METRICS[n] for n in (names or list(METRICS))]
+    paired = [m for m in metrics if a.has(m.records) and b.has(m.records)]
+    moments = {m.name: PairedMoments() for m in paired}
+    if paired:
+        for va, vb in _aligned(a.per_game(paired), b.per_game(paired)):
+            for m in paired:
+                moments[m.name].add(*va[m.name], *vb[m.name])
+    results = {}
+    for m in metrics:
+        base = {"label": m.words(a.game), "unit": m.unit_for(a.game), "percent": m.percent}
+        if m.name in moments:
+            results[m.name] = {**base, "source": "records", "paired": True, **moments[m.name].result()}
+        else:
+            results[m.name] = {**base, **_from_summaries(m, a, b)}
+    return {"game": a.game, "seed": a.seed, "games": a.games, "a": str(a.path), "b": str(b.path),
+            "metrics": results}
+
+
+def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:
+    out = {"source": None, "paired": False, "games": a.games, "a": None, "a_ci95": None, "b": None,
+           "b_ci95": None, "diff": None, "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
+    if m.from_summary is None:
+        out["note"] = f"needs {m.records} records, which {a.path if not a.has(m.records) else b.path} did not keep"
+        return out
+    ra, rb = m.from_summary(a.game, a.summary()), m.from_summary(b.game, b.summary())
+    if ra is None or rb is None:
+        out["note"] = "nothing to measure in one of the runs"
+        return out
+    (va, sa), (vb, sb) = ra, rb
+    out.update(source="summaries", a=va, a_ci95=interval(va, sa * sa), b=vb, b_ci95=interval(vb, sb * sb),
+               diff=vb - va, ci95=interval(vb - va, sa * sa + sb * sb),
+               unpaired_ci95=interval(vb - va, sa * sa + sb * sb),
+               note="from the runs' summaries, unpaired (the runs kept no records for it)")
+    return out

@@ -1,0 +1,221 @@
+"""Runs on a Dask cluster: the same blocks as a local run, played by worker processes.
+
+    python -m sim.run --games 1e8 --cluster tcp://scheduler:8786 --out /shared/runs/big
+    python -m sim.run --games 1e6 --cluster local:2     # starts 2 local worker processes
+
+A block is a pure function of (rules, policies, seed, first game, count), so a block played
+on any worker, or played again after its worker was lost, has the same records. Workers
+write a block's Parquet files into the run folder (a path every worker shares) and send
+back only its aggregates; the client alone writes the block's aggregates file, which marks
+it done, and the manifest, so the manifest has one writer and resuming works as in a local
+run. A worker process plays one block at a time on its own numba threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from sim.games import game_module
+from sim.store import RECORD_KINDS, RunError, write_records
+
+LOCAL = "local:"
+CONNECT_TIMEOUT_S = 3  # a scheduler that does not answer by then is reported unreachable
+WORKERS_TIMEOUT_S = 30  # a scheduler with no worker after this long is reported idle
+
+
+# [scheme://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
+ADDRESS = re.compile(r"((tcp|tls|ws|wss|ucx)://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
+
+
+def parse_address(text: str) -> str | int:
+    """The number of worker processes of ``local:N``, or a scheduler address as given."""
+    text = str(text).strip()
+    if text.startswith(LOCAL):
+        n = text[len(LOCAL):]
+        if not n.isdigit() or int(n) < 1:
+            raise RunError(f"'{text}': local:N needs a whole number N of at least 1 worker processes")
+        return int(n)
+    if not ADDRESS.fullmatch(text) or int(text.rsplit(":", 1)[1]) > 65535:
+        raise RunError(f"'{text}' is neither a scheduler address such as tcp://host:8786 nor local:N")
+    return text
+
+
+# --- on the workers -----------------------------------------------------------------
+
+_KERNELS = threading.Lock()
+
+
+def _on_worker(fn, threads, *args):
+    """Call ``fn(*args)`` with ``threads`` numba threads (None: numba's default), one call
+    at a time per process so that blocks never share the cores their kernels spread over."""
+    import numba
+
+    with _KERNELS:
+        if threads is None:
+            return fn(*args)
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            return fn(*args)
+        finally:
+            numba.set_num_threads(before)
+
+
+def play_block(game, rules, policies, seed, index, first, count, out, records):
+    """Play one block, write its Parquet records into ``out``, return its aggregates."""
+    module = game_module(game)
+    deals, game_rows = module.run_block(rules, policies, seed, first, count)
+    build = {"deals": lambda: module.deal_table(rules, deals, policies),
+             "games": lambda: module.game_table(game_rows)}
+    write_records(Path(out), index, {kind: build[kind]() for kind in RECORD_KINDS[records]})
+    return index, count, module.aggregate(rules, deals, game_rows)
+
+
+def _identity() -> dict:
+    """What must agree between the client and every worker for the records to agree."""
+    import kernels
+    import sim
+
+    return {"version": sim.__version__, "rules_version": sim.RULES_VERSION, "kernels": kernels.SOURCE_DIGEST}
+
+
+def _warm_up(game, rules, policies, out, threads):
+    """Check this worker can serve the run, and compile (or load) the game's kernels."""
+    import numba
+
+    where = f"worker {socket.gethostname()} (pid {os.getpid()})"
+    if threads is not None and threads > numba.config.NUMBA_NUM_THREADS:
+        raise RunError(f"--threads {threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads of {where}")
+    if out is not None and not (Path(out) / "manifest.json").is_file():
+        raise RunError(f"{where} cannot see the run folder {out}: --out must be a path every worker shares")
+    _on_worker(game_module(game).run_block, threads, rules, policies, 0, 0, 1)
+    return _identity()
+
+
+# --- on the client ------------------------------------------------------------------
+
+class Cluster:
+    """A Dask client and the numba threads each worker process plays with."""
+
+    def __init__(self, client, threads: int | None, address: str):
+        self.client = client
+        self.threads = threads
+        self.address = address
+
+    def workers(self) -> list[str]:
+        return sorted(self.client.nthreads())
+
+    def warm_up(self, game, rules, policies, out=None) -> float:
+        """Check and warm every worker (one first, so the others load its compiled kernels
+        from a shared cache instead of compiling side by side); the seconds it took."""
+        start = time.perf_counter()
+        try:
+            self.client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+        except TimeoutError:
+            raise RunError(f"the Dask scheduler at {self.address} has no workers "
+                           f"(none joined within {WORKERS_TIMEOUT_S} s)") from None
+        workers = self.workers()
+        args = (game, rules, policies, None if out is None else str(out), self.threads)
+
+        def on(worker):
+            # A loose restriction: if this worker dies, another one warms up instead.
+            return self.client.submit(_warm_up, *args, workers=[worker], allow_other_workers=True, pure=False)
+
+        mine = _identity()
+        for found in self._results([on(workers[0])]) + self._results([on(w) for w in workers[1:]]):
+            if found != mine:
+                raise RunError(f"the workers run tricksim {found['version']} (rules version "
+                               f"{found['rules_version']}, kernels {found['kernels']}) but this client runs "
+                               f"{mine['version']} ({mine['rules_version']}, {mine['kernels']}): "
+                               "install the same version everywhere")
+        return time.perf_counter() - start
+
+    def _results(self, futures) -> list:
+        return [self._result(f) for f in futures]
+
+    def _result(self, future):
+        from distributed import KilledWorker
+
+        try:
+            return future.result()
+        except KilledWorker:
+            raise RunError("a block killed every worker that tried it (out of memory?); "
+                           "rerun the same command to resume") from None
+        except OSError as exc:
+            raise RunError(f"the cluster run failed: {exc}; rerun the same command to resume") from None
+
+    def map(self, fn, jobs):
+        """``fn(*job)`` for every job on the workers; results in the order they finish."""
+        from distributed import as_completed
+
+        futures = [self.client.submit(_on_worker, fn, self.threads, *job, pure=False) for job in jobs]
+        try:
+            for future in as_completed(futures, loop=self.client.loop):
+                yield self._result(future)
+                future.release()
+        finally:
+            self.client.cancel([f for f in futures if not f.done()])
+
+    def play_blocks(self, game, rules, policies, seed, blocks, out, records):
+        """(index, count, aggregates) of each block, as workers finish them; the records
+        are already in ``out``."""
+        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records)
+                                     for index, first, count in blocks])
+
+    def describe(self) -> dict:
+        workers = self.workers()
+        return {"address": self.address, "workers": len(workers), "threads_per_worker": self.threads}
+
+
+@contextmanager
+def open_cluster(cluster, threads: int | None = None):
+    """A ``Cluster`` from a scheduler address, ``local:N`` (N local worker processes on
+    loopback, stopped afterwards) or a ``distributed.Client`` already open (left open).
+
+    ``threads`` is the numba threads of each worker process; by default a local cluster
+    shares this machine's cores among its processes and a remote worker uses all of its own.
+    """
+    from distributed import Client
+
+    if isinstance(cluster, Client):
+        yield Cluster(cluster, threads, str(cluster.scheduler.address))
+        return
+    target = parse_address(cluster)
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # a failed connection is reported in one line below
+    try:
+        if isinstance(target, int):
+            import numba
+            from distributed import LocalCluster
+
+            if threads is None:
+                threads = max(1, numba.config.NUMBA_NUM_THREADS // target)
+            local = LocalCluster(n_workers=target, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                 memory_limit=0, silence_logs=logging.CRITICAL, dashboard_address=None,
+                                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            client = Client(local, set_as_default=False)
+        else:
+            local = None
+            try:
+                client = Client(target, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+            except (OSError, ValueError) as exc:
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                reason = "no answer" if "Timed out" in reason else reason
+                raise RunError(f"cannot reach the Dask scheduler at {target} within {CONNECT_TIMEOUT_S} s "
+                               f"({reason}); is a scheduler running there?") from None
+    finally:
+        quiet.setLevel(level)
+    try:
+        yield Cluster(client, threads, client.scheduler.address)
+    finally:
+        client.close()
+        if local is not None:
+            local.close()

@@ -1,0 +1,407 @@
+"""python -m sim.sweep --game G --vary TABLE.KEY=V1,V2,... [--vary ...] --games N [options]
+
+Plays a grid of rule settings (the cartesian product of every --vary) on common random
+numbers: every setting is a run of the same seed, games, block size and policies, so game
+i deals the same cards in every setting until the varied rule makes the games part.
+Reports each metric per setting with its difference from the first setting, paired game
+by game (analysis.metrics), and the balance point where a metric crosses its even value
+over a numeric grid; draws the plot. Each setting is an ordinary run folder under --out,
+so a sweep resumes, and any setting can be studied like any other run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+from analysis.metrics import METRICS, MetricsError, compare_runs, open_run, parse_metrics
+from sim.games import GAME_NAMES
+from sim.rules import GAMES, RulesError, option_table, parse_set
+from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
+from sim.store import RECORD_MODES
+
+
+class SweepError(ValueError):
+    """A --vary grid that cannot be played."""
+
+
+def split_values(text: str) -> list[str]:
+    """V1,V2,... split at the commas outside brackets and quotes, so ``["grand","royal"]``
+    stays one value."""
+    values, depth, quote, start = [], 0, None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            values.append(text[start:i].strip())
+            start = i + 1
+    values.append(text[start:].strip())
+    return values
+
+
+def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
+    """[(dotted key, [(text, value), ...]), ...] from the --vary flags; values are read as
+    --set reads them (TOML literal, else a bare string) and checked by the rules later."""
+    grid, fixed = [], {f"{t}.{k}" for t, table in parse_set(set_options).items() for k in table}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or not key or not raw.strip():
+            raise SweepError(f"--vary needs TABLE.KEY=V1,V2,..., got '{item}'")
+        texts = split_values(raw)
+        if not all(texts):
+            raise SweepError(f"--vary {key}: an empty value in '{raw}'")
+        values = []
+        for text in texts:
+            table = parse_set([f"{key}={text}"])  # checks the dotted name as --set does
+            (section, options), = table.items()
+            value = options[key.split(".")[1]]
+            if any(value == v and type(value) is type(v) for _, v in values):
+                raise SweepError(f"--vary {key} lists the value {text} twice")
+            values.append((text, value))
+        if any(key == k for k, _ in grid):
+            raise SweepError(f"--vary {key} is given twice; list all its values in one --vary")
+        if key in fixed:
+            raise SweepError(f"{key} is both --set and --vary; keep one")
+        grid.append((key, values))
+    if not grid:
+        raise SweepError("give at least one --vary TABLE.KEY=V1,V2,...")
+    return grid
+
+
+def settings_of(grid) -> list[dict]:
+    """Every setting of the grid, the first --vary changing slowest: [{key: (text, value)}]."""
+    keys = [k for k, _ in grid]
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(values for _, values in grid))]
+
+
+def folder_name(index: int, setting: dict) -> str:
+    text = ",".join(f"{k}={t}" for k, (t, _) in setting.items())
+    return f"{index:02d}-" + re.sub(r"[^A-Za-z0-9._=,+-]", "_", text)
+
+
+def setting_options(setting: dict) -> list[str]:
+    return [f"{k}={t}" for k, (t, _) in setting.items()]
+
+
+def numeric_axis(grid) -> bool:
+    """A single key with numbers for values: a numeric grid with a balance point."""
+    return len(grid) == 1 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v in grid[0][1])
+
+
+def balance_point(xs, ys, level: float):
+    """Where the metric crosses ``level``, by linear interpolation between the neighbouring
+    settings in increasing x; the first crossing, or None."""
+    points = sorted((x, y) for x, y in zip(xs, ys) if y is not None)
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if y0 == level:
+            return float(x0)
+        if (y0 - level) * (y1 - level) < 0:
+            return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+    if points and points[-1][1] == level and len(points) > 1:
+        return float(points[-1][0])
+    return None
+
+
+def balance_bracket(xs, metrics, level: float, x: float):
+    """[x_low, x_high]: the nearest settings either side of the balance point ``x`` whose own
+    95% intervals lie wholly on their side of ``level``, so the rules are even somewhere
+    between them; None when no setting on one side is clear of ``level`` (the crossing may
+    be noise)."""
+    points = sorted((v, m["value"], m["value_ci95"]) for v, m in zip(xs, metrics) if m["value_ci95"])
+    below = [p for p in points if p[0] <= x]
+    above = [p for p in points if p[0] >= x]
+    if not below or not above:
+        return None
+    rising = above[-1][1] > below[0][1]
+
+    def clear(ci, high):
+        return ci[0] > level if high else ci[1] < level
+
+    low = [v for v, _, ci in below if clear(ci, not rising)]
+    high = [v for v, _, ci in above if clear(ci, rising)]
+    return [max(low), min(high)] if low and high else None
+
+
+def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra):
+    """Play (or resume) each setting's run folder in turn; the folders, opened for metrics."""
+    from sim.api import execute
+
+    folders = []
+    for i, (setting, setting_rules) in enumerate(zip(settings, resolved)):
+        folder = out / folder_name(i, setting)
+        if log:
+            log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
+        progress = None
+        if log and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            progress = tqdm(total=games, unit=" games", unit_scale=True, smoothing=0.1,
+                            desc=f"setting {i + 1}/{len(settings)}", file=sys.stderr)
+        try:
+            execute(game, setting_rules, policies, seed, games, folder, records, block_size, progress, **extra)
+        finally:
+            if progress is not None:
+                progress.close()
+        folders.append(open_run(folder))
+    return folders
+
+
+def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
+          out=None, metrics=None, records: str = "deals", block_size: int | None = None,
+          cluster=None, threads: int | None = None, log=None) -> dict:
+    """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
+
+    Returns the JSON-ready result: ``settings`` (values, run folder, metrics) and
+    ``balance_point`` ({metric: value}) where a metric crosses its even value.
+    """
+    from sim.api import DEFAULT_BLOCK_SIZE, resolve_policies, resolve_rules
+
+    names = metrics or list(METRICS)
+    chosen = resolve_policies(game, policies)
+    settings = settings_of(grid)
+    if len(settings) < 2:
+        raise SweepError("a sweep needs at least two settings to compare")
+    resolved = []
+    for setting in settings:  # every setting is checked before any game is played
+        try:
+            resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
+        except RulesError as exc:
+            raise RulesError(f"{', '.join(setting_options(setting))}: {exc}") from None
+    out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games)
+    block_size = block_size or DEFAULT_BLOCK_SIZE
+    if cluster is None and threads is not None:
+        import numba
+
+        numba.set_num_threads(threads)
+    with ExitStack() as stack:
+        extra = {}
+        if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
+            from sim.cluster import open_cluster
+
+            pool = stack.enter_context(open_cluster(cluster, threads))
+            extra = {"cluster": pool.client, "threads": pool.threads}
+        folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
+                                 log, extra)
+    rows = []
+    for i, (setting, folder) in enumerate(zip(settings, folders)):
+        compared = compare_runs(folders[0], folder, names)["metrics"]
+        row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(folder.path), "metrics": {}}
+        for name, r in compared.items():
+            row["metrics"][name] = {"value": r["b"], "value_ci95": r["b_ci95"], "diff": r["diff"],
+                                    "ci95": r["ci95"], "paired": r["paired"],
+                                    "variance_reduction": None if i == 0 else r["variance_reduction"]}
+            if i == 0 and r["diff"] is not None:
+                row["metrics"][name]["ci95"] = [0.0, 0.0]  # itself, also where read from the summary
+            if "note" in r:
+                row["metrics"][name]["note"] = r["note"]
+        rows.append(row)
+    result = {"game": game, "seed": seed, "games": games, "vary": [k for k, _ in grid], "out": str(out),
+              "policies": [str(p) for p in chosen], "metrics": names, "settings": rows}
+    if numeric_axis(grid):
+        key = grid[0][0]
+        found, brackets = {}, {}
+        xs = [r["values"][key] for r in rows]
+        for name in names:
+            level = METRICS[name].balance
+            if level is None:
+                continue
+            x = balance_point(xs, [r["metrics"][name]["value"] for r in rows], level)
+            if x is not None:
+                found[name] = x
+                brackets[name] = balance_bracket(xs, [r["metrics"][name] for r in rows], level, x)
+        if found:
+            result["balance_point"] = found
+            result["balance_bracket"] = brackets
+    return result
+
+
+def default_sweep_out(game: str, grid, seed: int, games: int) -> Path:
+    keys = "+".join(k for k, _ in grid)
+    return Path("runs") / f"sweep-{game}-{keys}-{seed}-{games}"
+
+
+# --- Report --------------------------------------------------------------------------------
+
+def format_report(result: dict) -> str:
+    """The table printed by the command: per metric, one line per setting."""
+    game, rows = result["game"], result["settings"]
+    first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
+    lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, {result['games']:,} games each, "
+             f"seed {result['seed']}, policies {', '.join(result['policies'])}; runs in {result['out']}",
+             f"differences are against the first setting ({first}), paired game by game where the "
+             f"records allow (95% intervals)"]
+    width = max(len(_label(r)) for r in rows) + 2
+    for name in result["metrics"]:
+        m = METRICS[name]
+        lines += ["", f"{m.words(game)} ({m.unit_for(game)}):",
+                  f"  {'setting':{width}s}{'value':>12s}{'95% CI':>24s}{'minus first':>14s}"
+                  f"{'95% CI':>26s}{'variance saved':>16s}"]
+        for r in rows:
+            v = r["metrics"][name]
+            if v["value"] is None:
+                lines.append(f"  {_label(r):{width}s}{'-':>12s}   {v.get('note', '')}")
+                continue
+            own = _interval(m, v["value_ci95"], signed=False)
+            diff = m.format(v["diff"], signed=True)
+            paired = _interval(m, v["ci95"], signed=True)
+            saved = ("unpaired" if not v["paired"] else "-" if v["variance_reduction"] is None
+                     else f"{100 * v['variance_reduction']:.0f}%")
+            lines.append(f"  {_label(r):{width}s}{m.format(v['value']):>12s}{own:>24s}{diff:>14s}"
+                         f"{paired:>26s}{saved:>16s}")
+        x = result.get("balance_point", {}).get(name)
+        if x is not None:
+            level = m.format(m.balance)
+            bracket = result["balance_bracket"][name]
+            where = (f"the settings' 95% intervals put it between {_show(bracket[0])} and {_show(bracket[1])}"
+                     if bracket else f"not resolved: the settings on one side are within their 95% "
+                                     f"intervals of {level}")
+            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:.2f} "
+                         f"(linear interpolation; {where})")
+    return "\n".join(lines)
+
+
+def _show(value) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def _label(row) -> str:
+    return ", ".join(_show(v) for v in row["values"].values())
+
+
+def _interval(m, ci, signed: bool) -> str:
+    return "-" if ci is None else f"[{m.format(ci[0], signed)}, {m.format(ci[1], signed)}]"
+
+
+def plot(result: dict, path) -> Path:
+    """Each metric against the varied setting, one panel per metric, with 95% error bars:
+    the paired interval of the difference from the first setting, drawn around each
+    setting's value (the first setting: its own interval)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, names, game = result["settings"], result["metrics"], result["game"]
+    numeric = len(result["vary"]) == 1 and all(
+        isinstance(r["values"][result["vary"][0]], (int, float)) and not isinstance(r["values"][result["vary"][0]], bool)
+        for r in rows)
+    xs = [r["values"][result["vary"][0]] for r in rows] if numeric else list(range(len(rows)))
+    fig, axes = plt.subplots(len(names), 1, figsize=(7, 2.6 * len(names) + 0.8), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        m = METRICS[name]
+        scale = 100 if m.percent else 1
+        pts = [(x, r["metrics"][name]) for x, r in zip(xs, rows) if r["metrics"][name]["value"] is not None]
+        if not pts:
+            ax.text(0.5, 0.5, f"{m.words(game)}: not measurable in these runs", ha="center", transform=ax.transAxes)
+            continue
+        first = pts[0][1]
+        values = [scale * v["value"] for _, v in pts]
+        bars = []
+        for k, (_, v) in enumerate(pts):
+            ci = first["value_ci95"] if k == 0 or v["ci95"] is None else [first["value"] + v["ci95"][0],
+                                                                        first["value"] + v["ci95"][1]]
+            ci = ci or [v["value"], v["value"]]
+            bars.append([scale * v["value"] - scale * ci[0], scale * ci[1] - scale * v["value"]])
+        ax.errorbar([x for x, _ in pts], values, yerr=list(zip(*bars)), fmt="o-", capsize=4, color="tab:blue")
+        if m.balance is not None:
+            ax.axhline(scale * m.balance, color="grey", lw=0.8, ls="--")
+            x = result.get("balance_point", {}).get(name)
+            if x is not None:
+                ax.axvline(x, color="tab:red", lw=0.8, ls=":")
+                ax.annotate(f"balance {x:.1f}", (x, scale * m.balance), textcoords="offset points",
+                            xytext=(4, 4), color="tab:red", fontsize=8)
+        unit = m.unit_for(game).replace("share of ", "% of ")
+        ax.set_ylabel(f"{m.words(game)}\n({unit})", fontsize=8)
+        ax.grid(alpha=0.3)
+    bottom = axes[-1, 0]
+    if numeric:
+        bottom.set_xticks(xs)
+        meaning = {row["option"]: row["meaning"] for row in option_table(GAMES[game])}.get(result["vary"][0], "")
+        bottom.set_xlabel(f"{result['vary'][0]}: {meaning}", fontsize=9)
+    else:
+        bottom.set_xticks(xs, [_label(r) for r in rows], rotation=20, fontsize=8)
+        bottom.set_xlabel(", ".join(result["vary"]))
+    fig.suptitle(f"{game}: {result['games']:,} games per setting, seed {result['seed']}\n"
+                 f"error bars: 95% paired interval against the first setting (first: its own 95% interval)",
+                 fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return path
+
+
+# --- Command line --------------------------------------------------------------------------
+
+def build_parser():
+    p = OneLineParser(prog="python -m sim.sweep", description=__doc__.split("\n\n")[1])
+    p.add_argument("--game", choices=GAME_NAMES, default="bridgette", help="game to play (default bridgette)")
+    p.add_argument("--vary", action="append", default=[], metavar="TABLE.KEY=V1,V2,...",
+                   help="an option and its values (repeatable; the grid is every combination); "
+                        "values are read as --set reads them")
+    p.add_argument("--games", type=count, required=True, help="whole games per setting; 1e5 works")
+    p.add_argument("--seed", type=seed_value, default=1, help="seed shared by every setting (default 1)")
+    p.add_argument("--threads", type=count, help="worker threads (default: all cores)")
+    add_rule_flags(p)
+    p.add_argument("--out", help="sweep folder, one run folder per setting inside "
+                                 "(default runs/sweep-<game>-<keys>-<seed>-<games>); an existing one resumes")
+    p.add_argument("--metrics", help=f"comma-separated metrics to report (default all: {', '.join(METRICS)})")
+    p.add_argument("--records", choices=RECORD_MODES, default="deals",
+                   help="records each setting keeps (default deals; without them metrics come from the "
+                        "summaries, unpaired, where they can)")
+    p.add_argument("--block-size", type=count, default=None, help="games per block (default 50000)")
+    p.add_argument("--plot", metavar="PATH", help="where to draw the plot (default <out>/sweep.png)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors and the result")
+    add_cluster_flag(p, "; --out must then be a folder every worker shares")
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        metrics = parse_metrics(args.metrics)
+        grid = parse_vary(args.vary, args.set_options)
+        if args.threads is not None and args.cluster is None:
+            import numba
+
+            if args.threads > numba.config.NUMBA_NUM_THREADS:
+                parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
+                             "threads available")
+        log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        result = sweep(args.game, grid, args.games, args.seed, args.rules, args.set_options, args.policy,
+                       args.out, metrics, args.records, args.block_size, args.cluster, args.threads, log)
+        result["plot"] = str(plot(result, args.plot or Path(result["out"]) / "sweep.png"))
+    except (*USER_ERRORS, SweepError, MetricsError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; rerun the same command to resume the sweep", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(format_report(result))
+        print(f"\nplot: {result['plot']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Runs on a Dask cluster of 2 local worker processes (loopback only): the same run folder
+as a threaded run, a worker killed mid-run, an interrupted client, bad addresses."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import sim.match
+from sim.cluster import open_cluster
+from sim.policies import parse_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["--games", "12000", "--seed", "5", "--block-size", "250", "--quiet"]
+BLOCKS = 48
+
+
+def run(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "sim.run", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def start(*args):
+    return subprocess.Popen([sys.executable, "-m", "sim.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def blocks_done(out: Path) -> int:
+    return len(list((out / "blocks").glob("*.json")))
+
+
+def wait_for_blocks(out: Path, n: int, proc=None, limit=120):
+    deadline = time.time() + limit
+    while time.time() < deadline and blocks_done(out) < n and (proc is None or proc.poll() is None):
+        time.sleep(0.005)
+
+
+def folder_content(out: Path) -> dict:
+    """Every file of a run folder by relative path, the manifest without its timing."""
+    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    manifest = json.loads(files.pop("manifest.json"))
+    manifest.pop("timing")
+    return {**files, "manifest.json": manifest}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler and 2 worker processes on 127.0.0.1, shared by the tests of this file."""
+    with open_cluster("local:2") as pool:
+        yield pool.client
+
+
+@pytest.fixture(scope="module")
+def threaded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("threaded") / "run"
+    result = run(*ARGS, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_local_cluster_gives_the_threaded_run_folder(threaded, tmp_path):
+    out = tmp_path / "local2"
+    result = run(*ARGS, "--out", str(out), "--cluster", "local:2")
+    assert result.returncode == 0, result.stderr
+    content = folder_content(out)
+    assert content == folder_content(threaded)
+    assert len([f for f in content if f.startswith("records/")]) == 2 * BLOCKS
+    timing = json.loads((out / "manifest.json").read_text())["timing"]
+    assert timing["cluster"]["workers"] == 2 and timing["games_played_now"] == 12000
+
+
+def test_match_on_the_cluster_equals_the_local_match(cluster, monkeypatch):
+    monkeypatch.setattr(sim.match, "BLOCK_GAMES", 400)  # several blocks, merged in order
+    a, b = parse_policy("heuristic"), parse_policy("random")
+    local = sim.match.play_match("bid-euchre", a, b, 1500, seed=3)
+    assert sim.match.play_match("bid-euchre", a, b, 1500, seed=3, cluster=cluster) == local
+
+
+def test_sweep_on_the_cluster_equals_the_local_sweep(cluster, tmp_path):
+    from sim.sweep import parse_vary, sweep
+
+    grid = parse_vary(["exchange.dealer_draw_ace=4,12"], [])
+    local = sweep("bridgette", grid, 600, seed=2, out=tmp_path / "local", block_size=200)
+    remote = sweep("bridgette", grid, 600, seed=2, out=tmp_path / "remote", block_size=200, cluster=cluster)
+    for a, b in zip(local["settings"], remote["settings"]):
+        assert a["metrics"] == b["metrics"]
+        assert folder_content(Path(a["run"])) == folder_content(Path(b["run"]))
+
+
+def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
+    out = tmp_path / "killed"
+    pids = cluster.run(os.getpid)
+    proc = start(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    wait_for_blocks(out, 2, proc)
+    busy = [w for w, keys in cluster.processing().items() if keys and w in pids] or list(pids)
+    os.kill(pids[busy[0]], signal.SIGKILL)
+    killed_at = blocks_done(out)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert 2 <= killed_at < BLOCKS, "the worker was not killed mid-run"
+    assert folder_content(out) == folder_content(threaded)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["blocks_done"] == list(range(BLOCKS))
+
+
+def test_interrupted_client_resumes(cluster, threaded, tmp_path):
+    out = tmp_path / "cut"
+    proc = start(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    wait_for_blocks(out, 3, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "rerun the same command to resume" in err
+    assert 3 <= blocks_done(out) < BLOCKS and not (out / "summary.json").exists()
+    resumed = run(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    assert resumed.returncode == 0, resumed.stderr
+    assert folder_content(out) == folder_content(threaded)
+
+
+@pytest.mark.parametrize("module,address,message", [
+    ("sim.run", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+    ("sim.match", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+    ("sim.run", "local:0", "local:N needs a whole number N of at least 1"),
+    ("sim.run", "not an address", "neither a scheduler address"),
+    ("sim.match", "tcp://127.0.0.1", "neither a scheduler address"),
+])
+def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
+    out = tmp_path / "never"
+    args = (["--out", str(out)] if module == "sim.run" else ["--a", "random", "--b", "random"])
+    began = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", module, "--games", "100", *args, "--cluster", address],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - began < 15
+    assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not out.exists()

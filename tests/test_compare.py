@@ -1,0 +1,74 @@
+"""python -m analysis.compare: paired comparison of two runs of the same seed."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.compare import main
+from tests.test_metrics import DEALS_A, GAMES_A, fake_run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def compare(*args):
+    return subprocess.run([sys.executable, "-m", "analysis.compare", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_hand_made_runs_json_and_table(tmp_path, capsys):
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    b = fake_run(tmp_path / "b", DEALS_A[:4] + [(2, 0, 200, 0, 0, True)], GAMES_A, block_size=3)
+    assert main([str(a), str(b), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 3 and result["seed"] == 5
+    d = result["metrics"]["dealer_advantage"]
+    assert (d["a"], d["b"], d["diff"]) == (10, -30, -40) and d["paired"]  # worked out in test_metrics
+    assert main([str(a), str(b), "--metrics", "dealer_advantage,contract_made"]) == 0
+    table = capsys.readouterr().out
+    assert "dealer's advantage per deal" in table and "variance saved" in table and "mean deal" not in table
+    assert "-40.00" in table and "95%" in table
+
+
+def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    other = fake_run(tmp_path / "o", DEALS_A, GAMES_A, block_size=2, seed=9)
+    for args, message in [((a, other), "different seed (5 and 9)"),
+                          ((a, tmp_path / "none"), "not a run folder"),
+                          ((a, a, "--metrics", "score"), "unknown metric 'score'"),
+                          ((a,), "the following arguments are required")]:
+        result = compare(*args)
+        assert result.returncode == 2, args
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    (a / "manifest.json").write_text("{not json")
+    result = compare(a, a)
+    assert result.returncode == 2 and "unreadable" in result.stderr
+
+
+def test_analysis_never_imports_numba():
+    code = "import sys, analysis.compare, analysis.metrics; assert 'numba' not in sys.modules"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_with_and_without_colons(tmp_path):
+    """Real runs of seed 7 with and without the Colons (B-4), compared on every metric."""
+    import sim
+
+    a = sim.simulate(games=1000, seed=7, out=tmp_path / "colons", block_size=400).path
+    b = sim.simulate(games=1000, seed=7, rules="bridgette-no-colons", out=tmp_path / "plain",
+                     block_size=300).path
+    result = compare(a, b, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    for name, m in out["metrics"].items():
+        assert m["paired"] and m["ci95"][0] <= m["diff"] <= m["ci95"][1], name
+        assert m["a"] == pytest.approx(m["b"] - m["diff"])
+        assert -1 < m["variance_reduction"] < 1
+    summary = json.loads((a / "summary.json").read_text())
+    assert out["metrics"]["contract_made"]["a"] == summary["contracts_made"]["rate"]
+    assert out["metrics"]["first_dealer_wins"]["a"] == summary["first_dealer_wins"]["rate"]
+    assert out["metrics"]["deals_per_game"]["a"] == pytest.approx(summary["deals_per_game"]["mean"])
+    table = compare(a, b).stdout
+    assert table.startswith("bridgette: 1,000 games, seed 7") and "variance saved" in table

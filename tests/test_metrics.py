@@ -1,0 +1,188 @@
+"""analysis.metrics on hand-made run folders whose rates, intervals and paired differences
+are worked out by hand below."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from analysis.metrics import METRICS, MetricsError, PairedMoments, compare_runs, parse_metrics
+
+Z = 1.959963984540054
+
+# Three Bridgette games. Per deal: game, dealer, score0, score1, level (-1 passed out), made.
+DEALS_A = [
+    (0, 0, 100, 0, 1, True),      # dealer 0 gains 100
+    (0, 1, 0, 50, -1, False),     # passed out in the records' terms, dealer 1 gains 50
+    (1, 1, 200, 0, 2, False),     # dealer 1 loses 200
+    (1, 0, 0, 300, 3, True),      # dealer 0 loses 300
+    (2, 0, 400, 0, 0, True),      # dealer 0 gains 400
+]
+# Per game: game, first_dealer, deals, winner (-1 drawn).
+GAMES_A = [(0, 0, 2, 0), (1, 1, 2, 1), (2, 0, 1, -1)]
+
+
+def fake_run(path: Path, deals, games, block_size: int, records: str = "deals", seed: int = 5,
+             game: str = "bridgette", summary: dict | None = None) -> Path:
+    """A finished run folder with the given records, cut into blocks of ``block_size`` games."""
+    (path / "records").mkdir(parents=True)
+    (path / "blocks").mkdir()
+    n = len(games)
+    for index, first in enumerate(range(0, n, block_size)):
+        last = first + block_size
+        if records == "deals":
+            rows = [d for d in deals if first <= d[0] < last]
+            cols = list(zip(*rows)) if rows else [[]] * 6
+            pq.write_table(pa.table({
+                "game": pa.array(cols[0], pa.int64()), "dealer": pa.array(cols[1], pa.int8()),
+                "score0": pa.array(cols[2], pa.int32()), "score1": pa.array(cols[3], pa.int32()),
+                "level": pa.array(cols[4], pa.int8()), "made": pa.array(cols[5], pa.bool_()),
+            }), path / "records" / f"deals-{index:06d}.parquet")
+        if records in ("deals", "games"):
+            cols = list(zip(*[g for g in games if first <= g[0] < last]))
+            pq.write_table(pa.table({
+                "game": pa.array(cols[0], pa.int64()), "first_dealer": pa.array(cols[1], pa.int8()),
+                "deals": pa.array(cols[2], pa.int16()), "winner": pa.array(cols[3], pa.int8()),
+            }), path / "records" / f"games-{index:06d}.parquet")
+        (path / "blocks" / f"{index:06d}.json").write_text("{}")
+    config = {"game": game, "seed": seed, "games": n, "block_size": block_size, "records": records,
+              "rules": {}, "policies": ["heuristic", "heuristic"], "rules_version": 1}
+    (path / "manifest.json").write_text(json.dumps({"config": config, "complete": True}))
+    (path / "summary.json").write_text(json.dumps(summary or {}))
+    return path
+
+
+@pytest.fixture
+def run_a(tmp_path):
+    return fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+
+
+def test_values_and_intervals_of_one_run(run_a):
+    r = compare_runs(run_a, run_a)["metrics"]
+    # Dealer's advantage: per game (y, n) = (150, 2), (-500, 2), (400, 1); R = 50 / 5 = 10.
+    # Residuals y - R n: 130, -520, 390; squares 439400; nbar = 5/3, G = 3:
+    # Var = 439400 / (25/9 * 3 * 2) = 26364.
+    d = r["dealer_advantage"]
+    assert d["a"] == 10 and d["games"] == 3
+    assert d["a_ci95"] == pytest.approx([10 - Z * math.sqrt(26364), 10 + Z * math.sqrt(26364)])
+    # Contracts: made/played per game (1, 1), (1, 2), (1, 1): R = 3/4; residuals 1/4, -1/2, 1/4,
+    # squares 3/8; nbar = 4/3: Var = (3/8) / (16/9 * 6) = 9/256.
+    c = r["contract_made"]
+    assert c["a"] == 0.75 and c["a_ci95"] == pytest.approx([0.75 - Z * 3 / 16, 0.75 + Z * 3 / 16])
+    # First dealer's win: 1 (seat 0 first, seat 0 won), 1 (seat 1 first and won), 0 (drawn):
+    # p = 2/3, Var = ((1/3)^2 + (1/3)^2 + (2/3)^2) / (3 * 2) = 1/9.
+    w = r["first_dealer_wins"]
+    assert w["a"] == pytest.approx(2 / 3) and w["a_ci95"] == pytest.approx([2 / 3 - Z / 3, 2 / 3 + Z / 3])
+    # Mean score per seat: (150 + 500 + 400) points over 2 x 5 seat-deals.
+    assert r["mean_score"]["a"] == 105
+    assert r["deals_per_game"]["a"] == pytest.approx(5 / 3)
+    # A run against itself: every difference exactly 0 with a zero-width interval.
+    for m in r.values():
+        assert m["diff"] == 0 and m["ci95"] == [0.0, 0.0] and m["paired"]
+
+
+def test_paired_difference_by_hand(run_a, tmp_path):
+    """B changes game 2 only (dealer gains 200, not 400; seat 0 wins instead of a draw), and
+    is cut into blocks of 1 game while A has blocks of 2: games still pair one to one."""
+    deals_b = DEALS_A[:4] + [(2, 0, 200, 0, 0, True)]
+    games_b = GAMES_A[:2] + [(2, 0, 1, 0)]
+    run_b = fake_run(tmp_path / "b", deals_b, games_b, block_size=1)
+    r = compare_runs(run_a, run_b)["metrics"]
+    # Dealer's advantage: R_B = (150 - 500 + 200) / 5 = -30, so B - A = -40. Residuals of B:
+    # 210, -440, 230; of A: 130, -520, 390; over nbar = 5/3 the paired terms are
+    # w = (80, 80, -160) * 3/5 = (48, 48, -96): Var = (48^2 + 48^2 + 96^2) / 6 = 2304 (se 48).
+    d = r["dealer_advantage"]
+    assert d["b"] == -30 and d["diff"] == -40
+    assert d["ci95"] == pytest.approx([-40 - Z * 48, -40 + Z * 48])
+    # Unpaired: Var_A + Var_B = 26364 + (210^2 + 440^2 + 230^2) * 9 / 150 = 26364 + 17436.
+    assert d["unpaired_ci95"] == pytest.approx([-40 - Z * math.sqrt(43800), -40 + Z * math.sqrt(43800)])
+    assert d["variance_reduction"] == pytest.approx(1 - 2304 / 43800)
+    # First dealer's win: 2/3 -> 1; paired terms (0, 0, 1) - 1/3, squares 2/3: Var = (2/3) / 6.
+    w = r["first_dealer_wins"]
+    assert w["diff"] == pytest.approx(1 / 3)
+    assert w["ci95"] == pytest.approx([1 / 3 - Z / 3, 1 / 3 + Z / 3])
+    # B wins every game: its own variance is 0, so pairing saves nothing.
+    assert w["b_ci95"] == [1.0, 1.0] and w["variance_reduction"] == pytest.approx(0)
+    # Games 0 and 1 are identical, contracts unchanged: exactly 0, zero width.
+    assert r["contract_made"]["diff"] == 0 and r["contract_made"]["ci95"] == [0.0, 0.0]
+    assert r["mean_score"]["diff"] == -20  # 200 fewer points over 2 x 5 seat-deals
+
+
+def test_moments_match_numpy_on_random_games():
+    """The exact-integer estimator agrees with a direct floating-point computation."""
+    rng = np.random.default_rng(3)
+    G = 1000
+    na, nb = rng.integers(0, 8, G), rng.integers(0, 8, G)
+    ya = rng.integers(-50, 50, G) * na
+    yb = rng.integers(-50, 50, G) * nb + ya  # correlated with A, as paired runs are
+    moments = PairedMoments()
+    for s in range(0, G, 300):  # in uneven chunks, as blocks would come
+        moments.add(ya[s:s + 300], na[s:s + 300], yb[s:s + 300], nb[s:s + 300])
+    out = moments.result()
+    ra, rb = ya.sum() / na.sum(), yb.sum() / nb.sum()
+    ua, ub = (ya - ra * na) / na.mean(), (yb - rb * nb) / nb.mean()
+    var_d = ((ub - ua) ** 2).sum() / (G * (G - 1))
+    assert out["diff"] == pytest.approx(rb - ra)
+    assert out["ci95"][1] - out["diff"] == pytest.approx(Z * math.sqrt(var_d))
+    var_a, var_b = (ua ** 2).sum() / (G * (G - 1)), (ub ** 2).sum() / (G * (G - 1))
+    assert out["variance_reduction"] == pytest.approx(1 - var_d / (var_a + var_b))
+
+
+def test_aggregate_only_runs_use_the_summaries_unpaired(run_a, tmp_path):
+    summary = {"contracts_made": {"n": 10, "successes": 5, "rate": 0.5},
+               "first_dealer_wins": {"n": 3, "successes": 1, "rate": 1 / 3},
+               "deal_score": {"seat0": {"n": 5, "mean": 100.0, "sd": 30.0},
+                              "seat1": {"n": 5, "mean": 60.0, "sd": 10.0}},
+               "deals_per_game": {"n": 3, "mean": 2.0, "sd": 0.5}}
+    summary_a = {"contracts_made": {"n": 4, "successes": 3, "rate": 0.75},
+                 "first_dealer_wins": {"n": 3, "successes": 2, "rate": 2 / 3},
+                 "deal_score": {"seat0": {"n": 5, "mean": 120.0, "sd": 40.0},
+                                "seat1": {"n": 5, "mean": 90.0, "sd": 20.0}},
+                 "deals_per_game": {"n": 3, "mean": 5 / 3, "sd": 0.5}}
+    (run_a / "summary.json").write_text(json.dumps(summary_a))
+    run_c = fake_run(tmp_path / "c", [], GAMES_A, block_size=2, records="none", summary=summary)
+    r = compare_runs(run_a, run_c)["metrics"]
+    c = r["contract_made"]
+    assert not c["paired"] and c["source"] == "summaries" and c["diff"] == -0.25
+    half = Z * math.sqrt(0.75 * 0.25 / 4 + 0.5 * 0.5 / 10)
+    assert c["ci95"] == pytest.approx([-0.25 - half, -0.25 + half])
+    # Mean score per seat: the mean of the seat means; the standard error takes the seats
+    # as perfectly correlated (sd (40 + 20) / 2 over sqrt 5), an upper bound.
+    m = r["mean_score"]
+    assert m["a"] == 105 and m["b"] == 80 and m["diff"] == -25
+    assert m["a_ci95"] == pytest.approx([105 - Z * 30 / math.sqrt(5), 105 + Z * 30 / math.sqrt(5)])
+    # The dealer's advantage needs deal records: reported as not measurable, with the reason.
+    d = r["dealer_advantage"]
+    assert d["diff"] is None and "deals records" in d["note"]
+    # A run keeping game records pairs the game metrics and reads the rest from the summaries.
+    run_g = fake_run(tmp_path / "g", [], GAMES_A, block_size=3, records="games", summary=summary)
+    r = compare_runs(run_a, run_g)["metrics"]
+    assert r["first_dealer_wins"]["paired"] and r["first_dealer_wins"]["ci95"] == [0.0, 0.0]
+    assert not r["contract_made"]["paired"]
+
+
+def test_runs_must_pair(run_a, tmp_path):
+    other_seed = fake_run(tmp_path / "s", DEALS_A, GAMES_A, block_size=2, seed=6)
+    with pytest.raises(MetricsError, match="different seed"):
+        compare_runs(run_a, other_seed)
+    fewer = fake_run(tmp_path / "f", DEALS_A[:4], GAMES_A[:2], block_size=2)
+    with pytest.raises(MetricsError, match="different games"):
+        compare_runs(run_a, fewer)
+    with pytest.raises(MetricsError, match="not a run folder"):
+        compare_runs(run_a, tmp_path / "nothing")
+    (run_a / "records" / "deals-000001.parquet").unlink()
+    with pytest.raises(MetricsError, match="missing"):
+        compare_runs(run_a, run_a)
+
+
+def test_metric_names():
+    assert parse_metrics(None) == list(METRICS)
+    assert parse_metrics("contract_made,dealer_advantage") == ["contract_made", "dealer_advantage"]
+    with pytest.raises(MetricsError, match="did you mean 'contract_made'"):
+        parse_metrics("contracts_made")
+    with pytest.raises(MetricsError, match="twice"):
+        parse_metrics("mean_score,mean_score")

@@ -1,0 +1,129 @@
+"""python -m sim.sweep: grids of rule settings on common random numbers."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.metrics import METRICS
+from sim.rules import RulesError
+from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of, split_values
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_values_split_outside_brackets_and_read_as_set_does():
+    assert split_values('4, 8,12') == ["4", "8", "12"]
+    assert split_values('["grand","royal"],[]') == ['["grand","royal"]', "[]"]
+    grid = parse_vary(["exchange.upcard_to=dealer,dead", 'deck.colons=["grand"],[]'])
+    assert grid == [("exchange.upcard_to", [("dealer", "dealer"), ("dead", "dead")]),
+                    ("deck.colons", [('["grand"]', ["grand"]), ("[]", [])])]
+    settings = settings_of(grid)  # the first --vary changes slowest
+    assert [tuple(v for _, v in s.values()) for s in settings] == [
+        ("dealer", ["grand"]), ("dealer", []), ("dead", ["grand"]), ("dead", [])]
+
+
+@pytest.mark.parametrize("items,set_options,message", [
+    (["exchange.dealer_draw_ace=4,4"], [], "lists the value 4 twice"),
+    (["exchange.dealer_draw_ace="], [], "needs TABLE.KEY=V1,V2"),
+    (["exchange.dealer_draw_ace=4,,8"], [], "an empty value"),
+    (["exchange.dealer_draw_ace=4", "exchange.dealer_draw_ace=8"], [], "given twice"),
+    (["exchange.dealer_draw_ace=4,8"], ["exchange.dealer_draw_ace=12"], "both --set and --vary"),
+    ([], [], "at least one --vary"),
+])
+def test_bad_grids(items, set_options, message):
+    with pytest.raises(SweepError, match=message):
+        parse_vary(items, set_options)
+    with pytest.raises(RulesError, match="dotted TABLE.KEY"):
+        parse_vary(["dealer_draw_ace=4,8"])
+
+
+def test_balance_point_by_linear_interpolation():
+    assert balance_point([4, 8, 12, 16], [10, 5, -5, -10], 0) == 10.0
+    assert balance_point([16, 4, 12, 8], [-10, 10, -5, 5], 0) == 10.0  # any order of settings
+    assert balance_point([4, 8, 12], [0.46, 0.49, 0.52], 0.5) == pytest.approx(8 + 4 / 3)
+    assert balance_point([4, 8], [1, 2], 0) is None
+    assert balance_point([4, 8, 12], [3, 0, -3], 0) == 8.0
+
+
+def test_balance_bracket_from_the_settings_own_intervals():
+    def m(value, half):
+        return {"value": value, "value_ci95": [value - half, value + half]}
+
+    # Falling through 0 near 6: 4 is clearly above, 6 is not clear, 8 clearly below.
+    xs, ms = [2, 4, 6, 8], [m(100, 2), m(56, 3), m(-2, 3), m(-74, 4)]
+    assert balance_bracket(xs, ms, 0.0, 5.9) == [4, 8]
+    # Rising through 0.5 with every setting within its interval of 0.5: not resolved.
+    assert balance_bracket([2, 4], [m(0.498, 0.007), m(0.501, 0.007)], 0.5, 3.3) is None
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--vary", "exchange.dealer_draw_ac=4,8"], "did you mean 'exchange.dealer_draw_ace'"),
+    (["--vary", "exchange.dealer_draw_ace=-1,8"], "must be at least 0"),
+    (["--vary", "exchange.dealer_draw_ace=four,8"], "must be an integer"),
+    (["--vary", "exchange.dealer_draw_ace=4,30"], "the stock holds only"),
+    (["--vary", "exchange.dealer_draw_ace=4,4"], "twice"),
+    (["--vary", "exchange.dealer_draw_ace=4"], "at least two settings"),
+    (["--vary", "exchange.dealer_draw_ace=4,8", "--metrics", "dealers_advantage"], "unknown metric"),
+    (["--vary", "exchange.dealer_draw_ace=4,8", "--policy", "0=clever"], "unknown policy 'clever'"),
+])
+def test_bad_input_is_one_line_exit_2_and_plays_nothing(argv, message, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main([*argv, "--games", "10", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and err.startswith("python -m sim.sweep: error:")
+    assert not out.exists()
+
+
+def test_bad_flags_exit_2(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--vary", "exchange.dealer_draw_ace=4,8"])  # no --games
+    assert stop.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("game,vary", [
+    ("bridgette", "auction.max_redeals=100,3"),      # C-5: no redeals while passed-out deals count
+    ("draw-bridge", "auction.max_redeals=100,0"),    # C-5 as in Bridgette
+    ("bid-euchre", "scoring.renege_penalty=2,7"),    # E-8: the policies never renege
+])
+def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, capsys):
+    argv = ["--game", game, "--vary", vary, "--games", "400", "--block-size", "150",
+            "--out", str(tmp_path / "sweep"), "--json", "--quiet"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    result = json.loads(first)
+    assert len(result["settings"]) == 2
+    for name, m in result["settings"][1]["metrics"].items():
+        assert m["value"] is not None and m["paired"], name
+        assert m["diff"] == 0 and m["ci95"] == [0.0, 0.0], name
+        assert m["value"] == result["settings"][0]["metrics"][name]["value"]
+    # Rerunning resumes: nothing is played again and the result is the same.
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_a_real_sweep_through_the_command_line(tmp_path):
+    """exchange.dealer_draw_ace 4 -> 12 (B-3): more cards for the dealer after an ace up-card."""
+    plot = tmp_path / "plot.png"
+    run = subprocess.run([sys.executable, "-m", "sim.sweep", "--vary", "exchange.dealer_draw_ace=4,12",
+                          "--games", "3000", "--out", str(tmp_path / "sweep"), "--plot", str(plot), "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["vary"] == ["exchange.dealer_draw_ace"] and result["metrics"] == list(METRICS)
+    values = [s["values"]["exchange.dealer_draw_ace"] for s in result["settings"]]
+    assert values == [4, 12]
+    for setting in result["settings"]:
+        assert Path(setting["run"], "summary.json").exists()
+        for m in setting["metrics"].values():
+            assert set(m) >= {"value", "value_ci95", "diff", "ci95", "variance_reduction"}
+            assert m["ci95"][0] <= m["diff"] <= m["ci95"][1]
+    advantage = result["settings"][1]["metrics"]["dealer_advantage"]
+    assert advantage["ci95"][0] > 0  # the dealer gains from drawing 12 rather than 4
+    assert advantage["variance_reduction"] > 0.3  # most deals are untouched by the change
+    for x in result.get("balance_point", {}).values():
+        assert 4 <= x <= 12
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert "setting 2/2" in run.stderr
