@@ -21,7 +21,7 @@ from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import draw_bridge as kd
-from kernels.cards import bit_nb, mask_to_cards
+from kernels.cards import mask_to_cards
 from kernels.policies import POLICY_SCRIPT
 from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
