@@ -255,7 +255,7 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
         top += 1
 
     # B-3: discards back to 13, non-dealer first.
-    discards = np.zeros(2, dtype=np.uint64)
+    discards0 = discards1 = ZERO  # each seat's own discards: seen by it alone
     for seat in (nondealer, dealer):
         excess = popcount_nb(hands[seat]) - HAND_SIZE
         scripted = pol[seat] == POLICY_SCRIPT
@@ -274,7 +274,10 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
             if tracing:
                 trace_nb(trace, tcur, KIND_DISCARD, seat, card, legal)
             hands[seat] &= ~bit_nb(card)
-            discards[seat] |= bit_nb(card)
+            if seat == 0:
+                discards0 |= bit_nb(card)
+            else:
+                discards1 |= bit_nb(card)
     for k in range(3):
         c = 52 + k
         out[O_COLON_HOLDER + k] = 0 if hands[0] & bit_nb(c) else (1 if hands[1] & bit_nb(c) else -1)
@@ -301,7 +304,6 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
     leader = 1 - bidder
     barred = -1
     played = ZERO
-    tricks = np.zeros(2, dtype=np.int64)
     n_played = 0
     for _ in range(HAND_SIZE):
         lead = -1
@@ -318,7 +320,8 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
                     stop_nb(out, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
                     return
             else:
-                unseen = deck_mask & ~hand & ~played & ~discards[seat] & ~dead_up
+                mine = discards0 if seat == 0 else discards1
+                unseen = deck_mask & ~hand & ~played & ~mine & ~dead_up
                 card = choose_card_nb(pol[seat], prm[seat], hand, legal, lead, trump,
                                       seat == bidder, unseen, rng)
             if tracing:
@@ -339,15 +342,13 @@ def play_deal_nb(params, value, exact, penalty, deck_mask, dealer, hands, stock,
                     out[O_COLON_WON + card - 52] = not leader_wins
                 if not leader_wins:
                     leader = seat
-                tricks[leader] += 1
+                out[O_TRICKS + leader] += 1
     if replaying and n_played < script_play.shape[0]:
         stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
         return
 
-    out[O_TRICKS] = tricks[0]
-    out[O_TRICKS + 1] = tricks[1]
     declarer_gain, opponent_gain = score_deal_nb(params, value, exact, penalty, cur_bid,
-                                                 doubled, tricks[bidder])
+                                                 doubled, out[O_TRICKS + bidder])
     out[O_SCORE + bidder] = declarer_gain
     out[O_SCORE + 1 - bidder] = opponent_gain
 

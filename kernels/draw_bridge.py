@@ -168,7 +168,6 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
     trump = strain if strain < 4 else -1
     leader = 1 - declarer
     played = ZERO
-    tricks = np.zeros(2, dtype=np.int64)
     for _ in range(HAND_SIZE):
         lead = -1
         for turn in range(2):
@@ -195,17 +194,15 @@ def play_deal_nb(params, made, undertricks, dealer, hands, stock, pol, prm, rng,
                     card // 13 == trump and lead // 13 != trump)
                 if follow_wins:
                     leader = seat
-        tricks[leader] += 1
+        out[O_TRICKS + leader] += 1
     if replaying and n_played < script_play.shape[0]:
         stop_nb(out, ERR_NOT_IN_HAND, AT_PLAY, n_played)
         return
-    out[O_TRICKS] = tricks[0]
-    out[O_TRICKS + 1] = tricks[1]
     need = 6 + BID_LEVEL[contract]
-    if tricks[declarer] >= need:
-        out[O_SCORE + declarer] = made[contract, doubled, tricks[declarer]]
+    if out[O_TRICKS + declarer] >= need:
+        out[O_SCORE + declarer] = made[contract, doubled, out[O_TRICKS + declarer]]
     else:
-        out[O_SCORE + 1 - declarer] = undertricks[doubled, need - tricks[declarer]]
+        out[O_SCORE + 1 - declarer] = undertricks[doubled, need - out[O_TRICKS + declarer]]
 
 
 # --- Records -------------------------------------------------------------------------------
