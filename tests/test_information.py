@@ -57,8 +57,23 @@ class Deal:
         return [(kind, action, legal) for kind, s, action, legal in (self.rows if rows is None else rows) if s == seat]
 
 
+def _trace_buffer():
+    return np.zeros((TRACE_ROWS, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64)
+
+
+def _contract_arrays(deal, pi):
+    """World B of a contract game: hands and stock mapped through ``pi``, and the recorded
+    calls and cards (mapped) as scripts."""
+    hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
+    stock = np.array([pi.get(int(c), int(c)) for c in deal.stock], dtype=np.int64)
+    calls = np.array([a for k, _, a, _ in deal.rows if k == kc.KIND_CALL], dtype=np.int64)
+    play = np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kc.KIND_PLAY], dtype=np.int64)
+    return hands, stock, calls, play
+
+
 def _kernel_args(seat, players):
-    pol, prm = kernel_policies([HEURISTIC] * players)
+    """The heuristic in ``seat``, every other seat scripted."""
+    _, prm = kernel_policies([HEURISTIC] * players)
     pol = np.full(players, POLICY_SCRIPT, dtype=np.int64)
     pol[seat] = HEURISTIC.policy_id
     return pol, prm
@@ -92,18 +107,14 @@ class BridgetteWorld:
 
     def replay(self, deal, seat, pi):
         params, deck, value, exact, penalty = self.rules.to_kernel()
-        hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
-        stock = np.array([pi.get(int(c), int(c)) for c in deal.stock], dtype=np.int64)
+        hands, stock, calls, play = _contract_arrays(deal, pi)
         discards = np.full((2, 16), -1, dtype=np.int64)
         for s in (0, 1):
             cards = [pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD]
             discards[s, 0] = len(cards)
             discards[s, 1:1 + len(cards)] = cards
-        calls = np.array([a for k, _, a, _ in deal.rows if k == kc.KIND_CALL], dtype=np.int64)
-        play = np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kc.KIND_PLAY], dtype=np.int64)
         pol, prm = _kernel_args(seat, 2)
-        trace = np.zeros((TRACE_ROWS, kc.TRACE_WIDTH), dtype=np.int64)
-        tcur = np.zeros(1, dtype=np.int64)
+        trace, tcur = _trace_buffer()
         kb.play_deal_nb(params, value, exact, penalty, np.uint64(self.deck(deal)), deal.dealer, hands,
                         stock, pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play, trace,
                         tcur, np.zeros(kb.N_OUT, dtype=np.int64))
@@ -142,13 +153,9 @@ class DrawBridgeWorld:
 
     def replay(self, deal, seat, pi):
         params, made, undertricks = self.rules.to_kernel()
-        hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
-        stock = np.array([pi.get(int(c), int(c)) for c in deal.stock], dtype=np.int64)
-        calls = np.array([a for k, _, a, _ in deal.rows if k == kc.KIND_CALL], dtype=np.int64)
-        play = np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kc.KIND_PLAY], dtype=np.int64)
+        hands, stock, calls, play = _contract_arrays(deal, pi)
         pol, prm = _kernel_args(seat, 2)
-        trace = np.zeros((TRACE_ROWS, kc.TRACE_WIDTH), dtype=np.int64)
-        tcur = np.zeros(1, dtype=np.int64)
+        trace, tcur = _trace_buffer()
         kd.play_deal_nb(params, made, undertricks, deal.dealer, hands, stock, pol, prm,
                         np.zeros(1, dtype=np.uint64), calls, play, trace, tcur,
                         np.zeros(kd.N_OUT, dtype=np.int64))
@@ -212,8 +219,7 @@ class BidEuchreWorld:
                 return _no_rows()  # the bidder saw other forced returns: not its world
             returns = np.concatenate([np.asarray(forced, dtype=np.int64), returns])
         pol, prm = _kernel_args(seat, 4)
-        trace = np.zeros((TRACE_ROWS, ke.TRACE_WIDTH), dtype=np.int64)
-        tcur = np.zeros(1, dtype=np.int64)
+        trace, tcur = _trace_buffer()
         ke.play_deal_nb(params, deal.dealer, hands, pol, prm, np.zeros(1, dtype=np.uint64),
                         cards(ke.KIND_DISCARD),
                         np.array([a for k, _, a, _ in deal.rows if k == ke.KIND_CALL], dtype=np.int64),
