@@ -1,7 +1,8 @@
-"""Auction vocabulary of the two-player games (RULES.md C-4, B-5, D-3).
+"""Auction vocabularies (RULES.md C-4, B-5, D-3; E-3).
 
-Calls are integers: the 36 bids of the ladder ``0NT, 1C, 1D, 1H, 1S, 1NT, 2C, ... 7NT``
-in rank order (so "outranks" is ">"), then pass, double and redouble.
+Two-player games: calls are integers, the 36 bids of the ladder ``0NT, 1C, 1D, 1H, 1S,
+1NT, 2C, ... 7NT`` in rank order (so "outranks" is ">"), then pass, double and redouble.
+Bid Euchre: bids 3 .. tricks-1 from id 0, then the ask and the moon, and its own pass.
 """
 
 import numpy as np
@@ -36,3 +37,7 @@ def call_name(call: int) -> str:
 
 
 CALL_IDS = {call_name(c): c for c in range(N_CALLS)}
+
+
+EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0
+EUCHRE_PASS = 15  # above every bid id of either deck

@@ -129,7 +129,13 @@ def hcp_nb(hand):
 # double deck), the joker at bit 48. Trump decides each card's effective suit and power.
 
 EUCHRE_RANKS = "9TJQKA"
-EUCHRE_JACK = 2
+EUCHRE_JACK, EUCHRE_KING = 2, 4
+
+# E-2 powers: a plain card's power is its rank (9 = 0 .. A = 5); trumps rank above every
+# plain card, from the 9 (TRUMP_POWER) up to the ace, then the two bowers and the joker.
+TRUMP_POWER = 100
+POWER_TRUMP_KING, POWER_TRUMP_ACE = TRUMP_POWER + 3, TRUMP_POWER + 4
+POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_JOKER = TRUMP_POWER + 5, TRUMP_POWER + 6, TRUMP_POWER + 7
 EUCHRE_JOKER = 48
 EUCHRE_BITS = 49
 
@@ -153,13 +159,13 @@ def _euchre_tables():
         for card in range(EUCHRE_BITS):
             suit, rank = (card % 24) // 6, card % 6
             if card == EUCHRE_JOKER:
-                eff[trump, card], power[trump, card] = trump, 107  # above the right bower
+                eff[trump, card], power[trump, card] = trump, POWER_JOKER
             elif rank == EUCHRE_JACK and suit == trump:
-                eff[trump, card], power[trump, card] = trump, 106  # right bower
+                eff[trump, card], power[trump, card] = trump, POWER_RIGHT_BOWER
             elif rank == EUCHRE_JACK and suit == left:
-                eff[trump, card], power[trump, card] = trump, 105  # left bower
+                eff[trump, card], power[trump, card] = trump, POWER_LEFT_BOWER
             elif suit == trump:
-                eff[trump, card], power[trump, card] = trump, 100 + (rank if rank < EUCHRE_JACK else rank - 1)
+                eff[trump, card], power[trump, card] = trump, TRUMP_POWER + (rank if rank < EUCHRE_JACK else rank - 1)
             else:
                 eff[trump, card], power[trump, card] = suit, rank
             suit_of[trump, eff[trump, card]] |= np.uint64(1 << card)

@@ -1,26 +1,27 @@
 """Shared by the two-player contract games, Bridgette and Draw Bridge.
 
 The C-4 auction with doubling (and B-6's holding restrictions, switched off for Draw
-Bridge), the columns of a deal's outcome row, the error codes a replayed action can
-stop on, and the trace rows.
+Bridge), the fields of a deal record both games write, the error codes a replayed action
+can stop on, the replay lists, and the decision steps for calls and contract cards.
 """
 
+import numpy as np
 from numba import njit
 
-from kernels.calls import (
-    CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, STRAIN_BIDS,
-)
+from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, STRAIN_BIDS
 from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
-from kernels.policies import POLICY_SCRIPT, choose_call_nb, replaying_nb
-from kernels.trace import O_ERROR, O_ERROR_AT, O_ERROR_INDEX, TRACE_WIDTH, stop_nb, trace_nb  # noqa: F401
+from kernels.policies import choose_call_nb, choose_card_nb
+from kernels.step import (
+    BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
+)
 
-# --- Deal outcome: columns of the int64 row ``out`` (games add their own from O_GAME) ----
-O_CONTRACT = 0  # ladder index, -1 passed out
-O_DECLARER = 1
-O_DOUBLED = 2
-O_TRICKS = 3  # two columns, by seat
-O_SCORE = 5  # two columns, by seat
-O_GAME = 10  # O_ERROR, O_ERROR_AT, O_ERROR_INDEX (7..9) come from kernels.trace
+# --- The deal record: fields both games write (each game adds its own) ---------------------
+CONTRACT_FIELDS = [
+    ("contract", np.int8),  # ladder index, -1 passed out
+    ("declarer", np.int8), ("doubled", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
+    ("score0", np.int32), ("score1", np.int32),
+]
+RECORD_FIELDS = CONTRACT_FIELDS + ERROR_FIELDS
 
 # --- Why a replayed action is illegal (each game names the rule: B-7 or D-4, ...) ----------
 ERR_NONE = 0
@@ -35,9 +36,49 @@ ERR_LADDER = 8  # not a call of this game's ladder (B-5, D-3)
 AT_DISCARDS, AT_CALLS, AT_PLAY = 0, 1, 2
 AT_NAMES = ("discards", "calls", "play")
 
-# --- Trace row kinds ---------------------------------------------------------------------
+# --- Replay lists (Seats.script rows) and trace row kinds ------------------------------------
+LIST_DISCARDS = 0  # two lists, by seat (Bridgette's B-3 exchange)
+LIST_CALLS, LIST_PLAY = 2, 3
+N_LISTS = 4
 KIND_DISCARD, KIND_CALL, KIND_PLAY = 0, 1, 2
 
+
+@njit(cache=True)
+def start_deal_nb(row):
+    """A deal record before play: passed out until a contract is reached, no error."""
+    row.contract = -1
+    row.declarer = -1
+    row.doubled = 0
+    row.tricks0 = 0
+    row.tricks1 = 0
+    row.score0 = 0
+    row.score1 = 0
+    row.error = 0
+    row.error_at = 0
+    row.error_index = 0
+
+
+@njit(cache=True, inline="always")
+def add_trick_nb(row, seat):
+    if seat == 0:
+        row.tricks0 += 1
+    else:
+        row.tricks1 += 1
+
+
+@njit(cache=True)
+def score_contract_nb(row, declarer, declarer_gain, opponent_gain):
+    """Write the deal's scores by seat from the declarer's and the opponent's gains."""
+    row.score0 = declarer_gain if declarer == 0 else opponent_gain
+    row.score1 = opponent_gain if declarer == 0 else declarer_gain
+
+
+@njit(cache=True)
+def declarer_tricks_nb(row):
+    return row.tricks0 if row.declarer == 0 else row.tricks1
+
+
+# --- C-4: the auction ------------------------------------------------------------------------
 
 @njit(cache=True)
 def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
@@ -84,12 +125,22 @@ def call_error_nb(call, cur_bid, lowest_bid):
 
 
 @njit(cache=True)
-def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-               opening_pass_ends, pol, prm, rng, script_calls, trace, tcur, out):
-    """C-4: the auction, dealer first. Returns (completed, contract or -1, declarer, doubled).
+def call_step_nb(seats, seat, hand, legal, cur_bid, bidder, doubled):
+    """C-4: the next call of ``seat``, replayed or chosen, traced when legal."""
+    call = scripted_nb(seats, seat, LIST_CALLS)
+    if call == BY_POLICY:
+        call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hand, legal, cur_bid, bidder,
+                              doubled, seats.rng)
+    return record_nb(seats, KIND_CALL, seat, call, legal)
 
-    ``completed`` is False when a scripted call was illegal or missing (``out`` says why);
-    a passed-out deal completes with contract -1.
+
+@njit(cache=True)
+def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+               opening_pass_ends, seats, row):
+    """C-4: the auction, dealer first; the contract, declarer and doubling go to ``row``.
+
+    Returns False when a replayed call was illegal or missing (``row`` says why); a
+    passed-out deal completes with contract -1.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
@@ -97,25 +148,15 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
-        if pol[seat] == POLICY_SCRIPT:
-            if n_calls >= script_calls.shape[0]:
-                stop_nb(out, ERR_AUCTION, AT_CALLS, n_calls)
-                return False, -1, -1, 0
-            call = script_calls[n_calls]
-            if call < 0 or (legal & bit_nb(call)) == ZERO:
-                stop_nb(out, call_error_nb(call, cur_bid, lowest_bid), AT_CALLS, n_calls)
-                return False, -1, -1, 0
-        else:
-            call = choose_call_nb(pol[seat], prm[seat], seat, hands[seat], legal,
-                                  cur_bid, bidder, doubled, rng)
-        if trace.shape[0] > 0:
-            trace_nb(trace, tcur, KIND_CALL, seat, call, legal)
+        call = call_step_nb(seats, seat, hands[seat], legal, cur_bid, bidder, doubled)
+        if not legal_nb(call, legal):
+            err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
+            return stop_nb(row, err, AT_CALLS, n_calls)
         n_calls += 1
         if call == CALL_PASS:
             if cur_bid >= 0:
                 break
             if n_calls == 2 or opening_pass_ends:
-                cur_bid = -1
                 break
         elif call == CALL_DOUBLE:
             doubled = 1
@@ -124,9 +165,22 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
         else:
             cur_bid, bidder, doubled = call, seat, 0
         seat = 1 - seat
-    if replaying_nb(pol) and n_calls < script_calls.shape[0]:
-        stop_nb(out, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
-        return False, -1, -1, 0
-    if cur_bid < 0:
-        return True, -1, -1, 0
-    return True, cur_bid, bidder, doubled
+    if left_over_nb(seats, LIST_CALLS):
+        return stop_nb(row, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
+    if cur_bid >= 0:
+        row.contract = cur_bid
+        row.declarer = bidder
+        row.doubled = doubled
+    return True
+
+
+# --- Contract play: the card step -----------------------------------------------------------
+
+@njit(cache=True)
+def card_step_nb(seats, seat, hand, legal, lead, trump, is_declarer, unseen):
+    """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal."""
+    card = scripted_nb(seats, seat, LIST_PLAY)
+    if card == BY_POLICY:
+        card = choose_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, trump, is_declarer,
+                              unseen, seats.rng)
+    return record_nb(seats, KIND_PLAY, seat, card, legal)

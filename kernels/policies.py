@@ -9,16 +9,16 @@ row per seat; their names and defaults live in ``sim/policies.py``.
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS
 from kernels.cards import (
-    EUCHRE_ACES, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, ALL_SUITED, CARD_CLASS, COLONS, HCP, ONE, RANGE_MASKS, RANK_JACK, RANK_TEN,
-    SUIT_MASKS, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
+    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_ACES, EUCHRE_KING, EUCHRE_POWER, EUCHRE_SUIT_OF, HCP, ONE,
+    POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_TRUMP_ACE, POWER_TRUMP_KING, RANGE_MASKS, RANK_JACK, RANK_TEN,
+    SUIT_MASKS, TRUMP_POWER, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
     popcount_nb,
 )
 from kernels.rng import below_nb
-from kernels.tricks import beats_nb
+from kernels.tricks import beats_nb, draw_beats_nb, euchre_beats_nb
 
-POLICY_SCRIPT = -1  # replay: actions come from a recorded deal, not a policy
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 
@@ -33,18 +33,7 @@ H_DRAW_FIGHT = 6
 H_PARTNER_AWARE = 7
 N_POLICY_PARAMS = 8
 
-AVERAGE_HCP = 9.5
-
-
-@njit(cache=True)
-def replaying_nb(pol):
-    """Every seat reads its actions from a script: a recorded deal replayed whole, whose
-    script must hold exactly the deal's actions. Seats may also be scripted one by one
-    (the others choosing by policy), as the information-hygiene test does."""
-    for p in pol:
-        if p != POLICY_SCRIPT:
-            return False
-    return True  # 40 points over 55 cards, 13 held
+AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 
 
 @njit(cache=True)
@@ -272,7 +261,7 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
         while rest:
             c = lowest_nb(rest)
             rest &= rest - ONE
-            if (c // 13 == lead // 13 and c > lead) if led_suit_wins else c % 13 > lead % 13:
+            if draw_beats_nb(c, lead, led_suit_wins):
                 winners |= bit_nb(c)
         if winners:
             return _cheapest_nb(winners, -1)
@@ -281,9 +270,7 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
 
 # --- Bid Euchre (E-3..E-6) ------------------------------------------------------------------
 # Cards in the Bid Euchre layout of kernels.cards; bids are ladder ids (3.. first, then the
-# ask and the moon), 15 a pass.
-
-EUCHRE_PASS = 15
+# ask and the moon), EUCHRE_PASS a pass. ``copies`` is 2 with the double deck, else 1.
 
 
 @njit(cache=True)
@@ -301,7 +288,7 @@ def _euchre_extreme_nb(mask, trump, highest):
 
 
 @njit(cache=True)
-def euchre_strength_nb(hand, trump, copies=1):
+def euchre_strength_nb(hand, trump, copies):
     """Tricks this hand expects to take by itself with ``trump``: trumps by rank, side aces.
 
     Trumps that head the suit without a gap (the right bower down, every copy of each
@@ -309,8 +296,8 @@ def euchre_strength_nb(hand, trump, copies=1):
     """
     est = 0.0
     trumps = hand & EUCHRE_SUIT_OF[trump, trump]
-    top = 106
-    while top >= 100:
+    top = POWER_RIGHT_BOWER
+    while top >= TRUMP_POWER:
         held = 0
         rest = trumps
         while rest:
@@ -328,7 +315,8 @@ def euchre_strength_nb(hand, trump, copies=1):
         if p > top:
             est += 1.0
         else:
-            est += 1.0 if p >= 106 else 0.85 if p == 105 else 0.7 if p == 104 else 0.5 if p == 103 else 0.35
+            est += (1.0 if p >= POWER_RIGHT_BOWER else 0.85 if p == POWER_LEFT_BOWER else
+                    0.7 if p == POWER_TRUMP_ACE else 0.5 if p == POWER_TRUMP_KING else 0.35)
     n = popcount_nb(trumps)
     if n >= 3:
         est += 0.3 * (n - 2)
@@ -337,10 +325,8 @@ def euchre_strength_nb(hand, trump, copies=1):
 
 
 @njit(cache=True)
-def _best_trump_nb(hand):
-    """The suit this hand is strongest in, and its estimate; a hand of more than seven
-    cards is a double-deck hand, with two copies of every card in play."""
-    copies = 2 if popcount_nb(hand) > 7 else 1
+def _best_trump_nb(hand, copies):
+    """The suit this hand is strongest in, and its estimate."""
     best, best_est = 0, -1.0
     for t in range(4):
         e = euchre_strength_nb(hand, t, copies)
@@ -350,21 +336,21 @@ def _best_trump_nb(hand):
 
 
 @njit(cache=True)
-def choose_euchre_discard_nb(pid, prm, hand, rng):
+def choose_euchre_discard_nb(pid, prm, hand, copies, rng):
     """E-10 joker: the dealer's discard before the auction: its weakest card."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
-    trump, _ = _best_trump_nb(hand)
+    trump, _ = _best_trump_nb(hand, copies)
     return _euchre_extreme_nb(hand, trump, False)
 
 
 @njit(cache=True)
-def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks, rng):
+def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks, copies, rng):
     """E-3: pass or a bid (ladder id). Bids the team's expected tricks in its best suit; asks
     or shoots the moon with a hand that expects (nearly) every trick."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    _, alone = _best_trump_nb(hand)
+    _, alone = _best_trump_nb(hand, copies)
     scale = tricks / 6.0
     levels = tricks - 3
     ask, moon = levels, levels + 1
@@ -391,11 +377,11 @@ def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks,
 
 
 @njit(cache=True)
-def choose_euchre_trump_nb(pid, prm, hand, rng):
+def choose_euchre_trump_nb(pid, prm, hand, copies, rng):
     """E-3: the bidder names trump: its strongest suit."""
     if pid == POLICY_RANDOM:
         return below_nb(rng, 4)
-    trump, _ = _best_trump_nb(hand)
+    trump, _ = _best_trump_nb(hand, copies)
     return trump
 
 
@@ -425,24 +411,21 @@ def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, tr
     if lead < 0:
         if trumps and (seat - bidder) % 2 == 0:
             top = _euchre_extreme_nb(trumps, trump, True)
-            if EUCHRE_POWER[trump, top] >= 105:
+            if EUCHRE_POWER[trump, top] >= POWER_LEFT_BOWER:
                 return top
         aces = legal & EUCHRE_ACES & ~trumps
         if aces:
             return lowest_nb(aces)
         return _euchre_extreme_nb(legal, trump, False)
-    best_suit = EUCHRE_EFF_SUIT[trump, best]
     winners = ZERO
     rest = legal
     while rest:
         c = lowest_nb(rest)
         rest &= rest - ONE
-        cs = EUCHRE_EFF_SUIT[trump, c]
-        if (cs == best_suit and EUCHRE_POWER[trump, c] > EUCHRE_POWER[trump, best]) or (
-                cs == trump and best_suit != trump):
+        if euchre_beats_nb(c, best, trump):
             winners |= bit_nb(c)
     partner_winning = (best_seat - seat) % 4 == 2
-    strong = best_suit == trump or EUCHRE_POWER[trump, best] >= 4  # a trump, or a king or ace
+    strong = EUCHRE_POWER[trump, best] >= EUCHRE_KING  # a trump, or a plain king or ace
     if winners and not (partner_winning and strong and prm[H_PARTNER_AWARE] > 0):
         return _euchre_extreme_nb(winners, trump, False)
     return _euchre_extreme_nb(legal, trump, False)

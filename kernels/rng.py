@@ -51,3 +51,15 @@ def shuffle_nb(state, arr):
     for i in range(arr.shape[0] - 1, 0, -1):
         j = below_nb(state, i + 1)
         arr[i], arr[j] = arr[j], arr[i]
+
+
+@njit(cache=True)
+def game_streams_nb(seed, game_index):
+    """A game's two streams: the deal stream (cards, first dealer) and the policy stream, so
+    the cards of every deal are the same whatever the policies choose."""
+    deal_rng = np.zeros(1, dtype=np.uint64)
+    policy_rng = np.zeros(1, dtype=np.uint64)
+    game_stream_nb(seed, game_index, deal_rng)
+    game_stream_nb(seed, game_index, policy_rng)
+    policy_rng[0] = ~policy_rng[0]
+    return deal_rng, policy_rng

@@ -7,13 +7,11 @@ from collections import Counter
 import numpy as np
 
 from kernels import bid_euchre as ke
-from kernels.cards import EUCHRE_CARD_IDS, euchre_card_name, mask_to_cards
+from kernels.calls import CALL_UNKNOWN, EUCHRE_FIRST_LEVEL, EUCHRE_PASS
+from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_to_cards
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
-from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
-from sim.contract import categorical, grow_until_fits
+from sim.contract import categorical, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
-from sim.blocks import play_block
-from sim.policies import kernel_policies
 from sim.rules import BidEuchreRules
 from sim.summary import describe, histogram, percent, rate
 
@@ -23,36 +21,20 @@ SUIT_NAMES = ["C", "D", "H", "S"]
 
 
 def _names(tricks: int) -> list[str]:
-    """Call names by id: the bid ladder, then "P" at BID_PASS."""
-    names = ke.bid_names(tricks) + [""] * (ke.BID_PASS + 1)
-    names[ke.BID_PASS] = "P"
-    return names[:ke.BID_PASS + 1]
+    """Call names by id: the bid ladder, then "P" at EUCHRE_PASS."""
+    names = ke.bid_names(tricks) + [""] * (EUCHRE_PASS + 1)
+    names[EUCHRE_PASS] = "P"
+    return names[:EUCHRE_PASS + 1]
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    params, deck = rules.to_kernel()
-    pol, prm = kernel_policies(policies)
-
-    def run(indices, offsets, deal_rows, game_rows):
-        run_bid_euchre_games_nb(params, deck, np.uint64(seed), indices, offsets, pol, prm, deal_rows, game_rows)
-
-    return play_block(run, first_game, count, int(params[ke.P_MAX_HANDS]), ke.DEAL_DTYPE, ke.GAME_DTYPE)
+    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
-    params, deck = rules.to_kernel()
-    indices = np.asarray(game_indices, dtype=np.int64)
-    pol, prm = kernel_policies(policies)
-    games = np.zeros(len(indices), dtype=ke.GAME_DTYPE)
-
-    def run(headers, hcur, trace, tcur):
-        deals = np.zeros(len(indices) * int(params[ke.P_MAX_HANDS]), dtype=ke.DEAL_DTYPE)
-        trace_bid_euchre_games_nb(params, deck, np.uint64(seed), indices, pol, prm, deals, games,
-                                  headers, hcur, trace, tcur)
-
-    headers, trace = grow_until_fits(run, len(indices), ke.HEADER_WIDTH)
-    return games, headers, trace
+    """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
+    return trace_kernel(ke, trace_bid_euchre_games_nb, rules.to_kernel(), policies, seed, game_indices)
 
 
 def _cards(mask) -> list[str]:
@@ -62,18 +44,18 @@ def _cards(mask) -> list[str]:
 def trace_games(rules, policies, seed: int, game_indices):
     """Every deal of the chosen games in the replay format, ``expect`` from the kernel, plus
     per action in time order its ``seats`` entry and ``legal`` set (distinct names)."""
-    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
     tricks = 12 if rules.variant.double_deck else 6
     calls_named = _names(tricks)
     by_game = {int(g): [] for g in game_indices}
-    for h in headers:
-        dealer = int(h[ke.H_DEALER])
+    for head, row in zip(headers, outcomes):
+        dealer = int(head["dealer"])
         deal = {"game": "bid-euchre", "rules": rules.to_dict(), "dealer": dealer,
-                "hands": [_cards(h[ke.H_HAND + s]) for s in range(4)],
+                "hands": [_cards(head["hands"][s]) for s in range(4)],
                 "discards": [[] for _ in range(4)], "calls": [], "play": [], "counted": True,
                 "legal": [], "seats": []}
         given, returned = [], []
-        for kind, seat, action, mask in trace[h[ke.H_ACTIONS]:h[ke.H_ACTIONS + 1]]:
+        for kind, seat, action, mask in trace[head["actions_start"]:head["actions_end"]]:
             deal["seats"].append(int(seat))
             if kind == ke.KIND_CALL:
                 deal["calls"].append(calls_named[action])
@@ -87,21 +69,20 @@ def trace_games(rules, policies, seed: int, game_indices):
             name = euchre_card_name(action)
             {ke.KIND_DISCARD: deal["discards"][seat], ke.KIND_GIVE: given,
              ke.KIND_RETURN: returned, ke.KIND_PLAY: deal["play"]}[kind].append(name)
-        out = h[ke.H_OUT:ke.H_OUT + ke.N_OUT]
         if given:
-            forced = _forced_returns(rules, deal, out)
+            forced = _forced_returns(rules, deal, row)
             deal["trump_exchange"] = [given, forced + returned]
             deal["chosen_returns"] = returned
         elif "trump" in deal:
             deal["trump_exchange"] = []
-        deal["expect"] = outcome_dict(rules, out, [])
-        by_game[int(h[ke.H_GAME])].append(deal)
+        deal["expect"] = outcome_dict(rules, row, [])
+        by_game[int(head["game"])].append(deal)
     return games, [by_game[int(g)] for g in game_indices]
 
 
-def _forced_returns(rules, deal, out) -> list[str]:
+def _forced_returns(rules, deal, row) -> list[str]:
     """E-4: partner's highest trumps from its hand before the exchange (for the replay line)."""
-    bidder, trump = int(out[ke.O_BIDDER]), int(out[ke.O_TRUMP])
+    bidder, trump = int(row["bidder"]), int(row["trump"])
     partner = (bidder + 2) % 4
     hand = Counter(deal["hands"][partner])
     hand.subtract(deal["discards"][partner])
@@ -110,24 +91,24 @@ def _forced_returns(rules, deal, out) -> list[str]:
         for copy in range(n):
             mask |= 1 << (EUCHRE_CARD_IDS[name] + 24 * copy)
     forced = ke.highest_trumps_nb(np.uint64(mask), trump, rules.auction.ask_cards)
-    powers = {c: ke.POWER[trump, c] for c in mask_to_cards(forced)}
+    powers = {c: EUCHRE_POWER[trump, c] for c in mask_to_cards(forced)}
     return [euchre_card_name(c) for c in sorted(powers, key=powers.get, reverse=True)]
 
 
-def outcome_dict(rules, out, renege_at) -> dict:
-    """A kernel deal outcome in the replay format's Bid Euchre ``expect`` keys."""
-    if out[ke.O_ERROR]:
-        at, index = int(out[ke.O_ERROR_AT]), int(out[ke.O_ERROR_INDEX])
+def outcome_dict(rules, row, renege_at) -> dict:
+    """A kernel deal record in the replay format's Bid Euchre ``expect`` keys."""
+    if row["error"]:
+        at, index = int(row["error_at"]), int(row["error_index"])
         where = {ke.AT_DISCARDS: f"discards[{index}]", ke.AT_CALLS: f"calls[{index}]", ke.AT_TRUMP: "trump",
                  ke.AT_EXCHANGE: "trump_exchange", ke.AT_PLAY: f"play[{index}]"}[at]
-        return {"error": ke.ERROR_RULES[int(out[ke.O_ERROR])], "at": where}
-    if out[ke.O_BID] < 0:
+        return {"error": ke.ERROR_RULES[int(row["error"])], "at": where}
+    if row["bid"] < 0:
         return {"bid": "pass", "bidder": None, "trump": None, "tricks": [0, 0], "score": [0, 0], "reneges": []}
     tricks = 12 if rules.variant.double_deck else 6
-    return {"bid": ke.bid_names(tricks)[int(out[ke.O_BID])], "bidder": int(out[ke.O_BIDDER]),
-            "trump": SUIT_NAMES[int(out[ke.O_TRUMP])],
-            "tricks": [int(out[ke.O_TRICKS]), int(out[ke.O_TRICKS + 1])],
-            "score": [int(out[ke.O_SCORE]), int(out[ke.O_SCORE + 1])], "reneges": renege_at}
+    return {"bid": ke.bid_names(tricks)[int(row["bid"])], "bidder": int(row["bidder"]),
+            "trump": SUIT_NAMES[int(row["trump"])],
+            "tricks": [int(row["tricks0"]), int(row["tricks1"])],
+            "score": [int(row["score0"]), int(row["score1"])], "reneges": renege_at}
 
 
 def _deck_error(rules, dealer, hands) -> bool:
@@ -143,15 +124,14 @@ def _deck_error(rules, dealer, hands) -> bool:
     return [len(h) for h in hands] != sizes or Counter(c for h in hands for c in h) != deck
 
 
-def _ids(names) -> np.ndarray:
-    return np.array([EUCHRE_CARD_IDS.get(c, -1) for c in names], dtype=np.int64)
+def _ids(names) -> list[int]:
+    return [EUCHRE_CARD_IDS.get(c, -1) for c in names]
 
 
 def replay_deal(case: dict) -> dict:
     """Replay one Bid Euchre deal in the kernel: its outcome (reneges scored), or the first
     illegal action."""
     rules = BidEuchreRules.from_dict(case.get("rules"))
-    params, _ = rules.to_kernel()
     dealer, hands_in = int(case["dealer"]), case["hands"]
     if _deck_error(rules, dealer, hands_in):
         return {"error": "E-1", "at": "hands"}
@@ -172,27 +152,23 @@ def replay_deal(case: dict) -> dict:
     if len(exchange) != 2:
         return {"error": "E-4", "at": "trump_exchange"}
     trump = case.get("trump")
-    out = np.zeros(ke.N_OUT, dtype=np.int64)
     reneges = np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64)
-    ke.play_deal_nb(params, dealer, hands, np.full(4, POLICY_SCRIPT, dtype=np.int64), np.zeros((4, N_POLICY_PARAMS)),
-                    np.zeros(1, dtype=np.uint64), _ids(discards[dealer]),
-                    np.array([call_ids.get(c, -2) for c in case.get("calls") or []], dtype=np.int64),
-                    np.array([] if trump is None else [SUIT_NAMES.index(trump) if trump in SUIT_NAMES else -1],
-                             dtype=np.int64),
-                    _ids(exchange[0]), _ids(exchange[1]), _ids(case.get("play") or []), reneges,
-                    np.zeros((0, ke.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
+    lists = [_ids(discards[dealer]), [call_ids.get(c, CALL_UNKNOWN) for c in case.get("calls") or []],
+             [] if trump is None else [SUIT_NAMES.index(trump) if trump in SUIT_NAMES else -1],
+             _ids(exchange[0]), _ids(exchange[1]), _ids(case.get("play") or [])]
+    row = replay_record(ke, ke.play_deal_nb, rules.to_kernel(), dealer, hands, reneges, players=4, lists=lists)
     # E-10: discards come first in time: only the joker dealer discards, exactly one card.
     wrong = [s for s in range(4) if len(discards[s]) != (1 if rules.variant.joker and s == dealer else 0)]
-    if out[ke.O_ERROR] == ke.ERR_DISCARD:
+    if row["error"] == ke.ERR_DISCARD:
         wrong.append(dealer)
-    if out[ke.O_VOID] == ke.VOID_ACE_NO_FACE:
-        return _after_void(case, discards) or outcome_dict(rules, out, [])
+    if row["void"] == ke.VOID_ACE_NO_FACE:
+        return _after_void(case, discards) or outcome_dict(rules, row, [])
     if wrong:
         return {"error": "E-10", "at": f"discards[{min(wrong)}]"}
     play = case.get("play") or []
     renege_at = [{"at": f"play[{k}]", "seat": int(seat), "card": play[k]}
-                 for k, seat in reneges[:int(out[ke.O_RENEGES])]]
-    return outcome_dict(rules, out, renege_at)
+                 for k, seat in reneges[:int(row["reneges"])]]
+    return outcome_dict(rules, row, renege_at)
 
 
 def _after_void(case, discards) -> dict | None:
@@ -223,7 +199,7 @@ def _made(rules, deals):
     bid = deals["bid"].astype(np.int64)
     played = bid >= 0
     team_tricks = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
-    need = np.where(bid >= ke.n_levels(tricks), tricks, ke.FIRST_LEVEL + bid)
+    need = np.where(bid >= ke.n_levels(tricks), tricks, EUCHRE_FIRST_LEVEL + bid)
     return played, played & (team_tricks >= need)
 
 

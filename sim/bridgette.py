@@ -9,45 +9,22 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import bridgette as kb
-from kernels import contract as kc
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
-from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
 from sim import contract
-from sim.blocks import play_block
-from sim.policies import kernel_policies
 from sim.rules import BridgetteRules
 from sim.summary import percent, rate
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    params, deck, value, exact, penalty = rules.to_kernel()
-    pol, prm = kernel_policies(policies)
-
-    def run(indices, offsets, deal_rows, game_rows):
-        run_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices, offsets,
-                               pol, prm, deal_rows, game_rows)
-
-    return play_block(run, first_game, count, kb.max_deals_per_game(params), kb.DEAL_DTYPE, kb.GAME_DTYPE)
+    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
-    """Kernel traces of chosen games: (game records, deal headers, action rows)."""
-    params, deck, value, exact, penalty = rules.to_kernel()
-    indices = np.asarray(game_indices, dtype=np.int64)
-    per_game = kb.max_deals_per_game(params)
-    pol, prm = kernel_policies(policies)
-    games = np.zeros(len(indices), dtype=kb.GAME_DTYPE)
-
-    def run(headers, hcur, trace, tcur):
-        deals = np.zeros(len(indices) * per_game, dtype=kb.DEAL_DTYPE)
-        trace_bridgette_games_nb(params, value, exact, penalty, deck, np.uint64(seed), indices,
-                                 pol, prm, deals, games, headers, hcur, trace, tcur)
-
-    headers, trace = contract.grow_until_fits(run, len(indices), kb.HEADER_WIDTH)
-    return games, headers, trace
+    """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
+    return contract.trace_kernel(kb, trace_bridgette_games_nb, rules.to_kernel(), policies, seed, game_indices)
 
 
 def trace_games(rules, policies, seed: int, game_indices):
@@ -57,63 +34,53 @@ def trace_games(rules, policies, seed: int, game_indices):
     in the RULES.md replay format with ``expect`` filled from the kernel, plus
     ``counted``, and per action in time order its ``seats`` entry and ``legal`` set.
     """
-    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
     by_game = {int(g): [] for g in game_indices}
-    for h in headers:
-        by_game[int(h[kb.H_GAME])].append(_deal_from_trace(rules, h, trace))
+    for head, row in zip(headers, outcomes):
+        by_game[int(head["game"])].append(_deal_from_trace(rules, head, row, trace))
     return games, [by_game[int(g)] for g in game_indices]
 
 
-def _deal_from_trace(rules, header, trace) -> dict:
-    stock = header[kb.H_STOCK:kb.H_STOCK + header[kb.H_STOCK_LEN]]
-    actions = contract.actions_from_trace(trace[header[kb.H_ACTIONS]:header[kb.H_ACTIONS + 1]])
+def _deal_from_trace(rules, head, row, trace) -> dict:
+    actions = contract.actions_from_trace(trace[head["actions_start"]:head["actions_end"]])
     return {
         "game": "bridgette",
         "rules": rules.to_dict(),
-        "dealer": int(header[kb.H_DEALER]),
-        "hands": [[card_name(c) for c in mask_to_cards(header[kb.H_HAND + s])] for s in (0, 1)],
-        "stock": [card_name(c) for c in stock],
+        "dealer": int(head["dealer"]),
+        "hands": [[card_name(c) for c in mask_to_cards(head["hands"][s])] for s in (0, 1)],
+        "stock": [card_name(c) for c in head["stock"][:head["stock_len"]]],
         "discards": actions["discards"],
         "calls": actions["calls"],
         "play": actions["play"],
-        "expect": outcome_dict(header[kb.H_OUT:kb.H_OUT + kb.N_OUT]),
-        "counted": bool(header[kb.H_COUNTED]),
+        "expect": outcome_dict(row),
+        "counted": bool(head["counted"]),
         "legal": actions["legal"],
         "seats": actions["seats"],
     }
 
 
-def outcome_dict(out) -> dict:
-    """A kernel deal outcome in the replay format's ``expect`` keys."""
-    return contract.outcome_dict(out, lambda code, at, index: kb.ERROR_RULES[code])
+def outcome_dict(row) -> dict:
+    """A kernel deal record in the replay format's ``expect`` keys."""
+    return contract.outcome_dict(row, lambda code, at, index: kb.ERROR_RULES[code])
 
 
 def replay_deal(case: dict) -> dict:
     """Replay one Bridgette deal in the kernel: its outcome, or the first illegal action."""
     rules = BridgetteRules.from_dict(case.get("rules"))
-    params, deck, value, exact, penalty = rules.to_kernel()
+    kr = rules.to_kernel()
     hands_in, stock_in = case["hands"], case["stock"]
-    where = contract.deck_error({card_name(c) for c in deck}, hands_in, stock_in)
+    where = contract.deck_error({card_name(c) for c in kr.deck}, hands_in, stock_in)
     if where:
         return {"error": "B-2", "at": where}
     hands = np.array([sum(1 << CARD_IDS[c] for c in h) for h in hands_in], dtype=np.uint64)
     stock = np.array([CARD_IDS[c] for c in stock_in], dtype=np.int64)
-    given = case.get("discards") or [[], []]
-    width = 1 + max((len(d) for d in given), default=0)
-    discards = np.full((2, width), -1, dtype=np.int64)
-    for seat, cards in enumerate(given[:2]):
-        discards[seat, 0] = len(cards)
-        discards[seat, 1:1 + len(cards)] = [CARD_IDS.get(c, -1) for c in cards]
-    calls = np.array([CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])], dtype=np.int64)
-    play = np.array([CARD_IDS.get(c, -1) for c in case.get("play", [])], dtype=np.int64)
-    deck_mask = np.uint64(sum(1 << int(c) for c in deck))
-    out = np.zeros(kb.N_OUT, dtype=np.int64)
-    pol = np.full(2, POLICY_SCRIPT, dtype=np.int64)
-    prm = np.zeros((2, N_POLICY_PARAMS), dtype=np.float64)
-    kb.play_deal_nb(params, value, exact, penalty, deck_mask, int(case["dealer"]), hands, stock,
-                    pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play,
-                    np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
-    return contract.call_in_play_is_c4(outcome_dict(out), out, case.get("play", []), 0, 2 * kb.HAND_SIZE)
+    discards = [[CARD_IDS.get(c, -1) for c in cards] for cards in (list(case.get("discards") or []) + [[], []])[:2]]
+    calls = [CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])]
+    play = [CARD_IDS.get(c, -1) for c in case.get("play", [])]
+    deck_mask = np.uint64(sum(1 << int(c) for c in kr.deck))
+    row = contract.replay_record(kb, kb.play_deal_nb, kr, deck_mask, int(case["dealer"]), hands, stock,
+                                 lists=(*discards, calls, play))
+    return contract.call_in_play_is_c4(outcome_dict(row), row, case.get("play", []), 0, 2 * kb.HAND_SIZE)
 
 
 # --- Records and aggregates for runs ----------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 
 from kernels import contract as kc
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, call_name
+from kernels.step import TRACE_WIDTH
 from kernels.cards import COLON_NAMES, card_name, mask_to_cards
 from sim.summary import describe, histogram, percent, rate
 
@@ -19,21 +20,47 @@ CONTRACT_NAMES = [call_name(b) for b in range(36)] + ["pass"]
 STRAIN_NAMES = ["C", "D", "H", "S", "NT"]
 
 
-def grow_until_fits(run, n_games: int, header_width: int):
-    """Call a tracing kernel with buffers that double until every deal and action fits.
+def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
+    """Trace chosen games with a game's tracing kernel, in buffers that double until every
+    deal and action fits: (game records, deal headers, deal outcomes, action rows).
 
-    ``run(headers, hcur, trace, tcur)`` fills the buffers; returns (headers, trace) trimmed.
+    ``engine`` is the game's kernel module (its DEAL_DTYPE, GAME_DTYPE, HEADER_DTYPE and
+    ``max_deals_per_game``); ``trace_games_nb`` its tracing kernel in kernels.engine.
     """
-    n_headers, n_actions = 16 * n_games, 2048 * n_games
+    from sim.policies import kernel_policies
+
+    indices = np.asarray(game_indices, dtype=np.int64)
+    pol, prm = kernel_policies(policies)
+    games = np.zeros(len(indices), dtype=engine.GAME_DTYPE)
+    per_game = engine.max_deals_per_game(kr)
+    n_headers, n_actions = 16 * len(indices), 2048 * len(indices)
     while True:
-        headers = np.zeros((n_headers, header_width), dtype=np.int64)
-        trace = np.zeros((n_actions, kc.TRACE_WIDTH), dtype=np.int64)
+        deals = np.zeros(len(indices) * per_game, dtype=engine.DEAL_DTYPE)
+        headers = np.zeros(n_headers, dtype=engine.HEADER_DTYPE)
+        outcomes = np.zeros(n_headers, dtype=engine.DEAL_DTYPE)
+        trace = np.zeros((n_actions, TRACE_WIDTH), dtype=np.int64)
         hcur = np.zeros(1, dtype=np.int64)
         tcur = np.zeros(1, dtype=np.int64)
-        run(headers, hcur, trace, tcur)
+        trace_games_nb(kr, np.uint64(seed), indices, pol, prm, deals, games, headers, outcomes, hcur, trace, tcur)
         if hcur[0] <= n_headers and tcur[0] <= n_actions:
-            return headers[:hcur[0]], trace[:tcur[0]]
+            return games, headers[:hcur[0]], outcomes[:hcur[0]], trace[:tcur[0]]
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur[0])
+
+
+def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int):
+    """Play a block of games with a game's parallel kernel ``run_games_nb`` (kernels.engine):
+    (deal records, game records)."""
+    from sim.blocks import play_block
+    from sim.policies import kernel_policies
+
+    pol, prm = kernel_policies(policies)
+    no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
+    no_outcomes = np.zeros(0, dtype=engine.DEAL_DTYPE)
+
+    def run(indices, offsets, deal_rows, game_rows):
+        run_games_nb(kr, np.uint64(seed), indices, offsets, pol, prm, deal_rows, game_rows, no_headers, no_outcomes)
+
+    return play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE, engine.GAME_DTYPE)
 
 
 def actions_from_trace(rows, players: int = PLAYERS) -> dict:
@@ -53,22 +80,22 @@ def actions_from_trace(rows, players: int = PLAYERS) -> dict:
     return {"discards": discards, "calls": calls, "play": play, "legal": legal, "seats": seats}
 
 
-def outcome_dict(out, error_rule) -> dict:
-    """A kernel deal outcome in the replay format's ``expect`` keys.
+def outcome_dict(row, error_rule) -> dict:
+    """A kernel deal record in the replay format's ``expect`` keys.
 
     ``error_rule(code, at, index)`` names the rule an error code stands for in this game.
     """
-    if out[kc.O_ERROR]:
-        at, index = int(out[kc.O_ERROR_AT]), int(out[kc.O_ERROR_INDEX])
-        return {"error": error_rule(int(out[kc.O_ERROR]), at, index),
+    if row["error"]:
+        at, index = int(row["error_at"]), int(row["error_index"])
+        return {"error": error_rule(int(row["error"]), at, index),
                 "at": f"{kc.AT_NAMES[at]}[{index}]"}
-    contract = int(out[kc.O_CONTRACT])
+    contract = int(row["contract"])
     return {
         "contract": "pass" if contract < 0 else call_name(contract),
-        "declarer": None if contract < 0 else int(out[kc.O_DECLARER]),
-        "doubled": int(out[kc.O_DOUBLED]),
-        "tricks": [int(out[kc.O_TRICKS]), int(out[kc.O_TRICKS + 1])],
-        "score": [int(out[kc.O_SCORE]), int(out[kc.O_SCORE + 1])],
+        "declarer": None if contract < 0 else int(row["declarer"]),
+        "doubled": int(row["doubled"]),
+        "tricks": [int(row["tricks0"]), int(row["tricks1"])],
+        "score": [int(row["score0"]), int(row["score1"])],
     }
 
 
@@ -84,11 +111,24 @@ def deck_error(deck: set, hands, stock, hand_size: int = 13) -> str | None:
     return None
 
 
-def call_in_play_is_c4(result: dict, out, play: list, first: int, last: int) -> dict:
+def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
+    """Replay one deal in the kernel with every seat scripted: its deal record.
+
+    ``play_deal(*args, seats, row)`` is the game's deal kernel; ``lists`` its replay lists."""
+    from kernels.policies import N_POLICY_PARAMS
+    from kernels.step import POLICY_SCRIPT, seats_for
+
+    rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
+    seats = seats_for(np.full(players, POLICY_SCRIPT), np.zeros((players, N_POLICY_PARAMS)), lists)
+    play_deal(*args, seats, rows[0])
+    return rows[0]
+
+
+def call_in_play_is_c4(result: dict, row, play: list, first: int, last: int) -> dict:
     """A call written where a contract card is due (``play[first:last]``) is a call after
     the auction ended (C-4), not a card missing from the hand."""
-    if out[kc.O_ERROR] == kc.ERR_NOT_IN_HAND and out[kc.O_ERROR_AT] == kc.AT_PLAY:
-        index = int(out[kc.O_ERROR_INDEX])
+    if row["error"] == kc.ERR_NOT_IN_HAND and row["error_at"] == kc.AT_PLAY:
+        index = int(row["error_index"])
         if first <= index < min(len(play), last) and play[index] in CALL_IDS:
             result["error"] = "C-4"
     return result

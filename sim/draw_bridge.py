@@ -9,10 +9,7 @@ from kernels import draw_bridge as kd
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
-from kernels.policies import N_POLICY_PARAMS, POLICY_SCRIPT
 from sim import contract
-from sim.blocks import play_block
-from sim.policies import kernel_policies
 from sim.rules import DrawBridgeRules
 
 PLAYERS = contract.PLAYERS
@@ -23,51 +20,31 @@ DECK = {card_name(c) for c in range(52)}
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    params, made, undertricks = rules.to_kernel()
-    pol, prm = kernel_policies(policies)
-
-    def run(indices, offsets, deal_rows, game_rows):
-        run_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed), indices, offsets, pol, prm,
-                                 deal_rows, game_rows)
-
-    return play_block(run, first_game, count, int(params[kd.P_MAX_DEALS]), kd.DEAL_DTYPE, kd.GAME_DTYPE)
+    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
-    """Kernel traces of chosen games: (game records, deal headers, action rows)."""
-    params, made, undertricks = rules.to_kernel()
-    indices = np.asarray(game_indices, dtype=np.int64)
-    pol, prm = kernel_policies(policies)
-    games = np.zeros(len(indices), dtype=kd.GAME_DTYPE)
-    per_game = int(params[kd.P_MAX_DEALS])
-
-    def run(headers, hcur, trace, tcur):
-        deals = np.zeros(len(indices) * per_game, dtype=kd.DEAL_DTYPE)
-        trace_draw_bridge_games_nb(params, made, undertricks, np.uint64(seed), indices, pol, prm,
-                                   deals, games, headers, hcur, trace, tcur)
-
-    headers, trace = contract.grow_until_fits(run, len(indices), kd.HEADER_WIDTH)
-    return games, headers, trace
+    """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
+    return contract.trace_kernel(kd, trace_draw_bridge_games_nb, rules.to_kernel(), policies, seed, game_indices)
 
 
 def trace_games(rules, policies, seed: int, game_indices):
     """Every deal of the chosen games in the replay format (see sim.bridgette.trace_games)."""
-    games, headers, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
     by_game = {int(g): [] for g in game_indices}
-    for h in headers:
-        actions = contract.actions_from_trace(trace[h[kd.H_ACTIONS]:h[kd.H_ACTIONS + 1]])
-        out = h[kd.H_OUT:kd.H_OUT + kd.N_OUT]
-        by_game[int(h[kd.H_GAME])].append({
+    for head, row in zip(headers, outcomes):
+        actions = contract.actions_from_trace(trace[head["actions_start"]:head["actions_end"]])
+        by_game[int(head["game"])].append({
             "game": "draw-bridge",
             "rules": rules.to_dict(),
-            "dealer": int(h[kd.H_DEALER]),
-            "hands": [[card_name(c) for c in mask_to_cards(h[kd.H_HAND + s])] for s in (0, 1)],
-            "stock": [card_name(c) for c in h[kd.H_STOCK:kd.H_STOCK + 26]],
+            "dealer": int(head["dealer"]),
+            "hands": [[card_name(c) for c in mask_to_cards(head["hands"][s])] for s in (0, 1)],
+            "stock": [card_name(c) for c in head["stock"][:head["stock_len"]]],
             "calls": actions["calls"],
             "play": actions["play"],
-            "expect": outcome_dict(out),
-            "draw_tricks": [int(out[kd.O_DRAW_TRICKS]), int(out[kd.O_DRAW_TRICKS + 1])],
-            "counted": bool(h[kd.H_COUNTED]),
+            "expect": outcome_dict(row),
+            "draw_tricks": [int(row["draw_tricks0"]), int(row["draw_tricks1"])],
+            "counted": bool(head["counted"]),
             "legal": actions["legal"],
             "seats": actions["seats"],
         })
@@ -80,29 +57,24 @@ def _error_rule(code: int, at: int, index: int) -> str:
     return kd.ERROR_RULES[code]
 
 
-def outcome_dict(out) -> dict:
-    """A kernel deal outcome in the replay format's ``expect`` keys."""
-    return contract.outcome_dict(out, _error_rule)
+def outcome_dict(row) -> dict:
+    """A kernel deal record in the replay format's ``expect`` keys."""
+    return contract.outcome_dict(row, _error_rule)
 
 
 def replay_deal(case: dict) -> dict:
     """Replay one Draw Bridge deal in the kernel: its outcome, or the first illegal action."""
     rules = DrawBridgeRules.from_dict(case.get("rules"))
-    params, made, undertricks = rules.to_kernel()
     where = contract.deck_error(DECK, case["hands"], case["stock"])
     if where:
         return {"error": "D-1", "at": where}
     hands = np.array([sum(1 << CARD_IDS[c] for c in h) for h in case["hands"]], dtype=np.uint64)
     stock = np.array([CARD_IDS[c] for c in case["stock"]], dtype=np.int64)
-    calls = np.array([CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])], dtype=np.int64)
-    play = np.array([CARD_IDS.get(c, -1) if CARD_IDS.get(c, 99) < 52 else -1
-                     for c in case.get("play", [])], dtype=np.int64)
-    out = np.zeros(kd.N_OUT, dtype=np.int64)
-    pol = np.full(2, POLICY_SCRIPT, dtype=np.int64)
-    kd.play_deal_nb(params, made, undertricks, int(case["dealer"]), hands, stock, pol,
-                    np.zeros((2, N_POLICY_PARAMS)), np.zeros(1, dtype=np.uint64), calls, play,
-                    np.zeros((0, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64), out)
-    return contract.call_in_play_is_c4(outcome_dict(out), out, case.get("play", []), DRAW_CARDS, 10**9)
+    calls = [CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])]
+    play = [CARD_IDS.get(c, -1) if CARD_IDS.get(c, 99) < 52 else -1 for c in case.get("play", [])]
+    row = contract.replay_record(kd, kd.play_deal_nb, rules.to_kernel(), int(case["dealer"]), hands, stock,
+                                 lists=([], [], calls, play))
+    return contract.call_in_play_is_c4(outcome_dict(row), row, case.get("play", []), DRAW_CARDS, 10**9)
 
 
 # --- Records and aggregates for runs ----------------------------------------------------------

@@ -1,15 +1,18 @@
 """Rule options as data: one frozen dataclass per game, built from RULES.md's option names.
 
-Every option of ../shared/RULES.md is a field of a section dataclass (``exchange``,
+Every option of docs/rules.md is a field of a section dataclass (``exchange``,
 ``auction``, ...) whose metadata carries the rule id, a one-line meaning and the allowed
 values; the same metadata validates variant files and lists the options. ``to_kernel()``
-turns a validated rule set into the flat arrays and score tables the kernels take.
+turns a validated rule set into one named object for the kernels: a record of the scalar
+options (``params_dtype``: one field per option, named by its key, a choice as the index of
+its value among the declared choices, see ``choice_id``) beside the deck and score tables.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,6 +218,43 @@ def option_table(cls) -> list[dict]:
                          "default": default, "choices": f.metadata["choices"],
                          "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
     return rows
+
+
+@functools.cache
+def params_dtype(cls, derived: tuple = ()):
+    """The kernels' record of a game's scalar options: one int64 field per option, named by
+    its key (keys are unique within a game), plus ``derived`` fields the game computes
+    from several options. A list option (Bridgette's ``deck.colons``) becomes the deck array."""
+    import numpy as np
+
+    names = [row["option"].split(".")[1] for row in option_table(cls) if row["type"] != "tuple"]
+    names += list(derived)
+    assert len(set(names)) == len(names), f"option keys of {cls.GAME} must be unique"
+    return np.dtype([(n, np.int64) for n in names], align=True)
+
+
+def choice_id(cls, option: str, value: str) -> int:
+    """The kernel's integer for a choice option's value: its index among the declared choices."""
+    row = next(r for r in option_table(cls) if r["option"] == option)
+    return row["choices"].index(value)
+
+
+def kernel_params(rules, **derived):
+    """A validated rule set's scalar options as one record (a 1-element array of
+    ``params_dtype``), with the ``derived`` fields set."""
+    import numpy as np
+
+    cls = type(rules)
+    params = np.zeros(1, dtype=params_dtype(cls, tuple(derived)))
+    for row in option_table(cls):
+        section, key = row["option"].split(".")
+        value = getattr(getattr(rules, section), key)
+        if row["type"] == "tuple":
+            continue
+        params[key] = row["choices"].index(value) if row["type"] == "str" else int(value)
+    for key, value in derived.items():
+        params[key] = value
+    return params
 
 
 # --- Draw Bridge (RULES.md D-1..D-7, C-4, C-5) ---------------------------------------------

@@ -1,11 +1,12 @@
-"""Shared test helpers: the golden file and the Bridgette cases in it."""
+"""Shared test helpers: the project's golden deals (tests/golden/cases.jsonl) and the cases in it."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "cases.jsonl"
+# The golden deals live in the repository, beside the tests that replay them.
+GOLDEN = Path(__file__).resolve().parent / "golden" / "cases.jsonl"
 
 
 def golden_cases(game: str) -> list[tuple[int, dict]]:

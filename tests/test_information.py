@@ -22,7 +22,7 @@ from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import draw_bridge as kd
 from kernels.cards import mask_to_cards
-from kernels.policies import POLICY_SCRIPT
+from kernels.step import POLICY_SCRIPT, TRACE_WIDTH, seats_for
 from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
@@ -43,7 +43,7 @@ def _mapped_mask(mask: int, pi: dict) -> int:
 
 
 def _no_rows():
-    return np.zeros((0, ke.TRACE_WIDTH), dtype=np.int64)
+    return np.zeros((0, TRACE_WIDTH), dtype=np.int64)
 
 
 class Deal:
@@ -57,26 +57,35 @@ class Deal:
         return [(kind, action, legal) for kind, s, action, legal in (self.rows if rows is None else rows) if s == seat]
 
 
-def _trace_buffer():
-    return np.zeros((TRACE_ROWS, kc.TRACE_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64)
-
-
 def _contract_arrays(deal, pi):
     """World B of a contract game: hands and stock mapped through ``pi``, and the recorded
     calls and cards (mapped) as scripts."""
     hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
     stock = np.array([pi.get(int(c), int(c)) for c in deal.stock], dtype=np.int64)
-    calls = np.array([a for k, _, a, _ in deal.rows if k == kc.KIND_CALL], dtype=np.int64)
-    play = np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kc.KIND_PLAY], dtype=np.int64)
+    calls = [a for k, _, a, _ in deal.rows if k == kc.KIND_CALL]
+    play = [pi.get(a, a) for k, _, a, _ in deal.rows if k == kc.KIND_PLAY]
     return hands, stock, calls, play
 
 
-def _kernel_args(seat, players):
-    """The heuristic in ``seat``, every other seat scripted."""
+def _replayed(play_deal, engine, seat, players, lists, *args):
+    """Play world B with the heuristic in ``seat`` and every other seat scripted: its trace."""
     _, prm = kernel_policies([HEURISTIC] * players)
     pol = np.full(players, POLICY_SCRIPT, dtype=np.int64)
     pol[seat] = HEURISTIC.policy_id
-    return pol, prm
+    seats = seats_for(pol, prm, lists, np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64))
+    play_deal(*args, seats, np.zeros(1, dtype=engine.DEAL_DTYPE)[0])
+    return seats.trace[:seats.tcur[0]]
+
+
+def _deals(traced, contracts_only=True):
+    """World A's deals from a kernel trace; a contract game's passed-out deals are left out
+    (the hands after the exchange were never shown)."""
+    _, headers, outcomes, trace = traced
+    for head, row in zip(headers, outcomes):
+        if contracts_only and row["contract"] < 0:
+            continue
+        yield Deal(int(head["dealer"]), [int(h) for h in head["hands"]],
+                   head["stock"][:head["stock_len"]].astype(np.int64), trace[head["actions_start"]:head["actions_end"]])
 
 
 # --- Per game: world A, what a seat knows at a decision, and world B played again -----------
@@ -87,13 +96,7 @@ class BridgetteWorld:
     kind_play = kc.KIND_PLAY
 
     def deals(self, seed, games):
-        _, headers, trace = bridgette.trace_raw(self.rules, [HEURISTIC] * 2, seed, games)
-        for h in headers:
-            if h[kb.H_OUT + kc.O_CONTRACT] < 0:
-                continue  # passed out: the hands after the exchange were never shown
-            stock = h[kb.H_STOCK:kb.H_STOCK + h[kb.H_STOCK_LEN]].copy()
-            yield Deal(int(h[kb.H_DEALER]), [int(np.uint64(h[kb.H_HAND + s])) for s in (0, 1)],
-                       stock, trace[h[kb.H_ACTIONS]:h[kb.H_ACTIONS + 1]])
+        yield from _deals(bridgette.trace_raw(self.rules, [HEURISTIC] * 2, seed, games))
 
     def known(self, deal, seat, t):
         """The seat's own cards (dealt and drawn: all it discards or plays), the up-card, and
@@ -106,19 +109,10 @@ class BridgetteWorld:
         return deal.hands[0] | deal.hands[1] | _mask(deal.stock)
 
     def replay(self, deal, seat, pi):
-        params, deck, value, exact, penalty = self.rules.to_kernel()
         hands, stock, calls, play = _contract_arrays(deal, pi)
-        discards = np.full((2, 16), -1, dtype=np.int64)
-        for s in (0, 1):
-            cards = [pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD]
-            discards[s, 0] = len(cards)
-            discards[s, 1:1 + len(cards)] = cards
-        pol, prm = _kernel_args(seat, 2)
-        trace, tcur = _trace_buffer()
-        kb.play_deal_nb(params, value, exact, penalty, np.uint64(self.deck(deal)), deal.dealer, hands,
-                        stock, pol, prm, np.zeros(1, dtype=np.uint64), discards, calls, play, trace,
-                        tcur, np.zeros(kb.N_OUT, dtype=np.int64))
-        return trace[:tcur[0]]
+        discards = [[pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD] for s in (0, 1)]
+        return _replayed(kb.play_deal_nb, kb, seat, 2, (*discards, calls, play), self.rules.to_kernel(),
+                         np.uint64(self.deck(deal)), deal.dealer, hands, stock)
 
 
 class DrawBridgeWorld:
@@ -127,12 +121,7 @@ class DrawBridgeWorld:
     kind_play = kc.KIND_PLAY
 
     def deals(self, seed, games):
-        _, headers, trace = draw_bridge.trace_raw(self.rules, [HEURISTIC] * 2, seed, games)
-        for h in headers:
-            if h[kd.H_OUT + kc.O_CONTRACT] < 0:
-                continue
-            yield Deal(int(h[kd.H_DEALER]), [int(np.uint64(h[kd.H_HAND + s])) for s in (0, 1)],
-                       h[kd.H_STOCK:kd.H_STOCK + 26].copy(), trace[h[kd.H_ACTIONS]:h[kd.H_ACTIONS + 1]])
+        yield from _deals(draw_bridge.trace_raw(self.rules, [HEURISTIC] * 2, seed, games))
 
     def known(self, deal, seat, t):
         """D-2: the dealt hand, the stock cards the seat drew in tricks finished before ``t``
@@ -152,14 +141,9 @@ class DrawBridgeWorld:
         return deal.hands[0] | deal.hands[1] | _mask(deal.stock)
 
     def replay(self, deal, seat, pi):
-        params, made, undertricks = self.rules.to_kernel()
         hands, stock, calls, play = _contract_arrays(deal, pi)
-        pol, prm = _kernel_args(seat, 2)
-        trace, tcur = _trace_buffer()
-        kd.play_deal_nb(params, made, undertricks, deal.dealer, hands, stock, pol, prm,
-                        np.zeros(1, dtype=np.uint64), calls, play, trace, tcur,
-                        np.zeros(kd.N_OUT, dtype=np.int64))
-        return trace[:tcur[0]]
+        return _replayed(kd.play_deal_nb, kd, seat, 2, ([], [], calls, play), self.rules.to_kernel(),
+                         deal.dealer, hands, stock)
 
 
 class BidEuchreWorld:
@@ -170,10 +154,7 @@ class BidEuchreWorld:
         self.rules = rules
 
     def deals(self, seed, games):
-        _, headers, trace = bid_euchre.trace_raw(self.rules, [HEURISTIC] * 4, seed, games)
-        for h in headers:
-            yield Deal(int(h[ke.H_DEALER]), [int(np.uint64(h[ke.H_HAND + s])) for s in range(4)],
-                       np.zeros(0, dtype=np.int64), trace[h[ke.H_ACTIONS]:h[ke.H_ACTIONS + 1]])
+        yield from _deals(bid_euchre.trace_raw(self.rules, [HEURISTIC] * 4, seed, games), contracts_only=False)
 
     def known(self, deal, seat, t):
         """The dealt hand (the joker dealer's discard among it), E-4 exchange cards the seat
@@ -202,7 +183,6 @@ class BidEuchreWorld:
         return deal.hands[0] | deal.hands[1] | deal.hands[2] | deal.hands[3]
 
     def replay(self, deal, seat, pi):
-        params, _ = self.rules.to_kernel()
         hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
 
         def cards(kind):
@@ -218,15 +198,10 @@ class BidEuchreWorld:
             if seat == bidder and _mask(forced) != _mapped_mask(self._forced(deal, bidder), pi):
                 return _no_rows()  # the bidder saw other forced returns: not its world
             returns = np.concatenate([np.asarray(forced, dtype=np.int64), returns])
-        pol, prm = _kernel_args(seat, 4)
-        trace, tcur = _trace_buffer()
-        ke.play_deal_nb(params, deal.dealer, hands, pol, prm, np.zeros(1, dtype=np.uint64),
-                        cards(ke.KIND_DISCARD),
-                        np.array([a for k, _, a, _ in deal.rows if k == ke.KIND_CALL], dtype=np.int64),
-                        np.array([trump] if trump >= 0 else [], dtype=np.int64), gives, returns,
-                        cards(ke.KIND_PLAY), np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), trace, tcur,
-                        np.zeros(ke.N_OUT, dtype=np.int64))
-        return trace[:tcur[0]]
+        lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
+                 [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
+        return _replayed(ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
+                         np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64))
 
 
 WORLDS = {

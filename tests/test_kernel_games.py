@@ -30,8 +30,7 @@ RANDOM = parse_policy("random")
 ])
 def test_draw_bridge_made_scores(contract, doubled, tricks, score):
     """D-5: 20 per trick over six in clubs and diamonds, 30 in the majors, no-trump 40 then 30."""
-    _, made, _ = DrawBridgeRules().to_kernel()
-    assert made[CALL_IDS[contract], doubled, tricks] == score
+    assert DrawBridgeRules().to_kernel().made[CALL_IDS[contract], doubled, tricks] == score
 
 
 @pytest.mark.parametrize("short,undoubled,doubled,redoubled", [
@@ -40,10 +39,9 @@ def test_draw_bridge_made_scores(contract, doubled, tricks, score):
 ])
 def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
     """D-6 'bridge': 50 each; doubled 100, 200, 200, then 300 each; redoubled twice that."""
-    _, _, under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel()
+    under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel().undertricks
     assert list(under[:, short]) == [undoubled, doubled, redoubled]
-    _, _, none = DrawBridgeRules().to_kernel()
-    assert not none.any()
+    assert not DrawBridgeRules().to_kernel().undertricks.any()
 
 
 @pytest.mark.parametrize("options,bid,team_tricks,scores", [
@@ -57,9 +55,9 @@ def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
 def test_bid_euchre_scores(options, bid, team_tricks, scores):
     """E-7 by hand: tricks, or minus the bid when set; all-trick bids 12/24 (24/48)."""
     rules = BidEuchreRules.from_dict(options)
-    params, _ = rules.to_kernel()
-    names = ke.bid_names(int(params[ke.P_TRICKS]))
-    assert tuple(int(x) for x in ke.score_hand_nb(params, names.index(bid), team_tricks)) == scores
+    p = rules.to_kernel().params[0]
+    names = ke.bid_names(int(p["tricks"]))
+    assert tuple(int(x) for x in ke.score_hand_nb(p, names.index(bid), team_tricks)) == scores
 
 
 # --- Invariants over random games ---------------------------------------------------------------
@@ -124,8 +122,8 @@ def _within(observed, p, n, sigmas=5.0):
 
 
 def _euchre_hands(rules, games):
-    _, headers, _ = bid_euchre.trace_raw(rules, [RANDOM] * 4, 2026, range(games))
-    return [mask_to_cards(h[ke.H_HAND + s]) for h in headers for s in range(4)]
+    headers = bid_euchre.trace_raw(rules, [RANDOM] * 4, 2026, range(games))[1]
+    return [mask_to_cards(h["hands"][s]) for h in headers for s in range(4)]
 
 
 def test_bower_candidate_and_ace_no_face_frequencies():
@@ -163,8 +161,8 @@ def test_ace_no_face_voids_at_the_exact_rate():
 def test_draw_bridge_hand_patterns():
     """Draw Bridge deals 13 of 52: the 4-4-3-2 pattern at its exact rate."""
     p4432 = comb(13, 4) ** 2 * comb(13, 3) * comb(13, 2) * 12 / comb(52, 13)
-    _, headers, _ = draw_bridge.trace_raw(DrawBridgeRules(), [HEURISTIC] * 2, 5, range(6000))
-    patterns = [tuple(sorted(np.bincount(np.array(mask_to_cards(h[4 + s])) // 13, minlength=4), reverse=True))
+    headers = draw_bridge.trace_raw(DrawBridgeRules(), [HEURISTIC] * 2, 5, range(6000))[1]
+    patterns = [tuple(sorted(np.bincount(np.array(mask_to_cards(h["hands"][s])) // 13, minlength=4), reverse=True))
                 for h in headers for s in (0, 1)]
     assert _within(patterns.count((4, 4, 3, 2)) / len(patterns), p4432, len(patterns))
 

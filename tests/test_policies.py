@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from kernels import bid_euchre as ke
 from kernels import policies as kp
-from kernels.calls import CALL_IDS
+from kernels.calls import CALL_IDS, EUCHRE_PASS
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from sim.policies import PolicyError, defaults, parse_policy
 
@@ -140,13 +139,13 @@ def euchre(names):
 
 
 def test_euchre_moon_with_every_top_trump_and_pass_with_nothing():
-    legal = np.uint64((1 << 5) - 1 | 1 << ke.BID_PASS)  # 3, 4, 5, 6A, 6M, pass
+    legal = np.uint64((1 << 5) - 1 | 1 << EUCHRE_PASS)  # 3, 4, 5, 6A, 6M, pass
     perfect = euchre("JH JD AH KH QH AS")
-    bid = kp.choose_euchre_bid_nb(kp.POLICY_HEURISTIC, row(game="bid-euchre"), perfect, legal, -1, -1, 1, 6, RNG)
+    bid = kp.choose_euchre_bid_nb(kp.POLICY_HEURISTIC, row(game="bid-euchre"), perfect, legal, -1, -1, 1, 6, 1, RNG)
     assert bid == 4  # 6M: shoot the moon
     nothing = euchre("9C TC 9D TD 9S QS")
-    bid = kp.choose_euchre_bid_nb(kp.POLICY_HEURISTIC, row(game="bid-euchre"), nothing, legal, -1, -1, 1, 6, RNG)
-    assert bid == ke.BID_PASS
+    bid = kp.choose_euchre_bid_nb(kp.POLICY_HEURISTIC, row(game="bid-euchre"), nothing, legal, -1, -1, 1, 6, 1, RNG)
+    assert bid == EUCHRE_PASS
 
 
 def test_euchre_does_not_overtake_a_partner_winning_with_an_ace():

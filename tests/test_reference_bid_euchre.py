@@ -1,6 +1,6 @@
-"""Tests of the Bid Euchre reference referee (sim/reference/bid_euchre.py) against RULES.md.
+"""Tests of the Bid Euchre reference referee (sim/reference/bid_euchre.py) against docs/rules.md.
 
-* every Bid Euchre golden deal of ../shared/golden/cases.jsonl replays to its ``expect``;
+* every Bid Euchre golden deal of tests/golden/cases.jsonl replays to its ``expect``;
 * the replay format's error conventions (rule id and ``at`` key);
 * hand-built positions: E-2 bowers, following with the left bower, 3-card tricks with a
   partner sitting out (E-4/E-5/E-6), the E-4 exchange, E-3 stick the dealer, E-10 joker,
@@ -16,7 +16,6 @@ import itertools
 import json
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -35,8 +34,8 @@ from sim.reference.bid_euchre import (
     trump_value,
 )
 from sim.rules import BidEuchreRules
+from tests.conftest import GOLDEN
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "cases.jsonl"
 DEFAULT = BidEuchreRules()
 
 

@@ -1,6 +1,6 @@
-"""Tests of the Bridgette reference referee (sim/reference/bridgette.py) against RULES.md.
+"""Tests of the Bridgette reference referee (sim/reference/bridgette.py) against docs/rules.md.
 
-* every Bridgette golden deal of ../shared/golden/cases.jsonl replays to its ``expect``;
+* every Bridgette golden deal of tests/golden/cases.jsonl replays to its ``expect``;
 * the replay format's error conventions (rule id and ``at`` key);
 * hand-built positions for B-3 draws, B-6 jumps, C-4 doubling, B-7 opening lead,
   B-8 bar, B-9 Colon leads, B-10 under both ``play.colon_discard`` options;
@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -27,8 +26,8 @@ from sim.reference.bridgette import (
     score_deal,
 )
 from sim.rules import BridgetteRules
+from tests.conftest import GOLDEN
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "cases.jsonl"
 DEFAULT = BridgetteRules()
 
 

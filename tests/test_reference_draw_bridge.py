@@ -1,6 +1,6 @@
-"""Tests of the Draw Bridge reference referee (sim/reference/draw_bridge.py) against RULES.md.
+"""Tests of the Draw Bridge reference referee (sim/reference/draw_bridge.py) against docs/rules.md.
 
-* every Draw Bridge golden deal of ../shared/golden/cases.jsonl replays to its ``expect``;
+* every Draw Bridge golden deal of tests/golden/cases.jsonl replays to its ``expect``;
 * D-1 deal validation, D-2 draw phase (leader, winners under both ``draw.trick_winner``
   options, ties, ``draw.must_follow``, winner-then-loser draws, ``show_stock_top``);
 * C-4 / D-3 auction, D-4 / C-3 contract play;
@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -29,8 +28,8 @@ from sim.reference.draw_bridge import (
     score_deal,
 )
 from sim.rules import DrawBridgeRules, RulesError
+from tests.conftest import GOLDEN
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "cases.jsonl"
 DEFAULT = DrawBridgeRules()
 
 

@@ -1,39 +1,80 @@
-"""Rule options: every RULES.md name exists, validation, and the kernel tables."""
+"""Rule options: docs/rules.md documents every option under its name, validation, and the kernel tables."""
 
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from kernels import bridgette as kb
 from kernels.calls import CALL_IDS
 from sim.rules import (
-    BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table, rules_for,
+    BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, choice_id, load_rules_file, option_table,
+    rules_for,
 )
 
-RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+RULES_MD = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+
+# The sections of docs/rules.md that hold each game's options, by rule-id letter: the common
+# section's options (C-4, C-5) belong to the two contract games.
+GAME_SECTIONS = {BridgetteRules: ("C", "B"), DrawBridgeRules: ("C", "D"), BidEuchreRules: ("E",)}
+DOTTED = r"`([a-z_]+\.[a-z_]+)`"
 
 
-def option_names(start: str, end: str | None):
-    """Every dotted option name in a span of RULES.md's sections."""
-    text = RULES_MD.read_text(encoding="utf-8")
-    section = text[text.index(start):text.index(end) if end else None]
-    return set(re.findall(r"`([a-z_]+\.[a-z_]+)`", section))
+def rules_md_sections() -> dict[str, str]:
+    """docs/rules.md's rule sections by letter ("## Bridgette (B)" is "B"), each up to the next heading."""
+    sections = {}
+    for chunk in re.split(r"(?m)^(?=## )", RULES_MD.read_text(encoding="utf-8")):
+        heading = re.match(r"## .*\(([A-Z])\)[ \t]*$", chunk, re.M)
+        if heading:
+            sections[heading.group(1)] = chunk
+    return sections
 
 
-AUCTION_C4_C5 = {"auction.opening_pass", "auction.passed_out", "auction.max_redeals"}
+def rules_md_rules() -> dict[str, str]:
+    """Each rule's bullet in docs/rules.md by rule id ("B-8"), with its sub-items."""
+    rules = {}
+    for chunk in re.split(r"(?m)^(?=- \*\*)|^(?=## )", RULES_MD.read_text(encoding="utf-8")):
+        rule = re.match(r"- \*\*([A-Z]-\d+)\b", chunk)
+        if rule:
+            rules[rule.group(1)] = chunk
+    return rules
 
 
-@pytest.mark.parametrize("rules_class,names", [
-    (BridgetteRules, lambda: option_names("## C. Common", "## D. Draw Bridge")),
-    (DrawBridgeRules, lambda: option_names("## D. Draw Bridge", "## E. Bid Euchre") | AUCTION_C4_C5),
-    (BidEuchreRules, lambda: option_names("## E. Bid Euchre", "## Decisions beyond")),
-])
-def test_every_rules_md_option_exists_under_its_name(rules_class, names):
-    expected = names()
-    assert len(expected) >= 9
-    assert expected == {row["option"] for row in option_table(rules_class)}
+def documented_options(rules_class) -> set[str]:
+    """Every backticked dotted option name in the docs/rules.md sections of a game."""
+    sections = rules_md_sections()
+    return {name for letter in GAME_SECTIONS[rules_class] for name in re.findall(DOTTED, sections[letter])}
+
+
+def test_rules_md_has_every_game_section_and_rule_id():
+    sections = rules_md_sections()
+    assert set(sections) == {"C", "B", "D", "E"}
+    for letter, text in sections.items():
+        ids = re.findall(r"(?m)^- \*\*([A-Z])-(\d+)\b", text)
+        assert ids and all(found == letter for found, _ in ids), letter
+        assert [int(n) for _, n in ids] == list(range(1, len(ids) + 1)), f"{letter}: rule ids out of order"
+
+
+@pytest.mark.parametrize("rules_class", list(GAME_SECTIONS), ids=lambda c: c.GAME)
+def test_every_option_is_documented_in_rules_md(rules_class):
+    missing = {row["option"] for row in option_table(rules_class)} - documented_options(rules_class)
+    assert not missing, f"options of {rules_class.__name__} that docs/rules.md does not document"
+
+
+@pytest.mark.parametrize("rules_class", list(GAME_SECTIONS), ids=lambda c: c.GAME)
+def test_every_rules_md_option_exists_under_its_name(rules_class):
+    documented = documented_options(rules_class)
+    assert len(documented) >= 9
+    unknown = documented - {row["option"] for row in option_table(rules_class)}
+    assert not unknown, f"docs/rules.md names options that {rules_class.__name__} lacks"
+
+
+@pytest.mark.parametrize("rules_class", list(GAME_SECTIONS), ids=lambda c: c.GAME)
+def test_rules_md_documents_each_option_under_its_rule_id(rules_class):
+    rules = rules_md_rules()
+    for row in option_table(rules_class):
+        assert row["rule"] in rules, f"{row['option']} cites {row['rule']}, which docs/rules.md lacks"
+        assert f"`{row['option']}`" in rules[row["rule"]], f"{row['option']} is not under {row['rule']}"
 
 
 def test_defaults_match_rules_md():
@@ -84,18 +125,46 @@ def test_unknown_game_and_rules_file(tmp_path):
 
 
 def test_kernel_arrays_follow_the_options():
-    params, deck, value, exact, penalty = BridgetteRules.from_dict(
-        {"deck": {"colons": ["grand"]}, "exchange": {"upcard_to": "dead"},
+    kr = BridgetteRules.from_dict(
+        {"deck": {"colons": ["grand"]}, "exchange": {"upcard_to": "dead", "dealer_draw_face": 7},
          "scoring": {"exact_bonus": "nt_reduced", "penalty_last_row": "failed_slam"}}).to_kernel()
-    assert list(deck) == list(range(52)) + [54]
-    assert params[kb.P_UPCARD_TO] == kb.UPCARD_DEAD
-    assert exact[CALL_IDS["3NT"]] == 100 and exact[CALL_IDS["3S"]] == 250 and exact[CALL_IDS["7C"]] == 0
-    assert value[CALL_IDS["4D"]] == 250 and value[CALL_IDS["4H"]] == 750 and value[CALL_IDS["7NT"]] == 2500
+    p = kr.params[0]
+    assert list(kr.deck) == list(range(52)) + [54]
+    assert p["upcard_to"] == kb.UPCARD_DEAD == 2  # the third of ("nondealer", "dealer", "dead")
+    assert p["dealer_draw_face"] == 7 and p["nt_needs_all_suits"] == 1 and p["jump_min_cards"] == 4
+    assert kr.exact[CALL_IDS["3NT"]] == 100 and kr.exact[CALL_IDS["3S"]] == 250 and kr.exact[CALL_IDS["7C"]] == 0
+    assert kr.value[CALL_IDS["4D"]] == 250 and kr.value[CALL_IDS["4H"]] == 750 and kr.value[CALL_IDS["7NT"]] == 2500
     # B-14 failed_slam: a 6-level contract one short scores the last row; 3C six short the 5 row.
-    assert penalty[6, 0, 1] == 1000 and penalty[3, 1, 6] == 2000 and penalty[3, 2, 9] == 2700
+    assert kr.penalty[6, 0, 1] == 1000 and kr.penalty[3, 1, 6] == 2000 and kr.penalty[3, 2, 9] == 2700
+
+
+@pytest.mark.parametrize("rules_class", [BridgetteRules, DrawBridgeRules, BidEuchreRules])
+def test_kernel_record_has_one_field_per_option(rules_class):
+    """A new option is one declared field: the kernels' record gains it under its key, a
+    choice as the index of its value among the declared choices."""
+    rules = rules_class()
+    record = rules.to_kernel().params
+    scalar = [row for row in option_table(rules_class) if row["type"] != "tuple"]
+    assert set(record.dtype.names) - {"tricks"} == {row["option"].split(".")[1] for row in scalar}
+    for row in scalar:
+        section, key = row["option"].split(".")
+        value = getattr(getattr(rules, section), key)
+        assert record[0][key] == (row["choices"].index(value) if row["type"] == "str" else int(value)), key
+
+
+def test_choice_constants_follow_the_declared_choices():
+    from kernels import draw_bridge as kd
+
+    assert (kb.UPCARD_TO_DEALER, kb.UPCARD_DEAD) == (1, 2)
+    assert kb.OPENING_PASS_ENDS == choice_id(BridgetteRules, "auction.opening_pass", "ends") == 1
+    assert kd.LED_SUIT_WINS == 1 and kd.PASSED_OUT_REDEAL == 1
+    led = DrawBridgeRules.from_dict({"draw": {"trick_winner": "led_suit"}}).to_kernel().params[0]
+    assert led["trick_winner"] == kd.LED_SUIT_WINS
+    with pytest.raises(ValueError):
+        choice_id(BridgetteRules, "exchange.upcard_to", "north")
 
 
 def test_to_dict_round_trips():
     rules = BridgetteRules.from_dict({"scoring": {"multiply_bonuses": False}, "deck": {"colons": ["little"]}})
     assert BridgetteRules.from_dict(rules.to_dict()) == rules
-    assert np.array_equal(rules.to_kernel()[0], BridgetteRules.from_dict(rules.to_dict()).to_kernel()[0])
+    assert rules.to_kernel().params.tobytes() == BridgetteRules.from_dict(rules.to_dict()).to_kernel().params.tobytes()

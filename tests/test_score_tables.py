@@ -27,9 +27,9 @@ def kernel_score(rules, level: int, strain: str, doubled: int, declarer_tricks: 
     from kernels.bridgette import score_deal_nb
     from kernels.calls import bid_index
 
-    params, _, value, exact, penalty = rules.to_kernel()
+    kr = rules.to_kernel()
     contract = bid_index(level, ("C", "D", "H", "S", "NT").index(strain))
-    return tuple(int(x) for x in score_deal_nb(params, value, exact, penalty, contract, doubled,
+    return tuple(int(x) for x in score_deal_nb(kr.params[0], kr.value, kr.exact, kr.penalty, contract, doubled,
                                                declarer_tricks))
 
 
