@@ -1,10 +1,12 @@
 # make run: set up .venv and run the main job.  make test: set up .venv and run the tests.
+# make bench-peers: add the bench extra (OpenSpiel) to .venv and compare with the peers.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test test-all bench clean chromium
+.PHONY: run test test-all bench bench-peers clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +30,14 @@ test-all: $(STAMP) chromium
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.throughput
+
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+# OpenSpiel's euchre, the project's Bid Euchre and Bridgette and the limit loops, one process.
+bench-peers: $(BENCH_STAMP)
+	$(PY) -m benchmarks.peers
 
 clean:
 	rm -rf $(VENV) .pytest_cache

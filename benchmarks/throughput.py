@@ -37,6 +37,18 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def machine_facts() -> dict:
+    """CPU, cores and versions, for the first line of a benchmark's output."""
+    return {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
+            "numba": numba.__version__, "numpy": np.__version__,
+            "threading_layer": numba.config.THREADING_LAYER, "numba_threads": numba.config.NUMBA_NUM_THREADS}
+
+
+def machine_line(facts: dict) -> str:
+    return (f"machine: {facts['cpu']}, {facts['cores']} cores; Python {facts['python']}, "
+            f"numba {facts['numba']}, numpy {facts['numpy']}, threading layer {facts['threading_layer']}")
+
+
 def measure(module, rules, policies, games: int, repeats: int = 3) -> tuple[float, float]:
     """Best of ``repeats`` blocks: (games/s, deals/s)."""
     best = (0.0, 0.0)
@@ -62,9 +74,7 @@ def main(argv=None) -> int:
     parser.add_argument("--main-job", action="store_true", help="also time sim.run --games 1e6, cold and warm")
     parser.add_argument("--memory", type=float, default=0, help="also measure sim.run --records none --games N")
     args = parser.parse_args(argv)
-    print(f"machine: {cpu_name()}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-          f"numba {numba.__version__}, numpy {np.__version__}, threading layer "
-          f"{numba.config.THREADING_LAYER}")
+    print(machine_line(machine_facts()))
     with tempfile.TemporaryDirectory() as cold:
         for game in IMPLEMENTED:
             code = (f"from sim.games import game_module; from sim.policies import parse_policy; m = game_module('{game}'); "
