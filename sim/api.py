@@ -91,7 +91,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         raise RunError("games and block size must be at least 1")
     module = game_module(game)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
-                       policy_params=[dict(p.params) for p in policies],
+                       policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records)
     if cluster is None:
         workers = nullcontext()

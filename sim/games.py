@@ -2,9 +2,9 @@
 
 A ``GameInfo`` says, in plain data, everything the rest of the project needs to know about
 a game without playing it: its seats and teams, the words its reports use, the keys of
-its replay format and of its summaries, and the modules that play it (the engine),
-referee it and analyse it. Importing this module is cheap and never imports numba: the
-analyses read the declarations too.
+its replay format and of its summaries, the heuristic parameters its decisions read, and
+the modules that play it (the engine), referee it and analyse it. Importing this module
+is cheap and never imports numba: the analyses read the declarations too.
 
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
@@ -39,6 +39,7 @@ class GameInfo:
     teams: tuple | None       # partnerships as seats per team; None: each seat plays for itself
     draws: bool               # whether a game can end drawn (B-15, D-7; never in Bid Euchre, E-9)
     replay_keys: tuple        # keys every replay-format line of the game must have (RULES.md)
+    heuristic: dict           # heuristic parameters its decisions read -> this game's default
     deal: str = "deal"        # one deal of cards: "deal", or "hand" in Bid Euchre
     contract: str = "contract"  # what the auction makes: "contract", or "bid" in Bid Euchre
     contract_column: str = "level"  # deal-record column that is negative when none was played
@@ -67,19 +68,29 @@ class GameInfo:
         return self.summary_keys.get(statistic, statistic)
 
 
+# The heuristic parameters each game's decisions read (kernels/policies.py): the auction's
+# estimate and doubling in both contract games, the Colons in Bridgette only (Draw Bridge's
+# deck has none), the draw phase in Draw Bridge, partner play in Bid Euchre. Defaults
+# were found by duplicate matches (README, "Tuning"); Draw Bridge's default D-6 scoring
+# makes a failed contract cost nothing, so its heuristic bids boldly and, since a double
+# can then only double the declarer's score, never doubles.
 GAMES = {info.name: info for info in (
     GameInfo(
         name="bridgette", title="Bridgette", engine="sim.bridgette", referee="sim.reference.bridgette",
         analysis="analysis.games.bridgette", seats=2, teams=None, draws=True,
-        replay_keys=("dealer", "hands", "stock")),
+        replay_keys=("dealer", "hands", "stock"),
+        heuristic={"aggression": 1.0, "double_margin": 6.0, "redouble_margin": 1.0,
+                   "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5}),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
         analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
-        replay_keys=("dealer", "hands", "stock")),
+        replay_keys=("dealer", "hands", "stock"),
+        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0}),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",
         analysis="analysis.games.bid_euchre", seats=4, teams=((0, 2), (1, 3)), draws=False,
         replay_keys=("dealer", "hands"),
+        heuristic={"aggression": -0.3, "partner_aware": 1.0},
         deal="hand", contract="bid", contract_column="bidder_from_dealer",
         summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
                       "first_dealer_wins": "first_dealer_team_wins"}),
