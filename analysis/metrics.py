@@ -26,7 +26,9 @@ exact until the final division: two runs with identical games give a difference 
 exactly 0 with a zero-width interval. Runs without the needed records (``--records
 none`` or ``games``) fall back to summary.json where the metric allows, unpaired.
 
-This module reads Parquet with pyarrow and never imports numba (DESIGN: analysis/).
+What differs between games (which column says a contract was played, the summary's
+names, the words) comes from the game's declaration (sim/games.py). This module reads
+Parquet with pyarrow and never imports numba (DESIGN: analysis/).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Callable
 
 import numpy as np
 
+from sim.games import GAMES, GameInfo, game_info
 from sim.summary import Z95
 
 
@@ -61,28 +64,22 @@ def _sum_by_game(local, values, count: int):
     return np.rint(np.bincount(local, weights=np.asarray(values, dtype=np.float64), minlength=count)).astype(np.int64)
 
 
-def _dealer_advantage(game, deals, games, first, count):
+def _dealer_advantage(info, deals, games, first, count):
     local = _local(deals, first, count)
     s0, s1 = deals["score0"].astype(np.int64), deals["score1"].astype(np.int64)
-    dealer_side = deals["dealer"].astype(np.int64) % 2  # seat in the two-player games, team in Bid Euchre
+    dealer_side = np.asarray(info.seat_sides)[deals["dealer"].astype(np.int64)]
     diff = np.where(dealer_side == 0, s0 - s1, s1 - s0)
     return _sum_by_game(local, diff, count), np.bincount(local, minlength=count).astype(np.int64)
 
 
-def _played(game, deals):
-    if game == "bid-euchre":
-        return np.asarray(deals["bidder_from_dealer"]) >= 0
-    return np.asarray(deals["level"]) >= 0
-
-
-def _contract_made(game, deals, games, first, count):
+def _contract_made(info, deals, games, first, count):
     local = _local(deals, first, count)
-    played = _played(game, deals)
+    played = np.asarray(deals[info.contract_column]) >= 0
     made = played & np.asarray(deals["made"], dtype=bool)
     return _sum_by_game(local, made, count), _sum_by_game(local, played, count)
 
 
-def _mean_score(game, deals, games, first, count):
+def _mean_score(info, deals, games, first, count):
     local = _local(deals, first, count)
     points = deals["score0"].astype(np.int64) + deals["score1"]
     return _sum_by_game(local, points, count), 2 * np.bincount(local, minlength=count).astype(np.int64)
@@ -97,20 +94,22 @@ def _by_game(games, first, count, values):
     return out
 
 
-def _first_dealer_wins(game, deals, games, first, count):
-    won = np.asarray(games["winner"], dtype=np.int64) == np.asarray(games["first_dealer"], dtype=np.int64) % 2
+def _first_dealer_wins(info, deals, games, first, count):
+    first_side = np.asarray(info.seat_sides)[np.asarray(games["first_dealer"], dtype=np.int64)]
+    won = np.asarray(games["winner"], dtype=np.int64) == first_side
     return _by_game(games, first, count, won), np.ones(count, dtype=np.int64)
 
 
-def _deals_per_game(game, deals, games, first, count):
+def _deals_per_game(info, deals, games, first, count):
     return _by_game(games, first, count, games["deals"]), np.ones(count, dtype=np.int64)
 
 
 # --- The same metrics from summary.json (runs kept without the records) ---------------------
 
-def _rate_from(key):
-    def read(game, summary):
-        r = summary[key[game]]
+def _rate_from(statistic):
+    """A rate the summary holds under ``statistic`` (the game's own name for it)."""
+    def read(info, summary):
+        r = summary[info.summary_key(statistic)]
         if not r["n"] or r["rate"] is None:
             return None
         p, n = r["rate"], r["n"]
@@ -118,52 +117,49 @@ def _rate_from(key):
     return read
 
 
-def _mean_score_summary(game, summary):
-    # The two seats' scores per deal are not independent and their covariance is not in
+def _mean_score_summary(info, summary):
+    # The two sides' scores per deal are not independent and their covariance is not in
     # the summary: the standard error assumes perfect correlation, which bounds it above.
-    seats = list(summary["hand_score" if game == "bid-euchre" else "deal_score"].values())
-    if not all(s.get("n") for s in seats):
+    sides = list(summary[info.summary_key("deal_score")].values())
+    if not all(s.get("n") for s in sides):
         return None
-    n = seats[0]["n"]
-    return sum(s["mean"] for s in seats) / 2, sum(s["sd"] for s in seats) / 2 / math.sqrt(n)
+    n = sides[0]["n"]
+    return sum(s["mean"] for s in sides) / 2, sum(s["sd"] for s in sides) / 2 / math.sqrt(n)
 
 
-def _deals_per_game_summary(game, summary):
+def _deals_per_game_summary(info, summary):
     d = summary["deals_per_game"]
     return (d["mean"], d["sd"] / math.sqrt(d["n"])) if d.get("n") else None
 
 
 @dataclass(frozen=True)
 class Metric:
-    """One metric: how to read it per game from records and, if it can be, from a summary."""
+    """One metric: how to read it per game from records and, if it can be, from a summary.
+
+    ``label`` and ``unit`` are in the game's words: ``{deal}``, ``{side}`` and ``{contract}``
+    are filled from its declaration ("hand", "team" and "bid" in Bid Euchre); a column
+    written ``{contract_column}`` is the game's column that marks a contract played."""
 
     name: str
     label: str                      # words for tables and plots
     unit: str                       # axis label's unit
     records: str                    # "deals" or "games": the Parquet records it needs
     columns: tuple                  # columns read (beside ``game``)
-    per_game: Callable
-    from_summary: Callable | None   # (game, summary) -> (value, standard error) or None
+    per_game: Callable              # (GameInfo, deals, games, first, count) -> (y, n) per game
+    from_summary: Callable | None   # (GameInfo, summary) -> (value, standard error) or None
     balance: float | None = None    # the value at which the rules are even between the sides
     percent: bool = False           # a rate, shown in per cent
     digits: int = 2                 # decimals shown (of the per cent for rates)
 
     def words(self, game: str) -> str:
-        if self.name == "contract_made" and game == "bid-euchre":
-            return "bids made"
-        if self.name == "mean_score" and game == "bid-euchre":
-            return "mean hand score per team"
-        return self.label
+        return _in_words(self.label, game_info(game))
 
     def unit_for(self, game: str) -> str:
-        if game == "bid-euchre":
-            return {"share of contracts": "share of bids"}.get(self.unit, self.unit.replace("deal", "hand"))
-        return self.unit
+        return _in_words(self.unit, game_info(game))
 
     def columns_for(self, game: str) -> tuple:
-        if self.name == "contract_made":
-            return ("bidder_from_dealer" if game == "bid-euchre" else "level", "made")
-        return self.columns
+        info = game_info(game)
+        return tuple(c.format(contract_column=info.contract_column) for c in self.columns)
 
     def format(self, value, signed: bool = False) -> str:
         if value is None:
@@ -172,19 +168,21 @@ class Metric:
         return f"{100 * value:{sign}.{self.digits}f}%" if self.percent else f"{value:{sign}.{self.digits}f}"
 
 
+def _in_words(text: str, info: GameInfo) -> str:
+    return text.format(deal=info.deal, side=info.side, contract=info.contract)
+
+
 METRICS = {m.name: m for m in (
-    Metric("dealer_advantage", "dealer's advantage per deal", "points per deal", "deals",
+    Metric("dealer_advantage", "dealer's advantage per deal", "points per {deal}", "deals",
            ("dealer", "score0", "score1"), _dealer_advantage, None, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
-           ("first_dealer", "winner"), _first_dealer_wins,
-           _rate_from({"bridgette": "first_dealer_wins", "draw-bridge": "first_dealer_wins",
-                       "bid-euchre": "first_dealer_team_wins"}), balance=0.5, percent=True, digits=2),
-    Metric("contract_made", "contracts made", "share of contracts", "deals", (), _contract_made,
-           _rate_from({"bridgette": "contracts_made", "draw-bridge": "contracts_made",
-                       "bid-euchre": "bids_made"}), percent=True, digits=2),
-    Metric("mean_score", "mean deal score per seat", "points per deal", "deals",
+           ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
+           balance=0.5, percent=True, digits=2),
+    Metric("contract_made", "{contract}s made", "share of {contract}s", "deals", ("{contract_column}", "made"),
+           _contract_made, _rate_from("contracts_made"), percent=True, digits=2),
+    Metric("mean_score", "mean {deal} score per {side}", "points per {deal}", "deals",
            ("score0", "score1"), _mean_score, _mean_score_summary),
-    Metric("deals_per_game", "deals per game", "deals", "games", ("deals",), _deals_per_game,
+    Metric("deals_per_game", "deals per game", "{deal}s", "games", ("deals",), _deals_per_game,
            _deals_per_game_summary, digits=3),
 )}
 
@@ -224,6 +222,9 @@ class RunRecords:
             raise MetricsError(f"{self.path} is not a run folder (no manifest.json)") from None
         except (OSError, ValueError, KeyError, TypeError):
             raise MetricsError(f"{self.path}/manifest.json is unreadable or not a run manifest") from None
+        if self.game not in GAMES:
+            raise MetricsError(f"{self.path}/manifest.json names an unknown game '{self.game}'")
+        self.info = GAMES[self.game]
         if not manifest.get("complete") or not (self.path / "summary.json").exists():
             raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
 
@@ -262,7 +263,7 @@ class RunRecords:
         for index, first, count in self.blocks():
             tables = {kind: self.read(kind, index, cols) for kind, cols in need.items()
                       if any(m.records == kind for m in metrics)}
-            yield first, count, {m.name: m.per_game(self.game, tables.get("deals"), tables.get("games"),
+            yield first, count, {m.name: m.per_game(self.info, tables.get("deals"), tables.get("games"),
                                                     first, count) for m in metrics}
 
 
@@ -390,7 +391,7 @@ def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:
     if m.from_summary is None:
         out["note"] = f"needs {m.records} records, which {a.path if not a.has(m.records) else b.path} did not keep"
         return out
-    ra, rb = m.from_summary(a.game, a.summary()), m.from_summary(b.game, b.summary())
+    ra, rb = m.from_summary(a.info, a.summary()), m.from_summary(b.info, b.summary())
     if ra is None or rb is None:
         out["note"] = "nothing to measure in one of the runs"
         return out

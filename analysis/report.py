@@ -14,40 +14,22 @@ import csv
 import html
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
 import sim
-from analysis.tables import (
-    COLON_WORDS,
-    COLONS,
-    LEVELS,
-    STRAINS,
-    UPCARD_GROUPS,
-    ColonTally,
-    ContractTally,
-    DealScoreTally,
-    DrawTrickTally,
-    EuchreTally,
-    GameTally,
-    Hist,
-    ReportError,
-    RunData,
-    UpcardTally,
-    euchre_bids,
-    fill,
-)
-from sim.rules import GAMES, option_table
-from sim.summary import percent, rate
+from analysis.tables import DealScoreTally, GameTally, Hist, ReportError, RunData, fill
+from sim.rules import GAMES as RULE_CLASSES, option_table
+from sim.summary import percent
 
 matplotlib.use("Agg")  # figures go to PNG files only
 
-GAME_TITLES = {"bridgette": "Bridgette", "draw-bridge": "Draw Bridge", "bid-euchre": "Bid Euchre"}
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-EUCHRE_SEATS = ("dealer", "dealer's left", "dealer's partner", "dealer's right")  # seat - dealer mod 4
 
 
 # --- Tables and figures -----------------------------------------------------------------------
@@ -307,20 +289,19 @@ def run_section(rep: Report) -> None:
     d, m, c = rep.data, rep.data.manifest, rep.data.config
     rep.section("run", "The run")
     timing = m.get("timing") or {}
-    sides = "team" if d.game == "bid-euchre" else "seat"
-    rows = [["game", GAME_TITLES[d.game]], ["games", f"{c['games']:,}"],
-            ["deals" if d.game != "bid-euchre" else "hands", f"{d.summary.get('deals', 0):,}"],
+    info = d.info
+    rows = [["game", info.title], ["games", f"{c['games']:,}"], [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
             ["seed", str(c["seed"])], ["block size", f"{c['block_size']:,}"], ["records kept", c["records"]],
             ["tricksim version (run)", m.get("package_version", "?")],
             ["RULES_VERSION (run)", str(c.get("rules_version", "?"))],
             ["tricksim version (report)", sim.__version__]]
     if timing.get("seconds") is not None:
         rows.append(["run time (last session)", f"{timing['seconds']:.1f} s for {timing.get('games_played_now', 0):,} games"])
-    rows += [[f"policy of seat {s}" + (f" (team {s % 2})" if sides == "team" else ""), p]
+    rows += [[f"policy of seat {s}" + (f" (team {info.seat_sides[s]})" if info.teams else ""), p]
              for s, p in enumerate(c["policies"])]
     rep.body.append('<div class="row">')
     rep.table(Table("run", "Configuration", ["item", "value"], rows))
-    opts = option_table(GAMES[d.game])
+    opts = option_table(RULE_CLASSES[d.game])
     rules_rows, marks = [], {}
     for i, o in enumerate(opts):
         table, key = o["option"].split(".")
@@ -358,99 +339,20 @@ def source_line(from_records: bool, kind: str = "deal") -> str:
     return words[0].upper() + words[1:] + "."
 
 
-def contract_section(rep: Report, t: ContractTally, from_records: bool) -> None:
-    rep.section("contracts", "Bid success", source_line(from_records))
-    lowest = 0 if rep.data.game == "bridgette" else 1
-    levels = [lv for lv in LEVELS if lv >= lowest]
-    rep.para(f"Contracts made: <b>{inline(t.overall())}</b> of {t.played.sum():,} played; "
-             f"passed out {inline(t.passed_out())} of {t.deals:,} deals. Intervals are 95% Wilson "
-             "score intervals. A contract is made when the declarer takes 6 + level tricks.")
-    fig, ax = figure(8.5, 6.2, "Contracts made by level and strain")
-    ax = ax[0, 0]
-    grid = np.full((len(levels), 5), np.nan)
-    for i, lv in enumerate(levels):
-        for s in range(5):
-            if t.played[lv, s]:
-                grid[i, s] = 100 * t.made[lv, s] / t.played[lv, s]
-    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
-    for i, lv in enumerate(levels):
-        for s in range(5):
-            r = t.cell(lv, s)
-            if r["n"]:
-                lo, hi = r["ci95"]
-                ax.text(s, i, f"{pct(r):.0f}%\n[{100 * lo:.0f}, {100 * hi:.0f}]\nn={r['n']:,}",
-                        ha="center", va="center", fontsize=7)
-            elif lv or s == 4:
-                ax.text(s, i, "never bid", ha="center", va="center", fontsize=7, color="#777")
-    ax.set_xticks(range(5), STRAINS)
-    ax.set_yticks(range(len(levels)), [str(lv) for lv in levels])
-    ax.set_xlabel("strain")
-    ax.set_ylabel("level (tricks over six)")
-    fig.colorbar(im, ax=ax, label="contracts made (%)")
-    rep.figure(fig, "contracts_heatmap", "Contracts made (%) by level and strain; each cell shows the rate, "
-               "its 95% Wilson interval and the number of contracts played.")
-    rows = []
-    for lv in levels:
-        rows.append([str(lv)] + [t.cell(lv, s) if (lv or s == 4) else None for s in range(5)] + [t.by_level(lv)])
-    rows.append(["all"] + [t.by_strain(s) for s in range(5)] + [t.overall()])
-    rep.table(Table("contracts_made", "Contracts made by level (rows) and strain (columns), 95% intervals",
-                    ["level"] + list(STRAINS) + ["all"], rows))
-
-    rows = [["dealer", t.by_declarer[0, 0], t.declarer(True)],
-            ["non-dealer", t.by_declarer[1, 0], t.declarer(False)]]
-    rep.table(Table("made_by_declarer", "Contracts made by declarer", ["declarer", "contracts", "made"], rows))
-    fig, ax = figure(9, 3.6, "Contracts made by level and by declarer", 1, 2)
-    rate_bars(ax[0, 0], [t.by_level(lv) for lv in levels], color=COLORS[0])
-    ax[0, 0].set_xticks(range(len(levels)), [str(lv) for lv in levels])
-    ax[0, 0].set_xlabel("level (tricks over six)")
-    ax[0, 0].set_ylabel("contracts made (%)")
-    ax[0, 0].set_ylim(0, 105)
-    ax[0, 0].grid(axis="y", alpha=0.3)
-    rate_bars(ax[0, 1], [t.declarer(True), t.declarer(False)], color=[COLORS[0], COLORS[1]], width=0.5)
-    ax[0, 1].set_xticks([0, 1], ["dealer declares", "non-dealer declares"])
-    ax[0, 1].set_ylabel("contracts made (%)")
-    ax[0, 1].set_ylim(0, 105)
-    ax[0, 1].grid(axis="y", alpha=0.3)
-    rep.figure(fig, "made_by_level_declarer", "Contracts made (%) by level, all strains together, and by "
-               "whether the dealer declares; error bars are 95% Wilson intervals.")
-
-    if t.result is None:
-        rep.needs_records("The over- and undertrick distribution")
-        return
-    res = t.result.as_dict()
-    n = t.result.n
-    if not n:
-        return
-    values = list(range(min(res["values"]), max(res["values"]) + 1))
-    table = dict(zip(res["values"], res["counts"]))
-    rates = [rate(table.get(v, 0), n) for v in values]
-    fig, ax = figure(9, 3.8, "Declarer's tricks against the contract")
-    ax = ax[0, 0]
-    rate_bars(ax, rates, color=[COLORS[2] if v >= 0 else COLORS[1] for v in values])
-    ax.set_xticks(range(len(values)), [f"{v:+d}" if v else "0" for v in values])
-    ax.set_xlabel("tricks over (+) or under (-) the contract; 0 = made exactly")
-    ax.set_ylabel("% of contracts played")
-    ax.grid(axis="y", alpha=0.3)
-    rep.figure(fig, "over_under", "Overtricks (green) and undertricks (red) as a share of contracts played, "
-               "with 95% Wilson intervals.")
-    rep.table(Table("over_under", "Over- and undertricks", ["tricks against the contract", "contracts", "share"],
-                    [[f"{v:+d}" if v else "0 (exactly)", table.get(v, 0), r] for v, r in zip(values, rates)]))
-
-
 def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | None,
                   deals_from_records: bool, games_from_records: bool) -> None:
-    euchre = rep.data.game == "bid-euchre"
-    side = ["team 0 (seats 0, 2)", "team 1 (seats 1, 3)"] if euchre else ["seat 0", "seat 1"]
-    deal = "hand" if euchre else "deal"
+    info = rep.data.info
+    side = [side_label(info, k) for k in range(len(info.sides))]
+    deal = info.deal
     rep.section("scores", "Scores and game wins",
                 f"{deal.capitalize()} scores {source_words(deals_from_records, deal)}; games "
                 f"{source_words(games_from_records, 'game')}.")
-    fig, ax = figure(11, 4, f"Score distributions by {'team' if euchre else 'seat'}", 1, 2)
+    fig, ax = figure(11, 4, f"Score distributions by {info.side}", 1, 2)
     hist_panel(ax[0, 0], deals.scores, side, "points", f"score per {deal}")
     ax[0, 0].set_title(f"per {deal}")
     hist_panel(ax[0, 1], games.totals, side, "points", "total per game")
     ax[0, 1].set_title("per game")
-    rep.figure(fig, "scores", f"Distribution of each {'team' if euchre else 'seat'}'s score per {deal} and "
+    rep.figure(fig, "scores", f"Distribution of each {info.side}'s score per {deal} and "
                "per game (exact histograms; dashed lines mark the medians; the legend gives each mean "
                "with its 95% interval).")
     quant = ["p5", "p25", "p50", "p75", "p95"]
@@ -470,16 +372,16 @@ def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | 
     for label, fd in zip(labels, cols):
         n = int(games.wins.sum() if fd is None else games.wins[fd].sum())
         row = [label, n, games.side_wins(0, fd), games.side_wins(1, fd)]
-        if not euchre:
+        if info.draws:
             row.append(games.outcome(2, fd))
         row.append(games.outcome(3, fd))
         rows.append(row)
-    names = side + ([] if euchre else ["drawn"]) + ["abandoned"]
+    names = side + (["drawn"] if info.draws else []) + ["abandoned"]
     rep.table(Table("game_wins", "Game results by first dealer (C-6)", ["games", "n"] + [f"{n} wins" if "seat" in n
               or "team" in n else n for n in names], rows))
     fd = games.first_dealer_wins()
-    rep.para(f"The first dealer's {'team' if euchre else 'side'} wins {inline(fd)} of {games.games:,} games; "
-             f"{'hands' if euchre else 'deals'} per game: mean {_num(games.deals.describe()['mean'])}.")
+    rep.para(f"The first dealer's {'team' if info.teams else 'side'} wins {inline(fd)} of {games.games:,} games; "
+             f"{deal}s per game: mean {_num(games.deals.describe()['mean'])}.")
     fig, ax = figure(9, 3.8, "Game win rate by side and by first dealer")
     ax = ax[0, 0]
     grouped_rates(ax, labels, {f"{s} wins": [games.side_wins(k, f) for f in cols] for k, s in enumerate(side)},
@@ -493,241 +395,37 @@ def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | 
                "the first dealer's side's win rate; error bars are 95% Wilson intervals.")
 
 
-PLAY_WORDS = ("follow (B-8)", "lead (B-9)", "discard")
+def side_label(info, k: int) -> str:
+    """A scoring side in tables and legends: "seat 0", or "team 0 (seats 0, 2)"."""
+    if not info.teams:
+        return f"seat {k}"
+    return f"team {k} (seats {', '.join(map(str, info.teams[k]))})"
 
 
-def colon_section(rep: Report, t: ColonTally | None, from_records: bool) -> None:
-    rep.section("colons", "Colons (Bridgette)", source_line(from_records))
-    if not rep.data.rules["deck"]["colons"]:
-        rep.note("This run's deck has no Colons (<code>deck.colons = []</code>, B-4).")
-        return
-    if t is None:
-        rep.needs_records("The Colon section (this run's aggregates have no Colon counts)")
-        return
-    rep.para("Kept: the Colon is in a hand after the exchange (B-3). Held by the declarer or the defender: of "
-             "contracts played. A Colon is played as a <b>follow</b> when it answers a suited lead of its own "
-             "range (B-8: it loses the trick and bars the leader's suit), as a <b>lead</b> (B-9: it wins unless "
-             "the follower trumps or plays a card of its range), or as a <b>discard</b>: to a lead outside its "
-             "range (B-10) or on a led Colon; a follow and a discard always lose.")
-    words = [COLON_WORDS[COLONS.index(c)] for c in t.colons]
-    idx = range(len(words))
-    holders = t.held is not None
-    if holders:
-        rows = [[w, t.kept_rate(i), t.holder_share(i, 0), t.holder_share(i, 1), t.made_when(i, True),
-                 t.made_when(i, False), t.score_with[i].describe(), t.score_without[i].describe()]
-                for i, w in enumerate(words)]
-        rep.table(Table("colons", "Each Colon: kept, held, contracts made and a seat's mean deal score (points) "
-                        "with and without it", ["Colon", "kept", "declarer holds", "defender holds",
-                                                "made, declarer holds", "made, declarer lacks",
-                                                "deal score, seat holds", "deal score, seat lacks"], rows))
-    else:
-        rep.table(Table("colons", "Each Colon: kept after the exchange", ["Colon", "kept"],
-                        [[w, t.kept_rate(i)] for i, w in enumerate(words)]))
-    fig, ax = figure(11, 7.5, "Colons: who keeps them, what they do to contracts, how they are played", 2, 2)
-    kept = {"kept (of deals)": [t.kept_rate(i) for i in idx]}
-    if holders:
-        kept["declarer holds (of contracts)"] = [t.holder_share(i, 0) for i in idx]
-        kept["defender holds (of contracts)"] = [t.holder_share(i, 1) for i in idx]
-        grouped_rates(ax[0, 1], words, {"declarer holds it": [t.made_when(i, True) for i in idx],
-                                        "declarer lacks it": [t.made_when(i, False) for i in idx]},
-                      "contracts made (%)")
-        ax[0, 1].set_title("contracts made with and without it")
-        ax[0, 1].set_ylim(0, 105)
-    else:
-        _blank(ax[0, 1], "holders and contracts need the deal records")
-    grouped_rates(ax[0, 0], words, kept, "% of deals / contracts")
-    ax[0, 0].set_title("kept after the exchange" + (", and by whom" if holders else ""))
-    if t.plays_known:
-        grouped_rates(ax[1, 0], words, {p: [t.play_share(i, k) for i in idx] for k, p in enumerate(PLAY_WORDS)},
-                      "% of deals where it is kept")
-        ax[1, 0].set_title("how it is played")
-        grouped_rates(ax[1, 1], words, {p: [t.win_rate(i, k) for i in idx] for k, p in enumerate(PLAY_WORDS)},
-                      "tricks won (%)")
-        ax[1, 1].set_title("tricks won when played so")
-        ax[1, 1].set_ylim(0, 105)
-    else:
-        _blank(ax[1, 0], "no Colon play columns in these records")
-        _blank(ax[1, 1], "no Colon play columns in these records")
-    rep.figure(fig, "colons", "Each Colon: kept after the exchange and held by declarer or defender; contracts "
-               "made when the declarer holds it or not; how it is played and how often that trick is won. Error "
-               "bars are 95% Wilson intervals.")
-    if not holders:
-        rep.needs_records("Who holds each Colon, contracts made and deal scores with and without it")
-    if not t.plays_known:
-        rep.note("These records have no <code>colon_*_play</code> / <code>colon_*_won</code> columns (a run made "
-                 "before they were recorded): rerun to see how the Colons are played.")
-        return
-    rows = [[w, PLAY_WORDS[k], t.played[i, k], t.play_share(i, k), t.win_rate(i, k)]
-            for i, w in enumerate(words) for k in range(3)]
-    rep.table(Table("colon_plays", "How each Colon is played (share of deals where it is kept) and how often it "
-                    "wins that trick", ["Colon", "played as", "deals", "share", "trick won"], rows))
-
-
-def _blank(ax, text: str) -> None:
+def blank(ax, text: str) -> None:
+    """An empty panel that says why it is empty."""
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#777")
     ax.set_axis_off()
 
 
-def upcard_section(rep: Report, t: UpcardTally | None) -> None:
-    rep.section("upcard", "Up-card (Bridgette)", source_line(t is not None) if t else None)
-    if t is None:
-        rep.needs_records("The up-card section")
-        return
-    rep.para("The up-card's class sets the dealer's draw (B-3: a numeral or the Little Colon 4 cards, a face "
-             "card or the Royal Colon 8, an ace or the Grand Colon 12). The dealer's advantage is the dealer's "
-             "deal score minus the non-dealer's.")
-    groups = [k for k in range(len(UPCARD_GROUPS)) if t.deals[k]]
-    labels = [UPCARD_GROUPS[k] for k in groups]
-    adv = [t.advantage[k].describe() for k in groups]
-    share = [rate(t.dealer_declares[k], t.played[k]) for k in groups]
-    made = [rate(t.made[k], t.played[k]) for k in groups]
-    dealer_made = [rate(t.dealer_made[k], t.dealer_declares[k]) for k in groups]
-    rows = [[lab, int(t.deals[k]), rate(t.deals[k], t.deals.sum()), a, s, m, dm]
-            for lab, k, a, s, m, dm in zip(labels, groups, adv, share, made, dealer_made)]
-    rep.table(Table("upcard", "By up-card class", ["up-card", "deals", "share of deals", "dealer's advantage (points)",
-                                                   "dealer declares", "contracts made", "dealer's contracts made"],
-                    rows))
-    fig, ax = figure(12, 4, "Up-card class: the dealer's advantage, declarer and success", 1, 3)
-    mean_points(ax[0, 0], adv, color=COLORS[0])
-    ax[0, 0].axhline(0, color="#888", linewidth=1, linestyle=":")
-    ax[0, 0].set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-    ax[0, 0].set_ylabel("dealer minus non-dealer (points per deal)")
-    ax[0, 0].set_title("dealer's mean score advantage")
-    ax[0, 0].grid(axis="y", alpha=0.3)
-    rate_bars(ax[0, 1], share, color=COLORS[1])
-    ax[0, 1].set_ylabel("contracts the dealer declares (%)")
-    ax[0, 1].set_title("dealer declares")
-    grouped_rates(ax[0, 2], labels, {"all contracts": made, "dealer's contracts": dealer_made}, "contracts made (%)")
-    ax[0, 2].set_title("contracts made")
-    for a in (ax[0, 1], ax[0, 2]):
-        a.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-        a.set_ylim(0, 105)
-        a.grid(axis="y", alpha=0.3)
-    rep.figure(fig, "upcard", "By up-card class: the dealer's mean deal score minus the non-dealer's (points, "
-               "95% interval of the mean), the share of contracts the dealer declares, and contracts made "
-               "(95% Wilson intervals).")
-
-
-def draw_section(rep: Report, t: DrawTrickTally, from_records: bool) -> None:
-    rep.section("draw", "Draw phase (Draw Bridge)", source_line(from_records))
-    rep.para("Each seat in each deal counts once: the tricks it won in the draw phase (D-2), whether it then "
-             "became declarer (D-3), and whether it made its contract (D-4, D-5).")
-    ks = [k for k in range(14) if t.table[k, 0]]
-    declares = [rate(t.table[k, 1], t.table[k, 0]) for k in ks]
-    makes = [rate(t.table[k, 2], t.table[k, 1]) for k in ks]
-    both = [rate(t.table[k, 2], t.table[k, 0]) for k in ks]
-    rep.table(Table("draw_tricks", "Draw-phase tricks won against the contract",
-                    ["draw tricks won", "seat-deals", "declares", "makes (of declared)", "declares and makes"],
-                    [[k, int(t.table[k, 0]), d, m, b] for k, d, m, b in zip(ks, declares, makes, both)]))
-    fig, ax = figure(9, 4, "Draw-phase tricks won vs contract obtained and made")
-    ax = ax[0, 0]
-    for k, (name, rates) in enumerate((("declares", declares), ("makes, of contracts declared", makes),
-                                       ("declares and makes", both))):
-        ax.errorbar(ks, [pct(r) for r in rates], yerr=pct_err(rates), fmt="o-", capsize=3, color=COLORS[k],
-                    label=name)
-    ax.set_xticks(ks)
-    ax.set_xlabel("tricks the seat won in the draw phase (of 13)")
-    ax.set_ylabel("% of seat-deals / contracts")
-    ax.set_ylim(0, 105)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    rep.figure(fig, "draw_tricks", "How often a seat that won k draw-phase tricks then declares, makes its "
-               "contract, and both; 95% Wilson intervals.")
-
-
-def euchre_sections(rep: Report, t: EuchreTally, from_records: bool) -> None:
-    rep.section("bids", "Bids (Bid Euchre)", source_line(from_records, "hand"))
-    ask, moon = t.bids[-2], t.bids[-1]
-    rep.para(f"Bids made: <b>{inline(rate(t.made.sum(), t.played.sum()))}</b> of {t.played.sum():,} bids in "
-             f"{t.hands:,} hands. A bid of 3-5 is made with that many tricks; {ask} (asking for help, E-4) and "
-             f"{moon} (shooting the moon, E-5) need every trick (E-7).")
-    labels = list(t.bids) + ["void: all passed", "void: ace no face"]
-    shares = [t.share(k) for k in range(len(t.bids))] + [rate(t.voids[1], t.hands), rate(t.voids[2], t.hands)]
-    success = [t.success(k) for k in range(len(t.bids))] + [None, None]
-    rep.table(Table("bids", "Bids: share of hands and bids made", ["bid", "hands", "share of hands", "made"],
-                    [[lab, int(s["successes"]), s, m] for lab, s, m in zip(labels, shares, success)]))
-    fig, ax = figure(11, 3.8, "Bid distribution and success by bid", 1, 2)
-    rate_bars(ax[0, 0], shares, color=[COLORS[0]] * len(t.bids) + ["#999", "#999"])
-    ax[0, 0].set_xticks(range(len(labels)), [lab.replace(": ", "\n") for lab in labels], fontsize=8)
-    ax[0, 0].set_xlabel("winning bid")
-    ax[0, 0].set_ylabel("% of hands")
-    ax[0, 0].set_title("bid distribution")
-    ax[0, 0].grid(axis="y", alpha=0.3)
-    rate_bars(ax[0, 1], success[:len(t.bids)], color=COLORS[2])
-    ax[0, 1].set_xticks(range(len(t.bids)), t.bids)
-    ax[0, 1].set_xlabel("winning bid")
-    ax[0, 1].set_ylabel("bids made (%)")
-    ax[0, 1].set_ylim(0, 105)
-    ax[0, 1].set_title("success by bid")
-    ax[0, 1].grid(axis="y", alpha=0.3)
-    rep.figure(fig, "bids", "Share of hands won by each bid (grey: void hands) and the share of each bid made; "
-               "95% Wilson intervals.")
-
-    rep.section("six", f"{ask} and {moon} outcomes (Bid Euchre)", source_line(from_records, "hand"))
-    if t.six_tricks is None:
-        rep.para(f"{ask} made {inline(t.success(len(t.bids) - 2))}; {moon} made "
-                 f"{inline(t.success(len(t.bids) - 1))}.")
-        rep.needs_records(f"The distribution of tricks and points of {ask} and {moon}")
-    else:
-        tricks = 12 if ask.startswith("12") else 6
-        rows, dist = [], {}
-        for k, name in enumerate((ask, moon)):
-            h = t.six_tricks[k]
-            tab = h.table
-            dist[name] = [rate(tab.get(x, 0), h.n) for x in range(tricks + 1)]
-            rows.append([name, h.n, t.success(len(t.bids) - 2 + k), h.describe(), t.six_points[k].describe()])
-        rep.table(Table("six_bids", f"{ask} and {moon}: made (every trick), the bidding team's tricks and points",
-                        ["bid", "hands", "made", "tricks (mean)", "points (mean)"], rows))
-        rep.table(Table("six_tricks", f"Tricks the bidding team takes on {ask} and {moon}",
-                        ["tricks"] + [f"{n} share" for n in dist],
-                        [[x] + [dist[n][x] for n in dist] for x in range(tricks + 1)]))
-        fig, ax = figure(9, 3.8, f"{ask} and {moon}: tricks taken by the bidding team")
-        grouped_rates(ax[0, 0], [str(x) for x in range(tricks + 1)], dist, f"% of {ask} / {moon} bids")
-        ax[0, 0].set_xlabel(f"tricks taken (of {tricks}; all {tricks} = made)")
-        rep.figure(fig, "six_tricks", f"Tricks the bidding team takes after {ask} and {moon}; 95% Wilson "
-                   "intervals.")
-
-    rep.section("seats", "Seats from the dealer (Bid Euchre)", source_line(from_records, "hand"))
-    rep.para("Seats are counted to the dealer's left (E-3: the auction starts at the dealer's left and ends with "
-             "the dealer). A seat's points per hand are its team's, so the dealer and the dealer's partner share "
-             "them, as do the other two.")
-    rows = []
-    for k in range(4):
-        row = [EUCHRE_SEATS[k], t.seat_share(k), t.seat_success(k)]
-        if t.team_points is not None:
-            row += [t.team_points[k].describe(), t.bidder_points[k].describe()]
-        rows.append(row)
-    cols = ["seat", "bids (of hands)", "bids made"]
-    if t.team_points is not None:
-        cols += ["team points per hand", "team points on hands it bid"]
-    rep.table(Table("seats", "By seat from the dealer", cols, rows))
-    fig, ax = figure(11, 3.8, "By seat relative to the dealer", 1, 2)
-    grouped_rates(ax[0, 0], EUCHRE_SEATS, {"bids (of hands)": [t.seat_share(k) for k in range(4)],
-                                           "bids made": [t.seat_success(k) for k in range(4)]}, "%")
-    ax[0, 0].set_ylim(0, 105)
-    ax[0, 0].set_title("who bids, and with what success")
-    if t.team_points is not None:
-        mean_points(ax[0, 1], [t.team_points[k].describe() for k in range(4)], np.arange(4) - 0.1,
-                    color=COLORS[0], label="every hand")
-        mean_points(ax[0, 1], [t.bidder_points[k].describe() for k in range(4)], np.arange(4) + 0.1,
-                    color=COLORS[1], label="hands this seat bid")
-        ax[0, 1].set_xticks(range(4), EUCHRE_SEATS)
-        ax[0, 1].set_ylabel("team points per hand")
-        ax[0, 1].set_title("points per hand of the seat's team")
-        ax[0, 1].legend(fontsize=8)
-        ax[0, 1].grid(axis="y", alpha=0.3)
-    else:
-        _blank(ax[0, 1], "points by seat need the per-hand records")
-        rep.needs_records("Points per hand by seat relative to the dealer")
-    rep.figure(fig, "seats", "By seat from the dealer: share of hands it bids and bids made (95% Wilson "
-               "intervals); its team's mean points per hand, over all hands and over the hands it bid (95% "
-               "intervals of the mean).")
-
-
 # --- Building it ------------------------------------------------------------------------------
 
+@dataclass
+class Section:
+    """A part of the report: how it writes itself, and the tallies it reads from the deal
+    records (those of every section are filled in one pass before any is written)."""
+
+    write: Callable[[Report], None]
+    tallies: tuple = ()
+
+
 def build_report(run_dir, out=None) -> Path:
-    """Read a run folder and write its report; returns the path of index.html."""
+    """Read a run folder and write its report; returns the path of index.html.
+
+    The run's game decides the sections (``report_sections`` of its module in
+    ``analysis.games``); the run and the scores and game wins are the same in every game."""
+    from analysis.games import analysis_module
+
     data = RunData(run_dir)
     out = Path(out) if out is not None else data.path / "report"
     if out.exists() and not out.is_dir():
@@ -738,47 +436,22 @@ def build_report(run_dir, out=None) -> Path:
         raise ReportError(f"cannot create output folder {out}: {exc.strerror}") from None
     deals_rec, games_rec = data.has("deals"), data.has("games")
     agg = data.aggregates() if not (deals_rec and games_rec) else None
-    game = data.game
-    dealers = 4 if game == "bid-euchre" else 2
-    games = GameTally(dealers) if games_rec else GameTally.from_aggregates(agg, dealers)
+    info = data.info
+    games = GameTally(info) if games_rec else GameTally.from_aggregates(agg, info)
     if games_rec:
         fill(data, "games", [games])
-    scores = DealScoreTally() if deals_rec else DealScoreTally.from_aggregates(agg)
+    scores = DealScoreTally() if deals_rec else DealScoreTally.from_aggregates(agg, info)
+    shared = Section(partial(score_section, deals=scores, games=games, deals_from_records=deals_rec,
+                             games_from_records=games_rec), (scores,))
+    sections = analysis_module(info).report_sections(data, agg, shared)
+    if deals_rec:
+        fill(data, "deals", list(dict.fromkeys(t for s in sections for t in s.tallies)))
     rep = Report(data, out)
     run_section(rep)
-    if game == "bid-euchre":
-        bids = euchre_bids(data.rules)
-        euchre = EuchreTally(bids) if deals_rec else EuchreTally.from_aggregates(agg, bids)
-        if deals_rec:
-            fill(data, "deals", [euchre, scores])
-        euchre_sections(rep, euchre, deals_rec)
-        score_section(rep, scores, games, deals_rec, games_rec)
-    else:
-        contracts = ContractTally() if deals_rec else ContractTally.from_aggregates(agg)
-        tallies = [contracts, scores]
-        colons = upcard = draw = None
-        in_deck = [c for c in COLONS if c in data.rules.get("deck", {}).get("colons", ())]
-        if game == "bridgette" and deals_rec:
-            columns = data.columns("deals")
-            plays = all(f"colon_{c}_{k}" in columns for c in in_deck for k in ("play", "won"))
-            colons, upcard = ColonTally(in_deck, plays), UpcardTally()
-            tallies += [colons, upcard]
-        elif game == "bridgette":
-            colons = ColonTally.from_aggregates(agg, in_deck)
-        if game == "draw-bridge":
-            draw = DrawTrickTally() if deals_rec else DrawTrickTally.from_aggregates(agg)
-            tallies.append(draw)
-        if deals_rec:
-            fill(data, "deals", tallies)
-        contract_section(rep, contracts, deals_rec)
-        score_section(rep, scores, games, deals_rec, games_rec)
-        if game == "bridgette":
-            colon_section(rep, colons, deals_rec)
-            upcard_section(rep, upcard)
-        else:
-            draw_section(rep, draw, deals_rec)
+    for section in sections:
+        section.write(rep)
     c = data.config
-    return rep.write(f"{GAME_TITLES[game]} run report: {c['games']:,} games, seed {c['seed']}")
+    return rep.write(f"{info.title} run report: {c['games']:,} games, seed {c['seed']}")
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.games import game_module
+from sim.games import DEFAULT_GAME, game_info, game_module
 from sim.policies import PolicyError, parse_policy
 from sim.rules import merge_tables, parse_set, read_variant
 from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records
@@ -43,7 +43,7 @@ def resolve_policies(game: str, policies=None) -> list:
 
     Later entries override earlier ones; every seat starts as ``heuristic``.
     """
-    players = game_module(game).PLAYERS
+    players = game_info(game).seats
     chosen = [parse_policy("heuristic", game)] * players
     if policies is None:
         return chosen
@@ -91,7 +91,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         raise RunError("games and block size must be at least 1")
     module = game_module(game)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
-                       policy_params=[dict(p.params) for p in policies],
+                       policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records)
     if cluster is None:
         workers = nullcontext()
@@ -166,7 +166,7 @@ class Run:
         return load_records(self.path, "games")
 
 
-def simulate(game: str = "bridgette", games: int = 10_000, rules=None, policies=None, seed: int = 1,
+def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
              threads: int | None = None, set_options=(), cluster=None) -> Run:
     """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.

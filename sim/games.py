@@ -1,26 +1,114 @@
-"""The games the simulator knows, and the module that plays each (rules, blocks, records).
+"""The games the simulator knows: one declaration per game, and the registry of them.
 
-A game module provides: ``PLAYERS``, ``RULES`` (its rules dataclass), ``run_block``,
-``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``, ``aggregate``,
-``summarize``, ``format_summary`` and ``describe_game``. Everything in ``sim.run``, ``sim.show`` and the
-run folders goes through this interface, so a new game plugs in without new flags.
+A ``GameInfo`` says, in plain data, everything the rest of the project needs to know about
+a game without playing it: its seats and teams, the words its reports use, the keys of
+its replay format and of its summaries, the heuristic parameters its decisions read, and
+the modules that play it (the engine), referee it and analyse it. Importing this module
+is cheap and never imports numba: the analyses read the declarations too.
+
+The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
+``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
+``aggregate``, ``summarize``, ``format_summary`` and ``describe_game``; the referee module
+provides ``replay``; the analysis module (``analysis.games``) provides the game's record
+tallies and ``report_sections``. Everything in ``sim.run``, ``sim.show``, ``sim.match``,
+``sim.sweep``, ``sim.replay``, the run folders and the analyses goes through these, so a
+new game is its own modules, its rules class in ``sim.rules`` and one declaration in
+``GAMES`` here: no new flags and no branches on game names elsewhere.
 """
 
 from __future__ import annotations
 
 import importlib
-
-GAME_NAMES = ("bridgette", "draw-bridge", "bid-euchre")
-IMPLEMENTED = {"bridgette": "sim.bridgette", "draw-bridge": "sim.draw_bridge", "bid-euchre": "sim.bid_euchre"}
+from dataclasses import dataclass, field
 
 
 class GameError(ValueError):
-    """A game name the simulator does not know or does not implement yet."""
+    """A game name the simulator does not know."""
+
+
+@dataclass(frozen=True, eq=False)
+class GameInfo:
+    """One game's declaration."""
+
+    name: str                 # the --game word and a run manifest's "game"
+    title: str                # in report headings: "Bid Euchre"
+    engine: str               # the module that plays it (imports numba)
+    referee: str              # the independent referee (sim/reference/), with replay(case)
+    analysis: str             # its record tallies and report sections (analysis/games/)
+    seats: int
+    teams: tuple | None       # partnerships as seats per team; None: each seat plays for itself
+    draws: bool               # whether a game can end drawn (B-15, D-7; never in Bid Euchre, E-9)
+    replay_keys: tuple        # keys every replay-format line of the game must have (RULES.md)
+    heuristic: dict           # heuristic parameters its decisions read -> this game's default
+    deal: str = "deal"        # one deal of cards: "deal", or "hand" in Bid Euchre
+    contract: str = "contract"  # what the auction makes: "contract", or "bid" in Bid Euchre
+    contract_column: str = "level"  # deal-record column that is negative when none was played
+    # This game's names for the statistics the analyses share, where it has its own
+    # (summary.json and the block aggregates use the same names).
+    summary_keys: dict = field(default_factory=dict)
+
+    @property
+    def side(self) -> str:
+        """Who scores: "team" in a partnership game, else "seat"."""
+        return "team" if self.teams else "seat"
+
+    @property
+    def sides(self) -> tuple:
+        """The seats of each scoring side: the teams, or one seat each."""
+        return self.teams or tuple((seat,) for seat in range(self.seats))
+
+    @property
+    def seat_sides(self) -> tuple:
+        """The side (seat or team number) of each seat."""
+        return tuple(next(k for k, side in enumerate(self.sides) if seat in side) for seat in range(self.seats))
+
+    def summary_key(self, statistic: str) -> str:
+        """This game's key of a shared statistic named as the contract games name it
+        (``contracts_made``, ``deal_score``, ``first_dealer_wins``)."""
+        return self.summary_keys.get(statistic, statistic)
+
+
+# The heuristic parameters each game's decisions read (kernels/policies.py): the auction's
+# estimate and doubling in both contract games, the Colons in Bridgette only (Draw Bridge's
+# deck has none), the draw phase in Draw Bridge, partner play in Bid Euchre. Defaults
+# were found by duplicate matches (README, "Tuning"); Draw Bridge's default D-6 scoring
+# makes a failed contract cost nothing, so its heuristic bids boldly and, since a double
+# can then only double the declarer's score, never doubles.
+GAMES = {info.name: info for info in (
+    GameInfo(
+        name="bridgette", title="Bridgette", engine="sim.bridgette", referee="sim.reference.bridgette",
+        analysis="analysis.games.bridgette", seats=2, teams=None, draws=True,
+        replay_keys=("dealer", "hands", "stock"),
+        heuristic={"aggression": 1.0, "double_margin": 6.0, "redouble_margin": 1.0,
+                   "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5}),
+    GameInfo(
+        name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
+        analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
+        replay_keys=("dealer", "hands", "stock"),
+        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0}),
+    GameInfo(
+        name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",
+        analysis="analysis.games.bid_euchre", seats=4, teams=((0, 2), (1, 3)), draws=False,
+        replay_keys=("dealer", "hands"),
+        heuristic={"aggression": -0.3, "partner_aware": 1.0},
+        deal="hand", contract="bid", contract_column="bidder_from_dealer",
+        summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
+                      "first_dealer_wins": "first_dealer_team_wins"}),
+)}
+
+GAME_NAMES = tuple(GAMES)
+DEFAULT_GAME = "bridgette"  # --game when none is given
+IMPLEMENTED = {name: info.engine for name, info in GAMES.items()}  # game -> engine module
+
+
+def game_info(name: str) -> GameInfo:
+    """The declaration of game ``name``."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise GameError(f"unknown game '{name}' (games: {', '.join(GAME_NAMES)})") from None
 
 
 def game_module(name: str):
-    if name not in GAME_NAMES:
-        raise GameError(f"unknown game '{name}' (games: {', '.join(GAME_NAMES)})")
-    if name not in IMPLEMENTED:
-        raise GameError(f"game '{name}' is not implemented yet (implemented: {', '.join(IMPLEMENTED)})")
-    return importlib.import_module(IMPLEMENTED[name])
+    """The engine module of game ``name``, imported on first use (it compiles numba kernels)."""
+    return importlib.import_module(game_info(name).engine)

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from sim.games import GAME_NAMES, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
 from sim.summary import Z95
@@ -57,18 +57,17 @@ class _Moments:
         return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
 
 
-def _lineups(module, a, b) -> tuple[list, list]:
-    """Seats of the first play (A in the even seats, team 0) and of the second."""
-    players = module.PLAYERS
-    return ([a if seat % 2 == 0 else b for seat in range(players)],
-            [b if seat % 2 == 0 else a for seat in range(players)])
+def _lineups(game: str, a, b) -> tuple[list, list]:
+    """Seats of the first play (A on side 0: seat 0, or team 0) and of the second."""
+    sides = game_info(game).seat_sides
+    return [a if side == 0 else b for side in sides], [b if side == 0 else a for side in sides]
 
 
 def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     """Games ``first .. first+n-1`` played both ways: (first, deal moments, game moments,
     A's wins); blocks merged in order give the same sums wherever each was played."""
     module = game_module(game)
-    first_lineup, second_lineup = _lineups(module, a, b)
+    first_lineup, second_lineup = _lineups(game, a, b)
     per_deal, per_game = _Moments(), _Moments()
     deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
     deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
@@ -101,7 +100,7 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         from sim.cluster import open_cluster
 
         with open_cluster(cluster, threads) as pool:
-            pool.warm_up(game, rules, _lineups(module, a, b)[0])
+            pool.warm_up(game, rules, _lineups(game, a, b)[0])
             parts = sorted(pool.map(match_block, jobs), key=lambda part: part[0])
     per_deal, per_game = _Moments(), _Moments()
     a_wins = 0
@@ -122,7 +121,7 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.match", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--game", choices=GAME_NAMES, default="bridgette")
+    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--a", required=True, metavar="POLICY", help="policy A, e.g. heuristic:aggression=0.5")
     parser.add_argument("--b", required=True, metavar="POLICY", help="policy B")
     parser.add_argument("--games", type=count, required=True, help="games, each played twice")

@@ -1,16 +1,21 @@
 """Policy registry: names, parameters and validation (DESIGN point 5).
 
 A policy is chosen per seat as ``NAME`` or ``NAME:param=value,...``; it becomes an integer
-id and a float parameter row for the kernels.
+id and a float parameter row for the kernels. Each game offers the parameters its own
+decisions read, with its own defaults (``heuristic`` in the game's declaration,
+sim/games.py); a parameter of another game is refused. The kernels take the same row in
+every game: a column the game does not read keeps its neutral value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from kernels import policies as kp
+from sim.games import GAMES, game_info
 
 
 class PolicyError(ValueError):
@@ -18,51 +23,65 @@ class PolicyError(ValueError):
 
 
 @dataclass(frozen=True)
-class PolicySpec:
-    name: str
-    policy_id: int
-    params: dict  # name -> (column, default, meaning)
+class Column:
+    """One parameter's column in the kernels' row, the value it holds where the seat's
+    game does not read it (and for a policy parsed for no game), and its meaning."""
+
+    index: int
+    neutral: float
     meaning: str
 
 
-POLICIES = {
-    "random": PolicySpec("random", kp.POLICY_RANDOM, {},
-                         "uniform over the legal actions: discards, calls and cards"),
-    "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC, {
-        "aggression": (kp.H_AGGRESSION, 0.0, "tricks added to every bidding estimate"),
-        "double_margin": (kp.H_DOUBLE_MARGIN, 6.0,
-                          "tricks the opponent must look short by before a double"),
-        "redouble_margin": (kp.H_REDOUBLE_MARGIN, 1.0,
-                            "tricks to spare this seat's estimate needs before a redouble"),
-        "keep_colons": (kp.H_KEEP_COLONS, 0.5,
-                        "Bridgette exchange: weight on keeping Colons (0 discards them first)"),
-        "use_colons": (kp.H_USE_COLONS, 1.0,
-                       "Bridgette play: 1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice"),
-        "colon_lead_odds": (kp.H_COLON_LEAD_ODDS, 0.5,
-                            "Bridgette: least chance the opponent cannot beat a Colon before leading it"),
-        "draw_fight": (kp.H_DRAW_FIGHT, 13.0,
-                       "Draw Bridge: lowest face-up stock rank worth winning a draw trick for "
-                       "(11 jack .. 14 ace; 15 never)"),
-        "partner_aware": (kp.H_PARTNER_AWARE, 1.0,
-                          "Bid Euchre: 1 never overtakes a partner winning with a trump, king or ace"),
-    }, "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly"),
-}
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy of the registry: its kernel id, what it does, and its parameter columns."""
 
-# Defaults that differ by game, found by duplicate matches (README, "Tuning"). Draw Bridge's
-# default D-6 scoring makes a failed contract cost nothing, so its heuristic bids boldly and,
-# since a double can then only double the declarer's score, never doubles.
-GAME_DEFAULTS = {
-    "bridgette": {"heuristic": {"aggression": 1.0}},
-    "draw-bridge": {"heuristic": {"aggression": 4.0, "double_margin": 99.0}},
-    "bid-euchre": {"heuristic": {"aggression": -0.3}},
+    name: str
+    policy_id: int
+    meaning: str
+    columns: dict = field(default_factory=dict)  # parameter name -> Column, in column order
+    offered: Callable | None = None  # GameInfo -> {parameter: default} that game offers
+
+    def defaults(self, game: str | None) -> dict:
+        """The parameters a seat may set in ``game`` with that game's defaults, in column
+        order; for no game, every column at its neutral value."""
+        if game is None:
+            return {name: c.neutral for name, c in self.columns.items()}
+        offered = self.offered(game_info(game)) if self.offered else {}
+        return {name: float(offered[name]) for name in self.columns if name in offered}
+
+
+POLICIES = {
+    "random": PolicySpec("random", kp.POLICY_RANDOM,
+                         "uniform over the legal actions: discards, calls and cards"),
+    "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC,
+                            "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly", {
+        "aggression": Column(kp.H_AGGRESSION, 0.0, "tricks added to every bidding estimate"),
+        "double_margin": Column(kp.H_DOUBLE_MARGIN, 6.0, "tricks the opponent must look short by before a double"),
+        "redouble_margin": Column(kp.H_REDOUBLE_MARGIN, 1.0,
+                                  "tricks to spare this seat's estimate needs before a redouble"),
+        "keep_colons": Column(kp.H_KEEP_COLONS, 0.5,
+                              "exchange (B-3): weight on keeping Colons (0 discards them first)"),
+        "use_colons": Column(kp.H_USE_COLONS, 1.0, "1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice"),
+        "colon_lead_odds": Column(kp.H_COLON_LEAD_ODDS, 0.5,
+                                  "least chance the opponent cannot beat a Colon before leading it (B-9)"),
+        "draw_fight": Column(kp.H_DRAW_FIGHT, 13.0, "lowest face-up stock rank (draw.show_stock_top) worth winning "
+                                                    "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)"),
+        "partner_aware": Column(kp.H_PARTNER_AWARE, 1.0,
+                                "1 never overtakes a partner winning with a trump, king or ace (E-6)"),
+    }, offered=lambda info: info.heuristic),
 }
 
 
 def defaults(name: str, game: str | None = None) -> dict:
-    """A policy's parameter defaults, in registry order, for ``game`` (None: the registry's)."""
-    values = {k: default for k, (_, default, _) in POLICIES[name].params.items()}
-    values.update(GAME_DEFAULTS.get(game, {}).get(name, {}))
-    return values
+    """A policy's parameter defaults in ``game``, in column order (None: every column, neutral)."""
+    return POLICIES[name].defaults(game)
+
+
+def parameters(name: str, game: str | None = None) -> list[tuple[str, float, str]]:
+    """(parameter, default, meaning) of each parameter a policy offers in ``game``."""
+    spec = POLICIES[name]
+    return [(key, value, spec.columns[key].meaning) for key, value in spec.defaults(game).items()]
 
 
 @dataclass(frozen=True)
@@ -70,10 +89,12 @@ class Policy:
     """One seat's policy: registry name and resolved parameter values."""
 
     name: str
-    params: tuple  # ((name, value), ...) in registry order
-    game: str | None = None  # whose defaults apply
+    params: tuple  # ((name, value), ...): the parameters of ``game``, in column order
+    game: str | None = None  # whose parameters and defaults apply
 
     def __str__(self) -> str:
+        """The name and the parameters that differ from the game's defaults, as a run
+        manifest and the records name the policy."""
         base = defaults(self.name, self.game)
         changed = [f"{k}={v:g}" for k, v in self.params if v != base[k]]
         return self.name + (":" + ",".join(changed) if changed else "")
@@ -82,32 +103,48 @@ class Policy:
     def policy_id(self) -> int:
         return POLICIES[self.name].policy_id
 
+    def kernel_params(self) -> dict:
+        """Every column of the kernels' row by parameter name, the game's own and the
+        neutral rest: what a run manifest records, and part of the run's identity."""
+        values = dict(self.params)
+        return {key: values.get(key, c.neutral) for key, c in POLICIES[self.name].columns.items()}
+
     def row(self) -> np.ndarray:
         row = np.zeros(kp.N_POLICY_PARAMS, dtype=np.float64)
-        spec = POLICIES[self.name]
-        for key, value in self.params:
-            row[spec.params[key][0]] = value
+        columns = POLICIES[self.name].columns
+        for key, value in self.kernel_params().items():
+            row[columns[key].index] = value
         return row
 
 
 def parse_policy(text: str, game: str | None = None) -> Policy:
     """``NAME`` or ``NAME:param=value,...`` into a validated Policy, unset parameters taking
-    ``game``'s defaults."""
+    ``game``'s defaults. Only the parameters ``game``'s decisions read are accepted; with no
+    game (tests and benchmarks that play one policy in every game), every parameter is,
+    starting from its neutral value."""
     name, _, rest = text.strip().partition(":")
     if name not in POLICIES:
         raise PolicyError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")
     spec = POLICIES[name]
-    values = defaults(name, game)
+    values = spec.defaults(game)
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, raw = item.partition("=")
-        if not eq or key not in spec.params:
-            known = ", ".join(spec.params) or "none"
-            raise PolicyError(f"policy '{name}' has no parameter '{key}' (parameters: {known})")
+        if not eq or key not in values:
+            raise PolicyError(_no_parameter(spec, key, game, values))
         try:
             values[key] = float(raw)
         except ValueError:
             raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
     return Policy(name, tuple(values.items()), game)
+
+
+def _no_parameter(spec: PolicySpec, key: str, game: str | None, values: dict) -> str:
+    known = ", ".join(values) or "none"
+    elsewhere = [g for g in GAMES if key in spec.defaults(g)] if key in spec.columns else []
+    if elsewhere:
+        return (f"policy '{spec.name}' has no parameter '{key}' in {game}: only {' and '.join(elsewhere)} "
+                f"decisions read it (parameters in {game}: {known})")
+    return f"policy '{spec.name}' has no parameter '{key}' (parameters{f' in {game}' if game else ''}: {known})"
 
 
 def kernel_policies(policies) -> tuple[np.ndarray, np.ndarray]:

@@ -11,13 +11,8 @@ import argparse
 import json
 import sys
 
+from sim.games import GAMES
 from sim.rules import RulesError, rules_for
-
-REFEREES = {"bridgette": "sim.reference.bridgette", "draw-bridge": "sim.reference.draw_bridge",
-            "bid-euchre": "sim.reference.bid_euchre"}
-REQUIRED = {"bridgette": ("dealer", "hands", "stock"), "draw-bridge": ("dealer", "hands", "stock"),
-            "bid-euchre": ("dealer", "hands")}
-SEATS = {"bridgette": 2, "draw-bridge": 2, "bid-euchre": 4}
 
 
 class MalformedCase(ValueError):
@@ -48,12 +43,13 @@ def check_case(case) -> None:
     game = case.get("game")
     if not isinstance(game, str):
         raise MalformedCase("missing \"game\"")
-    if game not in REQUIRED:
+    if game not in GAMES:
         return
-    for key in REQUIRED[game]:
+    info = GAMES[game]
+    for key in info.replay_keys:
         if key not in case:
             raise MalformedCase(f"missing \"{key}\"")
-    seats = SEATS[game]
+    seats = info.seats
     if case["dealer"] not in range(seats) or isinstance(case["dealer"], bool):
         raise MalformedCase(f"\"dealer\" must be a seat 0..{seats - 1}")
     for key in ("hands", "stock", "calls", "play"):
@@ -77,16 +73,16 @@ def replay_case(case: dict, engine: str) -> dict:
     """One case's outcome in the chosen engine, or an "unsupported" marker."""
     import importlib
 
-    from sim.games import IMPLEMENTED, game_module
+    from sim.games import game_module
 
     game = case["game"]
     if engine == "kernel":
-        if game not in IMPLEMENTED:
+        if game not in GAMES:
             return {"error": "unsupported", "message": f"game '{game}' is not in the kernel yet"}
         return game_module(game).replay_deal(case)
-    if game not in REFEREES:
+    if game not in GAMES:
         return {"error": "unsupported", "message": f"game '{game}' is unknown"}
-    result = importlib.import_module(REFEREES[game]).replay(case)
+    result = importlib.import_module(GAMES[game].referee).replay(case)
     return {k: v for k, v in result.items() if k != "message"}
 
 

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from sim.games import GAME_NAMES, GameError, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
@@ -50,7 +50,7 @@ def seed_value(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m sim.run", description=__doc__.split("\n\n")[1])
-    p.add_argument("--game", choices=GAME_NAMES, default="bridgette", help="game to play (default bridgette)")
+    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"game to play (default {DEFAULT_GAME})")
     p.add_argument("--games", type=count, help="whole games to play; 1e6 works")
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "

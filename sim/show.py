@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from sim.games import GAME_NAMES, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, seed_value
 
@@ -22,7 +22,7 @@ REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls",
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.show", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--game", choices=GAME_NAMES, default="bridgette")
+    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--seed", type=seed_value, required=True, help="the run's seed")
     parser.add_argument("--index", type=seed_value, required=True, help="the game's index in the run (0-based)")
     parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based)")

@@ -41,7 +41,7 @@ class RunConfig:
     games: int
     block_size: int
     records: str
-    policy_params: list = field(default_factory=list)  # every parameter of every seat's policy
+    policy_params: list = field(default_factory=list)  # each seat's kernel parameter row, by name
 
     def blocks(self) -> list[tuple[int, int, int]]:
         """(block index, first game, number of games) of every block."""

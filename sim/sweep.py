@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from analysis.metrics import METRICS, MetricsError, compare_runs, open_run, parse_metrics
-from sim.games import GAME_NAMES
+from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
 from sim.store import RECORD_MODES
@@ -351,7 +351,7 @@ def plot(result: dict, path) -> Path:
 
 def build_parser():
     p = OneLineParser(prog="python -m sim.sweep", description=__doc__.split("\n\n")[1])
-    p.add_argument("--game", choices=GAME_NAMES, default="bridgette", help="game to play (default bridgette)")
+    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"game to play (default {DEFAULT_GAME})")
     p.add_argument("--vary", action="append", default=[], metavar="TABLE.KEY=V1,V2,...",
                    help="an option and its values (repeatable; the grid is every combination); "
                         "values are read as --set reads them")

@@ -6,7 +6,7 @@ import pytest
 from kernels import policies as kp
 from kernels.calls import CALL_IDS, EUCHRE_PASS
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
-from sim.policies import PolicyError, defaults, parse_policy
+from sim.policies import POLICIES, Policy, PolicyError, defaults, parameters, parse_policy
 
 RNG = np.zeros(1, dtype=np.uint64)
 CLUBS, DIAMONDS, HEARTS, SPADES, NO_TRUMP = 0, 1, 2, 3, 4
@@ -188,6 +188,132 @@ def test_game_defaults_apply_and_show_only_real_changes():
 def test_bad_policies_are_refused(text):
     with pytest.raises(PolicyError):
         parse_policy(text)
+
+
+# The parameters each game's decisions read (kernels/policies.py), in kernel column order.
+PARAMETERS = {
+    "bridgette": ["aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds"],
+    "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight"],
+    "bid-euchre": ["aggression", "partner_aware"],
+}
+
+
+@pytest.mark.parametrize("game", list(PARAMETERS))
+def test_each_game_offers_its_own_parameters(game):
+    assert list(defaults("heuristic", game)) == PARAMETERS[game]
+    assert [p for p, _, _ in parameters("heuristic", game)] == PARAMETERS[game]
+    assert all(meaning for _, _, meaning in parameters("heuristic", game))
+    assert defaults("random", game) == {}
+    # No game: every column at its neutral value, as the tests and benchmarks use it.
+    assert list(defaults("heuristic")) == list(POLICIES["heuristic"].columns)
+
+
+@pytest.mark.parametrize("game, text, other", [
+    ("bridgette", "heuristic:draw_fight=11", "draw-bridge"),
+    ("bridgette", "heuristic:partner_aware=0", "bid-euchre"),
+    ("draw-bridge", "heuristic:keep_colons=0", "bridgette"),
+    ("bid-euchre", "heuristic:keep_colons=0", "bridgette"),
+    ("bid-euchre", "heuristic:double_margin=2", "bridgette and draw-bridge"),
+    ("bid-euchre", "random:aggression=1", None),
+])
+def test_a_parameter_of_another_game_is_refused(game, text, other):
+    with pytest.raises(PolicyError) as refused:
+        parse_policy(text, game)
+    message = str(refused.value)
+    assert "\n" not in message and f"parameters in {game}" in message
+    assert (f"only {other} decisions read it" in message) if other else "read it" not in message
+
+
+# Manifests made before parameters were per game: the same parameter values must give the
+# same policy strings and kernel rows, or existing run folders would not be resumed.
+MANIFESTS = [
+    ("bridgette", "heuristic", "heuristic", dict(aggression=1.0)),
+    ("bridgette", "heuristic:aggression=1,keep_colons=0", "heuristic:keep_colons=0",
+     dict(aggression=1.0, keep_colons=0.0)),
+    ("bridgette", "heuristic:use_colons=0,colon_lead_odds=0.75,double_margin=99,redouble_margin=2",
+     "heuristic:double_margin=99,redouble_margin=2,use_colons=0,colon_lead_odds=0.75",
+     dict(aggression=1.0, double_margin=99.0, redouble_margin=2.0, use_colons=0.0, colon_lead_odds=0.75)),
+    ("draw-bridge", "heuristic", "heuristic", dict(aggression=4.0, double_margin=99.0)),
+    ("draw-bridge", "heuristic:double_margin=6,aggression=4.5", "heuristic:aggression=4.5,double_margin=6",
+     dict(aggression=4.5, double_margin=6.0)),
+    ("draw-bridge", "heuristic:draw_fight=15", "heuristic:draw_fight=15",
+     dict(aggression=4.0, double_margin=99.0, draw_fight=15.0)),
+    ("bid-euchre", "heuristic", "heuristic", dict(aggression=-0.3)),
+    ("bid-euchre", "heuristic:aggression=-0.3,partner_aware=0", "heuristic:partner_aware=0",
+     dict(aggression=-0.3, partner_aware=0.0)),
+    (None, "heuristic:aggression=0.5,partner_aware=0", "heuristic:aggression=0.5,partner_aware=0",
+     dict(aggression=0.5, partner_aware=0.0)),
+]
+ROW_BEFORE = dict(aggression=0.0, double_margin=6.0, redouble_margin=1.0, keep_colons=0.5, use_colons=1.0,
+                  colon_lead_odds=0.5, draw_fight=13.0, partner_aware=1.0)  # the registry's old defaults
+
+
+@pytest.mark.parametrize("game, text, manifest, changed", MANIFESTS)
+def test_policy_strings_and_rows_are_those_of_existing_manifests(game, text, manifest, changed):
+    policy = parse_policy(text, game)
+    assert str(policy) == manifest
+    assert policy.kernel_params() == {**ROW_BEFORE, **changed}
+    assert str(parse_policy(manifest, game)) == manifest
+    assert parse_policy("random", game).kernel_params() == {}
+
+
+def test_run_manifest_keeps_its_policy_entries(tmp_path):
+    """The manifest of a run as sim.run writes it: policy strings and every kernel column."""
+    from sim.api import simulate
+
+    run = simulate(game="bid-euchre", games=2, seed=1, out=tmp_path / "run", records="none",
+                   policies={"all": "heuristic", 2: "heuristic:partner_aware=0", 3: "random"})
+    config = run.manifest["config"]
+    assert config["policies"] == ["heuristic", "heuristic", "heuristic:partner_aware=0", "random"]
+    euchre = {**ROW_BEFORE, "aggression": -0.3}
+    assert config["policy_params"] == [euchre, euchre, {**euchre, "partner_aware": 0.0}, {}]
+
+
+# Each parameter a game offers changes its play somewhere; any other column changes nothing.
+# (game, rules variant, setting); Draw Bridge fights for a draw-phase card only when the
+# stock's top is face up, and redoubles only when doubles happen.
+MOVES = [
+    ("bridgette", None, "aggression=3"), ("bridgette", None, "double_margin=0"),
+    ("bridgette", None, "double_margin=0,redouble_margin=-9"), ("bridgette", None, "keep_colons=0"),
+    ("bridgette", None, "use_colons=0"), ("bridgette", None, "colon_lead_odds=0"),
+    ("draw-bridge", None, "aggression=0"), ("draw-bridge", None, "double_margin=0"),
+    ("draw-bridge", None, "double_margin=0,redouble_margin=-9"),
+    ("draw-bridge", "draw-bridge-show-stock-top", "draw_fight=2"),
+    ("bid-euchre", None, "aggression=2"), ("bid-euchre", None, "partner_aware=0"),
+]
+INERT = {"keep_colons": 0.0, "use_colons": 0.0, "colon_lead_odds": 0.0, "draw_fight": 2.0, "partner_aware": 0.0,
+         "double_margin": -9.0, "redouble_margin": -9.0}
+GAMES_PLAYED = {"bridgette": 150, "draw-bridge": 60, "bid-euchre": 40}
+
+
+def play(game, rules, policy):
+    from sim.api import resolve_rules
+    from sim.games import game_info, game_module
+
+    deals, games = game_module(game).run_block(resolve_rules(game, rules), [policy] * game_info(game).seats,
+                                               11, 0, GAMES_PLAYED[game])
+    return deals, games
+
+
+@pytest.mark.parametrize("game, rules, setting", MOVES)
+def test_an_offered_parameter_changes_play(game, rules, setting):
+    base = play(game, rules, parse_policy("heuristic", game))
+    changed = play(game, rules, parse_policy(f"heuristic:{setting}", game))
+    assert not np.array_equal(base[0], changed[0])
+
+
+@pytest.mark.parametrize("game, rules", [("bridgette", None), ("draw-bridge", "draw-bridge-show-stock-top"),
+                                         ("bid-euchre", None)])
+def test_a_column_the_game_does_not_offer_changes_nothing(game, rules):
+    policy = parse_policy("heuristic", game)
+    base = play(game, rules, policy)
+    for key, value in INERT.items():
+        if key in PARAMETERS[game]:
+            continue
+        other = Policy("heuristic", policy.params + ((key, value),), game)
+        assert other.row()[POLICIES["heuristic"].columns[key].index] == value
+        deals, games = play(game, rules, other)
+        assert np.array_equal(deals, base[0]) and np.array_equal(games, base[1]), key
 
 
 # --- Duplicate matches: each default beats a deliberately weaker setting of itself -----------

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from analysis import tables as T
+from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.browser import inspect
 from analysis.report import build_report
 from sim.rules import GAMES, option_table
@@ -87,29 +88,29 @@ def test_record_tallies_agree_with_block_aggregates(runs, game):
     equals the aggregates' own count."""
     data = T.RunData(runs[game])
     agg = data.aggregates()
-    scores, games = T.DealScoreTally(), T.GameTally(4 if game == "bid-euchre" else 2)
+    scores, games = T.DealScoreTally(), T.GameTally(data.info)
     T.fill(data, "games", [games])
-    ref_games = T.GameTally.from_aggregates(agg, len(games.wins))
+    ref_games = T.GameTally.from_aggregates(agg, data.info)
     assert np.array_equal(games.wins, ref_games.wins) and games.totals[1].table == ref_games.totals[1].table
-    ref_scores = T.DealScoreTally.from_aggregates(agg)
+    ref_scores = T.DealScoreTally.from_aggregates(agg, data.info)
     if game == "bid-euchre":
-        t = T.EuchreTally(T.euchre_bids(data.rules))
+        t = E.EuchreTally(E.euchre_bids(data.rules))
         T.fill(data, "deals", [t, scores])
-        ref = T.EuchreTally.from_aggregates(agg, t.bids)
+        ref = E.EuchreTally.from_aggregates(agg, t.bids)
         for name in ("played", "made", "voids", "seat_bids"):
             assert np.array_equal(getattr(t, name), getattr(ref, name)), name
     else:
-        t = T.ContractTally()
-        extra = [T.DrawTrickTally()] if game == "draw-bridge" else [T.ColonTally()]
+        t = C.ContractTally()
+        extra = [D.DrawTrickTally()] if game == "draw-bridge" else [B.ColonTally()]
         T.fill(data, "deals", [t, scores] + extra)
-        ref = T.ContractTally.from_aggregates(agg)
+        ref = C.ContractTally.from_aggregates(agg)
         for name in ("played", "made", "by_declarer"):
             assert np.array_equal(getattr(t, name), getattr(ref, name)), name
         assert t.deals == ref.deals
         if game == "draw-bridge":
-            assert np.array_equal(extra[0].table, T.DrawTrickTally.from_aggregates(agg).table)
+            assert np.array_equal(extra[0].table, D.DrawTrickTally.from_aggregates(agg).table)
         else:
-            colons = T.ColonTally.from_aggregates(agg)
+            colons = B.ColonTally.from_aggregates(agg)
             for name in ("kept", "played", "won"):
                 assert np.array_equal(getattr(extra[0], name), getattr(colons, name)), name
     assert [h.table for h in scores.scores] == [h.table for h in ref_scores.scores]
@@ -128,7 +129,7 @@ def test_aggregate_only_run(runs, tmp_path):
     assert not (out / "over_under.png").exists() and not (out / "upcard.png").exists()
     # The aggregate path gives the summary's own numbers.
     summary = json.loads((runs["none"] / "summary.json").read_text())
-    t = T.ContractTally.from_aggregates(T.RunData(runs["none"]).aggregates())
+    t = C.ContractTally.from_aggregates(T.RunData(runs["none"]).aggregates())
     assert t.overall() == summary["contracts_made"]
 
 

@@ -38,3 +38,20 @@ def test_kernels_run_as_python_with_jit_disabled():
     jit = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert plain.returncode == jit.returncode == 0, plain.stderr + jit.stderr
     assert plain.stdout == jit.stdout and plain.stdout.count("(") > 12
+
+
+@pytest.mark.parametrize("command, args", [
+    ("sim.run", ["--game", "bridgette", "--games", "10", "--policy", "0=heuristic:draw_fight=11"]),
+    ("sim.show", ["--game", "bid-euchre", "--seed", "1", "--index", "0", "--policy", "all=heuristic:keep_colons=0"]),
+    ("sim.match", ["--game", "draw-bridge", "--a", "heuristic:partner_aware=0", "--b", "random", "--games", "10"]),
+    ("sim.sweep", ["--game", "bid-euchre", "--vary", "game.target=20,32", "--games", "10",
+                   "--policy", "1=heuristic:double_margin=2"]),
+])
+def test_a_parameter_of_another_game_is_one_line_and_exit_2(command, args, tmp_path):
+    """A heuristic parameter that the game's decisions do not read is refused before anything is played."""
+    result = subprocess.run([sys.executable, "-m", command, *args, *(["--out", str(tmp_path / "out")]
+                                                                     if command in ("sim.run", "sim.sweep") else [])],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "has no parameter" in result.stderr
+    assert "decisions read it" in result.stderr and not (tmp_path / "out").exists()

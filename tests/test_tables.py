@@ -14,7 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis import tables as T
+from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.report import build_report
+from sim.games import GAMES as GAME_INFO
 from sim.rules import GAMES
 
 
@@ -38,7 +40,7 @@ def fake_run(root, game: str, deal_blocks, game_blocks, records: str = "deals", 
     (root / "blocks").mkdir()
     n = max(len(deal_blocks), len(game_blocks))
     games = sum(len(b["game"]) for b in game_blocks)
-    config = {"game": game, "rules": GAMES[game]().to_dict(), "policies": ["heuristic"] * (4 if game == "bid-euchre" else 2),
+    config = {"game": game, "rules": GAMES[game]().to_dict(), "policies": ["heuristic"] * GAME_INFO[game].seats,
               "seed": 5, "games": games, "block_size": 2, "records": records, "rules_version": 1}
     (root / "manifest.json").write_text(json.dumps({"config": config, "package_version": "0.1.0", "blocks": n,
                                                     "blocks_done": list(range(n)), "complete": True}))
@@ -73,7 +75,7 @@ def bridgette_block(rows, plays, first: int) -> dict:
     for j, name in enumerate(NAMES):
         cols[name] = [r[j] for r in rows]
     cols["strain"] = [r[7] for r in rows]
-    for c, colon in enumerate(T.COLONS):
+    for c, colon in enumerate(B.COLONS):
         cols[f"colon_{colon}_play"] = pa.array([p[c][0] for p in plays], pa.int8())
         cols[f"colon_{colon}_won"] = pa.array([p[c][1] for p in plays], pa.int8())
     for name in ("dealer", "level", "declarer", "tricks0", "tricks1", "colon_little", "colon_royal", "colon_grand"):
@@ -108,10 +110,10 @@ def test_wilson_known_values():
 
 
 def test_contracts_by_level_strain_declarer_and_result(bridgette_run):
-    t = T.ContractTally()
+    t = C.ContractTally()
     T.fill(bridgette_run, "deals", [t])
     assert t.deals == 6 and t.played.sum() == 5 and t.made.sum() == 3
-    s = T.STRAINS.index
+    s = C.STRAINS.index
     assert (t.played[2, s("S")], t.made[2, s("S")]) == (3, 2)
     assert (t.played[0, s("NT")], t.made[0, s("NT")]) == (1, 1)
     assert (t.played[3, s("H")], t.made[3, s("H")]) == (1, 0)
@@ -126,7 +128,7 @@ def test_contracts_by_level_strain_declarer_and_result(bridgette_run):
 
 
 def test_scores_and_games(bridgette_run):
-    d, g = T.DealScoreTally(), T.GameTally(2)
+    d, g = T.DealScoreTally(), T.GameTally(GAME_INFO["bridgette"])
     T.fill(bridgette_run, "deals", [d])
     T.fill(bridgette_run, "games", [g])
     assert d.scores[0].as_dict() == {"values": [0, 100, 250], "counts": [4, 1, 1]}
@@ -142,7 +144,7 @@ def test_scores_and_games(bridgette_run):
 
 
 def test_colons(bridgette_run):
-    t = T.ColonTally()
+    t = B.ColonTally()
     T.fill(bridgette_run, "deals", [t])
     little, royal, grand = 0, 1, 2
     assert t.kept.tolist() == [5, 4, 4]
@@ -162,9 +164,9 @@ def test_colons(bridgette_run):
 
 
 def test_upcard_groups(bridgette_run):
-    t = T.UpcardTally()
+    t = B.UpcardTally()
     T.fill(bridgette_run, "deals", [t])
-    g = T.UPCARD_GROUPS.index
+    g = B.UPCARD_GROUPS.index
     assert t.deals.tolist() == [2, 1, 1, 1, 0, 1]  # the CL and CG up-cards count apart
     assert t.advantage[g("numeral")].as_dict() == {"values": [-400, 250], "counts": [1, 1]}
     assert t.advantage[g("Little Colon")].describe()["mean"] == -100
@@ -208,7 +210,7 @@ def test_bid_euchre(tmp_path):
     games = [{"game": [b], "first_dealer": [b], "deals": [2], "total0": [10], "total1": [20], "winner": [1],
               "abandoned": [0]} for b in range(3)]
     run = T.RunData(fake_run(tmp_path / "run", "bid-euchre", blocks, games))
-    t = T.EuchreTally(T.euchre_bids(run.rules))
+    t = E.EuchreTally(E.euchre_bids(run.rules))
     T.fill(run, "deals", [t])
     assert t.bids == ["3", "4", "5", "6A", "6M"]
     assert t.hands == 6 and t.voids.tolist() == [5, 1, 0]
@@ -225,7 +227,7 @@ def test_bid_euchre(tmp_path):
     assert t.team_points[2].as_dict() == t.team_points[0].as_dict()  # the dealer's partner: same team
     assert t.bidder_points[0].describe()["mean"] == pytest.approx(-4.5)
     assert t.bidder_points[1].describe()["mean"] == pytest.approx(-1.0)
-    g = T.GameTally(4)
+    g = T.GameTally(GAME_INFO["bid-euchre"])
     T.fill(run, "games", [g])
     assert g.wins[:, 1].tolist() == [1, 1, 1] + [0] and g.first_dealer_wins()["successes"] == 1  # seat 1 dealt first
 
@@ -237,7 +239,7 @@ def test_draw_tricks(tmp_path):
     blocks = [{"game": [k], "deal": [0], **{n: [r[j]] for j, n in enumerate(names)}} for k, r in enumerate(rows)]
     games = [{"game": [k], "first_dealer": [0], "deals": [1], "total0": [0], "total1": [0], "winner": [-1],
               "abandoned": [1]} for k in range(3)]
-    t = T.DrawTrickTally()
+    t = D.DrawTrickTally()
     T.fill(T.RunData(fake_run(tmp_path / "run", "draw-bridge", blocks, games)), "deals", [t])
     assert t.table[5].tolist() == [2, 0, 0] and t.table[8].tolist() == [2, 1, 1]
     assert t.table[7].tolist() == [1, 1, 0] and t.table[6].tolist() == [1, 0, 0]
