@@ -19,7 +19,7 @@ from kernels.policies import (
 )
 from kernels.rng import below_nb, game_streams_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, ERROR_FIELDS, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype,
+    BY_POLICY, ERROR_FIELDS, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype,
     left_over_nb, legal_nb, open_header_nb, record_nb, replaying_nb, scripted_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
@@ -67,16 +67,16 @@ def kernel_rules(rules) -> KernelRules:
 
 # --- Records -------------------------------------------------------------------------------
 
-DEAL_DTYPE = np.dtype([
+DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("bid", np.int8), ("bidder", np.int8),
     ("trump", np.int8), ("void", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int16), ("score1", np.int16), ("reneges", np.int8), *ERROR_FIELDS,
-], align=True)
+])
 
-GAME_DTYPE = np.dtype([
+GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16), ("total0", np.int32),
     ("total1", np.int32), ("winner", np.int8), ("abandoned", np.int8),
-], align=True)
+])
 
 HEADER_DTYPE = header_dtype(4, 0)  # trace: one per hand
 

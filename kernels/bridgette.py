@@ -23,7 +23,7 @@ from kernels.contract import (
 from kernels.policies import choose_discard_nb
 from kernels.rng import below_nb, game_streams_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, left_over_nb, legal_nb,
+    BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype, left_over_nb, legal_nb,
     open_header_nb, record_nb, scripted_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
@@ -111,19 +111,19 @@ def kernel_rules(rules) -> KernelRules:
 
 # --- Records -------------------------------------------------------------------------------
 
-DEAL_DTYPE = np.dtype([
+DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("upcard", np.int8),
     ("upcard_class", np.int8), ("colon_little", np.int8), ("colon_royal", np.int8),
     ("colon_grand", np.int8), ("colon_little_play", np.int8), ("colon_royal_play", np.int8),
     ("colon_grand_play", np.int8), ("colon_little_won", np.int8), ("colon_royal_won", np.int8),
     ("colon_grand_won", np.int8), *RECORD_FIELDS,
-], align=True)
+])
 
-GAME_DTYPE = np.dtype([
+GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16),
     ("tiebreak_deals", np.int16), ("redeals", np.int16), ("total0", np.int32),
     ("total1", np.int32), ("winner", np.int8), ("abandoned", np.int8),
-], align=True)
+])
 
 HEADER_DTYPE = header_dtype(2, STOCK_SIZE)  # trace: one per deal dealt, redeals included
 

@@ -19,7 +19,7 @@ from kernels.contract import (
 from kernels.policies import choose_draw_card_nb
 from kernels.rng import below_nb, game_streams_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, close_header_nb, deal_row_nb, header_dtype, left_over_nb, legal_nb, open_header_nb,
+    BY_POLICY, close_header_nb, deal_row_nb, header_dtype, record_dtype, left_over_nb, legal_nb, open_header_nb,
     record_nb, scripted_nb, stop_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
@@ -71,15 +71,15 @@ def kernel_rules(rules) -> KernelRules:
 
 # --- Records -------------------------------------------------------------------------------
 
-DEAL_DTYPE = np.dtype([
+DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("draw_tricks0", np.int8),
     ("draw_tricks1", np.int8), *RECORD_FIELDS,
-], align=True)
+])
 
-GAME_DTYPE = np.dtype([
+GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16), ("redeals", np.int16),
     ("total0", np.int32), ("total1", np.int32), ("winner", np.int8), ("abandoned", np.int8),
-], align=True)
+])
 
 HEADER_DTYPE = header_dtype(2, 2 * HAND_SIZE)  # trace: one per deal dealt, redeals included
 N_LISTS = 4  # replay lists of kernels.contract (discards unused)

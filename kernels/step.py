@@ -151,13 +151,19 @@ def close_header_nb(headers, outcomes, h, tcur, row, counted):
         outcomes[h] = row
 
 
+def record_dtype(fields) -> np.dtype:
+    """An aligned record type whose rows read and write by field name (``row.contract``) in
+    the kernels and, with NUMBA_DISABLE_JIT=1, in Python too (numpy's record scalars)."""
+    return np.dtype((np.record, np.dtype(fields, align=True)))
+
+
 def header_dtype(hands: int, stock: int) -> np.dtype:
     """A traced deal's header: which deal, the hands and stock as dealt, its trace rows."""
-    return np.dtype([
+    return record_dtype([
         ("game", np.int64), ("seq", np.int32), ("counted", np.int8), ("dealer", np.int8),
         ("hands", np.uint64, (hands,)), ("stock_len", np.int8), ("stock", np.int8, (max(stock, 1),)),
         ("actions_start", np.int64), ("actions_end", np.int64),
-    ], align=True)
+    ])
 
 
 ERROR_FIELDS = [("error", np.int8), ("error_at", np.int8), ("error_index", np.int16)]

@@ -230,7 +230,7 @@ def params_dtype(cls, derived: tuple = ()):
     names = [row["option"].split(".")[1] for row in option_table(cls) if row["type"] != "tuple"]
     names += list(derived)
     assert len(set(names)) == len(names), f"option keys of {cls.GAME} must be unique"
-    return np.dtype([(n, np.int64) for n in names], align=True)
+    return np.dtype((np.record, np.dtype([(n, np.int64) for n in names], align=True)))
 
 
 def choice_id(cls, option: str, value: str) -> int:
