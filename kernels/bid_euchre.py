@@ -152,54 +152,54 @@ def highest_trumps_nb(hand, trump, k):
 
 # --- Decision steps: a replayed card is matched to the copy held -------------------------------
 
-@njit(cache=True)
-def discard_step_nb(seats, seat, hand, copies):
+@njit(cache=True, inline="always")
+def discard_step_nb(seats, trace, seat, hand, copies):
     """E-10 joker: the dealer's discard before the auction."""
     card = scripted_nb(seats, seat, LIST_DISCARD)
     if card == BY_POLICY:
         card = choose_euchre_discard_nb(seats.pol[seat], seats.prm[seat], hand, copies, seats.rng)
-    return record_nb(seats, KIND_DISCARD, seat, pick_copy_nb(hand, card), hand)
+    return record_nb(seats, trace, KIND_DISCARD, seat, pick_copy_nb(hand, card), hand)
 
 
-@njit(cache=True)
-def bid_step_nb(seats, seat, hand, legal, high, bidder, tricks, copies):
+@njit(cache=True, inline="always")
+def bid_step_nb(seats, trace, seat, hand, legal, high, bidder, tricks, copies):
     """E-3: a pass or a bid."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
         call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], hand, legal, high, bidder, seat, tricks,
                                     copies, seats.rng)
-    return record_nb(seats, KIND_CALL, seat, call, legal)
+    return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
-@njit(cache=True)
-def trump_step_nb(seats, seat, hand, copies):
+@njit(cache=True, inline="always")
+def trump_step_nb(seats, trace, seat, hand, copies):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
         trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], hand, copies, seats.rng)
-    return record_nb(seats, KIND_TRUMP, seat, trump, ALL_SUITS)
+    return record_nb(seats, trace, KIND_TRUMP, seat, trump, ALL_SUITS)
 
 
-@njit(cache=True)
-def give_step_nb(seats, seat, legal, trump):
+@njit(cache=True, inline="always")
+def give_step_nb(seats, trace, seat, legal, trump):
     """E-4: a card the asking bidder gives partner."""
     card = scripted_nb(seats, seat, LIST_GIVE)
     if card == BY_POLICY:
         card = choose_euchre_give_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
-    return record_nb(seats, KIND_GIVE, seat, pick_copy_nb(legal, card), legal)
+    return record_nb(seats, trace, KIND_GIVE, seat, pick_copy_nb(legal, card), legal)
 
 
-@njit(cache=True)
-def return_step_nb(seats, seat, legal, trump, scripted):
+@njit(cache=True, inline="always")
+def return_step_nb(seats, trace, seat, legal, trump, scripted):
     """E-4: a return of partner's choice (``scripted``: the replayed one, or BY_POLICY)."""
     card = scripted
     if card == BY_POLICY:
         card = choose_euchre_return_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
-    return record_nb(seats, KIND_RETURN, seat, pick_copy_nb(legal, card), legal)
+    return record_nb(seats, trace, KIND_RETURN, seat, pick_copy_nb(legal, card), legal)
 
 
-@njit(cache=True)
-def card_step_nb(seats, seat, hand, legal, lead, best, best_seat, trump, bidder, played):
+@njit(cache=True, inline="always")
+def card_step_nb(seats, trace, seat, hand, legal, lead, best, best_seat, trump, bidder, played):
     """E-6: a card to play: the copy held, -1 when not held. A replayed card outside
     ``legal`` but in hand is an E-8 renege: it stands, and is traced as played."""
     card = scripted_nb(seats, seat, LIST_PLAY)
@@ -210,7 +210,7 @@ def card_step_nb(seats, seat, hand, legal, lead, best, best_seat, trump, bidder,
     if held < 0:
         held = pick_copy_nb(hand, card)
     if held >= 0:
-        trace_row_nb(seats, KIND_PLAY, seat, held, legal)
+        trace_row_nb(seats, trace, KIND_PLAY, seat, held, legal)
     return held
 
 
@@ -226,7 +226,7 @@ def ace_no_face_nb(hands):
 
 
 @njit(cache=True)
-def auction_nb(p, dealer, hands, seats, row):
+def auction_nb(p, dealer, hands, seats, trace, row):
     """E-3: one round from the dealer's left, the dealer last; the high bid and bidder go
     to ``row`` (bid -1: all passed). False when a replayed call is illegal."""
     levels = p.tricks - EUCHRE_FIRST_LEVEL
@@ -236,12 +236,12 @@ def auction_nb(p, dealer, hands, seats, row):
         legal = (bit_nb(levels + 2) - ONE) & ~(bit_nb(high + 1) - ONE)  # every bid above the high one
         if not (turn == 3 and high < 0 and p.stick_the_dealer):
             legal |= bit_nb(EUCHRE_PASS)
-        call = bid_step_nb(seats, seat, hands[seat], legal, high, bidder, p.tricks, 1 + p.double_deck)
+        call = bid_step_nb(seats, trace, seat, hands[seat], legal, high, bidder, p.tricks, 1 + p.double_deck)
         if not legal_nb(call, legal):
             return stop_nb(row, ERR_AUCTION, AT_CALLS, turn)
         if call != EUCHRE_PASS:
             high, bidder = call, seat
-    if left_over_nb(seats, LIST_CALLS):
+    if left_over_nb(seats, 4, LIST_CALLS):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, 4)
     row.bid = high
     row.bidder = bidder
@@ -249,7 +249,7 @@ def auction_nb(p, dealer, hands, seats, row):
 
 
 @njit(cache=True)
-def ask_exchange_nb(p, hands, bidder, trump, seats, row):
+def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
     """E-4: after a 6A (12A) the bidder gives partner ``ask_cards`` cards of its choice and
     gets back as many: partner's highest trumps first, the rest partner's choice of
     non-trumps (from the hand it held before the exchange)."""
@@ -257,12 +257,12 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, row):
     partner = (bidder + 2) % 4
     before = hands[partner]
     forced = highest_trumps_nb(before, trump, k)
-    if replaying_nb(seats.pol) and (seats.script_len[LIST_GIVE] != k or seats.script_len[LIST_RETURN] != k):
+    if replaying_nb(seats, 4) and (seats.script_len[LIST_GIVE] != k or seats.script_len[LIST_RETURN] != k):
         return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
     given = ZERO
     for _ in range(k):
         legal = hands[bidder] & ~given
-        card = give_step_nb(seats, bidder, legal, trump)
+        card = give_step_nb(seats, trace, bidder, legal, trump)
         if card < 0:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         given |= bit_nb(card)
@@ -274,11 +274,12 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, row):
         rest = forced
         n_chosen = 0
         for i in range(k):
-            card = pick_copy_nb(rest, seats.script[LIST_RETURN, i])
+            scripted = np.int64(seats.script[LIST_RETURN, i])
+            card = pick_copy_nb(rest, scripted)
             if card >= 0:
                 rest &= ~bit_nb(card)
             else:
-                chosen[n_chosen] = seats.script[LIST_RETURN, i]
+                chosen[n_chosen] = scripted
                 n_chosen += 1
         if rest != ZERO:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
@@ -287,7 +288,7 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, row):
     returned = forced
     for i in range(k - popcount_nb(forced)):
         legal = before & ~returned & ~EUCHRE_SUIT_OF[trump, trump]
-        card = return_step_nb(seats, partner, legal, trump, chosen[i])
+        card = return_step_nb(seats, trace, partner, legal, trump, chosen[i])
         if card < 0:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         returned |= bit_nb(card)
@@ -297,7 +298,7 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, reneges, row):
+def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row):
     """E-6: the bidder leads; ``out_seat`` (partner of a 6A or 6M bidder, else -1) plays no
     cards. E-8: a replayed card that breaks the follow rule stands as a renege (its play
     index and seat go to ``reneges``) and costs its team ``renege_penalty``."""
@@ -313,7 +314,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, reneges, row):
                 continue
             hand = hands[seat]
             legal = euchre_follow_legal_nb(hand, lead, trump)
-            card = card_step_nb(seats, seat, hand, legal, lead, best, best_seat, trump, bidder, played)
+            card = card_step_nb(seats, trace, seat, hand, legal, lead, best, best_seat, trump, bidder, played)
             if card < 0:
                 return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
             if not legal_nb(card, legal):
@@ -335,7 +336,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, reneges, row):
             seat = (seat + 1) % 4
         tricks0 += best_seat % 2 == 0
         leader = best_seat
-    if left_over_nb(seats, LIST_PLAY):
+    if left_over_nb(seats, 4, LIST_PLAY):
         return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
     # E-7 scores, then E-8 penalties.
     row.tricks0 = tricks0
@@ -349,14 +350,14 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, reneges, row):
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, reneges, seats, row):
+def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row):
     """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated), writing its
     outcome, or why a replay stopped, into the deal record ``row``; each E-8 renege of a
     replay goes to ``reneges`` (play index, seat)."""
     p = kr.params[0]
     start_deal_nb(row)
     seats.cursor[:] = 0
-    replaying = replaying_nb(seats.pol)
+    replaying = replaying_nb(seats, 4)
     if p.ace_no_face and ace_no_face_nb(hands):
         row.void = VOID_ACE_NO_FACE  # a replay must hold nothing more (checked by the caller)
         return
@@ -364,7 +365,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, row):
         if seats.pol[dealer] == POLICY_SCRIPT and seats.script_len[LIST_DISCARD] != 1:
             stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
             return
-        card = discard_step_nb(seats, dealer, hands[dealer], 1 + p.double_deck)
+        card = discard_step_nb(seats, trace, dealer, hands[dealer], 1 + p.double_deck)
         if card < 0:
             stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
             return
@@ -372,7 +373,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, row):
     elif replaying and seats.script_len[LIST_DISCARD] > 0:
         stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
         return
-    if not auction_nb(p, dealer, hands, seats, row):
+    if not auction_nb(p, dealer, hands, seats, trace, row):
         return
     if row.bid < 0:
         row.void = VOID_ALL_PASS
@@ -388,19 +389,19 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, row):
     if seats.pol[bidder] == POLICY_SCRIPT and seats.script_len[LIST_TRUMP] != 1:
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
-    trump = trump_step_nb(seats, bidder, hands[bidder], 1 + p.double_deck)
+    trump = trump_step_nb(seats, trace, bidder, hands[bidder], 1 + p.double_deck)
     if not legal_nb(trump, ALL_SUITS):
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
     row.trump = trump
     ask = p.tricks - EUCHRE_FIRST_LEVEL
     if row.bid == ask:  # E-4 / E-5
-        if not ask_exchange_nb(p, hands, bidder, trump, seats, row):
+        if not ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
             return
     elif replaying and (seats.script_len[LIST_GIVE] or seats.script_len[LIST_RETURN]):
         stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
-    play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, reneges, row)
+    play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, trace, reneges, row)
 
 
 # --- One game ------------------------------------------------------------------------------
@@ -420,13 +421,14 @@ def deal_cards_nb(deal_rng, deck, per_seat, dealer, hands, order):
 
 
 @njit(cache=True)
-def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outcomes, hcur, scratch):
+def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
+                 scratch):
     """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
+    seats = seats_row[0]
     deal_rng, policy_rng = game_streams_nb(seed, game_index)
     seats.rng[0] = policy_rng[0]
     hands = np.zeros(4, dtype=np.uint64)
-    spare = np.zeros(1, dtype=deal_rows.dtype)
     no_reneges = np.zeros((0, 2), dtype=np.int64)
     first_dealer = below_nb(deal_rng, 4)
     dealer = first_dealer
@@ -435,13 +437,13 @@ def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outc
     winner = -1
     while True:
         deal_cards_nb(deal_rng, kr.deck, p.tricks, dealer, hands, scratch)
-        h = open_header_nb(headers, hcur, seats.tcur, game_index, deals, dealer)
+        h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         if h >= 0:
             headers[h].hands[:] = hands
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, no_reneges, seats, row)
+        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row)
         row.game, row.deal, row.dealer = game_index, deals, dealer
-        close_header_nb(headers, outcomes, h, seats.tcur, row, True)
+        close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0
         total1 += row.score1
         deals += 1

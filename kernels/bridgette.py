@@ -161,13 +161,13 @@ def set_colon_play_nb(row, k, play, won):
 
 # --- Decision steps --------------------------------------------------------------------------
 
-@njit(cache=True)
-def discard_step_nb(seats, seat, hand):
+@njit(cache=True, inline="always")
+def discard_step_nb(seats, trace, seat, hand):
     """B-3: the next discard of ``seat`` (any card of its hand), replayed or chosen."""
     card = scripted_nb(seats, seat, LIST_DISCARDS + seat)
     if card == BY_POLICY:
         card = choose_discard_nb(seats.pol[seat], seats.prm[seat], hand, seats.rng)
-    return record_nb(seats, KIND_DISCARD, seat, card, hand)
+    return record_nb(seats, trace, KIND_DISCARD, seat, card, hand)
 
 
 @njit(cache=True)
@@ -210,7 +210,7 @@ def draw_nb(p, dealer, hands, stock):
 
 
 @njit(cache=True)
-def exchange_nb(dealer, hands, seats, row):
+def exchange_nb(dealer, hands, seats, trace, row):
     """B-3: each seat discards back to 13, non-dealer first. Returns (completed, the cards
     seat 0 discarded, seat 1's): each seat alone sees its own discards."""
     discarded0 = discarded1 = ZERO
@@ -219,7 +219,7 @@ def exchange_nb(dealer, hands, seats, row):
         if seats.pol[seat] == POLICY_SCRIPT and seats.script_len[LIST_DISCARDS + seat] != excess:
             return stop_nb(row, ERR_EXCHANGE, AT_DISCARDS, seat), discarded0, discarded1
         for _ in range(excess):
-            card = discard_step_nb(seats, seat, hands[seat])
+            card = discard_step_nb(seats, trace, seat, hands[seat])
             if not legal_nb(card, hands[seat]):
                 return stop_nb(row, ERR_EXCHANGE, AT_DISCARDS, seat), discarded0, discarded1
             hands[seat] &= ~bit_nb(card)
@@ -234,7 +234,7 @@ def exchange_nb(dealer, hands, seats, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, row):
+def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row):
     """B-7..B-10: thirteen tricks, the declarer's opponent leading first; the Colons'
     plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen."""
     declarer = row.declarer
@@ -249,7 +249,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, row):
             hand = hands[seat]
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
-            card = card_step_nb(seats, seat, hand, legal, lead, trump, seat == declarer, unseen)
+            card = card_step_nb(seats, trace, seat, hand, legal, lead, trump, seat == declarer, unseen)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -268,7 +268,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, row):
             if not leader_wins:
                 leader = seat
         add_trick_nb(row, leader)
-    if left_over_nb(seats, LIST_PLAY):
+    if left_over_nb(seats, 2, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     return True
 
@@ -299,7 +299,7 @@ def score_deal_nb(p, value, exact, penalty, contract, doubled, declarer_tricks):
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, row):
+def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row):
     """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``."""
     p = kr.params[0]
@@ -311,20 +311,20 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, row):
         set_colon_holder_nb(row, k, -1)
         set_colon_play_nb(row, k, -1, 0)
     dead_up = draw_nb(p, dealer, hands, stock)
-    completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, row)
+    completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
     if not completed:
         return
     if not auction_nb(hands, dealer, 0, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
-                      p.opening_pass == OPENING_PASS_ENDS, seats, row):
+                      p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
     if row.contract < 0:
-        if left_over_nb(seats, LIST_PLAY):
+        if left_over_nb(seats, 2, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
     unseen = deck_mask & ~dead_up
     if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
-                          seats, row):
+                          seats, trace, row):
         return
     gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, row.contract, row.doubled,
                                declarer_tricks_nb(row))
@@ -357,17 +357,18 @@ def deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, order):
 
 
 @njit(cache=True)
-def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outcomes, hcur, scratch):
+def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
+                 scratch):
     """B-15 with C-5, C-6: one whole game, its cards a pure function of (seed, game index).
 
     Deals come from their own stream (first dealer, then one shuffle per deal), policies
     draw from the stream in ``seats``, reset here for this game.
     """
     p = kr.params[0]
+    seats = seats_row[0]
     deal_rng, policy_rng = game_streams_nb(seed, game_index)
     seats.rng[0] = policy_rng[0]
     hands = np.zeros(2, dtype=np.uint64)
-    spare = np.zeros(1, dtype=deal_rows.dtype)
     n_deck = kr.deck.shape[0]
     deck_mask = ZERO
     for c in kr.deck:
@@ -379,16 +380,16 @@ def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outc
     while True:
         deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:n_deck]
-        h = open_header_nb(headers, hcur, seats.tcur, game_index, seq, dealer)
+        h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         if h >= 0:
             headers[h].hands[:] = hands
             headers[h].stock_len = stock.shape[0]
             headers[h].stock[:stock.shape[0]] = stock
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, row)
+        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row)
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
-        close_header_nb(headers, outcomes, h, seats.tcur, row, counted)
+        close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times
             if redeals == p.max_redeals:

@@ -124,19 +124,19 @@ def call_error_nb(call, cur_bid, lowest_bid):
     return ERR_AUCTION
 
 
-@njit(cache=True)
-def call_step_nb(seats, seat, hand, legal, cur_bid, bidder, doubled):
+@njit(cache=True, inline="always")
+def call_step_nb(seats, trace, seat, hand, legal, cur_bid, bidder, doubled):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
         call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hand, legal, cur_bid, bidder,
                               doubled, seats.rng)
-    return record_nb(seats, KIND_CALL, seat, call, legal)
+    return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True)
 def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-               opening_pass_ends, seats, row):
+               opening_pass_ends, seats, trace, row):
     """C-4: the auction, dealer first; the contract, declarer and doubling go to ``row``.
 
     Returns False when a replayed call was illegal or missing (``row`` says why); a
@@ -148,7 +148,7 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
-        call = call_step_nb(seats, seat, hands[seat], legal, cur_bid, bidder, doubled)
+        call = call_step_nb(seats, trace, seat, hands[seat], legal, cur_bid, bidder, doubled)
         if not legal_nb(call, legal):
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
             return stop_nb(row, err, AT_CALLS, n_calls)
@@ -165,7 +165,7 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
         else:
             cur_bid, bidder, doubled = call, seat, 0
         seat = 1 - seat
-    if left_over_nb(seats, LIST_CALLS):
+    if left_over_nb(seats, 2, LIST_CALLS):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
     if cur_bid >= 0:
         row.contract = cur_bid
@@ -176,11 +176,11 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
 
 # --- Contract play: the card step -----------------------------------------------------------
 
-@njit(cache=True)
-def card_step_nb(seats, seat, hand, legal, lead, trump, is_declarer, unseen):
+@njit(cache=True, inline="always")
+def card_step_nb(seats, trace, seat, hand, legal, lead, trump, is_declarer, unseen):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         card = choose_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, trump, is_declarer,
                               unseen, seats.rng)
-    return record_nb(seats, KIND_PLAY, seat, card, legal)
+    return record_nb(seats, trace, KIND_PLAY, seat, card, legal)

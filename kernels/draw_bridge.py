@@ -91,14 +91,14 @@ def max_deals_per_game(kr: KernelRules) -> int:
 
 # --- Decision steps --------------------------------------------------------------------------
 
-@njit(cache=True)
-def draw_card_step_nb(seats, seat, hand, legal, lead, shown, led_suit_wins):
+@njit(cache=True, inline="always")
+def draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins):
     """D-2: the next draw-phase card of ``seat``, replayed or chosen, traced when legal."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         card = choose_draw_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, shown,
                                    led_suit_wins, seats.rng)
-    return record_nb(seats, KIND_PLAY, seat, card, legal)
+    return record_nb(seats, trace, KIND_PLAY, seat, card, legal)
 
 
 @njit(cache=True)
@@ -110,7 +110,7 @@ def card_error_nb(hand, card):
 # --- The phases of a deal ----------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_phase_nb(p, dealer, hands, stock, seats, row):
+def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
     """D-2: thirteen tricks without trumps; the winner draws the stock's top card and leads
     next. Returns (completed, the cards played: out of the deal)."""
     gone = ZERO
@@ -125,7 +125,7 @@ def draw_phase_nb(p, dealer, hands, stock, seats, row):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else draw_follow_legal_nb(hand, lead, p.must_follow != 0)
-            card = draw_card_step_nb(seats, seat, hand, legal, lead, shown, led_suit_wins)
+            card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, 2 * trick + turn), gone
             hands[seat] &= ~bit_nb(card)
@@ -143,7 +143,7 @@ def draw_phase_nb(p, dealer, hands, stock, seats, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(hands, unseen, trump, seats, row):
+def play_tricks_nb(hands, unseen, trump, seats, trace, row):
     """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``)."""
     declarer = row.declarer
     leader = 1 - declarer
@@ -154,7 +154,7 @@ def play_tricks_nb(hands, unseen, trump, seats, row):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
-            card = card_step_nb(seats, seat, hand, legal, lead, trump, seat == declarer, unseen & ~hand)
+            card = card_step_nb(seats, trace, seat, hand, legal, lead, trump, seat == declarer, unseen & ~hand)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -165,13 +165,13 @@ def play_tricks_nb(hands, unseen, trump, seats, row):
             elif not trick_nb(lead, card, trump)[0]:
                 leader = seat
         add_trick_nb(row, leader)
-    if left_over_nb(seats, LIST_PLAY):
+    if left_over_nb(seats, 2, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     return True
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, stock, seats, row):
+def play_deal_nb(kr, dealer, hands, stock, seats, trace, row):
     """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``."""
     p = kr.params[0]
@@ -182,18 +182,18 @@ def play_deal_nb(kr, dealer, hands, stock, seats, row):
     deck = hands[0] | hands[1]
     for c in stock:
         deck |= bit_nb(c)
-    completed, gone = draw_phase_nb(p, dealer, hands, stock, seats, row)
+    completed, gone = draw_phase_nb(p, dealer, hands, stock, seats, trace, row)
     if not completed:
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements.
-    if not auction_nb(hands, dealer, FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS, seats, row):
+    if not auction_nb(hands, dealer, FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
     if row.contract < 0:
-        if left_over_nb(seats, LIST_PLAY):
+        if left_over_nb(seats, 2, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, row):
+    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row):
         return
     need = 6 + BID_LEVEL[row.contract]
     got = declarer_tricks_nb(row)
@@ -218,13 +218,14 @@ def deal_cards_nb(deal_rng, dealer, hands, order):
 
 
 @njit(cache=True)
-def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outcomes, hcur, scratch):
+def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
+                 scratch):
     """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
+    seats = seats_row[0]
     deal_rng, policy_rng = game_streams_nb(seed, game_index)
     seats.rng[0] = policy_rng[0]
     hands = np.zeros(2, dtype=np.uint64)
-    spare = np.zeros(1, dtype=deal_rows.dtype)
     first_dealer = below_nb(deal_rng, 2)
     dealer = first_dealer
     deals = redeals = seq = total0 = total1 = 0
@@ -233,16 +234,16 @@ def play_game_nb(kr, seed, game_index, seats, deal_rows, game_out, headers, outc
     while True:
         deal_cards_nb(deal_rng, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:52]
-        h = open_header_nb(headers, hcur, seats.tcur, game_index, seq, dealer)
+        h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         if h >= 0:
             headers[h].hands[:] = hands
             headers[h].stock_len = stock.shape[0]
             headers[h].stock[:] = stock
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, stock, seats, row)
+        play_deal_nb(kr, dealer, hands, stock, seats, trace, row)
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
-        close_header_nb(headers, outcomes, h, seats.tcur, row, counted)
+        close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times
             if redeals == p.max_redeals:

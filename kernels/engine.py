@@ -15,79 +15,80 @@ from numba import njit, prange
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
-from kernels.step import TRACE_WIDTH, Seats
+from kernels.step import TRACE_WIDTH
 
 
 @njit(cache=True)
-def policy_seats_nb(pol, prm, lists, trace, tcur):
-    """Seats that all choose by policy (no replay lists), tracing into ``trace``."""
-    return Seats(pol, prm, np.zeros(1, dtype=np.uint64), np.zeros((lists, 0), dtype=np.int64),
-                 np.zeros(lists, dtype=np.int64), np.zeros(lists, dtype=np.int64), trace, tcur)
+def game_buffers_nb(seats, deal_rows):
+    """A game's own copy of the seats record and its spare deal row (kernels.step.deal_row_nb),
+    made in a function of their own so the parallel loop allocates them per game.
+
+    Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
+    their array alive: a record's array is always an argument of the function that takes
+    the record out of it, never a temporary of that function.
+    """
+    return seats.copy(), np.zeros(1, dtype=deal_rows.dtype)
 
 
 @njit(cache=True, parallel=True)
-def run_bridgette_games_nb(kr, seed, game_indices, offsets, pol, prm, deal_rows, game_rows, headers, outcomes):
+def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
+    """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        seats = policy_seats_nb(pol, prm, kb.N_LISTS, no_trace, np.zeros(1, dtype=np.int64))
-        kb.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[offsets[i]:offsets[i + 1]],
+        own, spare = game_buffers_nb(seats, deal_rows)
+        kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64))
 
 
 @njit(cache=True)
-def trace_bridgette_games_nb(kr, seed, game_indices, pol, prm, deal_rows, game_rows, headers, outcomes,
-                             hcur, trace, tcur):
+def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
     """Play chosen games one after another, recording every deal header and action."""
     per_game = deal_rows.shape[0] // game_indices.shape[0]
-    seats = policy_seats_nb(pol, prm, kb.N_LISTS, trace, tcur)
+    spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
-        kb.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[i * per_game:(i + 1) * per_game],
+        kb.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
                         game_rows[i:i + 1], headers, outcomes, hcur, scratch)
 
 
 @njit(cache=True, parallel=True)
-def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, pol, prm, deal_rows, game_rows, headers, outcomes):
+def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        seats = policy_seats_nb(pol, prm, kd.N_LISTS, no_trace, np.zeros(1, dtype=np.int64))
-        kd.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[offsets[i]:offsets[i + 1]],
+        own, spare = game_buffers_nb(seats, deal_rows)
+        kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64))
 
 
 @njit(cache=True)
-def trace_draw_bridge_games_nb(kr, seed, game_indices, pol, prm, deal_rows, game_rows, headers, outcomes,
-                               hcur, trace, tcur):
-    """Play chosen Draw Bridge games one after another, recording every deal and action."""
+def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
-    seats = policy_seats_nb(pol, prm, kd.N_LISTS, trace, tcur)
+    spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
-        kd.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[i * per_game:(i + 1) * per_game],
+        kd.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
                         game_rows[i:i + 1], headers, outcomes, hcur, scratch)
 
 
 @njit(cache=True, parallel=True)
-def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, pol, prm, deal_rows, game_rows, headers, outcomes):
+def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        seats = policy_seats_nb(pol, prm, ke.N_LISTS, no_trace, np.zeros(1, dtype=np.int64))
-        ke.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[offsets[i]:offsets[i + 1]],
+        own, spare = game_buffers_nb(seats, deal_rows)
+        ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64))
 
 
 @njit(cache=True)
-def trace_bid_euchre_games_nb(kr, seed, game_indices, pol, prm, deal_rows, game_rows, headers, outcomes,
-                              hcur, trace, tcur):
-    """Play chosen Bid Euchre games one after another, recording every deal and action."""
+def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
-    seats = policy_seats_nb(pol, prm, ke.N_LISTS, trace, tcur)
+    spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
-        ke.play_game_nb(kr, seed, game_indices[i], seats, deal_rows[i * per_game:(i + 1) * per_game],
+        ke.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
                         game_rows[i:i + 1], headers, outcomes, hcur, scratch)
 
 

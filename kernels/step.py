@@ -7,12 +7,11 @@ write outcomes, and why a replayed deal stopped, straight into the deal record (
 ``error``, ``error_at``, ``error_index``).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
 from kernels.cards import ZERO, bit_nb
+from kernels.policies import N_POLICY_PARAMS
 
 POLICY_SCRIPT = -1  # replay: the seat's actions come from a recorded deal, not a policy
 BY_POLICY = -4  # what a policy seat reads from the script: nothing
@@ -21,41 +20,39 @@ NO_ACTION = -3  # past the end of a replayed list
 TRACE_WIDTH = 4  # a trace row: (kind, seat, action, legal set)
 
 
-class Seats(NamedTuple):
-    """Who decides at each seat and where the actions go.
-
-    ``pol``/``prm``: policy id and parameter row per seat (POLICY_SCRIPT: replayed);
-    ``rng``: the policy stream; ``script[lst, i]`` with ``script_len[lst]``: the replayed
-    lists, read in order through ``cursor[lst]``, which counts every action of the list,
-    replayed or chosen, so seats can be scripted one by one; ``trace``/``tcur``: the
-    trace rows and their count (no rows: not tracing).
-    """
-
-    pol: np.ndarray
-    prm: np.ndarray
-    rng: np.ndarray
-    script: np.ndarray
-    script_len: np.ndarray
-    cursor: np.ndarray
-    trace: np.ndarray
-    tcur: np.ndarray
+def record_dtype(fields) -> np.dtype:
+    """An aligned record type whose rows read and write by field name (``row.contract``) in
+    the kernels and, with NUMBA_DISABLE_JIT=1, in Python too (numpy's record scalars)."""
+    return np.dtype((np.record, np.dtype(fields, align=True)))
 
 
-def script_lists(lists) -> tuple:
-    """Replay lists (sequences of action ids) as the ``script`` and ``script_len`` of Seats."""
-    width = max((len(x) for x in lists), default=0)
-    script = np.full((len(lists), max(width, 1)), NO_ACTION, dtype=np.int64)
-    for k, actions in enumerate(lists):
-        script[k, :len(actions)] = actions
-    return script, np.array([len(x) for x in lists], dtype=np.int64)
+MAX_SEATS = 4
+MAX_LISTS = 6
+MAX_SCRIPT = 128  # replayed actions kept per list: more than any legal deal holds
+
+# Who decides at each seat, and the replay and trace cursors: one record per game, read
+# by the step functions beside the trace rows (``trace``; no rows: not tracing). A record
+# passes between kernels as a pointer, without the reference counting of arrays.
+SEATS_DTYPE = record_dtype([
+    ("pol", np.int64, (MAX_SEATS,)),  # policy id per seat; POLICY_SCRIPT: replayed
+    ("prm", np.float64, (MAX_SEATS, N_POLICY_PARAMS)),  # policy parameter row per seat
+    ("rng", np.uint64, (1,)),  # the policy stream
+    # Replay lists, read in order through ``cursor[lst]``, which counts every action of the
+    # list, replayed or chosen, so seats can be scripted one by one; ``script_len`` is a
+    # list's full length (a list longer than MAX_SCRIPT is illegal before its end).
+    ("script", np.int16, (MAX_LISTS, MAX_SCRIPT)),
+    ("script_len", np.int64, (MAX_LISTS,)),
+    ("cursor", np.int64, (MAX_LISTS,)),
+    ("tcur", np.int64),  # trace rows written (counted past the end of ``trace``)
+])
 
 
 @njit(cache=True)
-def replaying_nb(pol):
+def replaying_nb(seats, players):
     """Every seat reads its actions from a script: a recorded deal replayed whole, whose
     script must then hold exactly the deal's actions."""
-    for p in pol:
-        if p != POLICY_SCRIPT:
+    for s in range(players):
+        if seats.pol[s] != POLICY_SCRIPT:
             return False
     return True
 
@@ -70,7 +67,7 @@ def scripted_nb(seats, seat, lst):
         return BY_POLICY
     if i >= seats.script_len[lst]:
         return NO_ACTION
-    return seats.script[lst, i]
+    return np.int64(seats.script[lst, i])
 
 
 @njit(cache=True, inline="always")
@@ -80,31 +77,31 @@ def legal_nb(action, legal):
 
 
 @njit(cache=True)
-def trace_row_nb(seats, kind, seat, action, legal):
+def trace_row_nb(seats, trace, kind, seat, action, legal):
     """Append an action and its legal set to the trace, if tracing; rows past its end are
     counted so the caller can grow it."""
-    if seats.trace.shape[0] > 0:
-        i = seats.tcur[0]
-        if i < seats.trace.shape[0]:
-            seats.trace[i, 0] = kind
-            seats.trace[i, 1] = seat
-            seats.trace[i, 2] = action
-            seats.trace[i, 3] = np.int64(legal)
-        seats.tcur[0] = i + 1
+    if trace.shape[0] > 0:
+        i = seats.tcur
+        if i < trace.shape[0]:
+            trace[i, 0] = kind
+            trace[i, 1] = seat
+            trace[i, 2] = action
+            trace[i, 3] = np.int64(legal)
+        seats.tcur = i + 1
 
 
-@njit(cache=True)
-def record_nb(seats, kind, seat, action, legal):
+@njit(cache=True, inline="always")
+def record_nb(seats, trace, kind, seat, action, legal):
     """Trace a legal action with its legal set; returns the action, legal or not."""
-    if legal_nb(action, legal):
-        trace_row_nb(seats, kind, seat, action, legal)
+    if trace.shape[0] > 0 and legal_nb(action, legal):
+        trace_row_nb(seats, trace, kind, seat, action, legal)
     return action
 
 
 @njit(cache=True)
-def left_over_nb(seats, lst):
+def left_over_nb(seats, players, lst):
     """A whole replay holds more actions in list ``lst`` than the deal used."""
-    return replaying_nb(seats.pol) and seats.cursor[lst] < seats.script_len[lst]
+    return replaying_nb(seats, players) and seats.cursor[lst] < seats.script_len[lst]
 
 
 @njit(cache=True)
@@ -125,7 +122,7 @@ def deal_row_nb(deal_rows, k, spare):
 
 
 @njit(cache=True)
-def open_header_nb(headers, hcur, tcur, game_index, seq, dealer):
+def open_header_nb(headers, hcur, seats, game_index, seq, dealer):
     """Start a traced deal's header (its hands and stock are the game's to fill): the
     header's index, or -1 when not tracing or out of room (counted so the caller can grow)."""
     h = hcur[0]
@@ -138,23 +135,17 @@ def open_header_nb(headers, hcur, tcur, game_index, seq, dealer):
     head.game = game_index
     head.seq = seq
     head.dealer = dealer
-    head.actions_start = tcur[0]
+    head.actions_start = seats.tcur
     return h
 
 
 @njit(cache=True)
-def close_header_nb(headers, outcomes, h, tcur, row, counted):
+def close_header_nb(headers, outcomes, h, seats, row, counted):
     """End a traced deal: its last action and a copy of its outcome."""
     if h >= 0:
-        headers[h].actions_end = tcur[0]
+        headers[h].actions_end = seats.tcur
         headers[h].counted = counted
         outcomes[h] = row
-
-
-def record_dtype(fields) -> np.dtype:
-    """An aligned record type whose rows read and write by field name (``row.contract``) in
-    the kernels and, with NUMBA_DISABLE_JIT=1, in Python too (numpy's record scalars)."""
-    return np.dtype((np.record, np.dtype(fields, align=True)))
 
 
 def header_dtype(hands: int, stock: int) -> np.dtype:
@@ -169,11 +160,14 @@ def header_dtype(hands: int, stock: int) -> np.dtype:
 ERROR_FIELDS = [("error", np.int8), ("error_at", np.int8), ("error_index", np.int16)]
 
 
-def seats_for(pol, prm, lists, trace=None):
-    """Seats for a call from Python: policy ids and rows, the replay ``lists`` (sequences of
-    action ids, one per list), and an optional trace buffer (int64 rows of TRACE_WIDTH)."""
-    script, script_len = script_lists(lists)
-    if trace is None:
-        trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
-    return Seats(np.asarray(pol, dtype=np.int64), np.asarray(prm, dtype=np.float64), np.zeros(1, dtype=np.uint64),
-                 script, script_len, np.zeros(len(lists), dtype=np.int64), trace, np.zeros(1, dtype=np.int64))
+def seats_for(pol, prm, lists=()):
+    """The seats record (a 1-element array) for a call from Python: policy ids and parameter
+    rows per seat, and the replay ``lists`` (sequences of action ids, one per list)."""
+    seats = np.zeros(1, dtype=SEATS_DTYPE)
+    seats["pol"][0, :len(pol)] = pol
+    seats["prm"][0, :len(pol)] = prm
+    for k, actions in enumerate(lists):
+        kept = list(actions)[:MAX_SCRIPT]
+        seats["script"][0, k, :len(kept)] = kept
+        seats["script_len"][0, k] = len(actions)
+    return seats

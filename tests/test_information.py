@@ -72,9 +72,11 @@ def _replayed(play_deal, engine, seat, players, lists, *args):
     _, prm = kernel_policies([HEURISTIC] * players)
     pol = np.full(players, POLICY_SCRIPT, dtype=np.int64)
     pol[seat] = HEURISTIC.policy_id
-    seats = seats_for(pol, prm, lists, np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64))
-    play_deal(*args, seats, np.zeros(1, dtype=engine.DEAL_DTYPE)[0])
-    return seats.trace[:seats.tcur[0]]
+    seats = seats_for(pol, prm, lists)
+    trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
+    rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
+    play_deal(*args, seats[0], trace, rows[0])
+    return trace[:seats["tcur"][0]]
 
 
 def _deals(traced, contracts_only=True):

@@ -14,6 +14,7 @@ from kernels import bridgette as kb
 from kernels import draw_bridge as kd
 from kernels.engine import run_bid_euchre_games_nb, run_bridgette_games_nb, run_draw_bridge_games_nb
 from sim import bid_euchre, bridgette, draw_bridge
+from kernels.step import seats_for
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
@@ -33,7 +34,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room):
     """Play games 0..n-1 with ``room`` deal rows each, in a buffer whose rows past every
     game's room (and past the end) hold the sentinel."""
     kr = rules.to_kernel()
-    pol, prm = kernel_policies([parse_policy("random")] * players)
+    seats = seats_for(*kernel_policies([parse_policy("random")] * players))
     stride = room + 3  # three sentinel rows after each game's room
     deals = np.zeros(n_games * stride + 3, dtype=engine.DEAL_DTYPE)
     deals["game"] = SENTINEL
@@ -41,7 +42,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room):
     starts = np.arange(n_games + 1, dtype=np.int64) * stride
     for i in range(n_games):  # one call per game: its own slice of exactly ``room`` rows
         run_games_nb(kr, np.uint64(5), np.array([i], dtype=np.int64), np.array([0, room], dtype=np.int64),
-                     pol, prm, deals[starts[i]:starts[i] + room], games[i:i + 1],
+                     seats, deals[starts[i]:starts[i] + room], games[i:i + 1],
                      np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE))
     return deals, games, stride
 
