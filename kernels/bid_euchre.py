@@ -12,7 +12,9 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import EUCHRE_FIRST_LEVEL, EUCHRE_PASS
-from kernels.cards import EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import (
+    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb,
+)
 from kernels.policies import (
     choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
     choose_euchre_return_nb, choose_euchre_trump_nb,
