@@ -21,7 +21,7 @@ from kernels.policies import (
 )
 from kernels.rng import below_nb, game_streams_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, ERROR_FIELDS, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype,
+    BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype,
     left_over_nb, legal_nb, open_header_nb, record_nb, replaying_nb, scripted_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
@@ -211,7 +211,7 @@ def card_step_nb(seats, trace, seat, hand, legal, lead, best, best_seat, trump, 
     held = pick_copy_nb(legal, card)
     if held < 0:
         held = pick_copy_nb(hand, card)
-    if held >= 0:
+    if held >= 0 and trace.shape[0] > 0:
         trace_row_nb(seats, trace, KIND_PLAY, seat, held, legal)
     return held
 
@@ -251,6 +251,25 @@ def auction_nb(p, dealer, hands, seats, trace, row):
 
 
 @njit(cache=True)
+def scripted_return_nb(seats, forced, i):
+    """E-4: a replayed partner's returns, each forced trump taken once: the ``i``-th return
+    that is not forced (NO_ACTION when there are fewer), and the forced trumps not
+    returned."""
+    rest = forced
+    choice = NO_ACTION
+    for j in range(min(seats.script_len[LIST_RETURN], MAX_SCRIPT)):
+        action = np.int64(seats.script[LIST_RETURN, j])
+        card = pick_copy_nb(rest, action)
+        if card >= 0:
+            rest &= ~bit_nb(card)
+        else:
+            if i == 0:
+                choice = action
+            i -= 1
+    return choice, rest
+
+
+@njit(cache=True)
 def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
     """E-4: after a 6A (12A) the bidder gives partner ``ask_cards`` cards of its choice and
     gets back as many: partner's highest trumps first, the rest partner's choice of
@@ -269,28 +288,14 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         given |= bit_nb(card)
     # A replayed partner's returns must hold every forced trump; the rest are its choices.
-    chosen = np.full(k, BY_POLICY, dtype=np.int64)
-    if seats.pol[partner] == POLICY_SCRIPT:
-        if seats.script_len[LIST_RETURN] != k:
-            return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
-        rest = forced
-        n_chosen = 0
-        for i in range(k):
-            scripted = np.int64(seats.script[LIST_RETURN, i])
-            card = pick_copy_nb(rest, scripted)
-            if card >= 0:
-                rest &= ~bit_nb(card)
-            else:
-                chosen[n_chosen] = scripted
-                n_chosen += 1
-        if rest != ZERO:
-            return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
-        for i in range(n_chosen, k):
-            chosen[i] = NO_ACTION
+    scripted = seats.pol[partner] == POLICY_SCRIPT
+    if scripted and (seats.script_len[LIST_RETURN] != k or scripted_return_nb(seats, forced, 0)[1] != ZERO):
+        return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
     returned = forced
     for i in range(k - popcount_nb(forced)):
         legal = before & ~returned & ~EUCHRE_SUIT_OF[trump, trump]
-        card = return_step_nb(seats, trace, partner, legal, trump, chosen[i])
+        choice = scripted_return_nb(seats, forced, i)[0] if scripted else BY_POLICY
+        card = return_step_nb(seats, trace, partner, legal, trump, choice)
         if card < 0:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         returned |= bit_nb(card)

@@ -84,7 +84,7 @@ def highest_nb(x):
     return np.int64(63) - np.int64(leading_zeros(np.uint64(x)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nth_card_nb(x, n):
     """The ``n``-th lowest card (0-based) of the set ``x``."""
     for _ in range(n):

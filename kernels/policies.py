@@ -36,7 +36,7 @@ N_POLICY_PARAMS = 8
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pick_random_nb(mask, rng):
     """Uniform choice of one set bit of ``mask``."""
     return nth_card_nb(mask, below_nb(rng, popcount_nb(mask)))
@@ -68,11 +68,17 @@ def estimate_tricks_nb(hand, strain):
 COLON_KEEP = np.array([2.5, 3.5, 4.5])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_discard_nb(pid, prm, hand, rng):
     """B-3: one card to discard from a hand above 13 cards."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
+    return heuristic_discard_nb(prm, hand)
+
+
+@njit(cache=True)
+def heuristic_discard_nb(prm, hand):
+    """The heuristic's choice for ``choose_discard_nb``."""
     # Heuristic: keep high cards and long suits; drop the lowest card of the shortest suit.
     best_card, best_keep = -1, 1e18
     rest = hand
@@ -88,11 +94,17 @@ def choose_discard_nb(pid, prm, hand, rng):
     return best_card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, rng):
     """C-4/B-5/B-6: one call from the legal set ``legal`` (bit = call id)."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
+    return heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled)
+
+
+@njit(cache=True)
+def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled):
+    """The heuristic's choice for ``choose_call_nb``."""
     aggression = prm[H_AGGRESSION]
     if cur_bid >= 0 and bidder == seat:
         # The opponent doubled this seat's bid: redouble when it should make with tricks to spare.
@@ -156,11 +168,17 @@ def none_held_odds_nb(unseen, wanted, held):
     return odds
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng):
     """B-7..B-10: one card from ``legal``; ``lead`` is -1 when this seat leads."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
+    return heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen)
+
+
+@njit(cache=True)
+def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
+    """The heuristic's choice for ``choose_card_nb``."""
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     suited = legal & ALL_SUITED
     use_colons = prm[H_USE_COLONS] > 0
@@ -243,7 +261,7 @@ def _highest_rank_nb(mask):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, rng):
     """D-2: one card to a draw-phase trick (``shown_top`` is -1 unless the stock's top is face up).
 
@@ -252,6 +270,12 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
     """
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
+    return heuristic_draw_card_nb(prm, hand, legal, lead, shown_top, led_suit_wins)
+
+
+@njit(cache=True)
+def heuristic_draw_card_nb(prm, hand, legal, lead, shown_top, led_suit_wins):
+    """The heuristic's choice for ``choose_draw_card_nb``."""
     wanted = shown_top >= 0 and shown_top % 13 + 2 >= prm[H_DRAW_FIGHT]
     if lead < 0:
         return _highest_rank_nb(legal) if wanted else _cheapest_nb(legal, -1)
@@ -335,21 +359,33 @@ def _best_trump_nb(hand, copies):
     return best, best_est
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_euchre_discard_nb(pid, prm, hand, copies, rng):
     """E-10 joker: the dealer's discard before the auction: its weakest card."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
+    return heuristic_euchre_discard_nb(prm, hand, copies)
+
+
+@njit(cache=True)
+def heuristic_euchre_discard_nb(prm, hand, copies):
+    """The heuristic's choice for ``choose_euchre_discard_nb``."""
     trump, _ = _best_trump_nb(hand, copies)
     return _euchre_extreme_nb(hand, trump, False)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks, copies, rng):
     """E-3: pass or a bid (ladder id). Bids the team's expected tricks in its best suit; asks
     or shoots the moon with a hand that expects (nearly) every trick."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
+    return heuristic_euchre_bid_nb(prm, hand, legal, high, high_bidder, seat, tricks, copies)
+
+
+@njit(cache=True)
+def heuristic_euchre_bid_nb(prm, hand, legal, high, high_bidder, seat, tricks, copies):
+    """The heuristic's choice for ``choose_euchre_bid_nb``."""
     _, alone = _best_trump_nb(hand, copies)
     scale = tricks / 6.0
     levels = tricks - 3
@@ -376,37 +412,61 @@ def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks,
     return lowest_nb(legal)  # stuck dealer: the lowest bid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_euchre_trump_nb(pid, prm, hand, copies, rng):
     """E-3: the bidder names trump: its strongest suit."""
     if pid == POLICY_RANDOM:
         return below_nb(rng, 4)
+    return heuristic_euchre_trump_nb(prm, hand, copies)
+
+
+@njit(cache=True)
+def heuristic_euchre_trump_nb(prm, hand, copies):
+    """The heuristic's choice for ``choose_euchre_trump_nb``."""
     trump, _ = _best_trump_nb(hand, copies)
     return trump
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_euchre_give_nb(pid, prm, legal, trump, rng):
     """E-4: a card the asking bidder gives partner: its least useful one."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return _euchre_extreme_nb(legal, trump, False)
+    return heuristic_euchre_give_nb(prm, legal, trump)
 
 
 @njit(cache=True)
+def heuristic_euchre_give_nb(prm, legal, trump):
+    """The heuristic's choice for ``choose_euchre_give_nb``."""
+    return _euchre_extreme_nb(legal, trump, False)
+
+
+@njit(cache=True, inline="always")
 def choose_euchre_return_nb(pid, prm, legal, trump, rng):
     """E-4: a return of partner's choice (no trumps left): its best card."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return _euchre_extreme_nb(legal, trump, True)
+    return heuristic_euchre_return_nb(prm, legal, trump)
 
 
 @njit(cache=True)
+def heuristic_euchre_return_nb(prm, legal, trump):
+    """The heuristic's choice for ``choose_euchre_return_nb``."""
+    return _euchre_extreme_nb(legal, trump, True)
+
+
+@njit(cache=True, inline="always")
 def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played, rng):
     """E-6: a card to play. Leads trump from the top on the bidding side, cashes side aces,
     never overtakes a partner who is winning with a high card, wins as cheaply as it can."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
+    return heuristic_euchre_card_nb(prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played)
+
+
+@njit(cache=True)
+def heuristic_euchre_card_nb(prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played):
+    """The heuristic's choice for ``choose_euchre_card_nb``."""
     trumps = legal & EUCHRE_SUIT_OF[trump, trump]
     if lead < 0:
         if trumps and (seat - bidder) % 2 == 0:

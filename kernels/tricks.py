@@ -28,7 +28,7 @@ def beats_nb(card, best, trump):
     return cs == trump
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lead_legal_nb(hand, barred_suit):
     """B-8: any card, except the barred suit (-1: none) while the leader holds anything else."""
     if barred_suit >= 0:
@@ -38,7 +38,7 @@ def lead_legal_nb(hand, barred_suit):
     return hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def follow_legal_nb(hand, lead, colon_when_void):
     """C-3 with B-8..B-10: the cards the follower may play to ``lead``.
 
@@ -60,7 +60,7 @@ def follow_legal_nb(hand, lead, colon_when_void):
     return legal
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_nb(lead, follow, trump):
     """B-8, B-9, C-3: (does the leader win, suit barred to the leader's next lead or -1).
 
