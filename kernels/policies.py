@@ -9,7 +9,7 @@ row per seat; their names and defaults live in ``sim/policies.py``.
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, STRAIN_BIDS
 from kernels.cards import (
     ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_ACES, EUCHRE_KING, EUCHRE_POWER, EUCHRE_SUIT_OF, HCP, ONE,
     POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_TRUMP_ACE, POWER_TRUMP_KING, RANGE_MASKS, RANK_JACK, RANK_TEN,
@@ -116,14 +116,15 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled):
     # The lowest legal bid in the strain with the best estimate that the estimate supports.
     best_bid = -1
     best_est = -1e9
+    above = ~(bit_nb(cur_bid + 1) - ONE)
     for strain in range(5):
+        bids = legal & STRAIN_BIDS[strain] & above
+        if bids == ZERO:
+            continue
+        b = lowest_nb(bids)  # the cheapest legal bid in this strain
         est = estimate_tricks_nb(hand, strain) + aggression
-        target = int(np.floor(est)) - 6
-        for b in range(cur_bid + 1, N_BIDS):
-            if BID_STRAIN[b] == strain and legal & bit_nb(b):
-                if BID_LEVEL[b] <= target and est > best_est:
-                    best_est, best_bid = est, b
-                break
+        if BID_LEVEL[b] <= int(np.floor(est)) - 6 and est > best_est:
+            best_est, best_bid = est, b
     if best_bid >= 0:
         return best_bid
     if cur_bid >= 0 and legal & bit_nb(CALL_DOUBLE):
