@@ -12,12 +12,12 @@ from numba import njit
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, STRAIN_BIDS
 from kernels.cards import (
     ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_ACES, EUCHRE_KING, EUCHRE_POWER, EUCHRE_SUIT_OF, HCP, ONE,
-    POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_TRUMP_ACE, POWER_TRUMP_KING, RANGE_MASKS, RANK_JACK, RANK_TEN,
-    SUIT_MASKS, TRUMP_POWER, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
+    POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_TRUMP_ACE, POWER_TRUMP_KING, RANGE_MASKS, RANK_JACK, RANK_MASKS,
+    RANK_TEN, SUIT_MASKS, TRUMP_POWER, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
     popcount_nb,
 )
 from kernels.rng import below_nb
-from kernels.tricks import beats_nb, draw_beats_nb, euchre_beats_nb
+from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
@@ -34,6 +34,8 @@ H_PARTNER_AWARE = 7
 N_POLICY_PARAMS = 8
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
+_S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)
+_RANKS = np.uint64((1 << 13) - 1)
 
 
 @njit(cache=True, inline="always")
@@ -140,15 +142,28 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled):
 
 @njit(cache=True)
 def _cheapest_nb(mask, trump):
-    """The least useful suited card of ``mask``: lowest rank, non-trumps first."""
-    for r in range(13):
-        for s in range(4):
-            if s != trump and mask & bit_nb(s * 13 + r):
-                return s * 13 + r
-    for r in range(13):
-        if trump >= 0 and mask & bit_nb(trump * 13 + r):
-            return trump * 13 + r
+    """The least useful suited card of ``mask``: lowest rank, non-trumps first (clubs first
+    among equal ranks), -1 for none."""
+    trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    side = _ranks_nb(mask & ~trumps)
+    if side != ZERO:
+        return _card_of_rank_nb(mask & ~trumps, lowest_nb(side))
+    if mask & trumps:
+        return lowest_nb(mask & trumps)
     return -1
+
+
+@njit(cache=True, inline="always")
+def _ranks_nb(mask):
+    """The ranks present in the suited cards of ``mask``, as 13 bits (2 = bit 0)."""
+    mask &= ALL_SUITED
+    return (mask | (mask >> _S13) | (mask >> _S26) | (mask >> _S39)) & _RANKS
+
+
+@njit(cache=True, inline="always")
+def _card_of_rank_nb(mask, rank):
+    """The card of ``rank`` in ``mask`` of the lowest suit (clubs first)."""
+    return lowest_nb(mask & RANK_MASKS[rank])
 
 
 @njit(cache=True)
@@ -218,13 +233,7 @@ def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
         return lowest_nb(legal)
     if lead < 52:
         # Win as cheaply as possible: lowest card of the suit led that beats it, else lowest trump.
-        winners = ZERO
-        rest = suited
-        while rest:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
-            if beats_nb(c, lead, trump):
-                winners |= bit_nb(c)
+        winners = beaters_nb(suited, lead, trump)
         if winners:
             same = winners & SUIT_MASKS[lead // 13]
             return lowest_nb(same) if same else lowest_nb(winners)
@@ -254,12 +263,11 @@ def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
 
 @njit(cache=True)
 def _highest_rank_nb(mask):
-    """The card of highest rank in ``mask`` (clubs first among equals)."""
-    for r in range(12, -1, -1):
-        for s in range(4):
-            if mask & bit_nb(s * 13 + r):
-                return s * 13 + r
-    return -1
+    """The card of highest rank in ``mask`` (clubs first among equals), -1 for none."""
+    ranks = _ranks_nb(mask)
+    if ranks == ZERO:
+        return -1
+    return _card_of_rank_nb(mask, highest_nb(ranks))
 
 
 @njit(cache=True, inline="always")

@@ -2,7 +2,8 @@
 
 The deal kernels, the policies and the independent analyses all read these:
 - contract play (C-3, with Bridgette's Colons: B-8 block and bar, B-9 Colon leads, B-10):
-  ``lead_legal_nb``, ``follow_legal_nb``, ``trick_nb``, ``beats_nb``; Draw Bridge's contract
+  ``lead_legal_nb``, ``follow_legal_nb``, ``trick_nb``, ``beats_nb`` (``beaters_nb`` for a
+  set); Draw Bridge's contract
   phase (D-4) is the same play without Colons;
 - the Draw Bridge draw phase (D-2): ``draw_follow_legal_nb``, ``draw_beats_nb``;
 - Bid Euchre (C-3 over E-2's effective suits and powers): ``euchre_follow_legal_nb``,
@@ -12,7 +13,8 @@ The deal kernels, the policies and the independent analyses all read these:
 from numba import njit
 
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, SUIT_MASKS, ZERO, bit_nb,
+    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, SUIT_MASKS, ZERO,
+    above_in_suit_nb, bit_nb,
 )
 
 # --- Contract play: C-3 with B-7..B-10 ----------------------------------------------------
@@ -26,6 +28,16 @@ def beats_nb(card, best, trump):
     if cs == bs:
         return card > best
     return cs == trump
+
+
+@njit(cache=True, inline="always")
+def beaters_nb(cards, best, trump):
+    """C-3 over a set: the suited ``cards`` that beat the suited ``best`` (``beats_nb`` for
+    each card at once): higher cards of its suit, and any trump when it is not a trump."""
+    higher = cards & above_in_suit_nb(best)
+    if trump >= 0 and trump != best // 13:
+        higher |= cards & SUIT_MASKS[trump]
+    return higher
 
 
 @njit(cache=True, inline="always")
