@@ -30,7 +30,7 @@ def game_buffers_nb(seats, deal_rows):
     return seats.copy(), np.zeros(1, dtype=deal_rows.dtype)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
@@ -52,7 +52,7 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
                         game_rows[i:i + 1], headers, outcomes, hcur, scratch)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
@@ -72,7 +72,7 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
                         game_rows[i:i + 1], headers, outcomes, hcur, scratch)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,13 +109,20 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             progress.update(sum(n for i, _, n in config.blocks() if i in done))
         todo = [block for block in config.blocks() if block[0] not in done]
         if pool is None:
-            for index, first, count in todo:
-                deals, game_rows = module.run_block(rules, policies, seed, first, count)
-                folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
-                                   module.aggregate(rules, deals, game_rows))
-                played += count
-                if progress is not None:
-                    progress.update(count)
+            # Each block is tabled, aggregated and written while the next one plays (the
+            # kernels release the GIL), in order, one block behind at most.
+            with ThreadPoolExecutor(max_workers=1) as writer:
+                pending = None
+                for index, first, count in todo:
+                    deals, game_rows = module.run_block(rules, policies, seed, first, count)
+                    if pending is not None:
+                        pending.result()
+                    pending = writer.submit(_write_block, folder, module, rules, policies, index, deals, game_rows)
+                    played += count
+                    if progress is not None:
+                        progress.update(count)
+                if pending is not None:
+                    pending.result()
         else:
             where = pool.describe()
             if todo:
@@ -143,6 +151,11 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         timing["cluster"] = where
     folder.finish(summary, timing)
     return folder, summary, timing
+
+
+def _write_block(folder, module, rules, policies, index, deals, game_rows):
+    folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
+                       module.aggregate(rules, deals, game_rows))
 
 
 @dataclass
