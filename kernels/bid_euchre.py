@@ -22,7 +22,7 @@ from kernels.policies import (
 from kernels.rng import below_nb, game_streams_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype,
-    left_over_nb, legal_nb, open_header_nb, record_nb, replaying_nb, scripted_nb, stop_nb, trace_row_nb,
+    left_over_nb, legal_nb, open_header_nb, record_nb, scripted_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
 from sim.rules import kernel_params
@@ -243,7 +243,7 @@ def auction_nb(p, dealer, hands, seats, trace, row):
             return stop_nb(row, ERR_AUCTION, AT_CALLS, turn)
         if call != EUCHRE_PASS:
             high, bidder = call, seat
-    if left_over_nb(seats, 4, LIST_CALLS):
+    if left_over_nb(seats, LIST_CALLS):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, 4)
     row.bid = high
     row.bidder = bidder
@@ -278,7 +278,7 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
     partner = (bidder + 2) % 4
     before = hands[partner]
     forced = highest_trumps_nb(before, trump, k)
-    if replaying_nb(seats, 4) and (seats.script_len[LIST_GIVE] != k or seats.script_len[LIST_RETURN] != k):
+    if seats.replaying != 0 and (seats.script_len[LIST_GIVE] != k or seats.script_len[LIST_RETURN] != k):
         return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
     given = ZERO
     for _ in range(k):
@@ -343,7 +343,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
             seat = (seat + 1) % 4
         tricks0 += best_seat % 2 == 0
         leader = best_seat
-    if left_over_nb(seats, 4, LIST_PLAY):
+    if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
     # E-7 scores, then E-8 penalties.
     row.tricks0 = tricks0
@@ -364,7 +364,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row):
     p = kr.params[0]
     start_deal_nb(row)
     seats.cursor[:] = 0
-    replaying = replaying_nb(seats, 4)
+    replaying = seats.replaying != 0
     if p.ace_no_face and ace_no_face_nb(hands):
         row.void = VOID_ACE_NO_FACE  # a replay must hold nothing more (checked by the caller)
         return

@@ -268,7 +268,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row):
             if not leader_wins:
                 leader = seat
         add_trick_nb(row, leader)
-    if left_over_nb(seats, 2, LIST_PLAY):
+    if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     return True
 
@@ -318,7 +318,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row):
                       p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
     if row.contract < 0:
-        if left_over_nb(seats, 2, LIST_PLAY):
+        if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]

@@ -165,7 +165,7 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
         else:
             cur_bid, bidder, doubled = call, seat, 0
         seat = 1 - seat
-    if left_over_nb(seats, 2, LIST_CALLS):
+    if left_over_nb(seats, LIST_CALLS):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
     if cur_bid >= 0:
         row.contract = cur_bid

@@ -165,7 +165,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row):
             elif not trick_nb(lead, card, trump)[0]:
                 leader = seat
         add_trick_nb(row, leader)
-    if left_over_nb(seats, 2, LIST_PLAY):
+    if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     return True
 
@@ -189,7 +189,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row):
     if not auction_nb(hands, dealer, FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
     if row.contract < 0:
-        if left_over_nb(seats, 2, LIST_PLAY):
+        if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]

@@ -44,17 +44,10 @@ SEATS_DTYPE = record_dtype([
     ("script_len", np.int64, (MAX_LISTS,)),
     ("cursor", np.int64, (MAX_LISTS,)),
     ("tcur", np.int64),  # trace rows written (counted past the end of ``trace``)
+    # Every seat replays: a recorded deal replayed whole, whose lists must then hold
+    # exactly the deal's actions (seats_for sets it).
+    ("replaying", np.int8),
 ])
-
-
-@njit(cache=True)
-def replaying_nb(seats, players):
-    """Every seat reads its actions from a script: a recorded deal replayed whole, whose
-    script must then hold exactly the deal's actions."""
-    for s in range(players):
-        if seats.pol[s] != POLICY_SCRIPT:
-            return False
-    return True
 
 
 @njit(cache=True, inline="always")
@@ -98,10 +91,10 @@ def record_nb(seats, trace, kind, seat, action, legal):
     return action
 
 
-@njit(cache=True)
-def left_over_nb(seats, players, lst):
+@njit(cache=True, inline="always")
+def left_over_nb(seats, lst):
     """A whole replay holds more actions in list ``lst`` than the deal used."""
-    return replaying_nb(seats, players) and seats.cursor[lst] < seats.script_len[lst]
+    return seats.replaying != 0 and seats.cursor[lst] < seats.script_len[lst]
 
 
 @njit(cache=True)
@@ -166,6 +159,7 @@ def seats_for(pol, prm, lists=()):
     seats = np.zeros(1, dtype=SEATS_DTYPE)
     seats["pol"][0, :len(pol)] = pol
     seats["prm"][0, :len(pol)] = prm
+    seats["replaying"] = all(p == POLICY_SCRIPT for p in pol)
     for k, actions in enumerate(lists):
         kept = list(actions)[:MAX_SCRIPT]
         seats["script"][0, k, :len(kept)] = kept
