@@ -19,10 +19,11 @@ from kernels.policies import (
     choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
     choose_euchre_return_nb, choose_euchre_trump_nb,
 )
-from kernels.rng import below_nb, game_streams_nb, shuffle_nb
+from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype,
-    left_over_nb, legal_nb, open_header_nb, record_nb, scripted_nb, stop_nb, trace_row_nb,
+    BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb,
+    header_cards_nb, header_dtype, left_over_nb, legal_nb, open_header_nb, record_dtype, record_nb,
+    scripted_nb, start_game_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
 from sim.rules import kernel_params
@@ -433,8 +434,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
     seats = seats_row[0]
-    deal_rng, policy_rng = game_streams_nb(seed, game_index)
-    seats.rng[0] = policy_rng[0]
+    deal_rng = start_game_nb(seed, game_index, seats)
     hands = np.zeros(4, dtype=np.uint64)
     no_reneges = np.zeros((0, 2), dtype=np.int64)
     first_dealer = below_nb(deal_rng, 4)
@@ -445,8 +445,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     while True:
         deal_cards_nb(deal_rng, kr.deck, p.tricks, dealer, hands, scratch)
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
-        if h >= 0:
-            headers[h].hands[:] = hands
+        header_cards_nb(headers, h, hands, scratch[:0])
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row)
         row.game, row.deal, row.dealer = game_index, deals, dealer

@@ -21,10 +21,10 @@ from kernels.contract import (
     card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
 from kernels.policies import choose_discard_nb
-from kernels.rng import below_nb, game_streams_nb, shuffle_nb
+from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_dtype, record_dtype, left_over_nb, legal_nb,
-    open_header_nb, record_nb, scripted_nb, stop_nb,
+    BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
+    legal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim.rules import BridgetteRules, choice_id, kernel_params
@@ -366,8 +366,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     """
     p = kr.params[0]
     seats = seats_row[0]
-    deal_rng, policy_rng = game_streams_nb(seed, game_index)
-    seats.rng[0] = policy_rng[0]
+    deal_rng = start_game_nb(seed, game_index, seats)
     hands = np.zeros(2, dtype=np.uint64)
     n_deck = kr.deck.shape[0]
     deck_mask = ZERO
@@ -381,10 +380,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:n_deck]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
-        if h >= 0:
-            headers[h].hands[:] = hands
-            headers[h].stock_len = stock.shape[0]
-            headers[h].stock[:stock.shape[0]] = stock
+        header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row)
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)

@@ -17,10 +17,10 @@ from kernels.contract import (
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
 from kernels.policies import choose_draw_card_nb
-from kernels.rng import below_nb, game_streams_nb, shuffle_nb
+from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
-    BY_POLICY, close_header_nb, deal_row_nb, header_dtype, record_dtype, left_over_nb, legal_nb, open_header_nb,
-    record_nb, scripted_nb, stop_nb,
+    BY_POLICY, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb, legal_nb,
+    open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
 from sim.rules import DrawBridgeRules, choice_id, kernel_params
@@ -223,8 +223,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
     seats = seats_row[0]
-    deal_rng, policy_rng = game_streams_nb(seed, game_index)
-    seats.rng[0] = policy_rng[0]
+    deal_rng = start_game_nb(seed, game_index, seats)
     hands = np.zeros(2, dtype=np.uint64)
     first_dealer = below_nb(deal_rng, 2)
     dealer = first_dealer
@@ -235,10 +234,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         deal_cards_nb(deal_rng, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:52]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
-        if h >= 0:
-            headers[h].hands[:] = hands
-            headers[h].stock_len = stock.shape[0]
-            headers[h].stock[:] = stock
+        header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, dealer, hands, stock, seats, trace, row)
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)

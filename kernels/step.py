@@ -12,6 +12,7 @@ from numba import njit
 
 from kernels.cards import ZERO, bit_nb
 from kernels.policies import N_POLICY_PARAMS
+from kernels.rng import game_streams_nb
 
 POLICY_SCRIPT = -1  # replay: the seat's actions come from a recorded deal, not a policy
 BY_POLICY = -4  # what a policy seat reads from the script: nothing
@@ -130,6 +131,25 @@ def open_header_nb(headers, hcur, seats, game_index, seq, dealer):
     head.dealer = dealer
     head.actions_start = seats.tcur
     return h
+
+
+@njit(cache=True)
+def header_cards_nb(headers, h, hands, stock):
+    """A traced deal's cards as dealt: the hands and the stock (-1: not tracing)."""
+    if h >= 0:
+        head = headers[h]
+        head.hands[:] = hands
+        head.stock_len = stock.shape[0]
+        head.stock[:stock.shape[0]] = stock
+
+
+@njit(cache=True)
+def start_game_nb(seed, game_index, seats):
+    """A game's streams (kernels.rng): the policy stream goes to ``seats``; returns the deal
+    stream."""
+    deal_rng, policy_rng = game_streams_nb(seed, game_index)
+    seats.rng[0] = policy_rng[0]
+    return deal_rng
 
 
 @njit(cache=True)
