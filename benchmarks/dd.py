@@ -1,0 +1,118 @@
+"""python -m benchmarks.dd [--deals N] [--json]
+
+Double-dummy solver speed on one thread, warm (the kernels compile on a first deal that is
+not timed), with nodes per solve and what each technique buys (the same deals solved with
+that technique switched off; the bridge games' "without" rows use the first tenth of the
+deals, beside the full solver on the same tenth):
+
+- Bridgette: hands of 13 drawn from the 55-card deck (the Colons included), one strain
+  and declarer per solve (median, p99, worst), and whole tables (5 strains x 2 declarers);
+- Draw Bridge's contract phase: the same over 52 cards;
+- Bid Euchre, single deck: whole solves (the leader's team's tricks from the first lead).
+
+Deals are uniform random hands, not hands after the exchange or the draw phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+import numpy as np
+
+from benchmarks.throughput import machine_facts, machine_line
+from kernels import dd
+from sim.dd import Solver, contract_table, euchre_layout
+
+TECHNIQUES = {"table": dd.USE_TT, "equivalent cards": dd.USE_EQUIV, "move ordering": dd.USE_ORDER,
+              "quick tricks": dd.USE_BOUNDS}
+
+
+def contract_deals(rng, colons, n):
+    deck = list(range(52)) + list(range(52, 52 + colons))
+    out = []
+    for _ in range(n):
+        cards = rng.sample(deck, 26)
+        out.append((cards[:13], cards[13:], rng.randint(-1, 3), rng.randint(0, 1)))
+    return out
+
+
+def bench_contract(deals, flags):
+    """Per single solve: seconds and nodes; and whole tables per second."""
+    solver = Solver(flags=flags)
+    solver.contract_tricks(deals[0][:2], 0, 0)
+    seconds, nodes = [], []
+    for h0, h1, trump, to_move in deals:
+        before = int(solver.stats[dd.ST_NODES])
+        start = time.perf_counter()
+        solver.contract_tricks((h0, h1), trump, to_move)
+        seconds.append(time.perf_counter() - start)
+        nodes.append(int(solver.stats[dd.ST_NODES]) - before)
+    tables = deals[: max(1, len(deals) // 5)]
+    start = time.perf_counter()
+    for h0, h1, _, _ in tables:
+        contract_table(solver, (h0, h1))
+    table_rate = len(tables) / (time.perf_counter() - start)
+    seconds.sort()
+    return {"median_ms": 1e3 * statistics.median(seconds), "p99_ms": 1e3 * seconds[int(0.99 * (len(seconds) - 1))],
+            "max_ms": 1e3 * seconds[-1], "nodes_median": statistics.median(nodes), "tables_per_s": table_rate}
+
+
+def bench_euchre(rng, n, flags):
+    layouts = [euchre_layout(t, False, False) for t in range(4)]
+    hands = np.zeros((n, 4), dtype=np.uint64)
+    trumps = np.array([rng.randint(0, 3) for _ in range(n)], dtype=np.int64)
+    leaders = np.array([rng.randint(0, 3) for _ in range(n)], dtype=np.int64)
+    for i in range(n):
+        deck = rng.sample(range(24), 24)
+        to_layout = layouts[trumps[i]][0]
+        for s in range(4):
+            hands[i, s] = sum(1 << int(to_layout[c]) for c in deck[6 * s:6 * s + 6])
+    tables = [np.array([lay[k] for lay in layouts]) for k in (2, 3, 4, 5)]
+    solver = Solver(flags=flags)
+    out = np.zeros(n, dtype=np.int64)
+    dd.euchre_batch_nb(solver.table, solver.ctx, hands[:1], trumps, leaders, *tables, out)
+    before = int(solver.stats[dd.ST_NODES])
+    start = time.perf_counter()
+    dd.euchre_batch_nb(solver.table, solver.ctx, hands, trumps, leaders, *tables, out)
+    seconds = time.perf_counter() - start
+    return {"solves_per_s": n / seconds, "nodes_per_solve": (int(solver.stats[dd.ST_NODES]) - before) / n}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.dd", description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200, help="deals per bridge figure (default 200)")
+    ap.add_argument("--euchre", type=int, default=5000, help="Bid Euchre deals (default 5000)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    rng = random.Random(1)
+    results = {"machine": machine_line(machine_facts())}
+    for name, colons in (("bridgette", 3), ("draw_bridge", 0)):
+        deals = contract_deals(rng, colons, args.deals)
+        few = deals[: max(10, args.deals // 10)]  # switched off, a technique can cost 100x
+        results[name] = {"all": bench_contract(deals, dd.ALL_TECHNIQUES),
+                         "all, first tenth": bench_contract(few, dd.ALL_TECHNIQUES)}
+        for label, bit in TECHNIQUES.items():
+            results[name][f"without {label}"] = bench_contract(few, dd.ALL_TECHNIQUES & ~bit)
+    results["bid_euchre"] = {"all": bench_euchre(random.Random(2), args.euchre, dd.ALL_TECHNIQUES)}
+    for label, bit in TECHNIQUES.items():
+        results["bid_euchre"][f"without {label}"] = bench_euchre(random.Random(2), args.euchre,
+                                                                 dd.ALL_TECHNIQUES & ~bit)
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(results["machine"])
+    for name in ("bridgette", "draw_bridge"):
+        for label, r in results[name].items():
+            print(f"{name:12s} {label:26s} single solve median {r['median_ms']:8.3f} ms  p99 {r['p99_ms']:8.2f} ms  "
+                  f"max {r['max_ms']:8.1f} ms  nodes {r['nodes_median']:8.0f}  tables {r['tables_per_s']:7.1f}/s")
+    for label, r in results["bid_euchre"].items():
+        print(f"{'bid_euchre':12s} {label:26s} {r['solves_per_s']:9.0f} solves/s  nodes {r['nodes_per_solve']:7.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

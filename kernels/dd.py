@@ -1,0 +1,664 @@
+"""Double-dummy solvers: the tricks a side takes when every hand is seen and everyone plays
+perfectly, for the two-hand contract play of Bridgette and Draw Bridge (B-7..B-10, D-4) and
+for Bid Euchre (E-2, E-6, C-3).
+
+Both solvers answer one question, "can this side take at least ``target`` of the tricks
+left?", by a depth-first search with cut-offs (a zero-window search); the exact value is
+found by a few such searches around a guess (MTD). What makes them fast:
+
+- a transposition table at trick boundaries (``TT_DTYPE``), keyed on the *relative* ranks of
+  the cards still in play: the cards of each suit (Bid Euchre: of each E-2 effective suit)
+  are packed to the bottom of the suit, so positions that differ only in which low cards
+  are gone share an entry. Bridgette's Colons make rank classes matter (B-8, B-9 compare
+  a card's class, not its rank), so while a Colon is in play cards are packed within their
+  class (2-10, J-K, A) only. The entry holds bounds on the leader's side's tricks and the
+  best lead found;
+- equivalent cards searched once: cards of one hand with no other card in play between
+  them (in Bridgette also of one class while a Colon is in play; in the double deck equal
+  copies count as in play between them unless held by the same hand);
+- move ordering: the table's best lead first, then cards that win the trick, cheapest first;
+- quick tricks: the winners the leader can cash at once are a lower bound.
+
+Bid Euchre's cards are searched in a *solver layout* per trump (``euchre_layout``): each
+effective suit a contiguous run of bits in power order, so the follow rule, the trick
+winner, equivalences and relative ranks are the same bit operations as the contract game's.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.cards import (
+    ALL_SUITED, COLONS, EUCHRE_BITS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, ONE, RANGE_MASKS, SUIT_MASKS, ZERO,
+    bit_nb, highest_nb, lowest_nb, popcount_nb,
+)
+from kernels.step import record_dtype
+from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
+
+# Techniques, as bits of ``flags`` (benchmarks switch them off one at a time).
+USE_TT, USE_EQUIV, USE_ORDER, USE_BOUNDS = 1, 2, 4, 8
+ALL_TECHNIQUES = USE_TT | USE_EQUIV | USE_ORDER | USE_BOUNDS
+
+# A search's state, passed down the recursion as one record (a pointer: no reference
+# counting per call): the hands, the layout tables (Bid Euchre), the move lists by depth
+# (no allocation per node), statistics and settings.
+MAX_DEPTH = 64
+CTX_DTYPE = record_dtype([
+    ("hands", np.uint64, (4,)),
+    ("segs", np.uint64, (4,)), ("seg_of", np.int64, (64,)), ("power", np.int64, (64,)), ("group", np.uint64, (64,)),
+    ("order", np.int64, (MAX_DEPTH, 16)),
+    ("stats", np.int64, (4,)),
+    ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
+])
+
+TT_DTYPE = np.dtype([
+    ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
+    ("gen", np.int64), ("meta", np.int32), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
+], align=True)
+TT_BITS = 18
+
+# Statistics kept per search context: nodes visited, table hits, searches.
+ST_NODES, ST_TT_HITS, ST_SEARCHES, ST_GEN = 0, 1, 2, 3
+N_STATS = 4
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S31 = np.uint64(31)
+_S29 = np.uint64(29)
+
+
+def new_table(bits: int = TT_BITS) -> np.ndarray:
+    """A transposition table of 2**bits entries; entries of an older generation are empty."""
+    tt = np.zeros(1 << bits, dtype=TT_DTYPE)
+    tt["gen"] = -1
+    return tt
+
+
+def new_context(flags: int = ALL_TECHNIQUES) -> np.ndarray:
+    """A search context (1-element record array); set its hands (and layout) per solve."""
+    ctx = np.zeros(1, dtype=CTX_DTYPE)
+    ctx["flags"] = flags
+    ctx["out_seat"] = -1
+    return ctx
+
+
+@njit(cache=True, inline="always")
+def _hash_nb(k0, k1, k2, k3, meta):
+    h = k0 * _M1 ^ (k1 + np.uint64(meta)) * _M2
+    h ^= (k2 ^ (h >> _S31)) * _M1
+    h ^= (k3 ^ (h >> _S29)) * _M2
+    return h ^ (h >> _S31)
+
+
+@njit(cache=True)
+def tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta):
+    """The entry holding this key (index), or -1."""
+    i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
+    gen = ctx.stats[ST_GEN]
+    for j in range(i, i + 2):
+        e = tt[j]
+        if e.gen == gen and e.meta == meta and e.k0 == k0 and e.k1 == k1 and e.k2 == k2 and e.k3 == k3:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
+    """Narrow the bounds of a key's entry (new entry: [0, n_max]) with one search result:
+    the value is >= ``bound`` (``is_lower``) or < ``bound``."""
+    j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta)
+    if j < 0:
+        i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
+        # Keep the entry of the larger subtree; take a stale one first.
+        j = i if tt[i].gen != ctx.stats[ST_GEN] or (tt[i + 1].gen == ctx.stats[ST_GEN] and tt[i].hi < tt[i + 1].hi) else i + 1
+        e = tt[j]
+        e.k0, e.k1, e.k2, e.k3, e.meta, e.gen = k0, k1, k2, k3, meta, ctx.stats[ST_GEN]
+        e.lo, e.hi, e.best = 0, n_max, -1
+    e = tt[j]
+    if is_lower:
+        if bound > e.lo:
+            e.lo = bound
+    elif bound - 1 < e.hi:
+        e.hi = bound - 1
+    if best >= 0:
+        e.best = best
+
+
+@njit(cache=True, inline="always")
+def pack_nb(hand, in_play, segs):
+    """``hand``'s cards renumbered by relative rank: in each segment (a run of bits), the
+    cards still ``in_play`` move to the bottom of the segment, keeping their order."""
+    packed = ZERO
+    for k in range(segs.shape[0]):
+        seg = segs[k]
+        rest = in_play & seg
+        pos = bit_nb(lowest_nb(seg))
+        while rest:
+            low = rest & (~rest + ONE)
+            if hand & low:
+                packed |= pos
+            pos <<= ONE
+            rest ^= low
+    return packed | (hand & ~_union_nb(segs))
+
+
+@njit(cache=True, inline="always")
+def _union_nb(segs):
+    u = ZERO
+    for k in range(segs.shape[0]):
+        u |= segs[k]
+    return u
+
+
+@njit(cache=True, inline="always")
+def representatives_nb(legal, hand, in_play, segs):
+    """One card per run of equivalent cards of ``legal``: a card is left out when the next
+    card in play above it in its segment is also in ``hand`` (that card stands for both).
+    Cards outside every segment (Colons) are each their own run."""
+    keep = legal
+    for k in range(segs.shape[0]):
+        seg = segs[k]
+        rest = legal & seg
+        while rest:
+            low = rest & (~rest + ONE)
+            rest ^= low
+            above = in_play & seg & ~((low << ONE) - ONE)
+            if above:
+                nxt = above & (~above + ONE)
+                if hand & nxt:
+                    keep &= ~low
+    return keep
+
+
+# --- Bridgette and Draw Bridge: two hands, C-3 with B-7..B-10 ------------------------------
+
+# Packing segments: whole suits, or (while a Colon is in play) each suit's three classes.
+SUIT_SEGS = SUIT_MASKS.copy()
+CLASS_SEGS = np.array([SUIT_MASKS[s] & RANGE_MASKS[k] for s in range(4) for k in range(3)], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def contract_segs_nb(in_play):
+    return CLASS_SEGS if in_play & COLONS else SUIT_SEGS
+
+
+@njit(cache=True)
+def quick_tricks_nb(hand, other, trump, barred):
+    """A lower bound on the tricks the leader (``hand``) takes against ``other``: the winners
+    it can cash one after another. In each suit, the top cards in play that it holds (in a
+    trump contract, a side suit only while ``other`` must follow or has no trump), and each
+    Colon ``other`` cannot beat (B-9). A Colon in ``other``'s hand may block a cashed
+    winner and bar its suit (B-8): then only the first trick is sure."""
+    n = 0
+    other_trumps = trump >= 0 and other & SUIT_MASKS[trump] != ZERO
+    for k in range(3):
+        colon = ONE << np.uint64(52 + k)
+        if hand & colon and not other_trumps and other & RANGE_MASKS[k] == ZERO:
+            n += 1
+    barred_winners = 0
+    for s in range(4):
+        mine = hand & SUIT_MASKS[s]
+        theirs = other & SUIT_MASKS[s]
+        rest = mine | theirs
+        top = 0
+        while rest:
+            high = bit_nb(highest_nb(rest))
+            if mine & high == ZERO:
+                break
+            top += 1
+            rest ^= high
+        if other_trumps and s != trump:
+            top = min(top, popcount_nb(theirs))
+        if s == barred:
+            barred_winners = top
+        else:
+            n += top
+    if n > 0:
+        n += barred_winners
+    if other & COLONS:
+        n = min(n, 1)
+    return n
+
+
+@njit(cache=False)
+def contract_search_nb(tt, ctx_arr, leader, lead, barred, side, target, depth):
+    """Can ``side`` take at least ``target`` of the tricks left (counting the trick in
+    progress)? ``lead``: the card the leader has led, or -1 at a trick boundary, where
+    ``barred`` is the suit the leader may not lead (B-8, -1: none). ``depth``: cards played
+    since the search began (which move list of ``ctx.order`` is this node's). The context
+    comes as its array: numba's cache cannot load a recursive function taking a record."""
+    ctx = ctx_arr[0]
+    hands = ctx.hands
+    follower = 1 - leader
+    n = popcount_nb(hands[follower])
+    if target <= 0:
+        return True
+    if target > n:
+        return False
+    ctx.stats[ST_NODES] += 1
+    flags = ctx.flags
+    trump = ctx.trump
+    in_play = hands[0] | hands[1]
+    if lead >= 0:
+        in_play |= bit_nb(lead)
+    segs = contract_segs_nb(in_play)
+    k0 = k1 = ZERO
+    t_lead = meta = 0
+    order = ctx.order[depth]
+    if lead < 0:
+        # A trick boundary: the table holds bounds on the leader's tricks.
+        t_lead = target if leader == side else n - target + 1
+        if flags & USE_BOUNDS and quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
+            return leader == side
+        best = -1
+        if flags & USE_TT:
+            k0 = pack_nb(hands[leader], in_play, segs)
+            k1 = pack_nb(hands[follower], in_play, segs)
+            meta = barred + 1
+            j = tt_probe_nb(tt, ctx, k0, k1, ZERO, ZERO, meta)
+            if j >= 0:
+                if tt[j].lo >= t_lead or tt[j].hi < t_lead:
+                    ctx.stats[ST_TT_HITS] += 1
+                    return (tt[j].lo >= t_lead) == (leader == side)
+                best = tt[j].best
+        player = leader
+        moves = lead_legal_nb(hands[leader], barred)
+        if flags & USE_EQUIV:
+            moves = representatives_nb(moves, hands[leader], in_play, segs)
+        n_moves = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
+    else:
+        # The follower's turn: C-3 with B-8..B-10.
+        player = follower
+        moves = follow_legal_nb(hands[follower], lead, ctx.when_void != 0)
+        if flags & USE_EQUIV:
+            moves = representatives_nb(moves, hands[follower], in_play, segs)
+        n_moves = _order_follows_nb(order, moves, lead, trump, flags)
+    # One recursive call site: numba's cache cannot load a function that calls itself twice.
+    wanted = player == side
+    found = not wanted
+    chosen = -1
+    for i in range(n_moves):
+        c = order[i]
+        hands[player] &= ~bit_nb(c)
+        if lead < 0:
+            nxt, nxt_lead, nxt_barred, need = leader, c, -1, target
+        else:
+            leader_wins, bar = trick_nb(lead, c, trump)
+            nxt = leader if leader_wins else follower
+            nxt_lead, nxt_barred, need = -1, bar, target - (nxt == side)
+        ok = contract_search_nb(tt, ctx_arr, nxt, nxt_lead, nxt_barred, side, need, depth + 1)
+        hands[player] |= bit_nb(c)
+        if ok == wanted:
+            found = wanted
+            chosen = c
+            break
+    if lead < 0 and flags & USE_TT:
+        tt_store_nb(tt, ctx, k0, k1, ZERO, ZERO, meta, found == (leader == side), t_lead, chosen, n)
+    return found
+
+
+@njit(cache=True)
+def _order_leads_nb(order, moves, other, trump, best, flags):
+    """Leads to try, best first: the table's best lead, then cards that win the trick as
+    they stand (highest first), then the rest from the lowest."""
+    n = 0
+    if best >= 0 and moves & bit_nb(best):
+        order[n] = best
+        n += 1
+        moves &= ~bit_nb(best)
+    if not flags & USE_ORDER:
+        while moves:
+            order[n] = lowest_nb(moves)
+            moves &= moves - ONE
+            n += 1
+        return n
+    winners = ZERO
+    for s in range(4):
+        mine = moves & SUIT_MASKS[s]
+        if mine == ZERO:
+            continue
+        theirs = other & SUIT_MASKS[s]
+        if theirs != ZERO:
+            winners |= mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE)
+        elif s == trump or trump < 0 or other & SUIT_MASKS[trump] == ZERO:
+            winners |= mine
+    rest = moves & ~winners
+    w = winners
+    m = n
+    while w:  # highest winners first
+        top = bit_nb(highest_nb(w))
+        order[m] = lowest_nb(top)
+        w ^= top
+        m += 1
+    while rest:
+        order[m] = lowest_nb(rest)
+        rest &= rest - ONE
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def _order_follows_nb(order, moves, lead, trump, flags):
+    """Follows to try: the cheapest card that wins the trick, then the others from the
+    lowest (Colons last)."""
+    n = 0
+    if flags & USE_ORDER:
+        rest = moves & ALL_SUITED
+        cheapest = -1
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if not trick_nb(lead, c, trump)[0]:
+                cheapest = c
+                break
+        if cheapest >= 0:
+            order[0] = cheapest
+            n = 1
+            moves &= ~bit_nb(cheapest)
+    while moves:
+        order[n] = lowest_nb(moves)
+        moves &= moves - ONE
+        n += 1
+    return n
+
+
+@njit(cache=False)
+def contract_best_nb(tt, ctx_arr, leader, lead, barred, side):
+    """The most tricks ``side`` takes from here: zero-window searches narrowing [lo, hi]
+    until they meet, the table shared between them."""
+    ctx = ctx_arr[0]
+    lo, hi = 0, popcount_nb(ctx.hands[1 - leader])
+    while lo < hi:
+        guess = (lo + hi + 1) // 2
+        ctx.stats[ST_SEARCHES] += 1
+        if contract_search_nb(tt, ctx_arr, leader, lead, barred, side, guess, 0):
+            lo = guess
+        else:
+            hi = guess - 1
+    return lo
+
+
+@njit(cache=False)
+def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
+    """Tricks the side to move takes from here with perfect play. ``lead`` >= 0: the other
+    seat has led it and ``to_move`` follows; else ``to_move`` leads, barred from ``barred``."""
+    ctx = ctx_arr[0]
+    ctx.stats[ST_GEN] += 1
+    return contract_best_nb(tt, ctx_arr, to_move if lead < 0 else 1 - to_move, lead, barred, to_move)
+
+
+@njit(cache=False)
+def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
+    """``values[card]``: tricks the side to move takes from here after playing that legal
+    card (-1 for the others); returns the best of them."""
+    ctx = ctx_arr[0]
+    ctx.stats[ST_GEN] += 1
+    hands = ctx.hands
+    values[:] = -1
+    if lead < 0:
+        legal = lead_legal_nb(hands[to_move], barred)
+    else:
+        legal = follow_legal_nb(hands[to_move], lead, ctx.when_void != 0)
+    best = 0
+    while legal:
+        c = lowest_nb(legal)
+        legal &= legal - ONE
+        hands[to_move] &= ~bit_nb(c)
+        if lead < 0:
+            v = contract_best_nb(tt, ctx_arr, to_move, c, -1, to_move)
+        else:
+            leader_wins, bar = trick_nb(lead, c, ctx.trump)
+            winner = 1 - to_move if leader_wins else to_move
+            v = (winner == to_move) + contract_best_nb(tt, ctx_arr, winner, -1, bar, to_move)
+        hands[to_move] |= bit_nb(c)
+        values[c] = v
+        best = max(best, v)
+    return best
+
+
+# --- Bid Euchre: four hands in partnerships, E-2 effective suits ---------------------------
+
+def euchre_layout(trump: int, double_deck: bool, joker: bool):
+    """The solver layout for one trump suit (E-2): (to_layout[card], from_layout[bit],
+    segs[effective suit], seg_of[bit], power[bit], group[bit]). Each effective suit is a run of bits in
+    power order, trump the first (suit 0 of the layout); the double deck's two copies of a
+    card sit side by side in a pair (``group``: the pair's bits), every pair starting at an
+    even bit, so that copies are told apart only by the order they are played in."""
+    copies = 2 if double_deck else 1
+    cards = [c + 24 * k for k in range(copies) for c in range(24)] + ([EUCHRE_JOKER] if joker else [])
+    suits = [trump] + [s for s in range(4) if s != trump]
+    to_layout = np.full(EUCHRE_BITS, -1, dtype=np.int64)
+    from_layout = np.full(64, -1, dtype=np.int64)
+    segs = np.zeros(4, dtype=np.uint64)
+    seg_of = np.zeros(64, dtype=np.int64)
+    power = np.zeros(64, dtype=np.int64)
+    group = np.zeros(64, dtype=np.uint64)
+    bit = 0
+    for k, suit in enumerate(suits):
+        members = sorted((c for c in cards if EUCHRE_EFF_SUIT[trump, c] == suit), key=lambda c: EUCHRE_POWER[trump, c])
+        powers = sorted({int(EUCHRE_POWER[trump, c]) for c in members})
+        for p in powers:
+            same = [c for c in members if EUCHRE_POWER[trump, c] == p]
+            start = bit
+            for c in same:
+                to_layout[c] = bit
+                from_layout[bit] = c
+                power[bit] = p
+                seg_of[bit] = k
+                bit += 1
+            pair = sum(1 << b for b in range(start, bit))
+            for b in range(start, bit):
+                group[b] = pair
+            if double_deck:
+                bit += bit % 2
+        segs[k] = sum(1 << int(to_layout[c]) for c in members)
+    return to_layout, from_layout, segs, seg_of, power, group
+
+
+@njit(cache=True, inline="always")
+def euchre_follow_nb(hand, lead, segs, seg_of):
+    """C-3 over E-2 in the solver layout: the lead's effective suit if held, else any card."""
+    if lead < 0:
+        return hand
+    held = hand & segs[seg_of[lead]]
+    return held if held != ZERO else hand
+
+
+@njit(cache=True, inline="always")
+def euchre_layout_beats_nb(card, best, power, seg_of):
+    """E-2, C-3 in the solver layout (trump is effective suit 0): a trump beats any other
+    suit; within a suit the higher power, and an identical copy does not beat."""
+    if seg_of[card] == seg_of[best]:
+        return power[card] > power[best]
+    return seg_of[card] == 0
+
+
+@njit(cache=True, inline="always")
+def euchre_representatives_nb(legal, hand, in_play, segs, group):
+    """One card per run of equivalent cards of ``legal``: a card is left out when the next
+    card in play above it in its effective suit is in ``hand`` too, and so is every card in
+    play of equal power to either (a double-deck copy elsewhere breaks the run)."""
+    keep = legal
+    for k in range(4):
+        seg = segs[k]
+        rest = legal & seg
+        while rest:
+            low = rest & (~rest + ONE)
+            rest ^= low
+            above = in_play & seg & ~((low << ONE) - ONE) & ~group[lowest_nb(low)]
+            if above:
+                nxt = above & (~above + ONE)
+                span = in_play & (group[lowest_nb(low)] | group[lowest_nb(nxt)])
+                if span & ~hand == ZERO:
+                    keep &= ~low
+    return keep
+
+
+_EVEN = np.uint64(0x5555555555555555)
+
+
+@njit(cache=True, inline="always")
+def euchre_key_nb(hand, in_play, segs, double_deck):
+    """A hand's table key: relative ranks (single deck), or with the double deck how many
+    copies of each card it holds (the pair's low bit: one or more, high bit: both)."""
+    if not double_deck:
+        return pack_nb(hand, in_play, segs)
+    low = hand & _EVEN
+    high = (hand >> ONE) & _EVEN
+    return (low | high) | ((low & high) << ONE)
+
+
+@njit(cache=False)
+def euchre_search_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side, target, depth):
+    """Can team ``side`` take at least ``target`` of the tricks left (counting the trick in
+    progress)? The current trick was led by ``leader`` with ``trick_lead`` (-1: not yet),
+    ``played`` cards so far, ``trick_best`` played by ``trick_best_seat`` winning it; cards
+    and suits are in the solver layout (``ctx``'s tables); ``ctx.out_seat`` sits out."""
+    ctx = ctx_arr[0]
+    hands = ctx.hands
+    n = popcount_nb(hands[to_play])
+    if target <= 0:
+        return True
+    if target > n:
+        return False
+    ctx.stats[ST_NODES] += 1
+    flags = ctx.flags
+    segs, seg_of, power = ctx.segs, ctx.seg_of, ctx.power
+    in_play = hands[0] | hands[1] | hands[2] | hands[3]
+    k0 = k1 = k2 = k3 = ZERO
+    t_lead = 0
+    order = ctx.order[depth]
+    best = -1
+    hand = hands[to_play]
+    if played == 0:
+        t_lead = target if leader % 2 == side else n - target + 1
+        if flags & USE_TT:
+            double = ctx.double_deck != 0
+            k0 = euchre_key_nb(hands[0], in_play, segs, double)
+            k1 = euchre_key_nb(hands[1], in_play, segs, double)
+            k2 = euchre_key_nb(hands[2], in_play, segs, double)
+            k3 = euchre_key_nb(hands[3], in_play, segs, double)
+            j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, leader)
+            if j >= 0:
+                if tt[j].lo >= t_lead or tt[j].hi < t_lead:
+                    ctx.stats[ST_TT_HITS] += 1
+                    return (tt[j].lo >= t_lead) == (leader % 2 == side)
+                best = tt[j].best
+        moves = hand
+    else:
+        in_play |= bit_nb(trick_best)  # the card to beat parts runs it falls between
+        moves = euchre_follow_nb(hand, trick_lead, segs, seg_of)
+    if flags & USE_EQUIV:
+        moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
+    n_moves = _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, to_play, segs, power, seg_of,
+                               flags)
+    n_active = 4 if ctx.out_seat < 0 else 3
+    nxt_seat = (to_play + 1) % 4
+    if nxt_seat == ctx.out_seat:
+        nxt_seat = (nxt_seat + 1) % 4
+    wanted = to_play % 2 == side
+    found = not wanted
+    chosen = -1
+    for i in range(n_moves):
+        c = order[i]
+        hands[to_play] &= ~bit_nb(c)
+        b, bs, lead = trick_best, trick_best_seat, trick_lead
+        if played == 0:
+            b, bs, lead = c, to_play, c
+        elif euchre_layout_beats_nb(c, b, power, seg_of):
+            b, bs = c, to_play
+        if played + 1 == n_active:  # the trick is complete: its winner leads the next
+            nl, np_, nb, nbs, nlead, nt, need = bs, 0, -1, -1, -1, bs, target - (bs % 2 == side)
+        else:
+            nl, np_, nb, nbs, nlead, nt, need = leader, played + 1, b, bs, lead, nxt_seat, target
+        ok = euchre_search_nb(tt, ctx_arr, nl, np_, nb, nbs, nlead, nt, side, need, depth + 1)
+        hands[to_play] |= bit_nb(c)
+        if ok == wanted:
+            found = wanted
+            chosen = c
+            break
+    if played == 0 and flags & USE_TT:
+        tt_store_nb(tt, ctx, k0, k1, k2, k3, leader, found == (leader % 2 == side), t_lead, chosen, n)
+    return found
+
+
+@njit(cache=True)
+def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, seat, segs, power, seg_of, flags):
+    """Cards to try: the table's best lead first; leading, the highest card of each suit
+    then the rest from the lowest; following, the cheapest card that takes the trick from
+    the opponents, then the rest from the lowest."""
+    n = 0
+    if best >= 0 and moves & bit_nb(best):
+        order[0] = best
+        n = 1
+        moves &= ~bit_nb(best)
+    if flags & USE_ORDER and moves:
+        if played == 0:
+            for k in range(4):  # the highest card of each effective suit
+                mine = moves & segs[k]
+                if mine:
+                    order[n] = highest_nb(mine)
+                    moves &= ~bit_nb(order[n])
+                    n += 1
+        elif trick_best_seat % 2 != seat % 2:
+            rest = moves
+            while rest:
+                c = lowest_nb(rest)
+                rest &= rest - ONE
+                if euchre_layout_beats_nb(c, trick_best, power, seg_of):
+                    order[n] = c
+                    n += 1
+                    moves &= ~bit_nb(c)
+                    break
+    while moves:
+        order[n] = lowest_nb(moves)
+        moves &= moves - ONE
+        n += 1
+    return n
+
+
+@njit(cache=False)
+def euchre_best_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side):
+    """The most tricks team ``side`` takes from this position (zero-window searches
+    narrowing [lo, hi], the table shared between them)."""
+    ctx = ctx_arr[0]
+    lo, hi = 0, popcount_nb(ctx.hands[to_play])
+    while lo < hi:
+        guess = (lo + hi + 1) // 2
+        ctx.stats[ST_SEARCHES] += 1
+        if euchre_search_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side, guess, 0):
+            lo = guess
+        else:
+            hi = guess - 1
+    return lo
+
+
+# --- Whole deals ------------------------------------------------------------------------------
+
+@njit(cache=False)
+def contract_table_nb(tt, ctx_arr, table):
+    """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
+    strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two
+    declarers of a strain share the table's entries (one generation per strain)."""
+    ctx = ctx_arr[0]
+    n = popcount_nb(ctx.hands[0])
+    for strain in range(5):
+        ctx.trump = strain if strain < 4 else -1
+        ctx.stats[ST_GEN] += 1
+        for declarer in range(2):
+            table[strain, declarer] = n - contract_best_nb(tt, ctx_arr, 1 - declarer, -1, -1, 1 - declarer)
+
+
+@njit(cache=False)
+def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, group, out):
+    """Tricks the leader's team takes in each of a batch of deals (``hands[i]`` in the solver
+    layout of ``trumps[i]``; ``segs[t]`` ... that layout's tables)."""
+    ctx = ctx_arr[0]
+    for i in range(hands.shape[0]):
+        t = trumps[i]
+        ctx.hands[:] = hands[i]
+        ctx.segs[:] = segs[t]
+        ctx.seg_of[:] = seg_of[t]
+        ctx.power[:] = power[t]
+        ctx.group[:] = group[t]
+        ctx.stats[ST_GEN] += 1
+        out[i] = euchre_best_nb(tt, ctx_arr, leaders[i], 0, -1, -1, -1, leaders[i], leaders[i] % 2)

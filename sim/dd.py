@@ -1,0 +1,134 @@
+"""Double-dummy analysis from Python: the tricks a side takes with every hand seen and
+perfect play, and the value of every legal card (kernels.dd does the searching).
+
+Positions use the kernels' card ids (``kernels.cards``): Bridgette and Draw Bridge hands as
+two card sets, Bid Euchre as four. Strains are 0-3 for the suits and -1 for no-trump.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from kernels import dd
+from kernels.cards import N_CARDS
+
+
+def _mask(cards) -> np.uint64:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return np.uint64(m)
+
+
+@dataclass
+class Solver:
+    """A transposition table and search statistics, reused across solves (one per thread)."""
+
+    flags: int = dd.ALL_TECHNIQUES
+    table: np.ndarray = field(default_factory=dd.new_table)
+    ctx: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.ctx = dd.new_context(self.flags)
+
+    @property
+    def stats(self) -> np.ndarray:
+        """Nodes, table hits and searches so far (``kernels.dd.ST_*``)."""
+        return self.ctx["stats"][0]
+
+    def _contract(self, hands, trump, when_void):
+        self.ctx["hands"][0, :2] = (_mask(hands[0]), _mask(hands[1]))
+        self.ctx["trump"] = trump
+        self.ctx["when_void"] = when_void
+
+    # --- Bridgette and Draw Bridge (B-7..B-10, D-4) ---
+
+    def contract_tricks(self, hands, trump: int, to_move: int, lead: int = -1, barred: int = -1,
+                        when_void: bool = False) -> int:
+        """Tricks ``to_move`` takes from here (counting a trick in progress: ``lead``, the
+        card the other seat led). ``barred``: the suit the leader may not lead (B-8)."""
+        self._contract(hands, trump, when_void)
+        return int(dd.contract_value_nb(self.table, self.ctx, to_move, lead, barred))
+
+    def contract_card_values(self, hands, trump: int, to_move: int, lead: int = -1, barred: int = -1,
+                             when_void: bool = False) -> dict[int, int]:
+        """Every legal card of ``to_move`` -> the tricks it takes from here after playing it."""
+        self._contract(hands, trump, when_void)
+        values = np.empty(N_CARDS, dtype=np.int64)
+        dd.contract_card_values_nb(self.table, self.ctx, to_move, lead, barred, values)
+        return {c: int(v) for c, v in enumerate(values) if v >= 0}
+
+    # --- Bid Euchre (E-2, E-6) ---
+
+    def euchre_tricks(self, hands, trump: int, to_move: int, trick=(), out_seat: int = -1,
+                      double_deck: bool = False, joker: bool = False) -> int:
+        """Tricks ``to_move``'s team takes from here, counting the trick in progress
+        (``trick``: the (seat, card) pairs played to it, leader first)."""
+        return self._euchre(hands, trump, to_move, trick, out_seat, double_deck, joker, None)
+
+    def euchre_card_values(self, hands, trump: int, to_move: int, trick=(), out_seat: int = -1,
+                           double_deck: bool = False, joker: bool = False) -> dict[int, int]:
+        """Every legal card of ``to_move`` -> its team's tricks from here after playing it
+        (one key per card; a double-deck copy under its first copy's id)."""
+        values: dict[int, int] = {}
+        self._euchre(hands, trump, to_move, trick, out_seat, double_deck, joker, values)
+        return values
+
+    def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
+        to_layout, from_layout, segs, seg_of, power, group = euchre_layout(trump, double_deck, joker)
+        ctx = self.ctx
+        h = ctx["hands"][0]
+        h[:] = [_mask(to_layout[c] for c in hand) for hand in hands]
+        ctx["segs"], ctx["seg_of"], ctx["power"], ctx["group"] = segs, seg_of, power, group
+        ctx["double_deck"], ctx["out_seat"] = double_deck, out_seat
+        ctx["stats"][0, dd.ST_GEN] += 1
+        leader = trick[0][0] if trick else to_move
+        lead = best = best_seat = -1
+        for seat, card in trick:
+            b = int(to_layout[card])
+            if lead < 0:
+                lead, best, best_seat = b, b, seat
+            elif dd.euchre_layout_beats_nb(b, best, power, seg_of):
+                best, best_seat = b, seat
+        side = to_move % 2
+        if values is None:
+            return int(dd.euchre_best_nb(self.table, ctx, leader, len(trick), best, best_seat, lead, to_move, side))
+        n_active = 3 if out_seat >= 0 else 4
+        nxt = (to_move + 1) % 4
+        if nxt == out_seat:
+            nxt = (nxt + 1) % 4
+        legal = int(dd.euchre_follow_nb(h[to_move], lead, segs, seg_of))
+        for b in (b for b in range(64) if legal >> b & 1):
+            card = int(from_layout[b])
+            card = card % 24 if card < 48 else card
+            if card in values:
+                continue
+            h[to_move] &= ~np.uint64(1 << b)
+            nb, nbs, nlead = best, best_seat, lead
+            if lead < 0:
+                nb, nbs, nlead = b, to_move, b
+            elif dd.euchre_layout_beats_nb(b, best, power, seg_of):
+                nb, nbs = b, to_move
+            if len(trick) + 1 == n_active:
+                later = dd.euchre_best_nb(self.table, ctx, nbs, 0, -1, -1, -1, nbs, side)
+                values[card] = int(nbs % 2 == side) + int(later)
+            else:
+                values[card] = int(dd.euchre_best_nb(self.table, ctx, leader, len(trick) + 1, nb, nbs, nlead, nxt, side))
+            h[to_move] |= np.uint64(1 << b)
+        return None
+
+
+@lru_cache(maxsize=None)
+def euchre_layout(trump: int, double_deck: bool, joker: bool):
+    return dd.euchre_layout(trump, double_deck, joker)
+
+
+def contract_table(solver: Solver, hands, when_void: bool = False) -> np.ndarray:
+    """B-7, D-4: tricks per strain (C, D, H, S, NT) and declarer, the opponent leading."""
+    solver._contract(hands, -1, when_void)
+    table = np.zeros((5, 2), dtype=np.int64)
+    dd.contract_table_nb(solver.table, solver.ctx, table)
+    return table

@@ -1,0 +1,169 @@
+"""The double-dummy solvers (kernels/dd.py through sim/dd.py) against the plain minimax
+reference (sim/reference/dd.py, written from docs/rules.md alone) on random endings of
+every game, and the solvers' own consistency:
+
+* tricks and every legal card's value agree with the reference (B-7..B-10 with every Colon
+  and bar state and both ``play.colon_discard`` readings, D-4 without Colons, E-2 bowers,
+  the E-10 joker and double deck, E-6 lone hands; mid-trick positions in all);
+* each technique switched off alone gives the same values (kernels.dd.USE_*);
+* the two sides' values add up to the tricks left, and playing out the solver's own best
+  cards for every seat takes exactly the value it promised.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kernels import dd
+from kernels.cards import EUCHRE_EFF_SUIT, EUCHRE_JOKER, card_name, euchre_card_name
+from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
+from sim import dd as sdd
+from sim.reference import dd as ref
+
+SUITS = "CDHS"
+ENDINGS = 10_000
+
+
+def contract_ending(rng: random.Random, max_tricks: int = 5):
+    """A random two-hand position: up to ``max_tricks`` tricks left, any Colons, any strain,
+    a bar at a trick boundary or a card led."""
+    colons = rng.sample([52, 53, 54], rng.randint(0, 3))
+    deck = list(range(52)) + colons
+    k = rng.randint(1, max_tricks)
+    cards = rng.sample(deck, 2 * k)
+    hands = [cards[:k], cards[k:]]
+    trump = rng.randint(-1, 3)
+    to_move = rng.randint(0, 1)
+    when_void = rng.random() < 0.5
+    lead, barred = -1, -1
+    if rng.random() < 0.5:  # mid-trick: the other seat has led
+        leader = 1 - to_move
+        lead = rng.choice(hands[leader])
+        hands[leader].remove(lead)
+    elif rng.random() < 0.5:
+        barred = rng.randint(0, 3)
+    return hands, trump, to_move, lead, barred, when_void
+
+
+def reference_contract(hands, trump, to_move, lead, barred, when_void):
+    names = ([card_name(c) for c in hands[0]], [card_name(c) for c in hands[1]])
+    args = dict(trump=None if trump < 0 else SUITS[trump], to_move=to_move,
+                trick=(card_name(lead),) if lead >= 0 else (), barred=None if barred < 0 else SUITS[barred],
+                colon_discard="when_void" if when_void else "last_resort")
+    return ref.contract_tricks(names, **args), ref.contract_card_values(names, **args)
+
+
+def test_contract_solver_agrees_with_reference_minimax():
+    rng = random.Random(2026)
+    solver = sdd.Solver()
+    for _ in range(ENDINGS):
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
+        want, want_values = reference_contract(hands, trump, to_move, lead, barred, when_void)
+        got = solver.contract_tricks(hands, trump, to_move, lead, barred, when_void)
+        values = solver.contract_card_values(hands, trump, to_move, lead, barred, when_void)
+        assert (got, {card_name(c): v for c, v in values.items()}) == (want, want_values), \
+            (hands, trump, to_move, lead, barred, when_void)
+
+
+def euchre_ending(rng: random.Random, max_tricks: int = 4):
+    """A random Bid Euchre position: any variant deck, a lone hand or not, any trump, a
+    trick in progress with 0 to 3 cards played by the follow rule."""
+    double, joker = rng.random() < 0.3, rng.random() < 0.5
+    deck = list(range(48 if double else 24)) + ([EUCHRE_JOKER] if joker else [])
+    out_seat = rng.choice([-1, -1, 0, 1, 2, 3])
+    active = [s for s in range(4) if s != out_seat]
+    k = rng.randint(1, max_tricks)
+    cards = rng.sample(deck, k * len(active))
+    hands = [[] for _ in range(4)]
+    for i, s in enumerate(active):
+        hands[s] = cards[i * k:(i + 1) * k]
+    trump = rng.randint(0, 3)
+    leader = rng.choice(active)
+    trick = []
+    seat = leader
+    for _ in range(rng.randint(0, len(active) - 1)):
+        legal = [c for c in hands[seat] if not trick or _euchre_follows(c, trick[0][1], hands[seat], trump)]
+        card = rng.choice(legal)
+        hands[seat].remove(card)
+        trick.append((seat, card))
+        seat = (seat + 1) % 4 if (seat + 1) % 4 != out_seat else (seat + 2) % 4
+    return hands, trump, seat, trick, out_seat, double, joker
+
+
+def _euchre_follows(card, lead, hand, trump):
+    led = EUCHRE_EFF_SUIT[trump, lead]
+    return EUCHRE_EFF_SUIT[trump, card] == led or all(EUCHRE_EFF_SUIT[trump, c] != led for c in hand)
+
+
+def test_euchre_solver_agrees_with_reference_minimax():
+    rng = random.Random(2027)
+    solver = sdd.Solver()
+    for _ in range(ENDINGS):
+        hands, trump, to_move, trick, out_seat, double, joker = euchre_ending(rng)
+        names = [[euchre_card_name(c % 24 if c < 48 else c) for c in h] for h in hands]
+        args = dict(trump=SUITS[trump], to_move=to_move,
+                    trick=tuple((s, euchre_card_name(c % 24 if c < 48 else c)) for s, c in trick),
+                    out_seat=None if out_seat < 0 else out_seat)
+        want = ref.euchre_tricks(names, **args), ref.euchre_card_values(names, **args)
+        kw = dict(out_seat=out_seat, double_deck=double, joker=joker)
+        got = solver.euchre_tricks(hands, trump, to_move, trick, **kw)
+        values = solver.euchre_card_values(hands, trump, to_move, trick, **kw)
+        assert (got, {euchre_card_name(c): v for c, v in values.items()}) == want, (hands, trump, to_move, trick, kw)
+
+
+@pytest.mark.parametrize("off", [dd.USE_TT, dd.USE_EQUIV, dd.USE_ORDER, dd.USE_BOUNDS])
+def test_each_technique_leaves_values_unchanged(off):
+    rng = random.Random(off)
+    full, without = sdd.Solver(), sdd.Solver(flags=dd.ALL_TECHNIQUES & ~off)
+    for _ in range(300):
+        ending = contract_ending(rng, max_tricks=8)
+        assert full.contract_card_values(*ending) == without.contract_card_values(*ending)
+        hands, trump, to_move, trick, out_seat, double, joker = euchre_ending(rng, max_tricks=5)
+        kw = dict(out_seat=out_seat, double_deck=double, joker=joker)
+        assert full.euchre_card_values(hands, trump, to_move, trick, **kw) == \
+            without.euchre_card_values(hands, trump, to_move, trick, **kw)
+
+
+def test_sides_add_up_and_best_play_reaches_the_value():
+    """Playing the solver's best card at every turn, for both seats, takes exactly the
+    tricks it promised; at every card the side to move and the other side's values add up
+    to the tricks left."""
+    rng = random.Random(7)
+    solver = sdd.Solver()
+    checked = 0
+    for _ in range(200):
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng, max_tricks=9)
+        if lead >= 0:
+            continue
+        value = solver.contract_tricks(hands, trump, to_move, -1, barred, when_void)
+        leader, taken, promised = to_move, 0, value
+        while hands[leader]:
+            n = len(hands[leader])
+            v = solver.contract_card_values(hands, trump, leader, -1, barred, when_void)
+            lead = max(v, key=v.get)
+            hands[leader].remove(lead)
+            follower = 1 - leader
+            assert solver.contract_tricks(hands, trump, follower, lead, -1, when_void) == n - v[lead]
+            v = solver.contract_card_values(hands, trump, follower, lead, -1, when_void)
+            follow = max(v, key=v.get)
+            hands[follower].remove(follow)
+            leader_wins, barred = trick_nb(lead, follow, trump)
+            leader = leader if leader_wins else follower
+            taken += leader == to_move
+        assert taken == promised
+        checked += 1
+    assert checked > 50
+
+
+def test_legal_sets_match_the_play_rules():
+    """The solver's card values cover exactly the legal cards of kernels.tricks."""
+    rng = random.Random(11)
+    solver = sdd.Solver()
+    for _ in range(300):
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng, max_tricks=6)
+        mask = sum(1 << c for c in hands[to_move])
+        legal = lead_legal_nb(mask, barred) if lead < 0 else follow_legal_nb(mask, lead, when_void)
+        values = solver.contract_card_values(hands, trump, to_move, lead, barred, when_void)
+        assert set(values) == {c for c in range(55) if int(legal) >> c & 1}
