@@ -10,18 +10,10 @@ come from the summaries, unpaired, where they can.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 
 from analysis.metrics import METRICS, MetricsError, compare_runs, parse_metrics
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line and exit status 2 (as sim.run, without importing numba)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+from sim.cli import OneLineParser, exit_with, plural
 
 
 def format_report(result: dict) -> str:
@@ -62,11 +54,10 @@ def main(argv=None) -> int:
     try:
         result = compare_runs(args.run_a, args.run_b, parse_metrics(args.metrics))
     except MetricsError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m analysis.compare")

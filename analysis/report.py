@@ -9,10 +9,9 @@ says which sections need records.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import html
-import sys
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -24,6 +23,7 @@ from matplotlib.figure import Figure
 
 import sim
 from analysis.tables import DealScoreTally, GameTally, Hist, ReportError, RunData, fill
+from sim.cli import OneLineParser, exit_with
 from sim.rules import GAMES as RULE_CLASSES, option_table
 from sim.summary import percent
 
@@ -455,19 +455,17 @@ def build_report(run_dir, out=None) -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
-    p.error = lambda message: p.exit(2, f"{p.prog}: error: {message} (see --help)\n")  # one line, status 2
+    p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
     p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (made by python -m sim.run)")
     p.add_argument("--out", metavar="DIR", help="folder for index.html, PNG and CSV files (default RUN_DIR/report)")
     args = p.parse_args(argv)
     try:
         path = build_report(args.run_dir, args.out)
     except ReportError as exc:
-        print(f"python -m analysis.report: {exc}", file=sys.stderr)
-        return 2
+        return p.fail(exc)
     print(path)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m analysis.report")

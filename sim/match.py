@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
@@ -138,8 +139,10 @@ def main(argv=None) -> int:
         a, b = parse_policy(args.a, args.game), parse_policy(args.b, args.game)
         result = play_match(args.game, a, b, args.games, args.seed, rules, args.cluster)
     except USER_ERRORS as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
+    except KeyboardInterrupt:
+        print("\ninterrupted; a match keeps nothing, so rerun the command to play it", file=sys.stderr)
+        return INTERRUPTED_STATUS
     if args.json:
         print(json.dumps(result))
         return 0
@@ -157,4 +160,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.match")

@@ -7,10 +7,11 @@ holds, 1 when one does not (or a deal's game is not supported yet), 2 for bad in
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import json
-import sys
+from collections import Counter
 
+from sim.cli import OneLineParser, exit_with
 from sim.games import GAMES
 from sim.rules import RulesError, rules_for
 
@@ -71,8 +72,6 @@ def check_case(case) -> None:
 
 def replay_case(case: dict, engine: str) -> dict:
     """One case's outcome in the chosen engine, or an "unsupported" marker."""
-    import importlib
-
     from sim.games import game_module
 
     game = case["game"]
@@ -109,7 +108,7 @@ def describe(outcome: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
+    parser = OneLineParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
     parser.add_argument("file", help="replay file, one JSON deal per line (RULES.md replay format)")
     parser.add_argument("--engine", choices=("reference", "kernel"), default="reference",
                         help="the readable referee (default) or the numba kernel")
@@ -120,14 +119,11 @@ def main(argv=None) -> int:
         with open(args.file, encoding="utf-8") as fh:
             cases = parse_cases(fh)
     except OSError as exc:
-        print(f"sim.replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return parser.fail(f"cannot read {args.file}: {exc.strerror}")
     except UnicodeDecodeError:
-        print(f"sim.replay: {args.file} is not UTF-8 text", file=sys.stderr)
-        return 2
+        return parser.fail(f"{args.file} is not UTF-8 text")
     except MalformedCase as exc:
-        print(f"sim.replay: {args.file}: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(f"{args.file}: {exc}")
     failed = 0
     for number, case in cases:
         outcome = replay_case(case, args.engine)
@@ -152,4 +148,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.replay")

@@ -12,19 +12,13 @@ import argparse
 import json
 import sys
 
+from sim.cli import INTERRUPTED_STATUS, OneLineParser, exit_with, plural, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line naming the problem and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def count(text: str) -> int:
@@ -127,8 +121,7 @@ def main(argv=None) -> int:
             parser.error("--games is required")
         return play(args, parser)
     except USER_ERRORS as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
 
 
 def play(args, parser) -> int:
@@ -157,7 +150,7 @@ def play(args, parser) -> int:
         if progress is not None:
             progress.close()
         print(f"\ninterrupted; rerun the same command to resume the run in {out}", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     if progress is not None:
         progress.close()
     if args.quiet:
@@ -186,4 +179,4 @@ def play(args, parser) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.run")

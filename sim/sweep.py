@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from analysis.metrics import METRICS, MetricsError, compare_runs, open_run, parse_metrics
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
@@ -390,11 +391,10 @@ def main(argv=None) -> int:
                        args.out, metrics, args.records, args.block_size, args.cluster, args.threads, log)
         result["plot"] = str(plot(result, args.plot or Path(result["out"]) / "sweep.png"))
     except (*USER_ERRORS, SweepError, MetricsError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
     except KeyboardInterrupt:
         print("\ninterrupted; rerun the same command to resume the sweep", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     if args.json:
         print(json.dumps(result))
     else:
@@ -404,4 +404,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.sweep")

@@ -1,12 +1,17 @@
 """python -m sim.run flags, and the kernels run as plain Python."""
 
+import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOLDEN = Path(ROOT, "tests", "golden", "cases.jsonl")
 
 
 def run(*args, env=None):
@@ -55,3 +60,34 @@ def test_a_parameter_of_another_game_is_one_line_and_exit_2(command, args, tmp_p
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "has no parameter" in result.stderr
     assert "decisions read it" in result.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["sim.show", "sim.run", "sim.replay", "analysis.compare"])
+def test_output_into_a_closed_pipe_ends_quietly_with_141(command, tmp_path):
+    """As `... | head -1` once head has gone: no traceback, status 141 (128 + SIGPIPE), and a
+    run folder finished before its summary was printed."""
+    from tests.test_metrics import DEALS_A, GAMES_A, fake_run
+
+    args = {"sim.show": ["--seed", "7", "--index", "42"],
+            "sim.run": ["--games", "20", "--out", str(tmp_path / "run")],
+            "sim.replay": [str(GOLDEN)],
+            "analysis.compare": [str(fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2))] * 2}[command]
+    proc = subprocess.Popen([sys.executable, "-m", command, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=600) == 141 and err == ""
+    if command == "sim.run":
+        assert json.loads((tmp_path / "run" / "manifest.json").read_text())["complete"]
+        assert json.loads((tmp_path / "run" / "summary.json").read_text())["games"] == 20
+
+
+def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
+    proc = subprocess.Popen([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random",
+                             "--games", "1e8"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(8)  # well into the match (on a fresh numba cache: compiling it)
+    assert proc.poll() is None, "the match ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and out == ""
+    assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
