@@ -24,22 +24,16 @@ USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
 def count(text: str) -> int:
     """A positive whole number, also written as 1e6."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not value.is_integer() or value < 1 or value > 2**53:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
-    return int(value)
+        return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def seed_value(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer seed") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError("the seed must be in 0 .. 2**64-1")
-    return value
+        return seed_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,8 @@ def run(*args, env=None):
     (["--games", "10", "--seed", "-1"], "seed must be in"),
     (["--games", "10", "--threads", "999"], "exceeds the"),
     (["--games", "10", "--colour", "red"], "unrecognized arguments"),
+    (["--games", "1.5"], "'1.5' is not a whole number of at least 1"),
+    (["--games", "1e20"], "'1e20' is more than the largest count accepted, 2**53 = 9,007,199,254,740,992"),
 ])
 def test_bad_flags_exit_2_with_one_line(args, message):
     result = run(*args)
@@ -91,3 +93,23 @@ def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and out == ""
     assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
+
+
+def test_the_api_checks_numbers_as_the_command_line_does(tmp_path):
+    import sim
+
+    for games, words in (("1.5", "'1.5' is not a whole number of at least 1"), ("lots", "'lots' is not a number"),
+                         ("1e20", "'1e20' is more than the largest count accepted, 2**53")):
+        line = run("--games", games, "--out", str(tmp_path / "cli")).stderr
+        with pytest.raises(ValueError) as refused:
+            sim.simulate(games=float(games) if games == "1.5" else games, out=tmp_path / "api")
+        assert str(refused.value).startswith(f"games: {words}")
+        assert line == f"python -m sim.run: error: argument --{refused.value} (see --help)\n"  # the same words
+    with pytest.raises(ValueError, match="^block_size: '0' is not a whole number of at least 1$"):
+        sim.simulate(games=10, block_size=0, out=tmp_path / "api")
+    with pytest.raises(ValueError, match="^seed: the seed must be in 0 .. 2\\*\\*64-1$"):
+        sim.simulate(games=10, seed=-1, out=tmp_path / "api")
+    assert not (tmp_path / "api").exists() and not (tmp_path / "cli").exists()
+    played = sim.simulate(games="3e2", block_size=100.0, seed="4", out=tmp_path / "api")
+    config = played.manifest["config"]
+    assert (played.summary["games"], config["games"], config["block_size"], config["seed"]) == (300, 300, 100, 4)
