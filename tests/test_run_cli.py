@@ -64,6 +64,10 @@ def test_a_parameter_of_another_game_is_one_line_and_exit_2(command, args, tmp_p
     assert "decisions read it" in result.stderr and not (tmp_path / "out").exists()
 
 
+def one_line(stderr: str) -> bool:
+    return len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
+
+
 @pytest.mark.parametrize("command", ["sim.show", "sim.run", "sim.replay", "analysis.compare"])
 def test_output_into_a_closed_pipe_ends_quietly_with_141(command, tmp_path):
     """As `... | head -1` once head has gone: no traceback, status 141 (128 + SIGPIPE), and a
@@ -82,6 +86,22 @@ def test_output_into_a_closed_pipe_ends_quietly_with_141(command, tmp_path):
     if command == "sim.run":
         assert json.loads((tmp_path / "run" / "manifest.json").read_text())["complete"]
         assert json.loads((tmp_path / "run" / "summary.json").read_text())["games"] == 20
+
+
+@pytest.mark.parametrize("command, args", [
+    ("sim.run", ["--games", "10"]),
+    ("sim.show", ["--seed", "1", "--index", "0"]),
+    ("sim.match", ["--a", "random", "--b", "random", "--games", "10"]),
+    ("sim.sweep", ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "10"]),
+])
+def test_a_rules_file_that_is_not_utf8_is_one_line_and_exit_2(command, args, tmp_path):
+    rules = tmp_path / "latin1.toml"
+    rules.write_bytes('[exchange]\nupcard_to = "d\u00e9ad"\n'.encode("latin-1"))
+    out = ["--out", str(tmp_path / "out")] if command in ("sim.run", "sim.sweep") else []
+    result = subprocess.run([sys.executable, "-m", command, *args, "--rules", str(rules), *out], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 2 and one_line(result.stderr), result.stderr
+    assert f"rules file {rules} is not UTF-8 text" in result.stderr and not (tmp_path / "out").exists()
 
 
 def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
