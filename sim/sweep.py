@@ -11,10 +11,14 @@ so a sweep resumes, and any setting can be studied like any other run.
 
 from __future__ import annotations
 
+import csv
+import errno
+import io
 import itertools
 import json
 import re
 import sys
+import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -23,7 +27,7 @@ from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
-from sim.store import RECORD_MODES
+from sim.store import RECORD_MODES, write_atomic, write_json
 
 
 class SweepError(ValueError):
@@ -160,11 +164,12 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
 
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
-          cluster=None, threads: int | None = None, log=None) -> dict:
+          cluster=None, threads: int | None = None, log=None, plot_path=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
 
     Returns the JSON-ready result: ``settings`` (values, run folder, metrics) and
     ``balance_point`` ({metric: value}) where a metric crosses its even value.
+    ``plot_path``, where the caller will draw the plot, is checked before any game is played.
     """
     from sim.api import DEFAULT_BLOCK_SIZE, resolve_policies, resolve_rules
 
@@ -180,6 +185,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         except RulesError as exc:
             raise RulesError(f"{', '.join(setting_options(setting))}: {exc}") from None
     out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games)
+    if plot_path is not None:
+        check_plot_path(Path(plot_path))
     block_size = block_size or DEFAULT_BLOCK_SIZE
     if cluster is None and threads is not None:
         import numba
@@ -230,6 +237,50 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 def default_sweep_out(game: str, grid, seed: int, games: int) -> Path:
     keys = "+".join(k for k, _ in grid)
     return Path("runs") / f"sweep-{game}-{keys}-{seed}-{games}"
+
+
+def check_plot_path(path: Path) -> None:
+    """Refuse a plot file that could not be written: a folder, or one whose folder cannot
+    be made or takes no new file (tried with an empty temporary file)."""
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+
+
+TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
+                 "minus_first_hi95", "paired", "variance_saved", "run")
+
+
+def save_tables(result: dict) -> tuple[Path, Path]:
+    """The result as ``sweep.json`` (what --json prints) and ``sweep.csv`` (one row per
+    setting and metric, fractions as fractions) in the sweep's folder."""
+    out = Path(result["out"])
+    rows = []
+    for row in result["settings"]:
+        for name, v in row["metrics"].items():
+            numbers = (v["value"], *(v["value_ci95"] or [None, None]), v["diff"], *(v["ci95"] or [None, None]))
+            rows.append([*map(_show, row["values"].values()), name, METRICS[name].unit_for(result["game"]),
+                         *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow([*result["vary"], *TABLE_COLUMNS])
+    writer.writerows(rows)
+    paths = out / "sweep.json", out / "sweep.csv"
+    try:
+        write_json(paths[0], result)
+        write_atomic(paths[1], text.getvalue().encode())
+    except OSError as exc:
+        raise SweepError(f"cannot write the tables in {out}: {exc.strerror or exc}") from None
+    return paths
+
+
+def _number(x):
+    return "" if x is None else x + 0.0  # never -0.0
 
 
 # --- Report --------------------------------------------------------------------------------
@@ -387,9 +438,15 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
                              "threads available")
         log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, args.games)
+        plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         result = sweep(args.game, grid, args.games, args.seed, args.rules, args.set_options, args.policy,
-                       args.out, metrics, args.records, args.block_size, args.cluster, args.threads, log)
-        result["plot"] = str(plot(result, args.plot or Path(result["out"]) / "sweep.png"))
+                       out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path)
+        try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
+            result["plot"], problem = str(plot(result, plot_path)), None
+        except SweepError as exc:
+            result["plot"], problem = None, exc
+        tables = save_tables(result)
     except (*USER_ERRORS, SweepError, MetricsError) as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:
@@ -399,8 +456,10 @@ def main(argv=None) -> int:
         print(json.dumps(result))
     else:
         print(format_report(result))
-        print(f"\nplot: {result['plot']}")
-    return 0
+        print(f"\ntables: {tables[0]}, {tables[1]}")
+        if result["plot"]:
+            print(f"plot: {result['plot']}")
+    return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
 
 
 if __name__ == "__main__":
