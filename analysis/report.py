@@ -419,6 +419,21 @@ class Section:
     tallies: tuple = ()
 
 
+REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</title>")
+
+
+def is_report_folder(out: Path) -> bool:
+    """An empty folder, or one whose index.html is a report page: a report may be written
+    over it (as sim.run resumes only its own run folders)."""
+    if not any(out.iterdir()):
+        return True
+    try:
+        with open(out / "index.html", encoding="utf-8", errors="replace") as fh:
+            return bool(REPORT_TITLE.search(fh.read(4096)))
+    except OSError:
+        return False
+
+
 def build_report(run_dir, out=None) -> Path:
     """Read a run folder and write its report; returns the path of index.html.
 
@@ -430,6 +445,8 @@ def build_report(run_dir, out=None) -> Path:
     out = Path(out) if out is not None else data.path / "report"
     if out.exists() and not out.is_dir():
         raise ReportError(f"output folder {out} is a file")
+    if out.is_dir() and not is_report_folder(out):
+        raise ReportError(f"output folder {out} is not empty and holds no report; use another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
