@@ -78,11 +78,28 @@ def replay_case(case: dict, engine: str) -> dict:
     if engine == "kernel":
         if game not in GAMES:
             return {"error": "unsupported", "message": f"game '{game}' is not in the kernel yet"}
-        return game_module(game).replay_deal(case)
+        return with_card_at_fault(case, game_module(game).replay_deal(case))
     if game not in GAMES:
         return {"error": "unsupported", "message": f"game '{game}' is unknown"}
     result = importlib.import_module(GAMES[game].referee).replay(case)
-    return {k: v for k, v in result.items() if k != "message"}
+    return with_card_at_fault(case, {k: v for k, v in result.items() if k != "message"})
+
+
+def with_card_at_fault(case: dict, outcome: dict) -> dict:
+    """A deal that does not match its deck (an error at "hands" or "stock") names in "card"
+    the first card dealt that the deck does not hold, or holds fewer times, if there is one."""
+    if outcome.get("at") not in ("hands", "stock"):
+        return outcome
+    referee = importlib.import_module(GAMES[case["game"]].referee)
+    left = Counter(referee.deck_for(rules_for(case["game"], case.get("rules"))))
+    dealt = [card for hand in case["hands"] for card in hand]
+    if outcome["at"] == "stock":
+        dealt += case.get("stock") or []
+    for card in dealt:
+        left[card] -= 1
+        if left[card] < 0:
+            return {**outcome, "card": card}
+    return outcome
 
 
 def matches(expect: dict, outcome: dict) -> bool:
@@ -92,8 +109,10 @@ def matches(expect: dict, outcome: dict) -> bool:
 
 def describe(outcome: dict) -> str:
     if "error" in outcome:
-        return f"illegal {outcome['error']} at {outcome.get('at')}" if outcome["error"] != "unsupported" \
-            else outcome["message"]
+        if outcome["error"] == "unsupported":
+            return outcome["message"]
+        card = f" (card {outcome['card']})" if "card" in outcome else ""
+        return f"illegal {outcome['error']} at {outcome.get('at')}{card}"
     if "bid" in outcome:  # Bid Euchre
         if outcome["bid"] == "pass":
             return "void deal"
