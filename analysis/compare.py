@@ -18,7 +18,7 @@ from sim.cli import OneLineParser, exit_with, plural
 
 def format_report(result: dict) -> str:
     game = result["game"]
-    lines = [f"{game}: {result['games']:,} games, seed {result['seed']}",
+    lines = [f"{game}: {plural(result['games'], 'game')}, seed {result['seed']}",
              f"  A = {result['a']}", f"  B = {result['b']}", "",
              ""]
     labels = {name: f"{r['label']} ({r['unit']})" for name, r in result["metrics"].items()}
@@ -32,7 +32,7 @@ def format_report(result: dict) -> str:
             continue
         ci = "-" if r["ci95"] is None else f"[{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]"
         if r["paired"]:
-            saved = "-" if r["variance_reduction"] is None else f"{100 * r['variance_reduction']:.0f}%"
+            saved = "-" if r["variance_reduction"] is None else f"{100 * r['variance_reduction']:z.0f}%"
         else:
             saved = "unpaired"
         lines.append(f"{label:{width}s}{m.format(r['a']):>12s}{m.format(r['b']):>12s}{m.format(r['diff'], True):>12s}"

@@ -81,7 +81,7 @@ def inline(r: dict) -> str:
 
 
 def _num(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:,.1f}" if abs(x) >= 10 else f"{x:,.2f}"
+    return f"{x:z,.0f}" if abs(x) >= 1000 else f"{x:z,.1f}" if abs(x) >= 10 else f"{x:z,.2f}"
 
 
 def csv_header(table: Table) -> list[str]:
@@ -106,18 +106,22 @@ def csv_row(table: Table, row: list) -> list:
                 out += ["", "", "", 0 if cell is None else cell["n"]]
             else:
                 lo, hi = cell["ci95"]
-                out += [round(100 * cell["rate"], 4), round(100 * lo, 4), round(100 * hi, 4), cell["n"]]
+                out += [_round(100 * cell["rate"]), _round(100 * lo), _round(100 * hi), cell["n"]]
         elif any(_is_mean(c) for c in col):
             if cell is None or not cell["n"]:
                 out += ["", "", "", 0]
             else:
                 lo, hi = cell["mean_ci95"]
-                out += [round(cell["mean"], 4), round(lo, 4), round(hi, 4), cell["n"]]
+                out += [_round(cell["mean"]), _round(lo), _round(hi), cell["n"]]
         elif isinstance(cell, (np.integer, np.floating, np.bool_)):
             out.append(cell.item())
         else:
             out.append("" if cell is None else cell)
     return out
+
+
+def _round(x: float) -> float:
+    return round(x, 4) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def pct(r: dict) -> float:

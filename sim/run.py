@@ -151,7 +151,7 @@ def play(args, parser) -> int:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    print(f"{args.game}: {summary['games']:,} games, {summary['deals']:,} deals, seed {args.seed}; "
+    print(f"{args.game}: {plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}, seed {args.seed}; "
           f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     print()
@@ -161,11 +161,11 @@ def play(args, parser) -> int:
         if "cluster" in timing:
             where = timing["cluster"]
             each = where["threads_per_worker"]
-            how = (f"{where['workers']} worker processes"
-                   + (f" of {each} thread{'s' if each > 1 else ''}" if each else "") + f" at {where['address']}")
+            how = (plural(where["workers"], "worker process", "worker processes")
+                   + (f" of {plural(each, 'thread')}" if each else "") + f" at {where['address']}")
         else:
-            how = f"{numba.get_num_threads()} threads"
-        print(f"{timing['games_played_now']:,} games played now in {timing['seconds']:.1f} s "
+            how = plural(numba.get_num_threads(), "thread")
+        print(f"{plural(timing['games_played_now'], 'game')} played now in {timing['seconds']:.1f} s "
               f"({timing['games_per_second']:,.0f} games/s, {how})")
     else:
         print("nothing left to play: the run folder was already complete")

@@ -289,8 +289,9 @@ def format_report(result: dict) -> str:
     """The table printed by the command: per metric, one line per setting."""
     game, rows = result["game"], result["settings"]
     first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
-    lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, {result['games']:,} games each, "
-             f"seed {result['seed']}, policies {', '.join(result['policies'])}; runs in {result['out']}",
+    lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
+             f"{plural(result['games'], 'game')} each, seed {result['seed']}, "
+             f"policies {', '.join(result['policies'])}; runs in {result['out']}",
              f"differences are against the first setting ({first}), paired game by game where the "
              f"records allow (95% intervals)"]
     width = max(len(_label(r)) for r in rows) + 2
@@ -308,7 +309,7 @@ def format_report(result: dict) -> str:
             diff = m.format(v["diff"], signed=True)
             paired = _interval(m, v["ci95"], signed=True)
             saved = ("unpaired" if not v["paired"] else "-" if v["variance_reduction"] is None
-                     else f"{100 * v['variance_reduction']:.0f}%")
+                     else f"{100 * v['variance_reduction']:z.0f}%")
             lines.append(f"  {_label(r):{width}s}{m.format(v['value']):>12s}{own:>24s}{diff:>14s}"
                          f"{paired:>26s}{saved:>16s}")
         x = result.get("balance_point", {}).get(name)
@@ -318,7 +319,7 @@ def format_report(result: dict) -> str:
             where = (f"the settings' 95% intervals put it between {_show(bracket[0])} and {_show(bracket[1])}"
                      if bracket else f"not resolved: the settings on one side are within their 95% "
                                      f"intervals of {level}")
-            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:.2f} "
+            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
                          f"(linear interpolation; {where})")
     return "\n".join(lines)
 
@@ -371,7 +372,7 @@ def plot(result: dict, path) -> Path:
             x = result.get("balance_point", {}).get(name)
             if x is not None:
                 ax.axvline(x, color="tab:red", lw=0.8, ls=":")
-                ax.annotate(f"balance {x:.1f}", (x, scale * m.balance), textcoords="offset points",
+                ax.annotate(f"balance {x:z.1f}", (x, scale * m.balance), textcoords="offset points",
                             xytext=(4, 4), color="tab:red", fontsize=8)
         unit = m.unit_for(game).replace("share of ", "% of ")
         ax.set_ylabel(f"{m.words(game)}\n({unit})", fontsize=8)
