@@ -10,23 +10,15 @@ come from the summaries, unpaired, where they can.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 
 from analysis.metrics import METRICS, MetricsError, compare_runs, parse_metrics
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line and exit status 2 (as sim.run, without importing numba)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+from sim.cli import OneLineParser, exit_with, plural
 
 
 def format_report(result: dict) -> str:
     game = result["game"]
-    lines = [f"{game}: {result['games']:,} games, seed {result['seed']}",
+    lines = [f"{game}: {plural(result['games'], 'game')}, seed {result['seed']}",
              f"  A = {result['a']}", f"  B = {result['b']}", "",
              ""]
     labels = {name: f"{r['label']} ({r['unit']})" for name, r in result["metrics"].items()}
@@ -40,7 +32,7 @@ def format_report(result: dict) -> str:
             continue
         ci = "-" if r["ci95"] is None else f"[{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]"
         if r["paired"]:
-            saved = "-" if r["variance_reduction"] is None else f"{100 * r['variance_reduction']:.0f}%"
+            saved = "-" if r["variance_reduction"] is None else f"{100 * r['variance_reduction']:z.0f}%"
         else:
             saved = "unpaired"
         lines.append(f"{label:{width}s}{m.format(r['a']):>12s}{m.format(r['b']):>12s}{m.format(r['diff'], True):>12s}"
@@ -62,11 +54,10 @@ def main(argv=None) -> int:
     try:
         result = compare_runs(args.run_a, args.run_b, parse_metrics(args.metrics))
     except MetricsError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m analysis.compare")

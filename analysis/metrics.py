@@ -164,8 +164,8 @@ class Metric:
     def format(self, value, signed: bool = False) -> str:
         if value is None:
             return "-"
-        sign = "+" if signed else ""
-        return f"{100 * value:{sign}.{self.digits}f}%" if self.percent else f"{value:{sign}.{self.digits}f}"
+        spec = f"{'+' if signed else ''}z.{self.digits}f"  # z: a value that rounds to zero prints 0, never -0
+        return f"{100 * value:{spec}}%" if self.percent else f"{value:{spec}}"
 
 
 def _in_words(text: str, info: GameInfo) -> str:

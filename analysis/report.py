@@ -9,10 +9,9 @@ says which sections need records.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import html
-import sys
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -24,6 +23,7 @@ from matplotlib.figure import Figure
 
 import sim
 from analysis.tables import DealScoreTally, GameTally, Hist, ReportError, RunData, fill
+from sim.cli import OneLineParser, exit_with
 from sim.rules import GAMES as RULE_CLASSES, option_table
 from sim.summary import percent
 
@@ -81,7 +81,7 @@ def inline(r: dict) -> str:
 
 
 def _num(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:,.1f}" if abs(x) >= 10 else f"{x:,.2f}"
+    return f"{x:z,.0f}" if abs(x) >= 1000 else f"{x:z,.1f}" if abs(x) >= 10 else f"{x:z,.2f}"
 
 
 def csv_header(table: Table) -> list[str]:
@@ -106,18 +106,22 @@ def csv_row(table: Table, row: list) -> list:
                 out += ["", "", "", 0 if cell is None else cell["n"]]
             else:
                 lo, hi = cell["ci95"]
-                out += [round(100 * cell["rate"], 4), round(100 * lo, 4), round(100 * hi, 4), cell["n"]]
+                out += [_round(100 * cell["rate"]), _round(100 * lo), _round(100 * hi), cell["n"]]
         elif any(_is_mean(c) for c in col):
             if cell is None or not cell["n"]:
                 out += ["", "", "", 0]
             else:
                 lo, hi = cell["mean_ci95"]
-                out += [round(cell["mean"], 4), round(lo, 4), round(hi, 4), cell["n"]]
+                out += [_round(cell["mean"]), _round(lo), _round(hi), cell["n"]]
         elif isinstance(cell, (np.integer, np.floating, np.bool_)):
             out.append(cell.item())
         else:
             out.append("" if cell is None else cell)
     return out
+
+
+def _round(x: float) -> float:
+    return round(x, 4) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def pct(r: dict) -> float:
@@ -419,6 +423,21 @@ class Section:
     tallies: tuple = ()
 
 
+REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</title>")
+
+
+def is_report_folder(out: Path) -> bool:
+    """An empty folder, or one whose index.html is a report page: a report may be written
+    over it (as sim.run resumes only its own run folders)."""
+    if not any(out.iterdir()):
+        return True
+    try:
+        with open(out / "index.html", encoding="utf-8", errors="replace") as fh:
+            return bool(REPORT_TITLE.search(fh.read(4096)))
+    except OSError:
+        return False
+
+
 def build_report(run_dir, out=None) -> Path:
     """Read a run folder and write its report; returns the path of index.html.
 
@@ -430,6 +449,8 @@ def build_report(run_dir, out=None) -> Path:
     out = Path(out) if out is not None else data.path / "report"
     if out.exists() and not out.is_dir():
         raise ReportError(f"output folder {out} is a file")
+    if out.is_dir() and not is_report_folder(out):
+        raise ReportError(f"output folder {out} is not empty and holds no report; use another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -455,19 +476,17 @@ def build_report(run_dir, out=None) -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
-    p.error = lambda message: p.exit(2, f"{p.prog}: error: {message} (see --help)\n")  # one line, status 2
+    p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
     p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (made by python -m sim.run)")
     p.add_argument("--out", metavar="DIR", help="folder for index.html, PNG and CSV files (default RUN_DIR/report)")
     args = p.parse_args(argv)
     try:
         path = build_report(args.run_dir, args.out)
     except ReportError as exc:
-        print(f"python -m analysis.report: {exc}", file=sys.stderr)
-        return 2
+        return p.fail(exc)
     print(path)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m analysis.report")

@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.cli import seed_number, whole_count
 from sim.games import DEFAULT_GAME, game_info, game_module
 from sim.policies import PolicyError, parse_policy
 from sim.rules import merge_tables, parse_set, read_variant
@@ -186,7 +187,13 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
 
     ``cluster``: a Dask scheduler address, ``local:N`` or a ``distributed.Client`` to play
     the blocks on (``threads`` is then per worker process); None plays them here.
+    Numbers are checked as the command line checks them (``games="1e6"`` works, 1.5 is a
+    ValueError with the command line's words).
     """
+    games, block_size = _checked("games", whole_count, games), _checked("block_size", whole_count, block_size)
+    seed = _checked("seed", seed_number, seed)
+    if threads is not None:
+        threads = _checked("threads", whole_count, threads)
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None and cluster is None:
@@ -196,6 +203,13 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
     path = Path(out) if out is not None else default_out(game, seed, games)
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads)
     return Run(path)
+
+
+def _checked(name: str, check, value):
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def load_run(path) -> Run:

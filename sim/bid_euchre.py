@@ -284,8 +284,8 @@ def format_summary(summary: dict) -> str:
               + "".join(f"{q:>8s}" for q in ("p5", "p25", "p50", "p75", "p95"))]
     for kind, label in (("hand_score", "per hand"), ("game_total", "per game")):
         for team, d in summary[kind].items():
-            ci = f"[{d['mean_ci95'][0]:.2f}, {d['mean_ci95'][1]:.2f}]"
-            lines.append(f"  {label} {team:12s}{d['mean']:10.2f}{ci:>22s}"
+            ci = f"[{d['mean_ci95'][0]:z.2f}, {d['mean_ci95'][1]:z.2f}]"
+            lines.append(f"  {label} {team:12s}{d['mean']:z10.2f}{ci:>22s}"
                          + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
     w = summary["game_wins"]
     lines += ["", f"game wins: team 0 {percent(w['team0'])}, team 1 {percent(w['team1'])}, "

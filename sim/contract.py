@@ -255,8 +255,8 @@ def format_summary(summary: dict, lowest_level: int = 0) -> str:
         for seat, d in summary[kind].items():
             if not d["n"]:
                 continue
-            ci = f"[{d['mean_ci95'][0]:.1f}, {d['mean_ci95'][1]:.1f}]"
-            lines.append(f"  {label} {seat:12s}{d['mean']:10.1f}{ci:>22s}"
+            ci = f"[{d['mean_ci95'][0]:z.1f}, {d['mean_ci95'][1]:z.1f}]"
+            lines.append(f"  {label} {seat:12s}{d['mean']:z10.1f}{ci:>22s}"
                          + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
     w = summary["game_wins"]
     lines += ["", f"game wins: seat 0 {percent(w['seat0'])}, seat 1 {percent(w['seat1'])}, "

@@ -9,7 +9,7 @@ is cheap and never imports numba: the analyses read the declarations too.
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
 ``aggregate``, ``summarize``, ``format_summary`` and ``describe_game``; the referee module
-provides ``replay``; the analysis module (``analysis.games``) provides the game's record
+provides ``replay`` and ``deck_for`` (the cards a deal of given rules is dealt from); the analysis module (``analysis.games``) provides the game's record
 tallies and ``report_sections``. Everything in ``sim.run``, ``sim.show``, ``sim.match``,
 ``sim.sweep``, ``sim.replay``, the run folders and the analyses goes through these, so a
 new game is its own modules, its rules class in ``sim.rules`` and one declaration in

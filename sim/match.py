@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
@@ -138,23 +139,25 @@ def main(argv=None) -> int:
         a, b = parse_policy(args.a, args.game), parse_policy(args.b, args.game)
         result = play_match(args.game, a, b, args.games, args.seed, rules, args.cluster)
     except USER_ERRORS as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
+    except KeyboardInterrupt:
+        print("\ninterrupted; a match keeps nothing, so rerun the command to play it", file=sys.stderr)
+        return INTERRUPTED_STATUS
     if args.json:
         print(json.dumps(result))
         return 0
     lo, hi = result["ci95"]
     glo, ghi = result["game_ci95"]
-    print(f"{args.game}: {result['a']} (A) against {result['b']} (B), {args.games:,} duplicate games, "
-          f"{result['deals']:,} paired deals, seed {args.seed}")
-    print(f"  A minus B per deal: {result['mean_diff_per_deal']:+.2f}  95% CI [{lo:+.2f}, {hi:+.2f}]")
-    print(f"  A minus B per game: {result['mean_diff_per_game']:+.2f}  95% CI [{glo:+.2f}, {ghi:+.2f}]")
+    print(f"{args.game}: {result['a']} (A) against {result['b']} (B), {plural(args.games, 'duplicate game')}, "
+          f"{plural(result['deals'], 'paired deal')}, seed {args.seed}")
+    print(f"  A minus B per deal: {result['mean_diff_per_deal']:+z.2f}  95% CI [{lo:+z.2f}, {hi:+z.2f}]")
+    print(f"  A minus B per game: {result['mean_diff_per_game']:+z.2f}  95% CI [{glo:+z.2f}, {ghi:+z.2f}]")
     print(f"  A wins {100 * result['a_game_win_rate']:.1f}% of games")
     reduction = result["pairing_variance_reduction"]
-    print("  pairing narrowed the variance by " + ("-" if reduction is None else f"{100 * reduction:.0f}%")
+    print("  pairing narrowed the variance by " + ("-" if reduction is None else f"{100 * reduction:z.0f}%")
           + " against unpaired play")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.match")

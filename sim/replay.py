@@ -7,10 +7,11 @@ holds, 1 when one does not (or a deal's game is not supported yet), 2 for bad in
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import json
-import sys
+from collections import Counter
 
+from sim.cli import OneLineParser, exit_with
 from sim.games import GAMES
 from sim.rules import RulesError, rules_for
 
@@ -71,19 +72,34 @@ def check_case(case) -> None:
 
 def replay_case(case: dict, engine: str) -> dict:
     """One case's outcome in the chosen engine, or an "unsupported" marker."""
-    import importlib
-
     from sim.games import game_module
 
     game = case["game"]
     if engine == "kernel":
         if game not in GAMES:
             return {"error": "unsupported", "message": f"game '{game}' is not in the kernel yet"}
-        return game_module(game).replay_deal(case)
+        return with_card_at_fault(case, game_module(game).replay_deal(case))
     if game not in GAMES:
         return {"error": "unsupported", "message": f"game '{game}' is unknown"}
     result = importlib.import_module(GAMES[game].referee).replay(case)
-    return {k: v for k, v in result.items() if k != "message"}
+    return with_card_at_fault(case, {k: v for k, v in result.items() if k != "message"})
+
+
+def with_card_at_fault(case: dict, outcome: dict) -> dict:
+    """A deal that does not match its deck (an error at "hands" or "stock") names in "card"
+    the first card dealt that the deck does not hold, or holds fewer times, if there is one."""
+    if outcome.get("at") not in ("hands", "stock"):
+        return outcome
+    referee = importlib.import_module(GAMES[case["game"]].referee)
+    left = Counter(referee.deck_for(rules_for(case["game"], case.get("rules"))))
+    dealt = [card for hand in case["hands"] for card in hand]
+    if outcome["at"] == "stock":
+        dealt += case.get("stock") or []
+    for card in dealt:
+        left[card] -= 1
+        if left[card] < 0:
+            return {**outcome, "card": card}
+    return outcome
 
 
 def matches(expect: dict, outcome: dict) -> bool:
@@ -93,8 +109,10 @@ def matches(expect: dict, outcome: dict) -> bool:
 
 def describe(outcome: dict) -> str:
     if "error" in outcome:
-        return f"illegal {outcome['error']} at {outcome.get('at')}" if outcome["error"] != "unsupported" \
-            else outcome["message"]
+        if outcome["error"] == "unsupported":
+            return outcome["message"]
+        card = f" (card {outcome['card']})" if "card" in outcome else ""
+        return f"illegal {outcome['error']} at {outcome.get('at')}{card}"
     if "bid" in outcome:  # Bid Euchre
         if outcome["bid"] == "pass":
             return "void deal"
@@ -109,7 +127,7 @@ def describe(outcome: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
+    parser = OneLineParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
     parser.add_argument("file", help="replay file, one JSON deal per line (RULES.md replay format)")
     parser.add_argument("--engine", choices=("reference", "kernel"), default="reference",
                         help="the readable referee (default) or the numba kernel")
@@ -120,14 +138,11 @@ def main(argv=None) -> int:
         with open(args.file, encoding="utf-8") as fh:
             cases = parse_cases(fh)
     except OSError as exc:
-        print(f"sim.replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return parser.fail(f"cannot read {args.file}: {exc.strerror}")
     except UnicodeDecodeError:
-        print(f"sim.replay: {args.file} is not UTF-8 text", file=sys.stderr)
-        return 2
+        return parser.fail(f"{args.file} is not UTF-8 text")
     except MalformedCase as exc:
-        print(f"sim.replay: {args.file}: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(f"{args.file}: {exc}")
     failed = 0
     for number, case in cases:
         outcome = replay_case(case, args.engine)
@@ -152,4 +167,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.replay")

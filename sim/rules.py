@@ -382,6 +382,8 @@ def read_variant(source: str | Path) -> dict:
             return tomllib.load(fh)
     except OSError as exc:
         raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"rules file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"rules file {path} is not valid TOML: {exc}") from None
 

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from sim.cli import INTERRUPTED_STATUS, OneLineParser, exit_with, plural, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
@@ -20,32 +21,19 @@ from sim.store import RECORD_MODES, RunError
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line naming the problem and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def count(text: str) -> int:
     """A positive whole number, also written as 1e6."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not value.is_integer() or value < 1 or value > 2**53:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
-    return int(value)
+        return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def seed_value(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer seed") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError("the seed must be in 0 .. 2**64-1")
-    return value
+        return seed_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,8 +115,7 @@ def main(argv=None) -> int:
             parser.error("--games is required")
         return play(args, parser)
     except USER_ERRORS as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
 
 
 def play(args, parser) -> int:
@@ -157,14 +144,14 @@ def play(args, parser) -> int:
         if progress is not None:
             progress.close()
         print(f"\ninterrupted; rerun the same command to resume the run in {out}", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     if progress is not None:
         progress.close()
     if args.quiet:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    print(f"{args.game}: {summary['games']:,} games, {summary['deals']:,} deals, seed {args.seed}; "
+    print(f"{args.game}: {plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}, seed {args.seed}; "
           f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     print()
@@ -174,11 +161,11 @@ def play(args, parser) -> int:
         if "cluster" in timing:
             where = timing["cluster"]
             each = where["threads_per_worker"]
-            how = (f"{where['workers']} worker processes"
-                   + (f" of {each} thread{'s' if each > 1 else ''}" if each else "") + f" at {where['address']}")
+            how = (plural(where["workers"], "worker process", "worker processes")
+                   + (f" of {plural(each, 'thread')}" if each else "") + f" at {where['address']}")
         else:
-            how = f"{numba.get_num_threads()} threads"
-        print(f"{timing['games_played_now']:,} games played now in {timing['seconds']:.1f} s "
+            how = plural(numba.get_num_threads(), "thread")
+        print(f"{plural(timing['games_played_now'], 'game')} played now in {timing['seconds']:.1f} s "
               f"({timing['games_per_second']:,.0f} games/s, {how})")
     else:
         print("nothing left to play: the run folder was already complete")
@@ -186,4 +173,4 @@ def play(args, parser) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.run")

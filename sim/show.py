@@ -10,8 +10,8 @@ filled with the engine's outcome, ready for ``python -m sim.replay``.
 from __future__ import annotations
 
 import json
-import sys
 
+from sim.cli import exit_with
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, seed_value
@@ -36,14 +36,11 @@ def main(argv=None) -> int:
         rules = resolve_rules(args.game, args.rules, args.set_options)
         policies = resolve_policies(args.game, args.policy)
     except USER_ERRORS as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
     games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index])
     counted = [d for d in deals if d["counted"]]
     if args.deal is not None and not 0 <= args.deal < len(counted):
-        print(f"{parser.prog}: error: --deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}",
-              file=sys.stderr)
-        return 2
+        return parser.fail(f"--deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}")
     if args.json:
         chosen = deals if args.deal is None else [counted[args.deal]]
         for deal in chosen:
@@ -56,4 +53,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.show")

@@ -90,6 +90,10 @@ class RunFolder:
         self.config = config
         self.manifest_path = self.path / "manifest.json"
         self._done: set[int] | None = None  # blocks marked done, read from disk once
+        try:
+            str(self.path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise RunError(f"output folder name {str(self.path)!a} is not UTF-8 (Parquet files need one)") from None
         if self.path.exists() and not self.path.is_dir():
             raise RunError(f"output folder {self.path} is a file")
         if self.manifest_path.exists():

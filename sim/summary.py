@@ -82,4 +82,4 @@ def percent(r: dict | None) -> str:
         return "-"
     lo, hi = r["ci95"]
     digits = 1 if hi >= 0.01 else 3  # keep rare events (passed-out deals) readable
-    return f"{100 * r['rate']:5.{digits}f}% [{100 * lo:4.{digits}f}, {100 * hi:4.{digits}f}]"
+    return f"{100 * r['rate']:z5.{digits}f}% [{100 * lo:z4.{digits}f}, {100 * hi:z4.{digits}f}]"

@@ -11,18 +11,23 @@ so a sweep resumes, and any setting can be studied like any other run.
 
 from __future__ import annotations
 
+import csv
+import errno
+import io
 import itertools
 import json
 import re
 import sys
+import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from analysis.metrics import METRICS, MetricsError, compare_runs, open_run, parse_metrics
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
-from sim.store import RECORD_MODES
+from sim.store import RECORD_MODES, write_atomic, write_json
 
 
 class SweepError(ValueError):
@@ -159,11 +164,12 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
 
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
-          cluster=None, threads: int | None = None, log=None) -> dict:
+          cluster=None, threads: int | None = None, log=None, plot_path=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
 
     Returns the JSON-ready result: ``settings`` (values, run folder, metrics) and
     ``balance_point`` ({metric: value}) where a metric crosses its even value.
+    ``plot_path``, where the caller will draw the plot, is checked before any game is played.
     """
     from sim.api import DEFAULT_BLOCK_SIZE, resolve_policies, resolve_rules
 
@@ -179,6 +185,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         except RulesError as exc:
             raise RulesError(f"{', '.join(setting_options(setting))}: {exc}") from None
     out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games)
+    if plot_path is not None:
+        check_plot_path(Path(plot_path))
     block_size = block_size or DEFAULT_BLOCK_SIZE
     if cluster is None and threads is not None:
         import numba
@@ -231,14 +239,59 @@ def default_sweep_out(game: str, grid, seed: int, games: int) -> Path:
     return Path("runs") / f"sweep-{game}-{keys}-{seed}-{games}"
 
 
+def check_plot_path(path: Path) -> None:
+    """Refuse a plot file that could not be written: a folder, or one whose folder cannot
+    be made or takes no new file (tried with an empty temporary file)."""
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+
+
+TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
+                 "minus_first_hi95", "paired", "variance_saved", "run")
+
+
+def save_tables(result: dict) -> tuple[Path, Path]:
+    """The result as ``sweep.json`` (what --json prints) and ``sweep.csv`` (one row per
+    setting and metric, fractions as fractions) in the sweep's folder."""
+    out = Path(result["out"])
+    rows = []
+    for row in result["settings"]:
+        for name, v in row["metrics"].items():
+            numbers = (v["value"], *(v["value_ci95"] or [None, None]), v["diff"], *(v["ci95"] or [None, None]))
+            rows.append([*map(_show, row["values"].values()), name, METRICS[name].unit_for(result["game"]),
+                         *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow([*result["vary"], *TABLE_COLUMNS])
+    writer.writerows(rows)
+    paths = out / "sweep.json", out / "sweep.csv"
+    try:
+        write_json(paths[0], result)
+        write_atomic(paths[1], text.getvalue().encode())
+    except OSError as exc:
+        raise SweepError(f"cannot write the tables in {out}: {exc.strerror or exc}") from None
+    return paths
+
+
+def _number(x):
+    return "" if x is None else x + 0.0  # never -0.0
+
+
 # --- Report --------------------------------------------------------------------------------
 
 def format_report(result: dict) -> str:
     """The table printed by the command: per metric, one line per setting."""
     game, rows = result["game"], result["settings"]
     first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
-    lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, {result['games']:,} games each, "
-             f"seed {result['seed']}, policies {', '.join(result['policies'])}; runs in {result['out']}",
+    lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
+             f"{plural(result['games'], 'game')} each, seed {result['seed']}, "
+             f"policies {', '.join(result['policies'])}; runs in {result['out']}",
              f"differences are against the first setting ({first}), paired game by game where the "
              f"records allow (95% intervals)"]
     width = max(len(_label(r)) for r in rows) + 2
@@ -256,7 +309,7 @@ def format_report(result: dict) -> str:
             diff = m.format(v["diff"], signed=True)
             paired = _interval(m, v["ci95"], signed=True)
             saved = ("unpaired" if not v["paired"] else "-" if v["variance_reduction"] is None
-                     else f"{100 * v['variance_reduction']:.0f}%")
+                     else f"{100 * v['variance_reduction']:z.0f}%")
             lines.append(f"  {_label(r):{width}s}{m.format(v['value']):>12s}{own:>24s}{diff:>14s}"
                          f"{paired:>26s}{saved:>16s}")
         x = result.get("balance_point", {}).get(name)
@@ -266,7 +319,7 @@ def format_report(result: dict) -> str:
             where = (f"the settings' 95% intervals put it between {_show(bracket[0])} and {_show(bracket[1])}"
                      if bracket else f"not resolved: the settings on one side are within their 95% "
                                      f"intervals of {level}")
-            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:.2f} "
+            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
                          f"(linear interpolation; {where})")
     return "\n".join(lines)
 
@@ -319,7 +372,7 @@ def plot(result: dict, path) -> Path:
             x = result.get("balance_point", {}).get(name)
             if x is not None:
                 ax.axvline(x, color="tab:red", lw=0.8, ls=":")
-                ax.annotate(f"balance {x:.1f}", (x, scale * m.balance), textcoords="offset points",
+                ax.annotate(f"balance {x:z.1f}", (x, scale * m.balance), textcoords="offset points",
                             xytext=(4, 4), color="tab:red", fontsize=8)
         unit = m.unit_for(game).replace("share of ", "% of ")
         ax.set_ylabel(f"{m.words(game)}\n({unit})", fontsize=8)
@@ -386,22 +439,29 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
                              "threads available")
         log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, args.games)
+        plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         result = sweep(args.game, grid, args.games, args.seed, args.rules, args.set_options, args.policy,
-                       args.out, metrics, args.records, args.block_size, args.cluster, args.threads, log)
-        result["plot"] = str(plot(result, args.plot or Path(result["out"]) / "sweep.png"))
+                       out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path)
+        try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
+            result["plot"], problem = str(plot(result, plot_path)), None
+        except SweepError as exc:
+            result["plot"], problem = None, exc
+        tables = save_tables(result)
     except (*USER_ERRORS, SweepError, MetricsError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(exc)
     except KeyboardInterrupt:
         print("\ninterrupted; rerun the same command to resume the sweep", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     if args.json:
         print(json.dumps(result))
     else:
         print(format_report(result))
-        print(f"\nplot: {result['plot']}")
-    return 0
+        print(f"\ntables: {tables[0]}, {tables[1]}")
+        if result["plot"]:
+            print(f"plot: {result['plot']}")
+    return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m sim.sweep")

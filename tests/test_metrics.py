@@ -186,3 +186,17 @@ def test_metric_names():
         parse_metrics("contracts_made")
     with pytest.raises(MetricsError, match="twice"):
         parse_metrics("mean_score,mean_score")
+
+
+def test_values_that_round_to_zero_never_print_minus_zero():
+    from analysis.report import _num, _round
+    from sim.summary import percent
+
+    tiny = -1e-9  # a float sum's rounding error around 0
+    assert METRICS["dealer_advantage"].format(tiny) == "0.00"
+    assert METRICS["dealer_advantage"].format(tiny, signed=True) == "+0.00"
+    assert METRICS["contract_made"].format(tiny, signed=True) == "+0.00%"
+    assert METRICS["deals_per_game"].format(tiny) == "0.000"
+    assert METRICS["dealer_advantage"].format(-0.006, signed=True) == "-0.01"  # real negatives keep their sign
+    assert percent({"rate": 0.0, "ci95": [tiny, 0.0019]}) == "0.000% [0.000, 0.190]"
+    assert (_num(tiny), _num(-0.3), _round(-1e-7), str(_round(-1e-7))) == ("0.00", "-0.30", 0.0, "0.0")

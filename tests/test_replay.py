@@ -121,3 +121,37 @@ def test_replay_errors_agree(mutate, expected):
     assert replay_deal(case) == expected
     ref = reference_replay(case)
     assert {k: ref[k] for k in ("error", "at")} == expected
+
+
+def _unknown_card(game: str, where: str) -> dict:
+    """The game's first golden deal with "ZZ" in place of a card of seat 1 or the stock."""
+    case = json.loads(json.dumps(golden_cases(game)[0][1]))
+    del case["expect"]
+    if where == "hands":
+        case["hands"][1][2] = "ZZ"
+    elif where == "duplicate":
+        case["hands"][1][2] = case["hands"][0][0]
+    else:
+        case["stock"] = case.get("stock", [])[:-1] + ["ZZ"]  # Bid Euchre deals no stock: E-1 all the same
+    return case
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+@pytest.mark.parametrize("game,rule", [("bridgette", "B-2"), ("draw-bridge", "D-1"), ("bid-euchre", "E-1")])
+def test_a_card_not_in_the_deck_is_named(game, rule, engine):
+    for where in ("hands", "stock"):
+        assert replay.replay_case(_unknown_card(game, where), engine) == {"error": rule, "at": where, "card": "ZZ"}
+    twice = _unknown_card(game, "duplicate")
+    assert replay.replay_case(twice, engine) == {"error": rule, "at": "hands", "card": twice["hands"][0][0]}
+    short = json.loads(json.dumps(golden_cases(game)[0][1]))
+    short["hands"][1].pop()  # every card is of the deck: none to name
+    assert replay.replay_case(short, engine) == {"error": rule, "at": "hands"}
+
+
+def test_cli_names_the_unknown_card(tmp_path, capsys):
+    path = tmp_path / "zz.jsonl"
+    path.write_text(json.dumps(_unknown_card("bridgette", "stock")) + "\n")
+    assert replay.main([str(path), "--engine", "kernel"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "line 1: bridgette: illegal B-2 at stock (card ZZ)"
+    assert replay.main([str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"error": "B-2", "at": "stock", "card": "ZZ"}

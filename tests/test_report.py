@@ -153,6 +153,24 @@ def test_bad_input_is_one_line_and_status_2(runs, tmp_path):
         assert done.stderr.count("\n") == 1 and words in done.stderr and "Traceback" not in done.stderr
     done = report_cli(runs["none"], "--out", tmp_path / "afile")
     assert done.returncode == 2 and "is a file" in done.stderr and done.stderr.count("\n") == 1
+    # A folder holding something else is refused and left as it was, as sim.run refuses one;
+    # a folder holding a report gets the new one.
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    done = report_cli(runs["none"], "--out", foreign)
+    assert done.returncode == 2 and done.stderr == (f"python -m analysis.report: error: output folder {foreign} "
+                                                    "is not empty and holds no report; use another --out\n")
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"] and (foreign / "notes.txt").read_text() == "keep me"
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<title>My own page</title>")
+    assert report_cli(runs["none"], "--out", tmp_path / "site").returncode == 2
+    assert (tmp_path / "site" / "index.html").read_text() == "<title>My own page</title>"
+    own = tmp_path / "own"
+    assert report_cli(runs["none"], "--out", own).returncode == 0
+    (own / "scores.png").unlink()
+    again = report_cli(runs["none"], "--out", own)
+    assert again.returncode == 0 and again.stdout == f"{own / 'index.html'}\n" and (own / "scores.png").exists()
     done = report_cli()
     assert done.returncode == 2 and done.stderr.count("\n") == 1
 

@@ -1,12 +1,17 @@
 """python -m sim.run flags, and the kernels run as plain Python."""
 
+import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOLDEN = Path(ROOT, "tests", "golden", "cases.jsonl")
 
 
 def run(*args, env=None):
@@ -20,6 +25,8 @@ def run(*args, env=None):
     (["--games", "10", "--seed", "-1"], "seed must be in"),
     (["--games", "10", "--threads", "999"], "exceeds the"),
     (["--games", "10", "--colour", "red"], "unrecognized arguments"),
+    (["--games", "1.5"], "'1.5' is not a whole number of at least 1"),
+    (["--games", "1e20"], "'1e20' is more than the largest count accepted, 2**53 = 9,007,199,254,740,992"),
 ])
 def test_bad_flags_exit_2_with_one_line(args, message):
     result = run(*args)
@@ -55,3 +62,81 @@ def test_a_parameter_of_another_game_is_one_line_and_exit_2(command, args, tmp_p
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "has no parameter" in result.stderr
     assert "decisions read it" in result.stderr and not (tmp_path / "out").exists()
+
+
+def one_line(stderr: str) -> bool:
+    return len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("command", ["sim.show", "sim.run", "sim.replay", "analysis.compare"])
+def test_output_into_a_closed_pipe_ends_quietly_with_141(command, tmp_path):
+    """As `... | head -1` once head has gone: no traceback, status 141 (128 + SIGPIPE), and a
+    run folder finished before its summary was printed."""
+    from tests.test_metrics import DEALS_A, GAMES_A, fake_run
+
+    args = {"sim.show": ["--seed", "7", "--index", "42"],
+            "sim.run": ["--games", "20", "--out", str(tmp_path / "run")],
+            "sim.replay": [str(GOLDEN)],
+            "analysis.compare": [str(fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2))] * 2}[command]
+    proc = subprocess.Popen([sys.executable, "-m", command, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=600) == 141 and err == ""
+    if command == "sim.run":
+        assert json.loads((tmp_path / "run" / "manifest.json").read_text())["complete"]
+        assert json.loads((tmp_path / "run" / "summary.json").read_text())["games"] == 20
+
+
+@pytest.mark.parametrize("command, args", [
+    ("sim.run", ["--games", "10"]),
+    ("sim.show", ["--seed", "1", "--index", "0"]),
+    ("sim.match", ["--a", "random", "--b", "random", "--games", "10"]),
+    ("sim.sweep", ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "10"]),
+])
+def test_a_rules_file_that_is_not_utf8_is_one_line_and_exit_2(command, args, tmp_path):
+    rules = tmp_path / "latin1.toml"
+    rules.write_bytes('[exchange]\nupcard_to = "d\u00e9ad"\n'.encode("latin-1"))
+    out = ["--out", str(tmp_path / "out")] if command in ("sim.run", "sim.sweep") else []
+    result = subprocess.run([sys.executable, "-m", command, *args, "--rules", str(rules), *out], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 2 and one_line(result.stderr), result.stderr
+    assert f"rules file {rules} is not UTF-8 text" in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
+    proc = subprocess.Popen([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random",
+                             "--games", "1e8"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(8)  # well into the match (on a fresh numba cache: compiling it)
+    assert proc.poll() is None, "the match ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and out == ""
+    assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
+
+
+def test_one_game_on_one_thread_is_said_in_the_singular(tmp_path):
+    result = run("--games", "1", "--threads", "1", "--out", str(tmp_path / "one"))
+    assert result.returncode == 0, result.stderr
+    assert "bridgette: 1 game, " in result.stdout and "1 game played now in" in result.stdout
+    assert result.stdout.rstrip().endswith(" games/s, 1 thread)")
+
+
+def test_the_api_checks_numbers_as_the_command_line_does(tmp_path):
+    import sim
+
+    for games, words in (("1.5", "'1.5' is not a whole number of at least 1"), ("lots", "'lots' is not a number"),
+                         ("1e20", "'1e20' is more than the largest count accepted, 2**53")):
+        line = run("--games", games, "--out", str(tmp_path / "cli")).stderr
+        with pytest.raises(ValueError) as refused:
+            sim.simulate(games=float(games) if games == "1.5" else games, out=tmp_path / "api")
+        assert str(refused.value).startswith(f"games: {words}")
+        assert line == f"python -m sim.run: error: argument --{refused.value} (see --help)\n"  # the same words
+    with pytest.raises(ValueError, match="^block_size: '0' is not a whole number of at least 1$"):
+        sim.simulate(games=10, block_size=0, out=tmp_path / "api")
+    with pytest.raises(ValueError, match="^seed: the seed must be in 0 .. 2\\*\\*64-1$"):
+        sim.simulate(games=10, seed=-1, out=tmp_path / "api")
+    assert not (tmp_path / "api").exists() and not (tmp_path / "cli").exists()
+    played = sim.simulate(games="3e2", block_size=100.0, seed="4", out=tmp_path / "api")
+    config = played.manifest["config"]
+    assert (played.summary["games"], config["games"], config["block_size"], config["seed"]) == (300, 300, 100, 4)

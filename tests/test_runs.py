@@ -261,6 +261,7 @@ def test_bad_rules_file_and_output_folders(tmp_path):
     cases = [(["--rules", str(bad)], "is not valid TOML"),
              (["--out", str(a_file)], "is a file"),
              (["--out", str(stray)], "is not empty and is not a run folder"),
+             (["--out", os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")], "\\udce9' is not UTF-8"),
              (["--out", str(run_dir), "--seed", "2"], "another configuration (differs in: seed)"),
              (["--out", str(run_dir), "--set", "game.deals=4"], "differs in: rules")]
     for args, message in cases:
@@ -268,6 +269,7 @@ def test_bad_rules_file_and_output_folders(tmp_path):
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
     assert a_file.read_text() == "keep me" and (stray / "notes.txt").read_text() == "keep me too"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "file", "run", "stray"]
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
     again = run("--games", "20", "--seed", "1", "--out", str(run_dir))
     assert again.returncode == 0 and "already complete" in again.stdout

@@ -68,6 +68,8 @@ def test_balance_bracket_from_the_settings_own_intervals():
     (["--vary", "exchange.dealer_draw_ace=4"], "at least two settings"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--metrics", "dealers_advantage"], "unknown metric"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--policy", "0=clever"], "unknown policy 'clever'"),
+    (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/proc/x/p.png"], "cannot write the plot /proc/x/p.png"),
+    (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/"], "cannot write the plot /: it is a folder"),
 ])
 def test_bad_input_is_one_line_exit_2_and_plays_nothing(argv, message, tmp_path, capsys):
     out = tmp_path / "sweep"
@@ -88,9 +90,10 @@ def test_bad_flags_exit_2(capsys):
     ("draw-bridge", "auction.max_redeals=100,0"),    # C-5 as in Bridgette
     ("bid-euchre", "scoring.renege_penalty=2,7"),    # E-8: the policies never renege
 ])
-def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, capsys):
+def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "sweep"
     argv = ["--game", game, "--vary", vary, "--games", "400", "--block-size", "150",
-            "--out", str(tmp_path / "sweep"), "--json", "--quiet"]
+            "--out", str(out), "--json", "--quiet"]
     assert main(argv) == 0
     first = capsys.readouterr().out
     result = json.loads(first)
@@ -99,9 +102,32 @@ def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, ca
         assert m["value"] is not None and m["paired"], name
         assert m["diff"] == 0 and m["ci95"] == [0.0, 0.0], name
         assert m["value"] == result["settings"][0]["metrics"][name]["value"]
+    # The tables are saved in the sweep's folder: the printed object, and one CSV row per setting and metric.
+    assert json.loads((out / "sweep.json").read_text()) == result and result["plot"] == str(out / "sweep.png")
+    rows = (out / "sweep.csv").read_text().splitlines()
+    key = vary.split("=")[0]
+    assert rows[0] == f"{key},metric,unit,value,value_lo95,value_hi95,minus_first,minus_first_lo95," \
+                      "minus_first_hi95,paired,variance_saved,run"
+    assert len(rows) == 1 + 2 * len(METRICS)
+    second = [r.split(",") for r in rows[1 + len(METRICS):]]
+    assert [r[0] for r in second] == [vary.split("=")[1].split(",")[1]] * len(METRICS)
+    assert all(r[6:10] == ["0.0", "0.0", "0.0", "True"] for r in second), second
     # Rerunning resumes: nothing is played again and the result is the same.
     assert main(argv) == 0
     assert capsys.readouterr().out == first
+    # A plot that fails after all (a full disk) still leaves the tables printed and saved.
+    (out / "sweep.json").unlink()
+
+    def full_disk(result, path):
+        raise SweepError(f"cannot write the plot {path}: No space left on device")
+
+    monkeypatch.setattr("sim.sweep.plot", full_disk)
+    assert main([a for a in argv if a != "--json"]) == 2
+    printed = capsys.readouterr()
+    assert "minus first" in printed.out and "plot:" not in printed.out
+    assert printed.err == (f"python -m sim.sweep: error: cannot write the plot {out / 'sweep.png'}: "
+                           f"No space left on device; the tables are saved in {out}\n")
+    assert json.loads((out / "sweep.json").read_text())["plot"] is None
 
 
 def test_a_real_sweep_through_the_command_line(tmp_path):

@@ -43,6 +43,11 @@ DECK = tuple(r + s for s in SUITS for r in RANKS)  # D-1: the 52 cards
 DECK_SET = frozenset(DECK)
 
 
+def deck_for(rules) -> list[str]:
+    """D-1: the 52 cards, whatever the rules."""
+    return list(DECK)
+
+
 def is_card(x: Any) -> bool:
     """True for one of the 52 cards in C-2 notation."""
     return isinstance(x, str) and x in DECK_SET

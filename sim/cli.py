@@ -1,0 +1,81 @@
+"""What every command shares: one line and exit status 2 for bad input, quiet ends for a
+closed pipe and Ctrl-C, and the checks of numbers that the Python API makes too.
+
+Importing this module is cheap (no numba), so the analyses use it as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+LARGEST_COUNT = 2**53  # the last whole number a count written as 1e6 still reads exactly
+
+BROKEN_PIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`'s yes
+INTERRUPTED_STATUS = 130  # 128 + SIGINT
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad flags end with one line naming the problem and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+    def fail(self, problem) -> int:
+        """Print a user error as the one line and return the exit status, 2."""
+        print(f"{self.prog}: error: {problem}", file=sys.stderr)
+        return 2
+
+
+def whole_count(value) -> int:
+    """A whole number from 1 to 2**53, given as an int, a float such as 1000.0, or text such
+    as "1e6"; anything else is a ValueError naming the value."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{value}' is not a number") from None
+    if number > LARGEST_COUNT:
+        raise ValueError(f"'{value}' is more than the largest count accepted, 2**53 = {LARGEST_COUNT:,}")
+    if not number.is_integer() or number < 1:
+        raise ValueError(f"'{value}' is not a whole number of at least 1")
+    return int(number)
+
+
+def seed_number(value) -> int:
+    """A seed: a whole number in 0 .. 2**64-1, as an int or its digits."""
+    try:
+        if isinstance(value, (bool, float)):
+            raise TypeError
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{value}' is not an integer seed") from None
+    if not 0 <= number < 2**64:
+        raise ValueError("the seed must be in 0 .. 2**64-1")
+    return number
+
+
+def exit_with(main, prog: str):
+    """Run a command's ``main()`` and exit with its status.
+
+    Output into a reader that has gone (``| head -1``) ends quietly with status 141, as a
+    Unix tool stopped by SIGPIPE does; Ctrl-C that the command does not handle itself ends
+    with one line and status 130. Neither prints a traceback.
+    """
+    try:
+        status = main()
+        sys.stdout.flush()  # a closed reader shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = BROKEN_PIPE_STATUS
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        status = INTERRUPTED_STATUS
+    sys.exit(status)
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """'1 thread', '2 threads'."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
