@@ -46,9 +46,16 @@ CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
     ("segs", np.uint64, (4,)), ("seg_of", np.int64, (64,)), ("power", np.int64, (64,)), ("group", np.uint64, (64,)),
     ("order", np.int64, (MAX_DEPTH, 16)),
+    ("fr", np.int64, (MAX_DEPTH, 12)),  # the search stack: one frame (FR_* slots) per depth
+    ("keys", np.uint64, (MAX_DEPTH, 4)),  # each frame's table key
     ("stats", np.int64, (4,)),
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
+    ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
 ])
+# A frame of the search stack: the node's position and where its move loop stands.
+(FR_LEADER, FR_LEAD, FR_BARRED, FR_TARGET, FR_TO_PLAY, FR_PLAYED, FR_BEST, FR_BEST_SEAT,
+ FR_I, FR_N, FR_T_LEAD, FR_META) = range(12)
+RESOLVED_FALSE, RESOLVED_TRUE, EXPAND = 0, 1, 2
 
 TT_DTYPE = np.dtype([
     ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
@@ -124,21 +131,31 @@ def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
 
 
 @njit(cache=True, inline="always")
-def pack_nb(hand, in_play, segs):
-    """``hand``'s cards renumbered by relative rank: in each segment (a run of bits), the
-    cards still ``in_play`` move to the bottom of the segment, keeping their order."""
-    packed = ZERO
+def pack_nb(h0, h1, h2, h3, in_play, segs):
+    """The hands' cards renumbered by relative rank, in one pass: in each segment (a run of
+    bits; empty ones are skipped), the cards still ``in_play`` move to the bottom of the
+    segment, keeping their order. Cards outside every segment (Colons) keep their bits."""
+    k0 = h0 & ~_union_nb(segs)
+    k1 = h1 & ~_union_nb(segs)
+    k2, k3 = ZERO, ZERO
     for k in range(segs.shape[0]):
-        seg = segs[k]
-        rest = in_play & seg
-        pos = bit_nb(lowest_nb(seg))
+        rest = in_play & segs[k]
+        if rest == ZERO:
+            continue
+        pos = bit_nb(lowest_nb(segs[k]))
         while rest:
             low = rest & (~rest + ONE)
-            if hand & low:
-                packed |= pos
+            if h0 & low:
+                k0 |= pos
+            elif h1 & low:
+                k1 |= pos
+            elif h2 & low:
+                k2 |= pos
+            elif h3 & low:
+                k3 |= pos
             pos <<= ONE
             rest ^= low
-    return packed | (hand & ~_union_nb(segs))
+    return k0, k1, k2, k3
 
 
 @njit(cache=True, inline="always")
@@ -171,14 +188,28 @@ def representatives_nb(legal, hand, in_play, segs):
 
 # --- Bridgette and Draw Bridge: two hands, C-3 with B-7..B-10 ------------------------------
 
-# Packing segments: whole suits, or (while a Colon is in play) each suit's three classes.
-SUIT_SEGS = SUIT_MASKS.copy()
-CLASS_SEGS = np.array([SUIT_MASKS[s] & RANGE_MASKS[k] for s in range(4) for k in range(3)], dtype=np.uint64)
+def _contract_segs(live: int) -> np.ndarray:
+    """Packing segments while the Colons of the bit set ``live`` (Little 1, Royal 2, Grand
+    4) are in play: each suit, cut where a live Colon's range (B-1) begins or ends."""
+    cuts = set()
+    if live & 0b011:  # Little or Royal: 2-10 against J-K-A
+        cuts.add(9)
+    if live & 0b110:  # Royal or Grand: J-K against A
+        cuts.add(12)
+    segs = []
+    for s in range(4):
+        edges = [0, *sorted(cuts), 13]
+        segs += [sum(1 << (13 * s + r) for r in range(lo, hi)) for lo, hi in zip(edges, edges[1:])]
+    return np.array(segs + [0] * (12 - len(segs)), dtype=np.uint64)
+
+
+CONTRACT_SEGS = np.array([_contract_segs(live) for live in range(8)], dtype=np.uint64)
+_S52 = np.uint64(52)
 
 
 @njit(cache=True, inline="always")
 def contract_segs_nb(in_play):
-    return CLASS_SEGS if in_play & COLONS else SUIT_SEGS
+    return CONTRACT_SEGS[np.int64((in_play & COLONS) >> _S52)]
 
 
 @njit(cache=True)
@@ -219,81 +250,127 @@ def quick_tricks_nb(hand, other, trump, barred):
     return n
 
 
-@njit(cache=False)
-def contract_search_nb(tt, ctx_arr, leader, lead, barred, side, target, depth):
-    """Can ``side`` take at least ``target`` of the tricks left (counting the trick in
-    progress)? ``lead``: the card the leader has led, or -1 at a trick boundary, where
-    ``barred`` is the suit the leader may not lead (B-8, -1: none). ``depth``: cards played
-    since the search began (which move list of ``ctx.order`` is this node's). The context
-    comes as its array: numba's cache cannot load a recursive function taking a record."""
-    ctx = ctx_arr[0]
+@njit(cache=True)
+def contract_enter_nb(tt, ctx, d):
+    """Open the node of frame ``d``: RESOLVED_TRUE or RESOLVED_FALSE when its question
+    ("can ``ctx.side`` take ``target`` of the tricks left?") is answered at once (too many or
+    no tricks wanted, the last trick, quick tricks, the table), else EXPAND with its moves
+    in ``ctx.order[d]``. The frame holds ``leader``, ``lead`` (the card led, -1 at a trick
+    boundary), ``barred`` (B-8: the suit the leader may not lead) and ``target``."""
+    fr = ctx.fr[d]
     hands = ctx.hands
+    leader, lead, barred, target, side = fr[FR_LEADER], fr[FR_LEAD], fr[FR_BARRED], fr[FR_TARGET], ctx.side
     follower = 1 - leader
     n = popcount_nb(hands[follower])
     if target <= 0:
-        return True
+        return RESOLVED_TRUE
     if target > n:
-        return False
+        return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
-    flags = ctx.flags
-    trump = ctx.trump
+    flags, trump = ctx.flags, ctx.trump
+    if n == 1:  # the last trick plays itself
+        leader_wins, _ = trick_nb(lead if lead >= 0 else lowest_nb(hands[leader]), lowest_nb(hands[follower]), trump)
+        return RESOLVED_TRUE if (leader if leader_wins else follower) == side else RESOLVED_FALSE
     in_play = hands[0] | hands[1]
     if lead >= 0:
         in_play |= bit_nb(lead)
     segs = contract_segs_nb(in_play)
-    k0 = k1 = ZERO
-    t_lead = meta = 0
-    order = ctx.order[depth]
+    order = ctx.order[d]
     if lead < 0:
         # A trick boundary: the table holds bounds on the leader's tricks.
         t_lead = target if leader == side else n - target + 1
+        fr[FR_T_LEAD] = t_lead
         if flags & USE_BOUNDS and quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
-            return leader == side
+            return RESOLVED_TRUE if leader == side else RESOLVED_FALSE
         best = -1
         if flags & USE_TT:
-            k0 = pack_nb(hands[leader], in_play, segs)
-            k1 = pack_nb(hands[follower], in_play, segs)
-            meta = barred + 1
-            j = tt_probe_nb(tt, ctx, k0, k1, ZERO, ZERO, meta)
+            k0, k1, _, _ = pack_nb(hands[leader], hands[follower], ZERO, ZERO, in_play, segs)
+            ctx.keys[d, 0], ctx.keys[d, 1] = k0, k1
+            fr[FR_META] = barred + 1
+            j = tt_probe_nb(tt, ctx, k0, k1, ZERO, ZERO, barred + 1)
             if j >= 0:
                 if tt[j].lo >= t_lead or tt[j].hi < t_lead:
                     ctx.stats[ST_TT_HITS] += 1
-                    return (tt[j].lo >= t_lead) == (leader == side)
+                    return RESOLVED_TRUE if (tt[j].lo >= t_lead) == (leader == side) else RESOLVED_FALSE
                 best = tt[j].best
-        player = leader
+        fr[FR_TO_PLAY] = leader
         moves = lead_legal_nb(hands[leader], barred)
         if flags & USE_EQUIV:
             moves = representatives_nb(moves, hands[leader], in_play, segs)
-        n_moves = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
+        fr[FR_N] = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
     else:
         # The follower's turn: C-3 with B-8..B-10.
-        player = follower
+        fr[FR_TO_PLAY] = follower
         moves = follow_legal_nb(hands[follower], lead, ctx.when_void != 0)
         if flags & USE_EQUIV:
             moves = representatives_nb(moves, hands[follower], in_play, segs)
-        n_moves = _order_follows_nb(order, moves, lead, trump, flags)
-    # One recursive call site: numba's cache cannot load a function that calls itself twice.
-    wanted = player == side
-    found = not wanted
-    chosen = -1
-    for i in range(n_moves):
-        c = order[i]
-        hands[player] &= ~bit_nb(c)
-        if lead < 0:
-            nxt, nxt_lead, nxt_barred, need = leader, c, -1, target
+        fr[FR_N] = _order_follows_nb(order, moves, lead, trump, flags)
+    fr[FR_I] = 0
+    return EXPAND
+
+
+@njit(cache=True)
+def contract_child_nb(ctx, d, c):
+    """Play card ``c`` at frame ``d`` and set up the next frame."""
+    fr, child = ctx.fr[d], ctx.fr[d + 1]
+    leader, lead = fr[FR_LEADER], fr[FR_LEAD]
+    ctx.hands[fr[FR_TO_PLAY]] &= ~bit_nb(c)
+    if lead < 0:
+        child[FR_LEADER], child[FR_LEAD], child[FR_BARRED], child[FR_TARGET] = leader, c, -1, fr[FR_TARGET]
+    else:
+        leader_wins, bar = trick_nb(lead, c, ctx.trump)
+        nxt = leader if leader_wins else 1 - leader
+        child[FR_LEADER], child[FR_LEAD], child[FR_BARRED] = nxt, -1, bar
+        child[FR_TARGET] = fr[FR_TARGET] - (nxt == ctx.side)
+
+
+@njit(cache=True)
+def contract_close_nb(tt, ctx, d, found, chosen):
+    """A trick boundary's answer goes to the table as a bound on the leader's tricks."""
+    fr = ctx.fr[d]
+    if fr[FR_LEAD] < 0 and ctx.flags & USE_TT:
+        leader = fr[FR_LEADER]
+        tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ZERO, ZERO, fr[FR_META], found == (leader == ctx.side),
+                    fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[1 - leader]))
+
+
+@njit(cache=True)
+def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
+    """Can ``side`` take at least ``target`` of the tricks left (counting the trick in
+    progress)? ``lead``: the card the leader has led, or -1 at a trick boundary, where
+    ``barred`` is the suit the leader may not lead (B-8, -1: none). A depth-first search
+    over the frames of ``ctx`` (an explicit stack: no recursion)."""
+    ctx.side = side
+    root = ctx.fr[0]
+    root[FR_LEADER], root[FR_LEAD], root[FR_BARRED], root[FR_TARGET] = leader, lead, barred, target
+    d = 0
+    state = contract_enter_nb(tt, ctx, 0)
+    while True:
+        if state == EXPAND:
+            fr = ctx.fr[d]
+            if fr[FR_I] < fr[FR_N]:
+                contract_child_nb(ctx, d, ctx.order[d, fr[FR_I]])
+                d += 1
+                state = contract_enter_nb(tt, ctx, d)
+                continue
+            found = fr[FR_TO_PLAY] != side  # every move tried: the mover could not
+            contract_close_nb(tt, ctx, d, found, -1)
         else:
-            leader_wins, bar = trick_nb(lead, c, trump)
-            nxt = leader if leader_wins else follower
-            nxt_lead, nxt_barred, need = -1, bar, target - (nxt == side)
-        ok = contract_search_nb(tt, ctx_arr, nxt, nxt_lead, nxt_barred, side, need, depth + 1)
-        hands[player] |= bit_nb(c)
-        if ok == wanted:
-            found = wanted
-            chosen = c
+            found = state == RESOLVED_TRUE
+        # Hand the answer up until a parent still has moves to try.
+        while True:
+            if d == 0:
+                return found
+            d -= 1
+            fr = ctx.fr[d]
+            c = ctx.order[d, fr[FR_I]]
+            ctx.hands[fr[FR_TO_PLAY]] |= bit_nb(c)
+            if found == (fr[FR_TO_PLAY] == side):  # the mover's wish: this move settles the node
+                contract_close_nb(tt, ctx, d, found, c)
+                continue
+            fr[FR_I] += 1
+            state = EXPAND
             break
-    if lead < 0 and flags & USE_TT:
-        tt_store_nb(tt, ctx, k0, k1, ZERO, ZERO, meta, found == (leader == side), t_lead, chosen, n)
-    return found
 
 
 @njit(cache=True)
@@ -361,32 +438,31 @@ def _order_follows_nb(order, moves, lead, trump, flags):
     return n
 
 
-@njit(cache=False)
-def contract_best_nb(tt, ctx_arr, leader, lead, barred, side):
+@njit(cache=True)
+def contract_best_nb(tt, ctx, leader, lead, barred, side):
     """The most tricks ``side`` takes from here: zero-window searches narrowing [lo, hi]
     until they meet, the table shared between them."""
-    ctx = ctx_arr[0]
     lo, hi = 0, popcount_nb(ctx.hands[1 - leader])
     while lo < hi:
         guess = (lo + hi + 1) // 2
         ctx.stats[ST_SEARCHES] += 1
-        if contract_search_nb(tt, ctx_arr, leader, lead, barred, side, guess, 0):
+        if contract_search_nb(tt, ctx, leader, lead, barred, side, guess):
             lo = guess
         else:
             hi = guess - 1
     return lo
 
 
-@njit(cache=False)
+@njit(cache=True)
 def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
     """Tricks the side to move takes from here with perfect play. ``lead`` >= 0: the other
     seat has led it and ``to_move`` follows; else ``to_move`` leads, barred from ``barred``."""
     ctx = ctx_arr[0]
     ctx.stats[ST_GEN] += 1
-    return contract_best_nb(tt, ctx_arr, to_move if lead < 0 else 1 - to_move, lead, barred, to_move)
+    return contract_best_nb(tt, ctx, to_move if lead < 0 else 1 - to_move, lead, barred, to_move)
 
 
-@njit(cache=False)
+@njit(cache=True)
 def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
     """``values[card]``: tricks the side to move takes from here after playing that legal
     card (-1 for the others); returns the best of them."""
@@ -404,11 +480,11 @@ def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
         legal &= legal - ONE
         hands[to_move] &= ~bit_nb(c)
         if lead < 0:
-            v = contract_best_nb(tt, ctx_arr, to_move, c, -1, to_move)
+            v = contract_best_nb(tt, ctx, to_move, c, -1, to_move)
         else:
             leader_wins, bar = trick_nb(lead, c, ctx.trump)
             winner = 1 - to_move if leader_wins else to_move
-            v = (winner == to_move) + contract_best_nb(tt, ctx_arr, winner, -1, bar, to_move)
+            v = (winner == to_move) + contract_best_nb(tt, ctx, winner, -1, bar, to_move)
         hands[to_move] |= bit_nb(c)
         values[c] = v
         best = max(best, v)
@@ -497,88 +573,175 @@ _EVEN = np.uint64(0x5555555555555555)
 
 
 @njit(cache=True, inline="always")
-def euchre_key_nb(hand, in_play, segs, double_deck):
-    """A hand's table key: relative ranks (single deck), or with the double deck how many
-    copies of each card it holds (the pair's low bit: one or more, high bit: both)."""
-    if not double_deck:
-        return pack_nb(hand, in_play, segs)
+def copies_key_nb(hand):
+    """A double-deck hand's table key: how many copies of each card it holds (the pair's
+    low bit: one or more, high bit: both), whichever copies they are."""
     low = hand & _EVEN
     high = (hand >> ONE) & _EVEN
     return (low | high) | ((low & high) << ONE)
 
 
-@njit(cache=False)
-def euchre_search_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side, target, depth):
-    """Can team ``side`` take at least ``target`` of the tricks left (counting the trick in
-    progress)? The current trick was led by ``leader`` with ``trick_lead`` (-1: not yet),
-    ``played`` cards so far, ``trick_best`` played by ``trick_best_seat`` winning it; cards
-    and suits are in the solver layout (``ctx``'s tables); ``ctx.out_seat`` sits out."""
-    ctx = ctx_arr[0]
+@njit(cache=True)
+def last_trick_nb(ctx, played, trick_best, trick_best_seat, to_play):
+    """The winner of the last trick, every seat from ``to_play`` on holding one card."""
+    best, best_seat = trick_best, trick_best_seat
+    n_active = 4 if ctx.out_seat < 0 else 3
+    seat = to_play
+    for _ in range(n_active - played):
+        c = lowest_nb(ctx.hands[seat])
+        if best < 0 or euchre_layout_beats_nb(c, best, ctx.power, ctx.seg_of):
+            best, best_seat = c, seat
+        seat = (seat + 1) % 4
+        if seat == ctx.out_seat:
+            seat = (seat + 1) % 4
+    return best_seat
+
+
+@njit(cache=True)
+def top_trumps_nb(hands, trumps):
+    """(team, k): one hand holds the ``k`` highest trumps in play (single deck), each of
+    which takes a trick of its own whoever leads: its team takes at least k, the other at
+    most the rest. (-1, 0) when no trump is in play."""
+    in_play = (hands[0] | hands[1] | hands[2] | hands[3]) & trumps
+    if in_play == ZERO:
+        return -1, 0
+    top = bit_nb(highest_nb(in_play))
+    holder = 0
+    while hands[holder] & top == ZERO:
+        holder += 1
+    k = 0
+    while in_play and hands[holder] & bit_nb(highest_nb(in_play)):
+        k += 1
+        in_play &= ~bit_nb(highest_nb(in_play))
+    return holder % 2, k
+
+
+@njit(cache=True)
+def euchre_enter_nb(tt, ctx, d):
+    """Open the node of frame ``d`` (see ``contract_enter_nb``): can team ``ctx.side`` take
+    ``target`` of the tricks left, counting the trick in progress? The frame holds the
+    trick's ``leader`` and ``lead`` (-1: not led yet), the cards ``played`` to it, the card
+    winning it (``best``, by ``best_seat``) and the seat ``to_play``; cards and suits are in
+    the solver layout (``ctx``'s tables); ``ctx.out_seat`` sits out."""
+    fr = ctx.fr[d]
     hands = ctx.hands
+    leader, played, to_play, target, side = fr[FR_LEADER], fr[FR_PLAYED], fr[FR_TO_PLAY], fr[FR_TARGET], ctx.side
     n = popcount_nb(hands[to_play])
     if target <= 0:
-        return True
+        return RESOLVED_TRUE
     if target > n:
-        return False
+        return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
     flags = ctx.flags
     segs, seg_of, power = ctx.segs, ctx.seg_of, ctx.power
+    if n == 1:
+        won = last_trick_nb(ctx, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play) % 2 == side
+        return RESOLVED_TRUE if won else RESOLVED_FALSE
     in_play = hands[0] | hands[1] | hands[2] | hands[3]
-    k0 = k1 = k2 = k3 = ZERO
-    t_lead = 0
-    order = ctx.order[depth]
     best = -1
     hand = hands[to_play]
     if played == 0:
         t_lead = target if leader % 2 == side else n - target + 1
+        fr[FR_T_LEAD] = t_lead
+        if flags & USE_BOUNDS and not ctx.double_deck:
+            team, sure = top_trumps_nb(hands, segs[0])
+            if (team == leader % 2 and sure >= t_lead) or (team == 1 - leader % 2 and n - sure < t_lead):
+                return RESOLVED_TRUE if (team == leader % 2) == (leader % 2 == side) else RESOLVED_FALSE
         if flags & USE_TT:
-            double = ctx.double_deck != 0
-            k0 = euchre_key_nb(hands[0], in_play, segs, double)
-            k1 = euchre_key_nb(hands[1], in_play, segs, double)
-            k2 = euchre_key_nb(hands[2], in_play, segs, double)
-            k3 = euchre_key_nb(hands[3], in_play, segs, double)
+            if ctx.double_deck:
+                k0, k1 = copies_key_nb(hands[0]), copies_key_nb(hands[1])
+                k2, k3 = copies_key_nb(hands[2]), copies_key_nb(hands[3])
+            else:
+                k0, k1, k2, k3 = pack_nb(hands[0], hands[1], hands[2], hands[3], in_play, segs)
+            ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3
             j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, leader)
             if j >= 0:
                 if tt[j].lo >= t_lead or tt[j].hi < t_lead:
                     ctx.stats[ST_TT_HITS] += 1
-                    return (tt[j].lo >= t_lead) == (leader % 2 == side)
+                    return RESOLVED_TRUE if (tt[j].lo >= t_lead) == (leader % 2 == side) else RESOLVED_FALSE
                 best = tt[j].best
         moves = hand
     else:
-        in_play |= bit_nb(trick_best)  # the card to beat parts runs it falls between
-        moves = euchre_follow_nb(hand, trick_lead, segs, seg_of)
+        in_play |= bit_nb(fr[FR_BEST])  # the card to beat parts runs it falls between
+        moves = euchre_follow_nb(hand, fr[FR_LEAD], segs, seg_of)
     if flags & USE_EQUIV:
         moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
-    n_moves = _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, to_play, segs, power, seg_of,
-                               flags)
-    n_active = 4 if ctx.out_seat < 0 else 3
-    nxt_seat = (to_play + 1) % 4
-    if nxt_seat == ctx.out_seat:
-        nxt_seat = (nxt_seat + 1) % 4
-    wanted = to_play % 2 == side
-    found = not wanted
-    chosen = -1
-    for i in range(n_moves):
-        c = order[i]
-        hands[to_play] &= ~bit_nb(c)
-        b, bs, lead = trick_best, trick_best_seat, trick_lead
-        if played == 0:
-            b, bs, lead = c, to_play, c
-        elif euchre_layout_beats_nb(c, b, power, seg_of):
-            b, bs = c, to_play
-        if played + 1 == n_active:  # the trick is complete: its winner leads the next
-            nl, np_, nb, nbs, nlead, nt, need = bs, 0, -1, -1, -1, bs, target - (bs % 2 == side)
+    fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, best, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play, segs,
+                                power, seg_of, flags)
+    fr[FR_I] = 0
+    return EXPAND
+
+
+@njit(cache=True)
+def euchre_child_nb(ctx, d, c):
+    """Play card ``c`` at frame ``d`` and set up the next frame (E-6: the seat that sits out
+    is skipped; a complete trick's winner leads the next)."""
+    fr, child = ctx.fr[d], ctx.fr[d + 1]
+    seat = fr[FR_TO_PLAY]
+    ctx.hands[seat] &= ~bit_nb(c)
+    best, best_seat, lead = fr[FR_BEST], fr[FR_BEST_SEAT], fr[FR_LEAD]
+    if fr[FR_PLAYED] == 0:
+        best, best_seat, lead = c, seat, c
+    elif euchre_layout_beats_nb(c, best, ctx.power, ctx.seg_of):
+        best, best_seat = c, seat
+    if fr[FR_PLAYED] + 1 == (4 if ctx.out_seat < 0 else 3):
+        child[FR_LEADER], child[FR_PLAYED], child[FR_TO_PLAY] = best_seat, 0, best_seat
+        child[FR_LEAD], child[FR_BEST], child[FR_BEST_SEAT] = -1, -1, -1
+        child[FR_TARGET] = fr[FR_TARGET] - (best_seat % 2 == ctx.side)
+    else:
+        nxt = (seat + 1) % 4
+        if nxt == ctx.out_seat:
+            nxt = (nxt + 1) % 4
+        child[FR_LEADER], child[FR_PLAYED], child[FR_TO_PLAY] = fr[FR_LEADER], fr[FR_PLAYED] + 1, nxt
+        child[FR_LEAD], child[FR_BEST], child[FR_BEST_SEAT] = lead, best, best_seat
+        child[FR_TARGET] = fr[FR_TARGET]
+
+
+@njit(cache=True)
+def euchre_close_nb(tt, ctx, d, found, chosen):
+    """A trick boundary's answer goes to the table as a bound on the leader's team's tricks."""
+    fr = ctx.fr[d]
+    if fr[FR_PLAYED] == 0 and ctx.flags & USE_TT:
+        leader = fr[FR_LEADER]
+        tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3], leader,
+                    found == (leader % 2 == ctx.side), fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[leader]))
+
+
+@njit(cache=True)
+def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, target):
+    """Can team ``side`` take at least ``target`` of the tricks left? The frame of the root
+    is the position (see ``euchre_enter_nb``); a depth-first search over an explicit stack."""
+    ctx.side = side
+    root = ctx.fr[0]
+    root[FR_LEADER], root[FR_PLAYED], root[FR_BEST], root[FR_BEST_SEAT] = leader, played, best, best_seat
+    root[FR_LEAD], root[FR_TO_PLAY], root[FR_TARGET] = lead, to_play, target
+    d = 0
+    state = euchre_enter_nb(tt, ctx, 0)
+    while True:
+        if state == EXPAND:
+            fr = ctx.fr[d]
+            if fr[FR_I] < fr[FR_N]:
+                euchre_child_nb(ctx, d, ctx.order[d, fr[FR_I]])
+                d += 1
+                state = euchre_enter_nb(tt, ctx, d)
+                continue
+            found = fr[FR_TO_PLAY] % 2 != side
+            euchre_close_nb(tt, ctx, d, found, -1)
         else:
-            nl, np_, nb, nbs, nlead, nt, need = leader, played + 1, b, bs, lead, nxt_seat, target
-        ok = euchre_search_nb(tt, ctx_arr, nl, np_, nb, nbs, nlead, nt, side, need, depth + 1)
-        hands[to_play] |= bit_nb(c)
-        if ok == wanted:
-            found = wanted
-            chosen = c
+            found = state == RESOLVED_TRUE
+        while True:
+            if d == 0:
+                return found
+            d -= 1
+            fr = ctx.fr[d]
+            c = ctx.order[d, fr[FR_I]]
+            ctx.hands[fr[FR_TO_PLAY]] |= bit_nb(c)
+            if found == (fr[FR_TO_PLAY] % 2 == side):
+                euchre_close_nb(tt, ctx, d, found, c)
+                continue
+            fr[FR_I] += 1
+            state = EXPAND
             break
-    if played == 0 and flags & USE_TT:
-        tt_store_nb(tt, ctx, k0, k1, k2, k3, leader, found == (leader % 2 == side), t_lead, chosen, n)
-    return found
 
 
 @njit(cache=True)
@@ -616,8 +779,8 @@ def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, se
     return n
 
 
-@njit(cache=False)
-def euchre_best_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side):
+@njit(cache=True)
+def euchre_best_nb(tt, ctx_arr, leader, played, best, best_seat, lead, to_play, side):
     """The most tricks team ``side`` takes from this position (zero-window searches
     narrowing [lo, hi], the table shared between them)."""
     ctx = ctx_arr[0]
@@ -625,7 +788,7 @@ def euchre_best_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, tri
     while lo < hi:
         guess = (lo + hi + 1) // 2
         ctx.stats[ST_SEARCHES] += 1
-        if euchre_search_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, trick_lead, to_play, side, guess, 0):
+        if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, guess):
             lo = guess
         else:
             hi = guess - 1
@@ -634,7 +797,7 @@ def euchre_best_nb(tt, ctx_arr, leader, played, trick_best, trick_best_seat, tri
 
 # --- Whole deals ------------------------------------------------------------------------------
 
-@njit(cache=False)
+@njit(cache=True)
 def contract_table_nb(tt, ctx_arr, table):
     """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
     strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two
@@ -645,10 +808,10 @@ def contract_table_nb(tt, ctx_arr, table):
         ctx.trump = strain if strain < 4 else -1
         ctx.stats[ST_GEN] += 1
         for declarer in range(2):
-            table[strain, declarer] = n - contract_best_nb(tt, ctx_arr, 1 - declarer, -1, -1, 1 - declarer)
+            table[strain, declarer] = n - contract_best_nb(tt, ctx, 1 - declarer, -1, -1, 1 - declarer)
 
 
-@njit(cache=False)
+@njit(cache=True)
 def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, group, out):
     """Tricks the leader's team takes in each of a batch of deals (``hands[i]`` in the solver
     layout of ``trumps[i]``; ``segs[t]`` ... that layout's tables)."""
