@@ -213,6 +213,18 @@ def contract_segs_nb(in_play):
 
 
 @njit(cache=True)
+def top_run_nb(hand, other, trumps):
+    """How many of the highest trumps in play ``hand`` holds in a row: each takes a trick of
+    its own whoever leads (C-3; a Colon never beats a trump, B-8..B-10)."""
+    rest = (hand | other) & trumps
+    k = 0
+    while rest and hand & bit_nb(highest_nb(rest)):
+        k += 1
+        rest &= ~bit_nb(highest_nb(rest))
+    return k
+
+
+@njit(cache=True)
 def quick_tricks_nb(hand, other, trump, barred):
     """A lower bound on the tricks the leader (``hand``) takes against ``other``: the winners
     it can cash one after another. In each suit, the top cards in play that it holds (in a
@@ -280,8 +292,11 @@ def contract_enter_nb(tt, ctx, d):
         # A trick boundary: the table holds bounds on the leader's tricks.
         t_lead = target if leader == side else n - target + 1
         fr[FR_T_LEAD] = t_lead
-        if flags & USE_BOUNDS and quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
-            return RESOLVED_TRUE if leader == side else RESOLVED_FALSE
+        if flags & USE_BOUNDS:
+            if quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
+                return RESOLVED_TRUE if leader == side else RESOLVED_FALSE
+            if trump >= 0 and n - top_run_nb(hands[follower], hands[leader], SUIT_MASKS[trump]) < t_lead:
+                return RESOLVED_FALSE if leader == side else RESOLVED_TRUE
         best = -1
         if flags & USE_TT:
             k0, k1, _, _ = pack_nb(hands[leader], hands[follower], ZERO, ZERO, in_play, segs)
