@@ -229,15 +229,18 @@ def quick_tricks_nb(hand, other, trump, barred):
     """A lower bound on the tricks the leader (``hand``) takes against ``other``: the winners
     it can cash one after another. In each suit, the top cards in play that it holds (in a
     trump contract, a side suit only while ``other`` must follow or has no trump), and each
-    Colon ``other`` cannot beat (B-9). A Colon in ``other``'s hand may block a cashed
-    winner and bar its suit (B-8): then only the first trick is sure."""
+    Colon ``other`` cannot beat (B-9). The leader cashes a winner of a suit it is not barred
+    from; it is stuck only when barred from the one suit whose winners remain. A block by
+    a Colon of ``other`` (B-8) still loses the trick and bars the suit: stuck after it, the
+    leader loses at most the rest of that suit, so at most the largest suit's winners but
+    one; barred from the start, at most the barred suit's."""
     n = 0
     other_trumps = trump >= 0 and other & SUIT_MASKS[trump] != ZERO
     for k in range(3):
         colon = ONE << np.uint64(52 + k)
         if hand & colon and not other_trumps and other & RANGE_MASKS[k] == ZERO:
             n += 1
-    barred_winners = 0
+    barred_winners = most = 0
     for s in range(4):
         mine = hand & SUIT_MASKS[s]
         theirs = other & SUIT_MASKS[s]
@@ -251,15 +254,42 @@ def quick_tricks_nb(hand, other, trump, barred):
             rest ^= high
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
+        n += top
+        most = max(most, top)
         if s == barred:
             barred_winners = top
-        else:
-            n += top
-    if n > 0:
-        n += barred_winners
     if other & COLONS:
-        n = min(n, 1)
-    return n
+        return n - max(most - 1, barred_winners)
+    return n if n > barred_winners else 0
+
+
+@njit(cache=True)
+def last_tricks_nb(lead_hand, follow_hand, lead, barred, trump, when_void):
+    """Tricks the leader takes of the last one or two, with best play by both: the leader
+    picks its lead (``lead`` >= 0: already led), the follower its answer, then the last
+    cards fall (B-8's bar cannot matter with one card left)."""
+    leads = bit_nb(lead) if lead >= 0 else lead_legal_nb(lead_hand, barred)
+    best = -1
+    while leads:
+        c = lowest_nb(leads)
+        leads &= leads - ONE
+        rest_lead = lead_hand & ~bit_nb(c)
+        worst = 3
+        follows = follow_legal_nb(follow_hand, c, when_void)
+        while follows:
+            f = lowest_nb(follows)
+            follows &= follows - ONE
+            rest_follow = follow_hand & ~bit_nb(f)
+            leader_wins, _ = trick_nb(c, f, trump)
+            won = 1 if leader_wins else 0
+            if rest_follow:
+                if leader_wins:
+                    won += trick_nb(lowest_nb(rest_lead), lowest_nb(rest_follow), trump)[0]
+                else:
+                    won += not trick_nb(lowest_nb(rest_follow), lowest_nb(rest_lead), trump)[0]
+            worst = min(worst, won)
+        best = max(best, worst)
+    return best
 
 
 @njit(cache=True)
@@ -280,9 +310,9 @@ def contract_enter_nb(tt, ctx, d):
         return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
     flags, trump = ctx.flags, ctx.trump
-    if n == 1:  # the last trick plays itself
-        leader_wins, _ = trick_nb(lead if lead >= 0 else lowest_nb(hands[leader]), lowest_nb(hands[follower]), trump)
-        return RESOLVED_TRUE if (leader if leader_wins else follower) == side else RESOLVED_FALSE
+    if n <= 2:  # the last two tricks, played out
+        won = last_tricks_nb(hands[leader], hands[follower], lead, barred, trump, ctx.when_void != 0)
+        return RESOLVED_TRUE if (won if leader == side else n - won) >= target else RESOLVED_FALSE
     in_play = hands[0] | hands[1]
     if lead >= 0:
         in_play |= bit_nb(lead)
