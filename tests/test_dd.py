@@ -26,10 +26,10 @@ SUITS = "CDHS"
 ENDINGS = 10_000
 
 
-def contract_ending(rng: random.Random, max_tricks: int = 5):
-    """A random two-hand position: up to ``max_tricks`` tricks left, any Colons, any strain,
-    a bar at a trick boundary or a card led."""
-    colons = rng.sample([52, 53, 54], rng.randint(0, 3))
+def contract_ending(rng: random.Random, max_tricks: int = 5, colons: bool = True):
+    """A random two-hand position: up to ``max_tricks`` tricks left, any Colons (none:
+    Draw Bridge's contract phase), any strain, a bar at a trick boundary or a card led."""
+    colons = rng.sample([52, 53, 54], rng.randint(0, 3)) if colons else []
     deck = list(range(52)) + colons
     k = rng.randint(1, max_tricks)
     cards = rng.sample(deck, 2 * k)
@@ -55,11 +55,12 @@ def reference_contract(hands, trump, to_move, lead, barred, when_void):
     return ref.contract_tricks(names, **args), ref.contract_card_values(names, **args)
 
 
-def test_contract_solver_agrees_with_reference_minimax():
-    rng = random.Random(2026)
+@pytest.mark.parametrize("game", ["bridgette", "draw_bridge"])
+def test_contract_solver_agrees_with_reference_minimax(game):
+    rng = random.Random(2026 if game == "bridgette" else 2028)
     solver = sdd.Solver()
     for _ in range(ENDINGS):
-        hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng, colons=game == "bridgette")
         want, want_values = reference_contract(hands, trump, to_move, lead, barred, when_void)
         got = solver.contract_tricks(hands, trump, to_move, lead, barred, when_void)
         values = solver.contract_card_values(hands, trump, to_move, lead, barred, when_void)

@@ -49,7 +49,8 @@ def _without(hand: tuple, card: int) -> tuple:
 
 def _contract_tree(trump: int, when_void: bool):
     """The two-seat game tree for one trump (-1: no-trump) and ``play.colon_discard`` (B-10):
-    ``(leads, follows, resolve, lead_value, follow_value, after_follow)``."""
+    ``(leads, follows, lead_value, follow_value, after_follow)``. In the last trick each seat's
+    one card is its only legal card, so that trick is judged directly."""
     suit_of, rank_of, match_of = _B_SUIT, _B_RANK, _B_MATCH
 
     def leads(hand, barred):
@@ -199,11 +200,11 @@ def _euchre_tables(trump: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def _euchre_tree(trump: str, out_seat: int | None, hands: list[tuple]):
-    """The game tree for one trump and sitting-out seat; ``hands`` (sorted, so that copies of a
-    card sit together) change in place during the search and are restored. Returns ``play``:
-    team 0's tricks from here (the trick in progress included) after ``seat`` plays ``card`` as
-    the trick's card number ``k`` (0 = the lead), with ``led`` the E-2 suit led and
-    ``best_key``/``best_seat`` the card winning so far."""
+    """The game tree for one trump and sitting-out seat: ``(value, from_lead, play, suit, key,
+    nxt, last)``. ``hands`` (sorted, so that copies of a card sit together) change in place
+    during the search and are restored. A trick's state is ``k`` (cards played to it, 0 = the
+    lead), ``led`` (its E-2 suit) and ``best_key``/``best_seat`` (the card winning so far).
+    In the last trick every card is forced, so that trick is judged directly."""
     suit, key = _euchre_tables(trump)
     trump_suit = _SUIT_INDEX[trump]
     nxt = tuple(_next_active(s, out_seat) for s in range(4))
