@@ -66,7 +66,8 @@ class Solver:
     def euchre_tricks(self, hands, trump: int, to_move: int, trick=(), out_seat: int = -1,
                       double_deck: bool = False, joker: bool = False) -> int:
         """Tricks ``to_move``'s team takes from here, counting the trick in progress
-        (``trick``: the (seat, card) pairs played to it, leader first)."""
+        (``trick``: the (seat, card) pairs played to it, leader first). The hand of
+        ``out_seat`` (E-4, E-5: partner of a lone bidder) is set aside."""
         return self._euchre(hands, trump, to_move, trick, out_seat, double_deck, joker, None)
 
     def euchre_card_values(self, hands, trump: int, to_move: int, trick=(), out_seat: int = -1,
@@ -82,6 +83,8 @@ class Solver:
         ctx = self.ctx
         h = ctx["hands"][0]
         h[:] = [_mask(to_layout[c] for c in hand) for hand in hands]
+        if out_seat >= 0:
+            h[out_seat] = 0  # E-6: the seat that sits out plays no cards, whatever it holds
         ctx["segs"], ctx["seg_of"], ctx["power"], ctx["group"] = segs, seg_of, power, group
         ctx["double_deck"], ctx["out_seat"] = double_deck, out_seat
         ctx["stats"][0, dd.ST_GEN] += 1

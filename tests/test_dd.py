@@ -168,3 +168,18 @@ def test_legal_sets_match_the_play_rules():
         legal = lead_legal_nb(mask, barred) if lead < 0 else follow_legal_nb(mask, lead, when_void)
         values = solver.contract_card_values(hands, trump, to_move, lead, barred, when_void)
         assert set(values) == {c for c in range(55) if int(legal) >> c & 1}
+
+
+def test_a_lone_bidders_partner_holds_cards_that_take_no_part():
+    """E-6: the seat that sits out plays no cards, so what it still holds changes nothing."""
+    rng = random.Random(13)
+    solver = sdd.Solver()
+    for _ in range(200):
+        deck = rng.sample(range(24), 24)
+        hands = [deck[6 * s:6 * s + 6] for s in range(4)]
+        out_seat, trump, leader = rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 3)
+        if leader == out_seat:
+            continue
+        emptied = [h if s != out_seat else [] for s, h in enumerate(hands)]
+        assert solver.euchre_tricks(hands, trump, leader, out_seat=out_seat) == \
+            solver.euchre_tricks(emptied, trump, leader, out_seat=out_seat)

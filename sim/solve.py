@@ -1,0 +1,389 @@
+"""python -m sim.solve FILE.jsonl [--json] [--at play[K]]
+
+Double-dummy analysis of recorded deals (docs/rules.md replay format, one JSON object per
+line): per deal the tricks each declarer takes in each strain (Bid Euchre: the bidder's
+team in each trump, with partner and alone), the par of the bridge games (sim.par) and,
+with --at, every legal card's value at one point of the recorded play.
+
+The hands analysed are those at the start of play, found by replaying the deal in its
+referee (sim/reference/): Bridgette's after the B-3 exchange, Draw Bridge's after the 13
+draw-phase tricks, Bid Euchre's after the joker discard and any 6A exchange. ``--at
+play[K]`` is the position just before the card ``play[K]`` of the deal's ``play`` list, as
+the replay format numbers it (so Draw Bridge's contract play is play[26] .. play[51]): the
+cards left, the trick in progress and B-8's barred suit; each legal card of the seat to
+play is worth the tricks its side takes from there on, the trick in progress included.
+
+Exit status 0, or 2 with one line for bad input: a missing or unreadable file, bad JSON,
+an unknown game, a deal its referee finds illegal, or a K that is not a position of the
+deal's play. Every deal is checked before anything is solved or printed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from dataclasses import dataclass
+
+from sim.cli import OneLineParser, exit_with
+from sim.games import GAME_NAMES, GAMES
+from sim.replay import MalformedCase, parse_cases
+from sim.rules import rules_for
+
+STRAINS = ("C", "D", "H", "S", "NT")
+SUITS = "CDHS"
+DRAW_CARDS = 26  # Draw Bridge: play[0..25] is the draw phase (D-2)
+
+
+class BadInput(ValueError):
+    """A user error: printed as the command's one line, exit status 2."""
+
+
+@dataclass
+class Position:
+    """A point of the card play: the seat to play, the hands (card names), the trick in
+    progress (Bid Euchre: (seat, card) pairs), B-8's barred suit, the tricks won so far
+    (per seat, or per team in Bid Euchre), the trump suit letter (None: no-trump) and, in
+    Bid Euchre, the seat sitting out (None if none)."""
+
+    seat: int
+    hands: list
+    trick: list
+    barred: str | None
+    tricks_won: list
+    trump: str | None
+    out_seat: int | None = None
+
+
+@dataclass
+class Deal:
+    """One replayed deal: the referee's outcome, the hands at the start of play and the
+    position asked for by --at (None without --at)."""
+
+    line: int
+    case: dict
+    rules: object
+    outcome: dict
+    hands: list
+    position: Position | None
+
+
+# --- Replaying a deal in its referee ------------------------------------------------------
+
+def _at_k(value: str) -> int:
+    match = re.fullmatch(r"(?:play\[)?(\d+)\]?", value.strip())
+    if not match or (value.strip().startswith("play[") != value.strip().endswith("]")):
+        raise ValueError
+    return int(match.group(1))
+
+
+def _bridgette_actions(case):
+    """Bridgette in time order: (discards, calls, play) as one list, with the index where
+    the auction starts and where the play starts."""
+    dealer = case["dealer"]
+    discards = list(case.get("discards") or []) + [[], []]
+    before = list(discards[1 - dealer] or []) + list(discards[dealer] or [])
+    calls = list(case.get("calls") or [])
+    return before + calls + list(case.get("play") or []), len(before), len(before) + len(calls), 0
+
+
+def _draw_bridge_actions(case):
+    play = list(case.get("play") or [])
+    calls = list(case.get("calls") or [])
+    draw = play[:DRAW_CARDS]
+    return draw + calls + play[DRAW_CARDS:], len(draw), len(draw) + len(calls), DRAW_CARDS
+
+
+def _replay_contract_game(case, rules, referee, k):
+    """Bridgette or Draw Bridge: (the hands at the start of the auction, which are those at
+    the start of play; the position before play[k], or None)."""
+    deal_class = referee.BridgetteDeal if case["game"] == "bridgette" else referee.DrawBridgeDeal
+    deal = deal_class(rules, case["dealer"], case["hands"], case["stock"])
+    actions, auction_at, play_at, first_play = (_bridgette_actions if case["game"] == "bridgette"
+                                                else _draw_bridge_actions)(case)
+    hands = None
+    for i, action in enumerate(actions):
+        if i == auction_at:
+            hands = deal.hands
+        if k is not None and i == play_at + (k - first_play):
+            break
+        deal.apply(action)
+    if k is None:
+        return hands, None
+    return hands, Position(deal.to_move, deal.hands, deal.current_trick, getattr(deal, "barred_suit", None),
+                           deal.tricks_won, deal.trump)
+
+
+def _replay_euchre(case, rules, referee, k):
+    """Bid Euchre: (the hands at the start of play, the position before play[k] or None)."""
+    deal = referee.BidEuchreDeal(rules, case["dealer"], case["hands"], allow_renege=True)
+    discards = list(case.get("discards") or [])
+    for seat in range(4):
+        for card in (discards[seat] if seat < len(discards) and discards[seat] else []):
+            deal.apply(card)
+    for call in case.get("calls") or []:
+        deal.apply(call)
+    if not deal.void:
+        deal.apply(case["trump"])
+        if deal.phase == "exchange":
+            assert referee._replay_exchange(deal, case.get("trump_exchange")) is None
+    hands = deal.hands
+    position = None
+    if k is not None:
+        for card in (case.get("play") or [])[:k]:
+            deal.apply(card)
+        position = Position(deal.to_move, deal.hands, deal.current_trick, None, deal.tricks_won, deal.trump,
+                            deal.sitting_out)
+    return hands, position
+
+
+def play_range(case: dict, outcome: dict) -> range:
+    """The K of --at play[K] that are positions of the deal's recorded card play."""
+    if outcome.get("contract") == "pass" or outcome.get("bid") == "pass":
+        return range(0)
+    play = case.get("play") or []
+    return range(DRAW_CARDS if case["game"] == "draw-bridge" else 0, len(play))
+
+
+def load(path: str, k: int | None) -> list[Deal]:
+    """Read, check and replay every deal of the file; BadInput names the first problem."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            cases = parse_cases(fh)
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path} is not UTF-8 text") from None
+    except MalformedCase as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    if not cases:
+        raise BadInput(f"{path} holds no deals")
+    deals = []
+    for number, case in cases:
+        game = case["game"]
+        if game not in GAMES:
+            raise BadInput(f"{path}: line {number}: unknown game '{game}' (games: {', '.join(GAME_NAMES)})")
+        referee = importlib.import_module(GAMES[game].referee)
+        rules = rules_for(game, case.get("rules"))
+        outcome = referee.replay(case)
+        if "error" in outcome:
+            raise BadInput(f"{path}: line {number}: not a legal deal: {outcome['error']} at {outcome['at']}: "
+                           f"{outcome.get('message', '')}".rstrip(": "))
+        if k is not None:
+            positions = play_range(case, outcome)
+            if k not in positions:
+                where = (f"the deal has no card play ({'passed out' if game != 'bid-euchre' else 'a void deal'})"
+                         if not positions else f"its play runs play[{positions[0]}] .. play[{positions[-1]}]")
+                raise BadInput(f"{path}: line {number}: --at play[{k}] is not a position of the contract play: "
+                               f"{where}")
+        replay = _replay_euchre if game == "bid-euchre" else _replay_contract_game
+        hands, position = replay(case, rules, referee, k)
+        deals.append(Deal(number, case, rules, outcome, hands, position))
+    return deals
+
+
+# --- Solving --------------------------------------------------------------------------------
+
+def euchre_ids(hands, trick=()):
+    """Card names -> kernels ids for Bid Euchre: a double deck's second copy of a name is
+    id + 24 (whichever hand or trick holds it), the joker 48. Returns (hands as ids, trick
+    as (seat, id) pairs)."""
+    from kernels.cards import EUCHRE_CARD_IDS
+
+    seen: dict = {}
+
+    def ident(name):
+        copy = seen.get(name, 0)
+        seen[name] = copy + 1
+        return EUCHRE_CARD_IDS[name] + 24 * copy
+
+    trick_ids = [(seat, ident(card)) for seat, card in trick]
+    return [[ident(c) for c in hand] for hand in hands], trick_ids
+
+
+def euchre_name(card: int) -> str:
+    from kernels.cards import EUCHRE_JOKER, euchre_card_name
+
+    return euchre_card_name(card if card == EUCHRE_JOKER else card % 24)
+
+
+def _when_void(deal: Deal) -> bool:
+    return deal.case["game"] == "bridgette" and deal.rules.play.colon_discard == "when_void"
+
+
+def _euchre_flags(deal: Deal) -> dict:
+    return dict(double_deck=deal.rules.variant.double_deck, joker=deal.rules.variant.joker)
+
+
+def contract_deal(solver, deal: Deal) -> dict:
+    """A bridge deal's table, par and the played contract with its double-dummy tricks."""
+    from kernels.calls import BID_STRAIN, CALL_IDS
+    from kernels.cards import CARD_IDS
+    from sim.dd import contract_table
+    from sim.par import par
+
+    hands = [[CARD_IDS[c] for c in h] for h in deal.hands]
+    table = contract_table(solver, hands, _when_void(deal))
+    played = dict(deal.outcome)
+    if played["contract"] != "pass":
+        played["dd_tricks"] = int(table[BID_STRAIN[CALL_IDS[played["contract"]]], played["declarer"]])
+    return {"table": {s: [int(t) for t in table[i]] for i, s in enumerate(STRAINS)},
+            "par": par(table, hands, deal.case["dealer"], deal.rules).to_dict(), "played": played}
+
+
+def euchre_deal(solver, deal: Deal) -> dict:
+    """Bid Euchre: the bidder's team's tricks per trump and bidder, with partner and alone
+    (the partner's cards out of play), the bidder leading; the played bid with its
+    double-dummy tricks."""
+    flags = _euchre_flags(deal)
+    result: dict = {}
+    if deal.rules.variant.double_deck:
+        # A 12-trick double-deck hand takes the solver minutes per trump and bidder (docs/dd.md).
+        result["table"] = None
+        result["no_table"] = "a double-deck hand of 12 tricks is beyond the solver's reach yet"
+    elif len({len(h) for h in deal.hands}) == 1:
+        hands, _ = euchre_ids(deal.hands)
+
+        def tricks(trump, bidder, alone):
+            if not alone:
+                return solver.euchre_tricks(hands, trump, bidder, **flags)
+            out = (bidder + 2) % 4  # E-6: the partner sits out
+            return solver.euchre_tricks([[] if s == out else h for s, h in enumerate(hands)], trump, bidder,
+                                        out_seat=out, **flags)
+
+        result["table"] = {kind: {SUITS[t]: [tricks(t, b, kind == "alone") for b in range(4)] for t in range(4)}
+                           for kind in ("partner", "alone")}
+    else:
+        result["table"] = None
+        result["no_table"] = "the deal was voided as dealt (E-10 ace-no-face), before the joker discard"
+    played = dict(deal.outcome)
+    if played["bid"] != "pass" and result["table"] is not None:
+        kind = "alone" if played["bid"][-1] in "AM" else "partner"
+        played["dd_tricks"] = result["table"][kind][played["trump"]][played["bidder"]]
+    result["played"] = played
+    return result
+
+
+def values_at(solver, deal: Deal, k: int) -> dict:
+    """The --at object: the seat to play before play[k], the trick in progress, B-8's barred
+    suit, the tricks won so far (per seat; per team in Bid Euchre) and every legal card's
+    value, the tricks its side takes from there on (the trick in progress included)."""
+    p = deal.position
+    if deal.case["game"] == "bid-euchre":
+        hands, trick = euchre_ids([[] if s == p.out_seat else h for s, h in enumerate(p.hands)], p.trick)
+        values = solver.euchre_card_values(hands, SUITS.index(p.trump), p.seat, trick=trick,
+                                           out_seat=-1 if p.out_seat is None else p.out_seat, **_euchre_flags(deal))
+        names = {c: euchre_name(c) for c in values}
+        trick_out = [[s, c] for s, c in p.trick]
+    else:
+        from kernels.cards import CARD_IDS, card_name
+
+        trump = -1 if p.trump is None else SUITS.index(p.trump)
+        lead = CARD_IDS[p.trick[0]] if p.trick else -1
+        barred = -1 if p.barred is None else SUITS.index(p.barred)
+        values = solver.contract_card_values([[CARD_IDS[c] for c in h] for h in p.hands], trump, p.seat,
+                                             lead, barred, _when_void(deal))
+        names = {c: card_name(c) for c in values}
+        trick_out = list(p.trick)
+    return {"play": k, "seat": p.seat, "trick": trick_out, "barred": p.barred, "tricks_won": list(p.tricks_won),
+            "values": {names[c]: v for c, v in sorted(values.items())}}
+
+
+def solve(deal: Deal, solver, k: int | None) -> dict:
+    """One deal's analysis as the JSON object --json prints."""
+    result = {"line": deal.line, "game": deal.case["game"], "dealer": deal.case["dealer"],
+              **(euchre_deal if deal.case["game"] == "bid-euchre" else contract_deal)(solver, deal)}
+    if k is not None:
+        result["at"] = values_at(solver, deal, k)
+    return result
+
+
+# --- Words ------------------------------------------------------------------------------------
+
+def _score(pair) -> str:
+    """Per seat (team): "1000 to 0", "-5 to 5"."""
+    return f"{pair[0]} to {pair[1]}"
+
+
+def describe(result: dict) -> list[str]:
+    """One deal's analysis in words."""
+    game, played = result["game"], result["played"]
+    lines = []
+    if game == "bid-euchre":
+        dd = f" (double dummy {played['dd_tricks']} for the bidder's team)" if "dd_tricks" in played else ""
+        what = ("a void deal" if played["bid"] == "pass" else
+                f"played {played['bid']} by seat {played['bidder']} in {played['trump']}, team tricks "
+                f"{_score(played['tricks'])}{dd}, score {_score(played['score'])}")
+        lines.append(f"line {result['line']}: bid-euchre, dealer seat {result['dealer']}: {what}")
+        if result["table"] is None:
+            lines.append(f"  no table: {result['no_table']}")
+        else:
+            lines.append("  bidder's team tricks, double dummy, the bidder leading (with partner / alone):")
+            lines.append("    bidder  " + "".join(f"{s:>8s}" for s in SUITS))
+            for b in range(4):
+                lines.append(f"    seat {b}  " + "".join(
+                    f"{str(result['table']['partner'][s][b]) + '/' + str(result['table']['alone'][s][b]):>8s}"
+                    for s in SUITS))
+    else:
+        what = ("passed out" if played["contract"] == "pass" else
+                f"played {played['contract']}{('', 'X', 'XX')[played['doubled']]} by seat {played['declarer']}, "
+                f"tricks {_score(played['tricks'])} (double dummy {played['dd_tricks']} for the declarer), "
+                f"score {_score(played['score'])}")
+        lines.append(f"line {result['line']}: {game}, dealer seat {result['dealer']}: {what}")
+        lines.append("  declarer's tricks, double dummy, the opponent leading:")
+        lines.append("    declarer" + "".join(f"{s:>4s}" for s in STRAINS))
+        for seat in (0, 1):
+            lines.append(f"    seat {seat}  " + "".join(f"{result['table'][s][seat]:>4d}" for s in STRAINS))
+        p = result["par"]
+        if p["contract"] == "pass":
+            lines.append(f"  par: passed out, 0 to 0 (auction {' '.join(p['auction'])})")
+        else:
+            lines.append(f"  par: {p['contract']}{('', 'X', 'XX')[p['doubled']]} by seat {p['declarer']}, "
+                         f"{p['tricks']} tricks, score {_score(p['score'])} (auction {' '.join(p['auction'])})")
+    at = result.get("at")
+    if at is not None:
+        if game == "bid-euchre":
+            trick = ", ".join(f"seat {s} {c}" for s, c in at["trick"])
+            side = "its team's"
+        else:
+            trick = " ".join(at["trick"])
+            side = "its"
+        barred = f" ({at['barred']} barred, B-8)" if at.get("barred") else ""
+        state = f"after {trick}" if trick else f"to lead{barred}"
+        lines.append(f"  at play[{at['play']}]: seat {at['seat']} {state}; tricks so far {_score(at['tricks_won'])}; "
+                     f"{side} tricks from here by card:")
+        lines.append("    " + "  ".join(f"{c} {v}" for c, v in at["values"].items()))
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.solve", description=__doc__.split("\n\n")[1])
+    parser.add_argument("file", help="deals, one JSON object per line (docs/rules.md replay format)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per deal")
+    parser.add_argument("--at", metavar="play[K]",
+                        help="also value every legal card just before the card play[K] (K alone works too)")
+    args = parser.parse_args(argv)
+    k = None
+    if args.at is not None:
+        try:
+            k = _at_k(args.at)
+        except ValueError:
+            return parser.fail(f"--at needs play[K] with K a card index of the deal's play list, got '{args.at}'")
+    try:
+        deals = load(args.file, k)
+    except BadInput as exc:
+        return parser.fail(exc)
+    from sim.dd import Solver
+
+    solver = Solver()
+    for deal in deals:
+        result = solve(deal, solver, k)
+        if args.json:
+            print(json.dumps(result), flush=True)
+        else:
+            print("\n".join(describe(result)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    exit_with(main, "python -m sim.solve")
