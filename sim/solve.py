@@ -158,28 +158,29 @@ def load(path: str, k: int | None) -> list[Deal]:
         raise BadInput(f"{path}: {exc}") from None
     if not cases:
         raise BadInput(f"{path} holds no deals")
-    deals = []
-    for number, case in cases:
-        game = case["game"]
-        if game not in GAMES:
-            raise BadInput(f"{path}: line {number}: unknown game '{game}' (games: {', '.join(GAME_NAMES)})")
-        referee = importlib.import_module(GAMES[game].referee)
-        rules = rules_for(game, case.get("rules"))
-        outcome = referee.replay(case)
-        if "error" in outcome:
-            raise BadInput(f"{path}: line {number}: not a legal deal: {outcome['error']} at {outcome['at']}: "
-                           f"{outcome.get('message', '')}".rstrip(": "))
-        if k is not None:
-            positions = play_range(case, outcome)
-            if k not in positions:
-                where = (f"the deal has no card play ({'passed out' if game != 'bid-euchre' else 'a void deal'})"
-                         if not positions else f"its play runs play[{positions[0]}] .. play[{positions[-1]}]")
-                raise BadInput(f"{path}: line {number}: --at play[{k}] is not a position of the contract play: "
-                               f"{where}")
-        replay = _replay_euchre if game == "bid-euchre" else _replay_contract_game
-        hands, position = replay(case, rules, referee, k)
-        deals.append(Deal(number, case, rules, outcome, hands, position))
-    return deals
+    return [deal_from_case(case, k, f"{path}: line {number}", number) for number, case in cases]
+
+
+def deal_from_case(case: dict, k: int | None, where: str, number: int = 0) -> Deal:
+    """Check and replay one replay-format deal (``where`` names it in errors)."""
+    game = case["game"]
+    if game not in GAMES:
+        raise BadInput(f"{where}: unknown game '{game}' (games: {', '.join(GAME_NAMES)})")
+    referee = importlib.import_module(GAMES[game].referee)
+    rules = rules_for(game, case.get("rules"))
+    outcome = referee.replay(case)
+    if "error" in outcome:
+        raise BadInput(f"{where}: not a legal deal: {outcome['error']} at {outcome['at']}: "
+                       f"{outcome.get('message', '')}".rstrip(": "))
+    if k is not None:
+        positions = play_range(case, outcome)
+        if k not in positions:
+            what = (f"the deal has no card play ({'passed out' if game != 'bid-euchre' else 'a void deal'})"
+                    if not positions else f"its play runs play[{positions[0]}] .. play[{positions[-1]}]")
+            raise BadInput(f"{where}: --at play[{k}] is not a position of the contract play: {what}")
+    replay = _replay_euchre if game == "bid-euchre" else _replay_contract_game
+    hands, position = replay(case, rules, referee, k)
+    return Deal(number, case, rules, outcome, hands, position)
 
 
 # --- Solving --------------------------------------------------------------------------------
@@ -296,6 +297,32 @@ def solve(deal: Deal, solver, k: int | None) -> dict:
     if k is not None:
         result["at"] = values_at(solver, deal, k)
     return result
+
+
+def card_losses(solver, case: dict) -> list[dict]:
+    """Each card of a deal's recorded card play against double dummy: its seat, the card,
+    the tricks its side takes from that point on after it (perfect play afterwards) and
+    the most any legal card would have taken (``lost``: the difference)."""
+    first = deal_from_case(case, None, "deal")
+    out = []
+    for k in play_range(case, first.outcome):
+        at = values_at(solver, deal_from_case(case, k, "deal"), k)
+        card = case["play"][k]
+        best = max(at["values"].values())
+        out.append({"play": k, "seat": at["seat"], "card": card, "value": at["values"][card], "best": best,
+                    "lost": best - at["values"][card]})
+    return out
+
+
+def describe_losses(losses: list[dict]) -> list[str]:
+    """The cards that cost their side tricks against double dummy, in words."""
+    costly = [x for x in losses if x["lost"]]
+    lines = [f"  double dummy (every hand seen, perfect play from each card on): "
+             f"{len(costly)} of {len(losses)} cards cost tricks"]
+    for x in costly:
+        lines.append(f"    play[{x['play']}] seat {x['seat']} {x['card']}: {x['value']} tricks from here, "
+                     f"{x['best']} with the best card (lost {x['lost']})")
+    return lines
 
 
 # --- Words ------------------------------------------------------------------------------------

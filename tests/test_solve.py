@@ -300,3 +300,27 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
         if args[-1] != "--frobnicate":  # argparse's own errors exit through SystemExit
             status, out, err = run_main(capsys, *args)
             assert (status, out, err) == (2, "", result.stderr)
+
+
+@pytest.mark.parametrize("game,index", [("bridgette", 3), ("draw-bridge", 3), ("bid-euchre", 3)])
+def test_show_dd_losses_account_for_the_tricks_taken(game, index, capsys):
+    """sim.show --dd: along a played deal, a side's double-dummy tricks change only by the
+    tricks its own cards lose and the other side's cards give away, so the tricks the
+    declarer's side (the bidder's team) took = its double-dummy tricks of the contract
+    played - what its cards lost + what the opponents' cards lost (the referee counts the
+    tricks; the solver the values)."""
+    from sim import show
+
+    assert show.main(["--game", game, "--seed", "7", "--index", str(index), "--json", "--dd"]) == 0
+    checked = 0
+    for line in capsys.readouterr().out.splitlines():
+        case = json.loads(line)
+        played = case["dd"]["played"]
+        if played.get("dd_tricks") is None:
+            continue
+        side = played["bidder"] % 2 if game == "bid-euchre" else played["declarer"]
+        own = sum(x["lost"] for x in case["dd"]["cards"] if (x["seat"] % 2 if game == "bid-euchre" else x["seat"]) == side)
+        other = sum(x["lost"] for x in case["dd"]["cards"]) - own
+        assert played["tricks"][side] == played["dd_tricks"] - own + other
+        checked += 1
+    assert checked >= 2
