@@ -3,21 +3,23 @@ perfectly, for the two-hand contract play of Bridgette and Draw Bridge (B-7..B-1
 for Bid Euchre (E-2, E-6, C-3).
 
 Both solvers answer one question, "can this side take at least ``target`` of the tricks
-left?", by a depth-first search with cut-offs (a zero-window search); the exact value is
-found by a few such searches around a guess (MTD). What makes them fast:
+left?", by a depth-first search with cut-offs (a zero-window search) over an explicit
+stack; the exact value is found by a binary search over the target, every search sharing
+the table. What makes them fast:
 
 - a transposition table at trick boundaries (``TT_DTYPE``), keyed on the *relative* ranks of
   the cards still in play: the cards of each suit (Bid Euchre: of each E-2 effective suit)
   are packed to the bottom of the suit, so positions that differ only in which low cards
   are gone share an entry. Bridgette's Colons make rank classes matter (B-8, B-9 compare
-  a card's class, not its rank), so while a Colon is in play cards are packed within their
-  class (2-10, J-K, A) only. The entry holds bounds on the leader's side's tricks and the
-  best lead found;
+  a card's class, not its rank), so cards are packed only within the ranges (2-10, J-K, A)
+  of the Colons still in play. The entry holds bounds on the leader's side's tricks and
+  the best lead found;
 - equivalent cards searched once: cards of one hand with no other card in play between
   them (in Bridgette also of one class while a Colon is in play; in the double deck equal
   copies count as in play between them unless held by the same hand);
 - move ordering: the table's best lead first, then cards that win the trick, cheapest first;
-- quick tricks: the winners the leader can cash at once are a lower bound.
+- bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
+  takes a trick of its own); the last two tricks are played out directly.
 
 Bid Euchre's cards are searched in a *solver layout* per trump (``euchre_layout``): each
 effective suit a contiguous run of bits in power order, so the follow rule, the trick
@@ -38,9 +40,9 @@ from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 USE_TT, USE_EQUIV, USE_ORDER, USE_BOUNDS = 1, 2, 4, 8
 ALL_TECHNIQUES = USE_TT | USE_EQUIV | USE_ORDER | USE_BOUNDS
 
-# A search's state, passed down the recursion as one record (a pointer: no reference
-# counting per call): the hands, the layout tables (Bid Euchre), the move lists by depth
-# (no allocation per node), statistics and settings.
+# A search's state, one record that every node reads and writes (a pointer: no reference
+# counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
+# move lists by depth (no allocation per node), statistics and settings.
 MAX_DEPTH = 64
 CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
@@ -115,8 +117,9 @@ def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
     j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta)
     if j < 0:
         i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
-        # Keep the entry of the larger subtree; take a stale one first.
-        j = i if tt[i].gen != ctx.stats[ST_GEN] or (tt[i + 1].gen == ctx.stats[ST_GEN] and tt[i].hi < tt[i + 1].hi) else i + 1
+        # Take a stale slot first, else replace the entry of the smaller subtree.
+        gen = ctx.stats[ST_GEN]
+        j = i if tt[i].gen != gen or (tt[i + 1].gen == gen and tt[i].hi < tt[i + 1].hi) else i + 1
         e = tt[j]
         e.k0, e.k1, e.k2, e.k3, e.meta, e.gen = k0, k1, k2, k3, meta, ctx.stats[ST_GEN]
         e.lo, e.hi, e.best = 0, n_max, -1

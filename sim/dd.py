@@ -119,7 +119,8 @@ class Solver:
                 later = dd.euchre_best_nb(self.table, ctx, nbs, 0, -1, -1, -1, nbs, side)
                 values[card] = int(nbs % 2 == side) + int(later)
             else:
-                values[card] = int(dd.euchre_best_nb(self.table, ctx, leader, len(trick) + 1, nb, nbs, nlead, nxt, side))
+                values[card] = int(dd.euchre_best_nb(self.table, ctx, leader, len(trick) + 1, nb, nbs, nlead, nxt,
+                                                     side))
             h[to_move] |= np.uint64(1 << b)
         return None
 

@@ -318,8 +318,9 @@ def test_show_dd_losses_account_for_the_tricks_taken(game, index, capsys):
         played = case["dd"]["played"]
         if played.get("dd_tricks") is None:
             continue
-        side = played["bidder"] % 2 if game == "bid-euchre" else played["declarer"]
-        own = sum(x["lost"] for x in case["dd"]["cards"] if (x["seat"] % 2 if game == "bid-euchre" else x["seat"]) == side)
+        euchre = game == "bid-euchre"
+        side = played["bidder"] % 2 if euchre else played["declarer"]
+        own = sum(x["lost"] for x in case["dd"]["cards"] if (x["seat"] % 2 if euchre else x["seat"]) == side)
         other = sum(x["lost"] for x in case["dd"]["cards"]) - own
         assert played["tricks"][side] == played["dd_tricks"] - own + other
         checked += 1
