@@ -40,6 +40,10 @@ from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 USE_TT, USE_EQUIV, USE_ORDER, USE_BOUNDS = 1, 2, 4, 8
 ALL_TECHNIQUES = USE_TT | USE_EQUIV | USE_ORDER | USE_BOUNDS
 
+TT_DTYPE = np.dtype([
+    ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
+    ("gen", np.int64), ("meta", np.int32), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
+], align=True)
 # A search's state, one record that every node reads and writes (a pointer: no reference
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
@@ -53,16 +57,15 @@ CTX_DTYPE = record_dtype([
     ("stats", np.int64, (4,)),
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
+    # A table of its own, for searches inside the game kernels (the dd policy); a Solver
+    # passes a larger one.
+    ("tt", TT_DTYPE, (1 << 14,)),
 ])
 # A frame of the search stack: the node's position and where its move loop stands.
 (FR_LEADER, FR_LEAD, FR_BARRED, FR_TARGET, FR_TO_PLAY, FR_PLAYED, FR_BEST, FR_BEST_SEAT,
  FR_I, FR_N, FR_T_LEAD, FR_META) = range(12)
 RESOLVED_FALSE, RESOLVED_TRUE, EXPAND = 0, 1, 2
 
-TT_DTYPE = np.dtype([
-    ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
-    ("gen", np.int64), ("meta", np.int32), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
-], align=True)
 TT_BITS = 18
 
 # Statistics kept per search context: nodes visited, table hits, searches.
@@ -83,10 +86,12 @@ def new_table(bits: int = TT_BITS) -> np.ndarray:
 
 
 def new_context(flags: int = ALL_TECHNIQUES) -> np.ndarray:
-    """A search context (1-element record array); set its hands (and layout) per solve."""
+    """A search context (1-element record array), its own table empty; set its hands (and
+    layout) per solve."""
     ctx = np.zeros(1, dtype=CTX_DTYPE)
     ctx["flags"] = flags
     ctx["out_seat"] = -1
+    ctx["tt"]["gen"] = -1
     return ctx
 
 
@@ -487,10 +492,10 @@ def _order_follows_nb(order, moves, lead, trump, flags):
 
 
 @njit(cache=True)
-def contract_best_nb(tt, ctx, leader, lead, barred, side):
-    """The most tricks ``side`` takes from here: zero-window searches narrowing [lo, hi]
-    until they meet, the table shared between them."""
-    lo, hi = 0, popcount_nb(ctx.hands[1 - leader])
+def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
+    """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
+    searches narrowing [lo, hi] until they meet, the table shared between them."""
+    lo, hi = floor, popcount_nb(ctx.hands[1 - leader])
     while lo < hi:
         guess = (lo + hi + 1) // 2
         ctx.stats[ST_SEARCHES] += 1
@@ -829,10 +834,15 @@ def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, se
 
 @njit(cache=True)
 def euchre_best_nb(tt, ctx_arr, leader, played, best, best_seat, lead, to_play, side):
-    """The most tricks team ``side`` takes from this position (zero-window searches
-    narrowing [lo, hi], the table shared between them)."""
-    ctx = ctx_arr[0]
-    lo, hi = 0, popcount_nb(ctx.hands[to_play])
+    """The most tricks team ``side`` takes from this position."""
+    return euchre_value_nb(tt, ctx_arr[0], leader, played, best, best_seat, lead, to_play, side, 0)
+
+
+@njit(cache=True)
+def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, floor):
+    """The most tricks team ``side`` takes from this position (known to be at least
+    ``floor``): zero-window searches narrowing [lo, hi], the table shared between them."""
+    lo, hi = floor, popcount_nb(ctx.hands[to_play])
     while lo < hi:
         guess = (lo + hi + 1) // 2
         ctx.stats[ST_SEARCHES] += 1
@@ -873,3 +883,99 @@ def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, gr
         ctx.group[:] = group[t]
         ctx.stats[ST_GEN] += 1
         out[i] = euchre_best_nb(tt, ctx_arr, leaders[i], 0, -1, -1, -1, leaders[i], leaders[i] % 2)
+
+
+# --- A seat that plays double dummy (the ``dd`` policy) ---------------------------------------
+
+@njit(cache=True)
+def contract_dd_card_nb(dd, hands, to_move, lead, barred, trump, when_void):
+    """B-7..B-10: the legal card of ``to_move`` whose double-dummy value is highest (the
+    lowest of equals), every hand seen. Each card after the first is searched once, for
+    "one trick more than the best so far", and valued exactly only when it is."""
+    dd.hands[0], dd.hands[1] = hands[0], hands[1]
+    dd.trump, dd.when_void = trump, when_void
+    dd.stats[ST_GEN] += 1
+    legal = lead_legal_nb(hands[to_move], barred) if lead < 0 else follow_legal_nb(hands[to_move], lead, when_void)
+    best_card, best = -1, -1
+    while legal:
+        c = lowest_nb(legal)
+        legal &= legal - ONE
+        dd.hands[to_move] &= ~bit_nb(c)
+        won, leader, nxt_lead, nxt_barred = 0, to_move, c, -1
+        if lead >= 0:
+            leader_wins, nxt_barred = trick_nb(lead, c, trump)
+            leader = 1 - to_move if leader_wins else to_move
+            won, nxt_lead = int(leader == to_move), -1
+        if best_card < 0:
+            best_card, best = c, won + contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move)
+        elif contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, best + 1 - won):
+            best_card, best = c, won + contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move,
+                                                        best + 1 - won)
+        dd.hands[to_move] |= bit_nb(c)
+    return best_card
+
+
+def _euchre_layouts():
+    """Every solver layout, indexed [double deck, joker, trump]: to_layout, from_layout,
+    segs, seg_of, power, group (see ``euchre_layout``), as arrays the kernels read."""
+    tables = [[[euchre_layout(t, bool(d), bool(j)) for t in range(4)] for j in range(2)] for d in range(2)]
+    return tuple(np.array([[[tables[d][j][t][k] for t in range(4)] for j in range(2)] for d in range(2)])
+                 for k in range(6))
+
+
+(EUCHRE_TO_LAYOUT, EUCHRE_FROM_LAYOUT, EUCHRE_SEGS, EUCHRE_SEG_OF, EUCHRE_LAYOUT_POWER,
+ EUCHRE_GROUP) = _euchre_layouts()
+
+
+@njit(cache=True)
+def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead, best,
+                      best_seat):
+    """E-6: the legal card of ``to_move`` (kernel card ids) whose double-dummy value for its
+    team is highest (the lowest of equals), every hand seen; the trick in progress was led
+    by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it after ``played``
+    cards (-1s at a trick boundary)."""
+    d, j = int(double_deck), int(joker)
+    to_layout = EUCHRE_TO_LAYOUT[d, j, trump]
+    dd.segs[:] = EUCHRE_SEGS[d, j, trump]
+    dd.seg_of[:] = EUCHRE_SEG_OF[d, j, trump]
+    dd.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
+    dd.group[:] = EUCHRE_GROUP[d, j, trump]
+    dd.double_deck, dd.out_seat = d, out_seat
+    dd.stats[ST_GEN] += 1
+    for s in range(4):
+        h = ZERO
+        rest = hands[s] if s != out_seat else ZERO
+        while rest:
+            h |= bit_nb(to_layout[lowest_nb(rest)])
+            rest &= rest - ONE
+        dd.hands[s] = h
+    lead_b = to_layout[lead] if lead >= 0 else -1
+    best_b = to_layout[best] if best >= 0 else -1
+    side = to_move % 2
+    n_active = 4 if out_seat < 0 else 3
+    nxt = (to_move + 1) % 4
+    if nxt == out_seat:
+        nxt = (nxt + 1) % 4
+    legal = euchre_follow_nb(dd.hands[to_move], lead_b, dd.segs, dd.seg_of)
+    chosen, value = -1, -1
+    while legal:
+        b = lowest_nb(legal)
+        legal &= legal - ONE
+        dd.hands[to_move] &= ~bit_nb(b)
+        nb, nbs, nlead = best_b, best_seat, lead_b
+        if played == 0:
+            nb, nbs, nlead = b, to_move, b
+        elif euchre_layout_beats_nb(b, best_b, dd.power, dd.seg_of):
+            nb, nbs = b, to_move
+        won = 0
+        if played + 1 == n_active:  # the trick is complete: its winner leads the next
+            won = int(nbs % 2 == side)
+            nl, np_, nb, nbs, nlead, nt = nbs, 0, -1, -1, -1, nbs
+        else:
+            nl, np_, nt = leader if played > 0 else to_move, played + 1, nxt
+        if chosen < 0:
+            chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
+        elif euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won):
+            chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won)
+        dd.hands[to_move] |= bit_nb(b)
+    return EUCHRE_FROM_LAYOUT[d, j, trump, chosen]
