@@ -15,8 +15,9 @@ from kernels.calls import EUCHRE_FIRST_LEVEL, EUCHRE_PASS
 from kernels.cards import (
     EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb,
 )
+from kernels.dd import euchre_dd_card_nb
 from kernels.policies import (
-    choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
+    POLICY_DD, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
     choose_euchre_return_nb, choose_euchre_trump_nb,
 )
 from kernels.rng import below_nb, shuffle_nb
@@ -202,13 +203,21 @@ def return_step_nb(seats, trace, seat, legal, trump, scripted):
 
 
 @njit(cache=True, inline="always")
-def card_step_nb(seats, trace, seat, hand, legal, lead, best, best_seat, trump, bidder, played):
+def card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p, out_seat,
+                 leader, in_trick, dd):
     """E-6: a card to play: the copy held, -1 when not held. A replayed card outside
-    ``legal`` but in hand is an E-8 renege: it stands, and is traced as played."""
+    ``legal`` but in hand is an E-8 renege: it stands, and is traced as played. A ``dd``
+    seat sees every hand (the trick led by ``leader``, ``in_trick`` cards so far) and
+    searches in the context ``dd``."""
+    hand = hands[seat]
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
-        card = choose_euchre_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, best, best_seat,
-                                     seat, trump, bidder, played, seats.rng)
+        if seats.pol[seat] == POLICY_DD:
+            card = euchre_dd_card_nb(dd, hands, seat, trump, out_seat, p.double_deck, p.joker, leader, in_trick,
+                                     lead, best, best_seat)
+        else:
+            card = choose_euchre_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, best, best_seat,
+                                         seat, trump, bidder, played, seats.rng)
     held = pick_copy_nb(legal, card)
     if held < 0:
         held = pick_copy_nb(hand, card)
@@ -306,7 +315,7 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row):
+def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row, dd):
     """E-6: the bidder leads; ``out_seat`` (partner of a 6A or 6M bidder, else -1) plays no
     cards. E-8: a replayed card that breaks the follow rule stands as a renege (its play
     index and seat go to ``reneges``) and costs its team ``renege_penalty``."""
@@ -316,13 +325,16 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
     for _ in range(p.tricks):
         lead, best, best_seat = -1, -1, -1
         seat = leader
+        in_trick = 0
         for _turn in range(4):
             if seat == out_seat:
                 seat = (seat + 1) % 4
                 continue
             hand = hands[seat]
             legal = euchre_follow_legal_nb(hand, lead, trump)
-            card = card_step_nb(seats, trace, seat, hand, legal, lead, best, best_seat, trump, bidder, played)
+            card = card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p,
+                                out_seat, leader, in_trick, dd)
+            in_trick += 1
             if card < 0:
                 return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
             if not legal_nb(card, legal):
@@ -358,10 +370,11 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row):
+def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd):
     """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated), writing its
     outcome, or why a replay stopped, into the deal record ``row``; each E-8 renege of a
-    replay goes to ``reneges`` (play index, seat)."""
+    replay goes to ``reneges`` (play index, seat); ``dd`` is the search context of a seat
+    playing double dummy (kernels.dd)."""
     p = kr.params[0]
     start_deal_nb(row)
     seats.cursor[:] = 0
@@ -409,7 +422,8 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row):
     elif replaying and (seats.script_len[LIST_GIVE] or seats.script_len[LIST_RETURN]):
         stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
-    play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, trace, reneges, row)
+    play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, trace, reneges, row,
+                   dd)
 
 
 # --- One game ------------------------------------------------------------------------------
@@ -430,7 +444,7 @@ def deal_cards_nb(deal_rng, deck, per_seat, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch):
+                 scratch, dd_row):
     """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
     seats = seats_row[0]
@@ -447,7 +461,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, scratch[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row)
+        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row[0])
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0

@@ -234,7 +234,7 @@ def exchange_nb(dealer, hands, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row):
+def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd):
     """B-7..B-10: thirteen tricks, the declarer's opponent leading first; the Colons'
     plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen."""
     declarer = row.declarer
@@ -249,7 +249,8 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row):
             hand = hands[seat]
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
-            card = card_step_nb(seats, trace, seat, hand, legal, lead, trump, seat == declarer, unseen)
+            card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen,
+                                barred, when_void, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -299,9 +300,10 @@ def score_deal_nb(p, value, exact, penalty, contract, doubled, declarer_tricks):
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row):
+def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``,
-    writing its outcome, or why a replay stopped, into the deal record ``row``."""
+    writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is
+    the search context of a seat playing double dummy (kernels.dd)."""
     p = kr.params[0]
     start_deal_nb(row)
     seats.cursor[:] = 0
@@ -324,7 +326,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row):
     strain = BID_STRAIN[row.contract]
     unseen = deck_mask & ~dead_up
     if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
-                          seats, trace, row):
+                          seats, trace, row, dd):
         return
     gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, row.contract, row.doubled,
                                declarer_tricks_nb(row))
@@ -358,7 +360,7 @@ def deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch):
+                 scratch, dd_row):
     """B-15 with C-5, C-6: one whole game, its cards a pure function of (seed, game index).
 
     Deals come from their own stream (first dealer, then one shuffle per deal), policies
@@ -382,7 +384,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row)
+        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row[0])
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, counted)

@@ -143,7 +143,7 @@ def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(hands, unseen, trump, seats, trace, row):
+def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd):
     """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``)."""
     declarer = row.declarer
     leader = 1 - declarer
@@ -154,7 +154,8 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
-            card = card_step_nb(seats, trace, seat, hand, legal, lead, trump, seat == declarer, unseen & ~hand)
+            card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
+                                False, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -171,9 +172,11 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row):
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, stock, seats, trace, row):
+def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd):
     """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``,
-    writing its outcome, or why a replay stopped, into the deal record ``row``."""
+    writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is the
+    search context of a seat playing the contract double dummy (the draw phase it plays as
+    the heuristic: the solver does not search draws)."""
     p = kr.params[0]
     start_deal_nb(row)
     row.draw_tricks0 = 0
@@ -193,7 +196,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row):
+    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row, dd):
         return
     need = 6 + BID_LEVEL[row.contract]
     got = declarer_tricks_nb(row)
@@ -219,7 +222,7 @@ def deal_cards_nb(deal_rng, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch):
+                 scratch, dd_row):
     """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index)."""
     p = kr.params[0]
     seats = seats_row[0]
@@ -236,7 +239,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, stock, seats, trace, row)
+        play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd_row[0])
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, counted)

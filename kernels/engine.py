@@ -15,81 +15,93 @@ from numba import njit, prange
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
+from kernels.policies import POLICY_DD
 from kernels.step import TRACE_WIDTH
 
 
 @njit(cache=True)
-def game_buffers_nb(seats, deal_rows):
-    """A game's own copy of the seats record and its spare deal row (kernels.step.deal_row_nb),
-    made in a function of their own so the parallel loop allocates them per game.
+def game_buffers_nb(seats, deal_rows, dd_proto):
+    """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
+    and, when a seat plays double dummy, its own search context (else the shared, unread
+    ``dd_proto``), made in a function of their own so the parallel loop allocates them per
+    game.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
     their array alive: a record's array is always an argument of the function that takes
     the record out of it, never a temporary of that function.
     """
-    return seats.copy(), np.zeros(1, dtype=deal_rows.dtype)
+    uses_dd = False
+    for pid in seats[0].pol:
+        uses_dd |= pid == POLICY_DD
+    return seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
+def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
+                           dd_proto):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare = game_buffers_nb(seats, deal_rows)
+        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64))
+                        np.empty(64, dtype=np.int64), dd)
 
 
 @njit(cache=True)
-def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
+def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
+                             dd_proto):
     """Play chosen games one after another, recording every deal header and action."""
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
         kb.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
+def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
+                             dd_proto):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare = game_buffers_nb(seats, deal_rows)
+        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64))
+                        np.empty(64, dtype=np.int64), dd)
 
 
 @njit(cache=True)
-def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
+def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
+                               dd_proto):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
         kd.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes):
+def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
+                            dd_proto):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare = game_buffers_nb(seats, deal_rows)
+        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64))
+                        np.empty(64, dtype=np.int64), dd)
 
 
 @njit(cache=True)
-def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace):
+def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
+                              dd_proto):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
     for i in range(game_indices.shape[0]):
         ke.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
 
 
 @njit(cache=True, parallel=True)

@@ -21,6 +21,7 @@ from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
+POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
 
 # Parameter columns of the heuristic (names and defaults in sim/policies.py).
 H_AGGRESSION = 0

@@ -30,8 +30,11 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
     from kernels.step import seats_for
     from sim.policies import kernel_policies
 
+    from kernels.dd import new_context
+
     indices = np.asarray(game_indices, dtype=np.int64)
     seats = seats_for(*kernel_policies(policies))
+    dd = new_context()
     games = np.zeros(len(indices), dtype=engine.GAME_DTYPE)
     per_game = engine.max_deals_per_game(kr)
     n_headers, n_actions = 16 * len(indices), 2048 * len(indices)
@@ -42,7 +45,7 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
         trace = np.zeros((n_actions, TRACE_WIDTH), dtype=np.int64)
         hcur = np.zeros(1, dtype=np.int64)
         seats["tcur"] = 0
-        trace_games_nb(kr, np.uint64(seed), indices, seats, deals, games, headers, outcomes, hcur, trace)
+        trace_games_nb(kr, np.uint64(seed), indices, seats, deals, games, headers, outcomes, hcur, trace, dd)
         tcur = int(seats["tcur"][0])
         if hcur[0] <= n_headers and tcur <= n_actions:
             return games, headers[:hcur[0]], outcomes[:hcur[0]], trace[:tcur]
@@ -56,12 +59,15 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     from sim.blocks import play_block
     from sim.policies import kernel_policies
 
+    from kernels.dd import new_context
+
     seats = seats_for(*kernel_policies(policies))
+    dd = new_context()  # copied for each game when a seat plays double dummy
     no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
     no_outcomes = np.zeros(0, dtype=engine.DEAL_DTYPE)
 
     def run(indices, offsets, deal_rows, game_rows):
-        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, no_headers, no_outcomes)
+        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, no_headers, no_outcomes, dd)
 
     return play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE, engine.GAME_DTYPE)
 
@@ -117,13 +123,15 @@ def deck_error(deck: set, hands, stock, hand_size: int = 13) -> str | None:
 def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
     """Replay one deal in the kernel with every seat scripted: its deal record.
 
-    ``play_deal(*args, seats, trace, row)`` is the game's deal kernel; ``lists`` its replay lists."""
+    ``play_deal(*args, seats, trace, row, dd)`` is the game's deal kernel; ``lists`` its replay lists."""
+    from kernels.dd import new_context
     from kernels.policies import N_POLICY_PARAMS
     from kernels.step import POLICY_SCRIPT, seats_for
 
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
     seats = seats_for(np.full(players, POLICY_SCRIPT), np.zeros((players, N_POLICY_PARAMS)), lists)
-    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0])
+    dd = new_context()
+    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], dd[0])
     return rows[0]
 
 

@@ -71,6 +71,12 @@ POLICIES = {
                                 "1 never overtakes a partner winning with a trump, king or ace (E-6)"),
     }, offered=lambda info: info.heuristic),
 }
+# A seat that sees every hand: its card play is double dummy (kernels.dd), an upper bound on
+# any real player, not a fair one; its other decisions are the heuristic's, with its parameters.
+POLICIES["dd"] = PolicySpec("dd", kp.POLICY_DD,
+                            "sees all cards: plays the card that is best double dummy (an upper bound, not a fair "
+                            "player); bids, discards and draws as the heuristic", POLICIES["heuristic"].columns,
+                            POLICIES["heuristic"].offered)
 
 
 def defaults(name: str, game: str | None = None) -> dict:

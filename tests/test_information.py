@@ -22,6 +22,7 @@ from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import draw_bridge as kd
 from kernels.cards import mask_to_cards
+from kernels.dd import new_context
 from kernels.step import POLICY_SCRIPT, TRACE_WIDTH, seats_for
 from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
@@ -75,7 +76,8 @@ def _replayed(play_deal, engine, seat, players, lists, *args):
     seats = seats_for(pol, prm, lists)
     trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
-    play_deal(*args, seats[0], trace, rows[0])
+    dd = new_context()
+    play_deal(*args, seats[0], trace, rows[0], dd[0])
     return trace[:seats["tcur"][0]]
 
 

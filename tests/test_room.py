@@ -12,6 +12,7 @@ import pytest
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
+from kernels.dd import new_context
 from kernels.engine import run_bid_euchre_games_nb, run_bridgette_games_nb, run_draw_bridge_games_nb
 from sim import bid_euchre, bridgette, draw_bridge
 from kernels.step import seats_for
@@ -43,7 +44,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room):
     for i in range(n_games):  # one call per game: its own slice of exactly ``room`` rows
         run_games_nb(kr, np.uint64(5), np.array([i], dtype=np.int64), np.array([0, room], dtype=np.int64),
                      seats, deals[starts[i]:starts[i] + room], games[i:i + 1],
-                     np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE))
+                     np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE), new_context())
     return deals, games, stride
 
 

@@ -325,3 +325,29 @@ def test_show_dd_losses_account_for_the_tricks_taken(game, index, capsys):
         assert played["tricks"][side] == played["dd_tricks"] - own + other
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("game,seats", [("bridgette", [0]), ("draw-bridge", [1]), ("bid-euchre", [0, 2])])
+def test_dd_seats_lose_nothing_against_double_dummy(game, seats, capsys):
+    """--policy SEAT=dd: in the kernels' own games, every card a dd seat plays keeps the
+    double-dummy value of its side (sim.solve values each card through the Python solver),
+    so its side takes at least the double-dummy tricks of the contract (or bid) played."""
+    from sim import show
+
+    flags = [x for s in seats for x in ("--policy", f"{s}=dd")]
+    for index in (1, 2):
+        assert show.main(["--game", game, "--seed", "11", "--index", str(index), "--json", "--dd", *flags]) == 0
+    checked = 0
+    for line in capsys.readouterr().out.splitlines():
+        analysis = json.loads(line)["dd"]
+        assert [x for x in analysis["cards"] if x["seat"] in seats and x["lost"]] == []
+        played = analysis["played"]
+        if played.get("dd_tricks") is None:
+            continue
+        euchre = game == "bid-euchre"
+        side = seats[0] % 2 if euchre else seats[0]
+        declaring = (played["bidder"] % 2 if euchre else played["declarer"]) == side
+        n = sum(played["tricks"])
+        assert played["tricks"][side] >= (played["dd_tricks"] if declaring else n - played["dd_tricks"])
+        checked += 1
+    assert checked >= 4
