@@ -193,7 +193,7 @@ def test_report_csv_matches_hand_counts(bridgette_run, tmp_path):
 #         dealer bid     bidder void          made  t0 t1  s0  s1
 EUCHRE = [(0, "4",     1, "no",          True,  2, 4,  2,  4),
           (1, "6A",    3, "no",          True,  0, 6,  0, 12),
-          (2, "pass", -1, "all passed",  False, 0, 0,  0,  0),
+          (2, "pass", -1, "all passed",  None,  0, 0,  0,  0),
           (3, "6M",    0, "no",          False, 5, 1, -6,  1),
           (0, "3",     0, "no",          False, 2, 4, -3,  4),
           (1, "6A",    1, "no",          False, 1, 5,  1, -6)]
