@@ -230,6 +230,16 @@ def test_bid_euchre(tmp_path):
     g = T.GameTally(GAME_INFO["bid-euchre"])
     T.fill(run, "games", [g])
     assert g.wins[:, 1].tolist() == [1, 1, 1] + [0] and g.first_dealer_wins()["successes"] == 1  # seat 1 dealt first
+    # The CSV names each mean once: "tricks mean", never "tricks (mean) mean" or "mean mean".
+    build_report(run.path, tmp_path / "out")
+    with open(tmp_path / "out" / "six_bids.csv") as fh:
+        rows = {r["bid"]: r for r in csv.DictReader(fh)}
+    assert list(rows["6A"])[6:] == ["tricks mean", "tricks lo95", "tricks hi95", "tricks n",
+                                    "points mean", "points lo95", "points hi95", "points n"]
+    assert (float(rows["6A"]["tricks mean"]), float(rows["6A"]["points mean"])) == (5.5, 3.0)  # 6, 5; 12, -6
+    with open(tmp_path / "out" / "score_quantiles.csv") as fh:
+        header = next(csv.reader(fh))
+    assert header[3:7] == ["mean", "mean lo95", "mean hi95", "mean n"]
 
 
 def test_draw_tricks(tmp_path):
