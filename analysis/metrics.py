@@ -75,7 +75,7 @@ def _dealer_advantage(info, deals, games, first, count):
 def _contract_made(info, deals, games, first, count):
     local = _local(deals, first, count)
     played = np.asarray(deals[info.contract_column]) >= 0
-    made = played & np.asarray(deals["made"], dtype=bool)
+    made = played & np.asarray(deals["made"], dtype=bool)  # Bid Euchre's void hands: null, None
     return _sum_by_game(local, made, count), _sum_by_game(local, played, count)
 
 

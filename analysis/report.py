@@ -91,7 +91,8 @@ def csv_header(table: Table) -> list[str]:
         if any(_is_rate(c) for c in col):
             header += [f"{name} %", f"{name} % lo95", f"{name} % hi95", f"{name} n"]
         elif any(_is_mean(c) for c in col):
-            header += [f"{name} mean", f"{name} lo95", f"{name} hi95", f"{name} n"]
+            base = name.replace(" (mean)", "")  # "mean" and "tricks (mean)": no "mean mean"
+            header += [base if "mean" in base.split() else f"{base} mean", f"{base} lo95", f"{base} hi95", f"{base} n"]
         else:
             header.append(name)
     return header

@@ -41,6 +41,10 @@ class Batch:
     def __getitem__(self, name: str) -> np.ndarray:
         return self._batch.column(name).to_numpy(zero_copy_only=False)
 
+    def flag(self, name: str) -> np.ndarray:
+        """A boolean column with null (a void hand's ``made``) as False."""
+        return self._batch.column(name).fill_null(False).to_numpy(zero_copy_only=False)
+
     def codes(self, name: str, names) -> np.ndarray:
         """A dictionary column as positions in ``names``; -1 for null or a name not listed."""
         col = self._batch.column(name)

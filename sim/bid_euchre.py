@@ -204,7 +204,8 @@ def _made(rules, deals):
 
 
 def deal_table(rules, deals, policies):
-    """Hand records as an Arrow table: one row per hand dealt (void hands included)."""
+    """Hand records as an Arrow table: one row per hand dealt (void hands included, their
+    ``made`` null)."""
     import pyarrow as pa
 
     names = ke.bid_names(_tricks(rules))
@@ -216,7 +217,8 @@ def deal_table(rules, deals, policies):
         "bidder_from_dealer": np.where(played, (deals["bidder"] - deals["dealer"]) % 4, -1).astype(np.int8),
         "trump": categorical(np.maximum(deals["trump"], 0), SUIT_NAMES, mask=~played),
         "void": categorical(deals["void"], ["no", "all passed", "ace no face"]),
-        "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
+        "tricks0": deals["tricks0"], "tricks1": deals["tricks1"],
+        "made": pa.array(made, mask=~played),  # null on void hands: no bid to make
         "score0": deals["score0"], "score1": deals["score1"],
     }
     for seat, policy in enumerate(policies):

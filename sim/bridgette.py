@@ -89,8 +89,18 @@ PLAYERS = contract.PLAYERS
 RULES = BridgetteRules
 CARD_NAMES = [card_name(c) for c in range(55)]
 CLASS_NAMES = ["numeral", "face", "ace"]
+# The up-card's class with each Colon apart, named as the report's up-card section names them.
+UPCARD_GROUPS = CLASS_NAMES + ["Little Colon", "Royal Colon", "Grand Colon"]
 COLON_NAMES = ("little", "royal", "grand")
 game_table = contract.game_table
+
+
+def _upcard_group(deals) -> np.ndarray:
+    """Per deal: the up-card's class (B-3), or 3, 4, 5 for the Little, Royal and Grand Colon."""
+    group = deals["upcard_class"].astype(np.int64)
+    for k, colon in enumerate(("CL", "CR", "CG")):
+        group = np.where(deals["upcard"] == CARD_IDS[colon], len(CLASS_NAMES) + k, group)
+    return group
 
 
 def deal_table(rules, deals, policies):
@@ -101,6 +111,7 @@ def deal_table(rules, deals, policies):
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
         "upcard": contract.categorical(deals["upcard"], CARD_NAMES),
         "upcard_class": contract.categorical(deals["upcard_class"], CLASS_NAMES),
+        "upcard_group": contract.categorical(_upcard_group(deals), UPCARD_GROUPS),
         "colon_little": deals["colon_little"], "colon_royal": deals["colon_royal"],
         "colon_grand": deals["colon_grand"],
         **{f"colon_{name}_{what}": deals[f"colon_{name}_{what}"]

@@ -5,7 +5,9 @@ Duplicate matches: every game is played twice with the same cards, policy A in s
 cancels. Cards come from their own stream, a pure function of (seed, game, deal), so the
 two plays of a deal share its cards until the games' courses part (a redeal, or a game
 that ends earlier). Reports the mean score difference A minus B per deal and per game
-with 95% intervals, A's game win rate, and how much the pairing narrowed the interval.
+with 95% intervals, A's game win rate with a 95% interval paired the same way (a drawn or
+abandoned game counts as half a win), whether points and wins disagree, and how much the
+pairing narrowed the interval.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ class _Moments:
 
     def result(self) -> dict:
         n = self.n
-        if n < 2:
-            return {"n": n, "mean": None, "ci95": None, "variance_reduction": None}
+        if n < 2:  # one pair has a mean but no spread
+            return {"n": n, "mean": self.sums[0] / n if n else None, "ci95": None, "variance_reduction": None}
         def var(total, squares):
             return (squares - total * total / n) / (n - 1)
         mean = self.sums[0] / n
@@ -64,12 +66,19 @@ def _lineups(game: str, a, b) -> tuple[list, list]:
     return [a if side == 0 else b for side in sides], [b if side == 0 else a for side in sides]
 
 
+def _a_result(winner, a_side: int) -> np.ndarray:
+    """A's result of each game: 1 won, 0 lost, 1/2 drawn or abandoned (winner -1)."""
+    winner = np.asarray(winner)
+    return np.where(winner < 0, 0.5, (winner == a_side).astype(np.float64))
+
+
 def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     """Games ``first .. first+n-1`` played both ways: (first, deal moments, game moments,
-    A's wins); blocks merged in order give the same sums wherever each was played."""
+    A's wins, drawn or abandoned games, A's result moments); blocks merged in order give
+    the same sums wherever each was played."""
     module = game_module(game)
     first_lineup, second_lineup = _lineups(game, a, b)
-    per_deal, per_game = _Moments(), _Moments()
+    per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
     deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
     deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
     # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
@@ -82,7 +91,9 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
                  games_2["total1"].astype(np.int64) - games_2["total0"])
     a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
-    return first, per_deal, per_game, a_wins
+    undecided = int((games_1["winner"] < 0).sum() + (games_2["winner"] < 0).sum())
+    per_win.add(_a_result(games_1["winner"], 0), _a_result(games_2["winner"], 1))
+    return first, per_deal, per_game, a_wins, undecided, per_win
 
 
 def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None, threads=None) -> dict:
@@ -103,21 +114,41 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         with open_cluster(cluster, threads) as pool:
             pool.warm_up(game, rules, _lineups(game, a, b)[0])
             parts = sorted(pool.map(match_block, jobs), key=lambda part: part[0])
-    per_deal, per_game = _Moments(), _Moments()
-    a_wins = 0
-    for _, deal_part, game_part, wins in parts:  # in block order, as floating sums depend on it
+    per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
+    a_wins = undecided = 0
+    for _, deal_part, game_part, wins, drawn, win_part in parts:  # in block order, as floating sums depend on it
         per_deal.merge(deal_part)
         per_game.merge(game_part)
+        per_win.merge(win_part)
         a_wins += wins
-    deal_stats, game_stats = per_deal.result(), per_game.result()
+        undecided += drawn
+    deal_stats, game_stats, win_stats = per_deal.result(), per_game.result(), per_win.result()
+    win_rate = (a_wins + undecided / 2) / (2 * games)
     return {
         "game": game, "a": str(a), "b": str(b), "seed": seed,
         "games": games, "deals": deal_stats["n"],
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
-        "a_game_win_rate": a_wins / (2 * games),
+        "a_game_win_rate": win_rate, "a_game_win_ci95": win_stats["ci95"],
+        "a_games_won": a_wins, "drawn_games": undecided,
+        "points_and_wins_disagree": disagreement(deal_stats["mean"], win_rate),
         "pairing_variance_reduction": deal_stats["variance_reduction"],
     }
+
+
+def disagreement(mean_diff: float | None, win_rate: float) -> str | None:
+    """The line saying that points per deal favour one side and game wins the other, or None."""
+    if mean_diff is None or mean_diff == 0 or win_rate == 0.5 or (mean_diff > 0) == (win_rate > 0.5):
+        return None
+    gains, wins = ("gains", "fewer") if mean_diff > 0 else ("loses", "more")
+    return f"points and wins disagree: A {gains} points per deal but wins {wins} games than B"
+
+
+def _ci(bounds, form: str) -> str:
+    """'95% CI [lo, hi]', or a note where one pair gives no interval."""
+    if bounds is None:
+        return "(no interval from one pair)"
+    return f"95% CI [{form.format(bounds[0])}, {form.format(bounds[1])}]"
 
 
 def main(argv=None) -> int:
@@ -146,13 +177,15 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    lo, hi = result["ci95"]
-    glo, ghi = result["game_ci95"]
     print(f"{args.game}: {result['a']} (A) against {result['b']} (B), {plural(args.games, 'duplicate game')}, "
           f"{plural(result['deals'], 'paired deal')}, seed {args.seed}")
-    print(f"  A minus B per deal: {result['mean_diff_per_deal']:+z.2f}  95% CI [{lo:+z.2f}, {hi:+z.2f}]")
-    print(f"  A minus B per game: {result['mean_diff_per_game']:+z.2f}  95% CI [{glo:+z.2f}, {ghi:+z.2f}]")
-    print(f"  A wins {100 * result['a_game_win_rate']:.1f}% of games")
+    print(f"  A minus B per deal: {result['mean_diff_per_deal']:+z.2f}  {_ci(result['ci95'], '{:+z.2f}')}")
+    print(f"  A minus B per game: {result['mean_diff_per_game']:+z.2f}  {_ci(result['game_ci95'], '{:+z.2f}')}")
+    print(f"  A's game win rate: {100 * result['a_game_win_rate']:.1f}%  "
+          f"{_ci(result['a_game_win_ci95'], '{:.1%}')}  ({plural(result['a_games_won'], 'game')} won, "
+          f"{result['drawn_games']} drawn or abandoned, counted as half, of {2 * args.games:,})")
+    if result["points_and_wins_disagree"]:
+        print(f"  {result['points_and_wins_disagree']}")
     reduction = result["pairing_variance_reduction"]
     print("  pairing narrowed the variance by " + ("-" if reduction is None else f"{100 * reduction:z.0f}%")
           + " against unpaired play")

@@ -173,4 +173,5 @@ def load_records(path: str | Path, kind: str = "deals"):
     files = sorted((Path(path) / "records").glob(f"{kind}-*.parquet"))
     if not files:
         raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
-    return pa.concat_tables([pq.read_table(f) for f in files]).to_pandas()
+    # A run resumed across a release that added a column: its older blocks read it as null.
+    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default").to_pandas()

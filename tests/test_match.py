@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import sim.match
 from sim import bridgette
 from sim.match import play_match
 from sim.policies import parse_policy
@@ -24,7 +25,10 @@ def test_a_policy_against_itself_is_an_exact_tie(policy):
     result = play_match("bridgette", policy, policy, 300, seed=4)
     assert result["mean_diff_per_deal"] == 0 and result["ci95"] == [0.0, 0.0]
     lo, hi = result["game_ci95"]
-    assert lo <= 0 <= hi and result["a_game_win_rate"] <= 0.5
+    assert lo <= 0 <= hi
+    # A wins exactly one of each pair's two plays (or both are drawn): a half every pair.
+    assert result["a_game_win_rate"] == 0.5 and result["a_game_win_ci95"] == [0.5, 0.5]
+    assert result["points_and_wins_disagree"] is None
 
 
 def test_duplicate_deals_share_their_cards():
@@ -36,6 +40,42 @@ def test_duplicate_deals_share_their_cards():
         assert np.array_equal(first[field], second[field])
 
 
+A_HEURISTIC = parse_policy("heuristic", "bridgette")
+B_DOUBLES_EARLY = parse_policy("heuristic:double_margin=4", "bridgette")
+
+
+def test_game_win_rate_and_its_interval_from_the_games_totals(monkeypatch):
+    """The win rate and its paired interval recounted from both plays' game records:
+    Bridgette games go to the higher total (B-15), equal totals count as half; blocks of
+    300 games make the match merge blocks, as a long one does."""
+    monkeypatch.setattr(sim.match, "BLOCK_GAMES", 300)
+    result = play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=4)
+    rules = BridgetteRules()
+    first = bridgette.run_block(rules, [A_HEURISTIC, B_DOUBLES_EARLY], 4, 0, 1000)[1]
+    second = bridgette.run_block(rules, [B_DOUBLES_EARLY, A_HEURISTIC], 4, 0, 1000)[1]
+    a_first = np.sign(first["total0"].astype(np.int64) - first["total1"]) / 2 + 0.5
+    a_second = np.sign(second["total1"].astype(np.int64) - second["total0"]) / 2 + 0.5
+    pairs = (a_first + a_second) / 2
+    half = 1.959963984540054 * pairs.std(ddof=1) / np.sqrt(len(pairs))
+    assert result["a_games_won"] == (a_first == 1).sum() + (a_second == 1).sum()
+    assert result["drawn_games"] == (a_first == 0.5).sum() + (a_second == 0.5).sum()
+    assert result["a_game_win_rate"] == pytest.approx(pairs.mean(), abs=1e-12)
+    assert result["a_game_win_ci95"] == pytest.approx([pairs.mean() - half, pairs.mean() + half], abs=1e-12)
+    assert 0 < half < 0.05
+
+
+def test_points_and_wins_can_disagree():
+    """Doubling at a margin of 4 loses many games by a little and wins few by a lot: A (the
+    default, 6) gains points per deal yet wins fewer games, both outside their intervals."""
+    result = play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=11)
+    assert result["ci95"][0] > 0 and result["a_game_win_ci95"][1] < 0.5
+    assert result["points_and_wins_disagree"] == ("points and wins disagree: "
+                                                  "A gains points per deal but wins fewer games than B")
+    swapped = play_match("bridgette", B_DOUBLES_EARLY, A_HEURISTIC, 1000, seed=11)
+    assert swapped["points_and_wins_disagree"] == ("points and wins disagree: "
+                                                   "A loses points per deal but wins more games than B")
+
+
 @pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
 def test_heuristic_beats_random(game):
     result = play_match(game, HEURISTIC, RANDOM, 400, seed=2)
@@ -43,16 +83,42 @@ def test_heuristic_beats_random(game):
     assert result["a_game_win_rate"] > 0.95
 
 
-def test_cli_json_and_bad_input():
-    run = subprocess.run([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b",
-                          "heuristic:aggression=1", "--games", "200", "--json"], cwd=ROOT,
-                         capture_output=True, text=True)
+def test_cli_json_text_and_bad_input():
+    args = [sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "heuristic:double_margin=4",
+            "--games", "1000", "--seed", "11"]
+    run = subprocess.run([*args, "--json"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
-    assert set(result) >= {"games", "deals", "mean_diff_per_deal", "ci95", "a_game_win_rate",
-                           "pairing_variance_reduction"}
-    assert result["games"] == 200 and len(result["ci95"]) == 2
+    assert set(result) >= {"games", "deals", "mean_diff_per_deal", "ci95", "a_game_win_rate", "a_game_win_ci95",
+                           "points_and_wins_disagree", "pairing_variance_reduction"}
+    assert result["games"] == 1000 and len(result["ci95"]) == 2
+    assert result == json.loads(json.dumps(play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=11)))
+    text = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    lo, hi = result["a_game_win_ci95"]
+    assert (f"A's game win rate: {100 * result['a_game_win_rate']:.1f}%  95% CI [{100 * lo:.1f}%, {100 * hi:.1f}%]"
+            in text.stdout)
+    assert "  points and wins disagree: A gains points per deal but wins fewer games than B\n" in text.stdout
     bad = subprocess.run([sys.executable, "-m", "sim.match", "--a", "clever", "--b", "random", "--games", "5"],
                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown policy 'clever'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_parameter_bridgette_does_not_read_is_refused():
+    """draw_fight is read only by Draw Bridge's decisions: one line, status 2, nothing played."""
+    bad = subprocess.run([sys.executable, "-m", "sim.match", "--game", "bridgette", "--a", "heuristic:draw_fight=11",
+                          "--b", "heuristic", "--games", "5"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "has no parameter 'draw_fight' in bridgette: only draw-bridge decisions read it" in bad.stderr
+
+
+def test_one_game_has_means_but_no_intervals():
+    """One pair gives no spread: the report says so instead of failing."""
+    run = subprocess.run([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random", "--games", "1"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 2
+    result = play_match("bridgette", HEURISTIC, RANDOM, 1, seed=1)
+    assert result["game_ci95"] is None and result["a_game_win_ci95"] is None
+    assert result["mean_diff_per_game"] is not None and result["a_game_win_rate"] == 1.0

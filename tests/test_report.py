@@ -197,3 +197,20 @@ def test_report_renders_in_headless_chromium(runs, tmp_path):
     (out / "upcard.png").unlink()
     facts = inspect(page, tmp_path / "shot2.png")
     assert [i["src"] for i in facts["images"] if not i["width"]] == ["upcard.png"]
+
+
+def test_upcard_group_records_name_the_report_groups(runs):
+    """The deal records' upcard_group holds the report's up-card groups, by name and count:
+    the B-3 class, or the Colon itself when the up-card is one."""
+    from sim.bridgette import UPCARD_GROUPS
+    from sim.store import load_records
+
+    assert UPCARD_GROUPS == list(B.UPCARD_GROUPS)
+    deals = load_records(runs["bridgette"])
+    colon = deals["upcard"].astype(str).map({"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"})
+    expected = colon.fillna(deals["upcard_class"].astype(str))
+    assert (deals["upcard_group"].astype(str) == expected).all() and colon.notna().any()
+    tally = B.UpcardTally()
+    T.fill(T.RunData(runs["bridgette"]), "deals", [tally])
+    counts = deals["upcard_group"].astype(str).value_counts()
+    assert [int(counts.get(g, 0)) for g in B.UPCARD_GROUPS] == tally.deals.tolist()

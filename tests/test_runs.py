@@ -341,3 +341,19 @@ def test_corrupt_manifest_is_refused(tmp_path):
     (out / "manifest.json").write_text("{ half a manifest")
     result = run("--games", "10", "--out", str(out))
     assert result.returncode == 2 and "not a run manifest" in result.stderr
+
+
+def test_bid_euchre_made_is_null_on_void_hands(tmp_path):
+    """A void hand has no bid to make: ``made`` is null there, and elsewhere whether the
+    bidding team took the bid's tricks (E-7: a number bid needs that many, 6A and 6M all six)."""
+    run = sim.simulate(game="bid-euchre", games=20, seed=3, policies={"all": "random"}, out=tmp_path / "run",
+                       threads=1)
+    deals = run.deals()
+    void = deals["void"] != "no"
+    assert void.any() and (~void).any()
+    assert deals.loc[void, "made"].isna().all() and deals.loc[~void, "made"].notna().all()
+    bids = deals[~void]
+    team_tricks = bids["tricks0"].where(bids["bidder"] % 2 == 0, bids["tricks1"])
+    need = bids["bid"].astype(str).map(lambda b: 6 if b in ("6A", "6M") else int(b))
+    assert (bids["made"].astype(bool) == (team_tricks >= need)).all()
+    assert deals["made"].mean() == pytest.approx((team_tricks >= need).mean())  # void hands left out

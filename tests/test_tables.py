@@ -193,7 +193,7 @@ def test_report_csv_matches_hand_counts(bridgette_run, tmp_path):
 #         dealer bid     bidder void          made  t0 t1  s0  s1
 EUCHRE = [(0, "4",     1, "no",          True,  2, 4,  2,  4),
           (1, "6A",    3, "no",          True,  0, 6,  0, 12),
-          (2, "pass", -1, "all passed",  False, 0, 0,  0,  0),
+          (2, "pass", -1, "all passed",  None,  0, 0,  0,  0),
           (3, "6M",    0, "no",          False, 5, 1, -6,  1),
           (0, "3",     0, "no",          False, 2, 4, -3,  4),
           (1, "6A",    1, "no",          False, 1, 5,  1, -6)]
@@ -230,6 +230,16 @@ def test_bid_euchre(tmp_path):
     g = T.GameTally(GAME_INFO["bid-euchre"])
     T.fill(run, "games", [g])
     assert g.wins[:, 1].tolist() == [1, 1, 1] + [0] and g.first_dealer_wins()["successes"] == 1  # seat 1 dealt first
+    # The CSV names each mean once: "tricks mean", never "tricks (mean) mean" or "mean mean".
+    build_report(run.path, tmp_path / "out")
+    with open(tmp_path / "out" / "six_bids.csv") as fh:
+        rows = {r["bid"]: r for r in csv.DictReader(fh)}
+    assert list(rows["6A"])[6:] == ["tricks mean", "tricks lo95", "tricks hi95", "tricks n",
+                                    "points mean", "points lo95", "points hi95", "points n"]
+    assert (float(rows["6A"]["tricks mean"]), float(rows["6A"]["points mean"])) == (5.5, 3.0)  # 6, 5; 12, -6
+    with open(tmp_path / "out" / "score_quantiles.csv") as fh:
+        header = next(csv.reader(fh))
+    assert header[3:7] == ["mean", "mean lo95", "mean hi95", "mean n"]
 
 
 def test_draw_tricks(tmp_path):

@@ -56,7 +56,7 @@ class EuchreTally:
         self.hands += b.n
         bid = b.codes("bid", self.bids)
         played = bid >= 0
-        made = b["made"] & played
+        made = b.flag("made") & played
         self.voids += np.bincount(b.codes("void", VOIDS), minlength=3)
         self.played += np.bincount(bid[played], minlength=len(self.bids))
         self.made += np.bincount(bid[made], minlength=len(self.bids))
