@@ -341,6 +341,48 @@ class PairedMoments:
         return out
 
 
+# --- One run's ratio from block aggregates (summary.json, --records none) --------------------
+
+def ratio_sums(y, n) -> dict:
+    """Exact sums over games of y, n, y^2, y n and n^2: the block aggregate of one ratio
+    metric, merged by adding (sim.summary.merge)."""
+    y, n = np.asarray(y, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    return {"games": len(y), "y": int(y.sum()), "n": int(n.sum()), "yy": int(y @ y), "yn": int(y @ n),
+            "nn": int(n @ n)}
+
+
+def ratio_estimate(sums: dict) -> dict:
+    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it."""
+    m = PairedMoments()
+    m.games = sums["games"]
+    y, n = sums["y"], sums["n"]
+    m.s = [y, n, y, n]
+    rows = {0: (sums["yy"], sums["yn"]), 1: (sums["yn"], sums["nn"])}
+    m.ss = [[rows[i % 2][j % 2] for j in range(4)] for i in range(4)]
+    r = m.result()
+    return {"value": r["a"], "ci95": r["a_ci95"], "deals": n, "games": sums["games"]}
+
+
+def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=()) -> dict:
+    """A block's aggregate of the dealer's advantage (METRICS["dealer_advantage"]) from its
+    deal rows: over all deals and, in ``by_upcard``, over the deals of each mask in ``groups``."""
+    metric = METRICS["dealer_advantage"]
+    out = {"all": ratio_sums(*metric.per_game(info, deals, None, first, count))}
+    if len(groups):
+        out["by_upcard"] = [ratio_sums(*metric.per_game(info, deals[mask], None, first, count)) for mask in groups]
+    return out
+
+
+def dealer_advantage_summary(sums: dict, names=()) -> dict:
+    """summary.json's dealer_advantage: the overall estimate, and ``by_upcard`` (a list in
+    the order of ``names``) where the game groups its deals (Bridgette: the up-card's class,
+    the Colons apart)."""
+    out = ratio_estimate(sums["all"])
+    if "by_upcard" in sums:
+        out["by_upcard"] = [{"upcard": name, **ratio_estimate(s)} for name, s in zip(names, sums["by_upcard"])]
+    return out
+
+
 def interval(centre, variance) -> list[float]:
     """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval."""
     half = Z95 * math.sqrt(max(float(variance), 0.0))

@@ -141,11 +141,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    aggregates = folder.aggregates()
-    total = next(aggregates)
-    for agg in aggregates:
-        total = merge(total, agg)
-    summary = {"game": game, **module.summarize(rules, total)}
+    summary = merged_summary(game, rules, folder.aggregates())
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None}
     if pool is not None:
@@ -156,7 +152,38 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
 
 def _write_block(folder, module, rules, policies, index, deals, game_rows):
     folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
-                       module.aggregate(rules, deals, game_rows))
+                       block_aggregates(folder.config.game, rules, deals, game_rows))
+
+
+def block_aggregates(game: str, rules, deals, game_rows) -> dict:
+    """The game's block aggregates plus the dealer's advantage as analysis.metrics defines
+    it (exact per-game sums, so a --records none run reports it too)."""
+    from analysis.metrics import dealer_advantage_sums
+
+    module = game_module(game)
+    first = int(game_rows["game"].min()) if len(game_rows) else 0
+    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
+    return {**module.aggregate(rules, deals, game_rows),
+            "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
+
+
+def merged_summary(game: str, rules, blocks) -> dict:
+    """summary.json from the blocks' aggregates, merged one block at a time."""
+    from analysis.metrics import dealer_advantage_summary
+
+    total, advantage = None, None
+    for agg in blocks:
+        sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
+        if total is None:
+            total, advantage = agg, sums
+        else:
+            total = merge(total, agg)
+            advantage = merge(advantage, sums) if advantage and sums else None
+    summary = {"game": game, **game_module(game).summarize(rules, total)}
+    if advantage is not None:
+        names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
+        summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
+    return summary
 
 
 @dataclass

@@ -110,6 +110,18 @@ def deal_table(rules, deals, policies):
     return pa.table(columns)
 
 
+UPCARD_COLONS = {"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"}
+ADVANTAGE_GROUPS = (*CLASS_NAMES, *UPCARD_COLONS.values())
+
+
+def advantage_groups(deals) -> list:
+    """A mask of deals for each of ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
+    apart, as the report's up-card section groups them."""
+    colon = np.isin(deals["upcard"], [CARD_IDS[c] for c in UPCARD_COLONS])
+    return ([~colon & (deals["upcard_class"] == k) for k in range(len(CLASS_NAMES))]
+            + [deals["upcard"] == CARD_IDS[card] for card in UPCARD_COLONS])
+
+
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
     colons = {}

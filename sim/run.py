@@ -104,6 +104,29 @@ def list_options(game: str) -> str:
     return "\n".join(lines)
 
 
+def advantage_lines(game: str, summary: dict) -> list[str]:
+    """The dealer's advantage with its 95% interval, overall and by up-card where kept."""
+    from analysis.metrics import METRICS
+    from sim.games import game_info
+
+    adv = summary.get("dealer_advantage")
+    if adv is None:
+        return []
+    info, metric = game_info(game), METRICS["dealer_advantage"]
+
+    def shown(e):
+        if e["value"] is None:
+            return "-"
+        ci = "" if e["ci95"] is None else f" [{metric.format(e['ci95'][0], True)}, {metric.format(e['ci95'][1], True)}]"
+        return metric.format(e["value"], True) + ci
+
+    who = f"the dealer's {info.side}'s {info.deal} score minus the other's"
+    lines = ["", f"dealer's advantage ({who}, {metric.unit_for(game)}, 95% interval over games): {shown(adv)}"]
+    if "by_upcard" in adv:
+        lines.append("  by up-card: " + "; ".join(f"{e['upcard']} {shown(e)}" for e in adv["by_upcard"] if e["deals"]))
+    return lines
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -156,6 +179,8 @@ def play(args, parser) -> int:
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     print()
     print(game_module(args.game).format_summary(summary))
+    for line in advantage_lines(args.game, summary):
+        print(line)
     print()
     if timing["games_played_now"]:
         if "cluster" in timing:
