@@ -127,6 +127,13 @@ def _mean_score_summary(info, summary):
     return sum(s["mean"] for s in sides) / 2, sum(s["sd"] for s in sides) / 2 / math.sqrt(n)
 
 
+def _dealer_advantage_summary(info, summary):
+    adv = summary.get("dealer_advantage")  # summaries of runs made before it was kept have none
+    if not adv or adv["value"] is None or adv["ci95"] is None:
+        return None
+    return adv["value"], (adv["ci95"][1] - adv["value"]) / Z95
+
+
 def _deals_per_game_summary(info, summary):
     d = summary["deals_per_game"]
     return (d["mean"], d["sd"] / math.sqrt(d["n"])) if d.get("n") else None
@@ -174,7 +181,7 @@ def _in_words(text: str, info: GameInfo) -> str:
 
 METRICS = {m.name: m for m in (
     Metric("dealer_advantage", "dealer's advantage per deal", "points per {deal}", "deals",
-           ("dealer", "score0", "score1"), _dealer_advantage, None, balance=0.0),
+           ("dealer", "score0", "score1"), _dealer_advantage, _dealer_advantage_summary, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
            ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
            balance=0.5, percent=True, digits=2),
@@ -435,7 +442,9 @@ def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:
         return out
     ra, rb = m.from_summary(a.info, a.summary()), m.from_summary(b.info, b.summary())
     if ra is None or rb is None:
-        out["note"] = "nothing to measure in one of the runs"
+        bare = [r for r, v in ((a, ra), (b, rb)) if v is None and not r.has(m.records)]
+        out["note"] = (f"needs {m.records} records, which {bare[0].path} did not keep (nor its summary)" if bare
+                       else "nothing to measure in one of the runs")
         return out
     (va, sa), (vb, sb) = ra, rb
     out.update(source="summaries", a=va, a_ci95=interval(va, sa * sa), b=vb, b_ci95=interval(vb, sb * sb),
