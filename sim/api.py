@@ -200,11 +200,14 @@ class Run:
     def summary(self) -> dict:
         return json.loads((self.path / "summary.json").read_text())
 
-    def deals(self):
-        return load_records(self.path, "deals")
+    def deals(self, columns=None, filter=None):
+        """Deal records; ``columns`` and ``filter`` (a pyarrow filter, see sim.store.load_records)
+        are applied block by block, so only what is asked is ever held."""
+        return load_records(self.path, "deals", columns, filter)
 
-    def games(self):
-        return load_records(self.path, "games")
+    def games(self, columns=None, filter=None):
+        """Game records, read as ``deals`` reads them."""
+        return load_records(self.path, "games", columns, filter)
 
 
 def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,

@@ -391,3 +391,28 @@ def test_dealer_advantage_of_a_team_game_matches_the_records(tmp_path):
     value, ci = advantage_from_records(deals, (0, 1, 0, 1), 60)
     assert adv["value"] == pytest.approx(value, rel=1e-12) and adv["ci95"] == pytest.approx(ci, rel=1e-9)
     assert "by_upcard" not in adv
+
+
+def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
+    import pyarrow.compute as pc
+
+    from sim.store import RunError
+
+    run_ = sim.simulate(games=300, seed=17, block_size=100, out=tmp_path / "r", threads=1)
+    everything = run_.deals()
+    columns = ["game", "upcard_class", "score0", "made"]
+    expr = (pc.field("contract") != "pass") & (pc.field("level") >= 3)  # columns not read
+    kept = everything[(everything["contract"] != "pass") & (everything["level"] >= 3)]
+    assert 0 < len(kept) < len(everything)
+    got = run_.deals(columns=columns, filter=expr)
+    pd.testing.assert_frame_equal(got, kept[columns].reset_index(drop=True))
+    aces = everything.loc[everything["upcard_class"] == "ace", ["score1"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(run_.deals(["score1"], [("upcard_class", "=", "ace")]), aces)
+    games = run_.games()
+    long = games.loc[games["deals"] > 6, ["game", "winner"]].reset_index(drop=True)  # tie-breaks (B-15)
+    assert 0 < len(long) < len(games)
+    pd.testing.assert_frame_equal(run_.games(["game", "winner"], pc.field("deals") > 6), long)
+    with pytest.raises(RunError, match="no column 'scores0' in the deals records"):
+        run_.deals(columns=["scores0"])
+    with pytest.raises(RunError, match="cannot be applied to the deals records"):
+        run_.deals(filter=pc.field("nope") > 1)
