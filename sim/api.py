@@ -78,10 +78,25 @@ def default_out(game: str, seed: int, games: int) -> Path:
     return Path("runs") / f"{game}-{seed}-{games}"
 
 
+COMPILING = "compiling kernels, once per machine (about 20 s)..."
+
+
+def kernels_cached(module) -> bool:
+    """Whether numba's on-disk cache holds the game's run kernel and the block copier
+    (kernels/__init__.py names the cache folder after the kernels' sources)."""
+    from kernels.engine import copy_rows_nb
+
+    return all(d._cache._cache_file._load_index() for d in (module.RUN_KERNEL, copy_rows_nb))
+
+
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
-            threads: int | None = None) -> tuple[RunFolder, dict, dict]:
+            threads: int | None = None, notify=None) -> tuple[RunFolder, dict, dict]:
     """Play (or resume) a run into its folder: (folder, summary, timing).
+
+    Before the first block, the kernels are compiled (or loaded from numba's cache) on one
+    game, timed apart from the blocks (``timing["compile_seconds"]``, ``"compiled"``), and
+    ``notify(COMPILING)`` is called first when they are not cached yet.
 
     With ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) the
     blocks are played by its workers, ``threads`` numba threads each (see ``sim.cluster``);
@@ -104,11 +119,19 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     with workers as pool:
         folder = RunFolder(out, config)
         done = folder.done()
+        todo = [block for block in config.blocks() if block[0] not in done]
+        compiled, compile_seconds = False, 0.0
+        if pool is None and todo:
+            compiled = not kernels_cached(module)
+            if compiled and notify is not None:
+                notify(COMPILING)
+            began = time.perf_counter()
+            module.run_block(rules, policies, seed, todo[0][1], 1)
+            compile_seconds = time.perf_counter() - began
         start = time.perf_counter()
         played = 0
         if progress is not None:
             progress.update(sum(n for i, _, n in config.blocks() if i in done))
-        todo = [block for block in config.blocks() if block[0] not in done]
         if pool is None:
             # Each block is tabled, aggregated and written while the next one plays (the
             # kernels release the GIL), in order, one block behind at most.
@@ -143,7 +166,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         elapsed = time.perf_counter() - start
     summary = merged_summary(game, rules, folder.aggregates())
     timing = {"seconds": elapsed, "games_played_now": played,
-              "games_per_second": played / elapsed if elapsed > 0 else None}
+              "games_per_second": played / elapsed if elapsed > 0 else None,
+              "compiled": compiled, "compile_seconds": compile_seconds}
     if pool is not None:
         timing["cluster"] = where
     folder.finish(summary, timing)

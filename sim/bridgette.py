@@ -16,6 +16,8 @@ from sim import contract
 from sim.rules import BridgetteRules
 from sim.summary import percent, rate
 
+RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""

@@ -160,9 +160,17 @@ def play(args, parser) -> int:
 
         progress = tqdm(total=args.games, unit=" games", unit_scale=True, smoothing=0.1,
                         desc=f"{args.game} seed {args.seed}", file=sys.stderr)
+    if args.quiet:
+        notify = None
+    elif progress is not None:
+        def notify(line):
+            progress.write(line, file=sys.stderr)
+    else:
+        def notify(line):
+            print(line, file=sys.stderr, flush=True)
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
-                                          args.records, block_size, progress, args.cluster, args.threads)
+                                          args.records, block_size, progress, args.cluster, args.threads, notify)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -190,8 +198,10 @@ def play(args, parser) -> int:
                    + (f" of {plural(each, 'thread')}" if each else "") + f" at {where['address']}")
         else:
             how = plural(numba.get_num_threads(), "thread")
+        compiling = (f"; compiling the kernels took {timing['compile_seconds']:.1f} s more, not counted"
+                     if timing.get("compiled") else "")
         print(f"{plural(timing['games_played_now'], 'game')} played now in {timing['seconds']:.1f} s "
-              f"({timing['games_per_second']:,.0f} games/s, {how})")
+              f"({timing['games_per_second']:,.0f} games/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
     return 0
