@@ -127,6 +127,13 @@ def _mean_score_summary(info, summary):
     return sum(s["mean"] for s in sides) / 2, sum(s["sd"] for s in sides) / 2 / math.sqrt(n)
 
 
+def _dealer_advantage_summary(info, summary):
+    adv = summary.get("dealer_advantage")  # summaries of runs made before it was kept have none
+    if not adv or adv["value"] is None or adv["ci95"] is None:
+        return None
+    return adv["value"], (adv["ci95"][1] - adv["value"]) / Z95
+
+
 def _deals_per_game_summary(info, summary):
     d = summary["deals_per_game"]
     return (d["mean"], d["sd"] / math.sqrt(d["n"])) if d.get("n") else None
@@ -174,7 +181,7 @@ def _in_words(text: str, info: GameInfo) -> str:
 
 METRICS = {m.name: m for m in (
     Metric("dealer_advantage", "dealer's advantage per deal", "points per {deal}", "deals",
-           ("dealer", "score0", "score1"), _dealer_advantage, None, balance=0.0),
+           ("dealer", "score0", "score1"), _dealer_advantage, _dealer_advantage_summary, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
            ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
            balance=0.5, percent=True, digits=2),
@@ -341,6 +348,48 @@ class PairedMoments:
         return out
 
 
+# --- One run's ratio from block aggregates (summary.json, --records none) --------------------
+
+def ratio_sums(y, n) -> dict:
+    """Exact sums over games of y, n, y^2, y n and n^2: the block aggregate of one ratio
+    metric, merged by adding (sim.summary.merge)."""
+    y, n = np.asarray(y, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    return {"games": len(y), "y": int(y.sum()), "n": int(n.sum()), "yy": int(y @ y), "yn": int(y @ n),
+            "nn": int(n @ n)}
+
+
+def ratio_estimate(sums: dict) -> dict:
+    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it."""
+    m = PairedMoments()
+    m.games = sums["games"]
+    y, n = sums["y"], sums["n"]
+    m.s = [y, n, y, n]
+    rows = {0: (sums["yy"], sums["yn"]), 1: (sums["yn"], sums["nn"])}
+    m.ss = [[rows[i % 2][j % 2] for j in range(4)] for i in range(4)]
+    r = m.result()
+    return {"value": r["a"], "ci95": r["a_ci95"], "deals": n, "games": sums["games"]}
+
+
+def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=()) -> dict:
+    """A block's aggregate of the dealer's advantage (METRICS["dealer_advantage"]) from its
+    deal rows: over all deals and, in ``by_upcard``, over the deals of each mask in ``groups``."""
+    metric = METRICS["dealer_advantage"]
+    out = {"all": ratio_sums(*metric.per_game(info, deals, None, first, count))}
+    if len(groups):
+        out["by_upcard"] = [ratio_sums(*metric.per_game(info, deals[mask], None, first, count)) for mask in groups]
+    return out
+
+
+def dealer_advantage_summary(sums: dict, names=()) -> dict:
+    """summary.json's dealer_advantage: the overall estimate, and ``by_upcard`` (a list in
+    the order of ``names``) where the game groups its deals (Bridgette: the up-card's class,
+    the Colons apart)."""
+    out = ratio_estimate(sums["all"])
+    if "by_upcard" in sums:
+        out["by_upcard"] = [{"upcard": name, **ratio_estimate(s)} for name, s in zip(names, sums["by_upcard"])]
+    return out
+
+
 def interval(centre, variance) -> list[float]:
     """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval."""
     half = Z95 * math.sqrt(max(float(variance), 0.0))
@@ -393,7 +442,9 @@ def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:
         return out
     ra, rb = m.from_summary(a.info, a.summary()), m.from_summary(b.info, b.summary())
     if ra is None or rb is None:
-        out["note"] = "nothing to measure in one of the runs"
+        bare = [r for r, v in ((a, ra), (b, rb)) if v is None and not r.has(m.records)]
+        out["note"] = (f"needs {m.records} records, which {bare[0].path} did not keep (nor its summary)" if bare
+                       else "nothing to measure in one of the runs")
         return out
     (va, sa), (vb, sb) = ra, rb
     out.update(source="summaries", a=va, a_ci95=interval(va, sa * sa), b=vb, b_ci95=interval(vb, sb * sb),

@@ -369,6 +369,7 @@ def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | 
                                                                                  d.get("sd")])
     rep.table(Table("score_quantiles", "Scores: mean with 95% interval, quantiles (points)",
                     ["score", "side", "n", "mean"] + quant + ["min", "max", "sd"], rows))
+    advantage_table(rep)
 
     dealers = len(games.wins)
     labels = ["all games"] + [f"seat {d} deals first" for d in range(dealers)]
@@ -398,6 +399,24 @@ def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | 
     ax.set_ylim(0, 105)
     rep.figure(fig, "game_wins", "Share of games each side wins, over all games and by who dealt first, and "
                "the first dealer's side's win rate; error bars are 95% Wilson intervals.")
+
+
+def advantage_table(rep: Report) -> None:
+    """The dealer's advantage from summary.json (kept with any --records), overall and by up-card."""
+    adv = rep.data.summary.get("dealer_advantage")
+    if adv is None:
+        rep.note("This run's summary has no dealer's advantage (it was made before runs kept it).")
+        return
+    info = rep.data.info
+
+    def cell(e):
+        return {"n": e["deals"], "mean": e["value"], "mean_ci95": e["ci95"]} if e["value"] is not None else None
+
+    rows = [[f"all {info.deal}s", adv["deals"], cell(adv)]]
+    rows += [[f"up-card: {e['upcard']}", e["deals"], cell(e)] for e in adv.get("by_upcard", ())]
+    rep.table(Table("dealer_advantage", f"Dealer's advantage: the dealer's {info.side}'s {info.deal} score minus "
+                    f"the other's (points per {info.deal}; 95% interval over games, as analysis.compare)",
+                    ["deals", "n", "dealer's advantage"], rows))
 
 
 def side_label(info, k: int) -> str:

@@ -78,10 +78,25 @@ def default_out(game: str, seed: int, games: int) -> Path:
     return Path("runs") / f"{game}-{seed}-{games}"
 
 
+COMPILING = "compiling kernels, once per machine (about 20 s)..."
+
+
+def kernels_cached(module) -> bool:
+    """Whether numba's on-disk cache holds the game's run kernel and the block copier
+    (kernels/__init__.py names the cache folder after the kernels' sources)."""
+    from kernels.engine import copy_rows_nb
+
+    return all(d._cache._cache_file._load_index() for d in (module.RUN_KERNEL, copy_rows_nb))
+
+
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
-            threads: int | None = None) -> tuple[RunFolder, dict, dict]:
+            threads: int | None = None, notify=None) -> tuple[RunFolder, dict, dict]:
     """Play (or resume) a run into its folder: (folder, summary, timing).
+
+    Before the first block, the kernels are compiled (or loaded from numba's cache) on one
+    game, timed apart from the blocks (``timing["compile_seconds"]``, ``"compiled"``), and
+    ``notify(COMPILING)`` is called first when they are not cached yet.
 
     With ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) the
     blocks are played by its workers, ``threads`` numba threads each (see ``sim.cluster``);
@@ -104,11 +119,19 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     with workers as pool:
         folder = RunFolder(out, config)
         done = folder.done()
+        todo = [block for block in config.blocks() if block[0] not in done]
+        compiled, compile_seconds = False, 0.0
+        if pool is None and todo:
+            compiled = not kernels_cached(module)
+            if compiled and notify is not None:
+                notify(COMPILING)
+            began = time.perf_counter()
+            module.run_block(rules, policies, seed, todo[0][1], 1)
+            compile_seconds = time.perf_counter() - began
         start = time.perf_counter()
         played = 0
         if progress is not None:
             progress.update(sum(n for i, _, n in config.blocks() if i in done))
-        todo = [block for block in config.blocks() if block[0] not in done]
         if pool is None:
             # Each block is tabled, aggregated and written while the next one plays (the
             # kernels release the GIL), in order, one block behind at most.
@@ -141,13 +164,10 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    aggregates = folder.aggregates()
-    total = next(aggregates)
-    for agg in aggregates:
-        total = merge(total, agg)
-    summary = {"game": game, **module.summarize(rules, total)}
+    summary = merged_summary(game, rules, folder.aggregates())
     timing = {"seconds": elapsed, "games_played_now": played,
-              "games_per_second": played / elapsed if elapsed > 0 else None}
+              "games_per_second": played / elapsed if elapsed > 0 else None,
+              "compiled": compiled, "compile_seconds": compile_seconds}
     if pool is not None:
         timing["cluster"] = where
     folder.finish(summary, timing)
@@ -156,7 +176,38 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
 
 def _write_block(folder, module, rules, policies, index, deals, game_rows):
     folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
-                       module.aggregate(rules, deals, game_rows))
+                       block_aggregates(folder.config.game, rules, deals, game_rows))
+
+
+def block_aggregates(game: str, rules, deals, game_rows) -> dict:
+    """The game's block aggregates plus the dealer's advantage as analysis.metrics defines
+    it (exact per-game sums, so a --records none run reports it too)."""
+    from analysis.metrics import dealer_advantage_sums
+
+    module = game_module(game)
+    first = int(game_rows["game"].min()) if len(game_rows) else 0
+    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
+    return {**module.aggregate(rules, deals, game_rows),
+            "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
+
+
+def merged_summary(game: str, rules, blocks) -> dict:
+    """summary.json from the blocks' aggregates, merged one block at a time."""
+    from analysis.metrics import dealer_advantage_summary
+
+    total, advantage = None, None
+    for agg in blocks:
+        sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
+        if total is None:
+            total, advantage = agg, sums
+        else:
+            total = merge(total, agg)
+            advantage = merge(advantage, sums) if advantage and sums else None
+    summary = {"game": game, **game_module(game).summarize(rules, total)}
+    if advantage is not None:
+        names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
+        summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
+    return summary
 
 
 @dataclass
@@ -173,11 +224,14 @@ class Run:
     def summary(self) -> dict:
         return json.loads((self.path / "summary.json").read_text())
 
-    def deals(self):
-        return load_records(self.path, "deals")
+    def deals(self, columns=None, filter=None):
+        """Deal records; ``columns`` and ``filter`` (a pyarrow filter, see sim.store.load_records)
+        are applied block by block, so only what is asked is ever held."""
+        return load_records(self.path, "deals", columns, filter)
 
-    def games(self):
-        return load_records(self.path, "games")
+    def games(self, columns=None, filter=None):
+        """Game records, read as ``deals`` reads them."""
+        return load_records(self.path, "games", columns, filter)
 
 
 def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,

@@ -27,6 +27,9 @@ def _names(tricks: int) -> list[str]:
     return names[:EUCHRE_PASS + 1]
 
 
+RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
+
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
     return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count)

@@ -16,6 +16,8 @@ from sim import contract
 from sim.rules import BridgetteRules
 from sim.summary import percent, rate
 
+RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
 
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
@@ -119,6 +121,18 @@ def deal_table(rules, deals, policies):
         **contract.contract_columns(deals, policies),
     }
     return pa.table(columns)
+
+
+UPCARD_COLONS = {"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"}
+ADVANTAGE_GROUPS = (*CLASS_NAMES, *UPCARD_COLONS.values())
+
+
+def advantage_groups(deals) -> list:
+    """A mask of deals for each of ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
+    apart, as the report's up-card section groups them."""
+    colon = np.isin(deals["upcard"], [CARD_IDS[c] for c in UPCARD_COLONS])
+    return ([~colon & (deals["upcard_class"] == k) for k in range(len(CLASS_NAMES))]
+            + [deals["upcard"] == CARD_IDS[card] for card in UPCARD_COLONS])
 
 
 def aggregate(rules, deals, games) -> dict:

@@ -70,12 +70,14 @@ def _on_worker(fn, threads, *args):
 
 def play_block(game, rules, policies, seed, index, first, count, out, records):
     """Play one block, write its Parquet records into ``out``, return its aggregates."""
+    from sim.api import block_aggregates
+
     module = game_module(game)
     deals, game_rows = module.run_block(rules, policies, seed, first, count)
     build = {"deals": lambda: module.deal_table(rules, deals, policies),
              "games": lambda: module.game_table(game_rows)}
     write_records(Path(out), index, {kind: build[kind]() for kind in RECORD_KINDS[records]})
-    return index, count, module.aggregate(rules, deals, game_rows)
+    return index, count, block_aggregates(game, rules, deals, game_rows)
 
 
 def _identity() -> dict:

@@ -18,6 +18,9 @@ DRAW_CARDS = 2 * kd.HAND_SIZE  # play[0..25] is the draw phase
 DECK = {card_name(c) for c in range(52)}
 
 
+RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
+
 def run_block(rules, policies, seed: int, first_game: int, count: int):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
     return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count)

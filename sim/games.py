@@ -9,8 +9,9 @@ is cheap and never imports numba: the analyses read the declarations too.
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
 ``aggregate``, ``summarize``, ``format_summary`` and ``describe_game``; the referee module
-provides ``replay`` and ``deck_for`` (the cards a deal of given rules is dealt from); the analysis module (``analysis.games``) provides the game's record
-tallies and ``report_sections``. Everything in ``sim.run``, ``sim.show``, ``sim.match``,
+provides ``replay``, ``deck_for`` (the cards a deal of given rules is dealt from) and the
+deal class named by ``referee_deal``; the analysis module (``analysis.games``) provides the
+game's record tallies and ``report_sections``. Everything in ``sim.run``, ``sim.show``, ``sim.match``,
 ``sim.sweep``, ``sim.replay``, the run folders and the analyses goes through these, so a
 new game is its own modules, its rules class in ``sim.rules`` and one declaration in
 ``GAMES`` here: no new flags and no branches on game names elsewhere.
@@ -46,6 +47,13 @@ class GameInfo:
     # This game's names for the statistics the analyses share, where it has its own
     # (summary.json and the block aggregates use the same names).
     summary_keys: dict = field(default_factory=dict)
+    # Double-dummy analysis (sim.solve, docs/dd.md): the solver of its card play ("contract":
+    # two hands, C-3 with the Colon rules; "euchre": four hands, E-2), the referee's class that
+    # replays a deal, and where in a replay's ``play`` list that card play starts (Draw
+    # Bridge's 13 draw-phase tricks come first).
+    dd_solver: str = "contract"
+    referee_deal: str = "Deal"
+    dd_play_from: int = 0
 
     @property
     def side(self) -> str:
@@ -80,12 +88,14 @@ GAMES = {info.name: info for info in (
         analysis="analysis.games.bridgette", seats=2, teams=None, draws=True,
         replay_keys=("dealer", "hands", "stock"),
         heuristic={"aggression": 1.0, "double_margin": 6.0, "redouble_margin": 1.0,
-                   "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5}),
+                   "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
+        referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
         analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
         replay_keys=("dealer", "hands", "stock"),
-        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0}),
+        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0},
+        referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",
         analysis="analysis.games.bid_euchre", seats=4, teams=((0, 2), (1, 3)), draws=False,
@@ -93,7 +103,8 @@ GAMES = {info.name: info for info in (
         heuristic={"aggression": -0.3, "partner_aware": 1.0},
         deal="hand", contract="bid", contract_column="bidder_from_dealer",
         summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
-                      "first_dealer_wins": "first_dealer_team_wins"}),
+                      "first_dealer_wins": "first_dealer_team_wins"},
+        dd_solver="euchre", referee_deal="BidEuchreDeal"),
 )}
 
 GAME_NAMES = tuple(GAMES)

@@ -104,6 +104,29 @@ def list_options(game: str) -> str:
     return "\n".join(lines)
 
 
+def advantage_lines(game: str, summary: dict) -> list[str]:
+    """The dealer's advantage with its 95% interval, overall and by up-card where kept."""
+    from analysis.metrics import METRICS
+    from sim.games import game_info
+
+    adv = summary.get("dealer_advantage")
+    if adv is None:
+        return []
+    info, metric = game_info(game), METRICS["dealer_advantage"]
+
+    def shown(e):
+        if e["value"] is None:
+            return "-"
+        ci = "" if e["ci95"] is None else f" [{metric.format(e['ci95'][0], True)}, {metric.format(e['ci95'][1], True)}]"
+        return metric.format(e["value"], True) + ci
+
+    who = f"the dealer's {info.side}'s {info.deal} score minus the other's"
+    lines = ["", f"dealer's advantage ({who}, {metric.unit_for(game)}, 95% interval over games): {shown(adv)}"]
+    if "by_upcard" in adv:
+        lines.append("  by up-card: " + "; ".join(f"{e['upcard']} {shown(e)}" for e in adv["by_upcard"] if e["deals"]))
+    return lines
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -137,9 +160,17 @@ def play(args, parser) -> int:
 
         progress = tqdm(total=args.games, unit=" games", unit_scale=True, smoothing=0.1,
                         desc=f"{args.game} seed {args.seed}", file=sys.stderr)
+    if args.quiet:
+        notify = None
+    elif progress is not None:
+        def notify(line):
+            progress.write(line, file=sys.stderr)
+    else:
+        def notify(line):
+            print(line, file=sys.stderr, flush=True)
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
-                                          args.records, block_size, progress, args.cluster, args.threads)
+                                          args.records, block_size, progress, args.cluster, args.threads, notify)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -156,6 +187,8 @@ def play(args, parser) -> int:
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     print()
     print(game_module(args.game).format_summary(summary))
+    for line in advantage_lines(args.game, summary):
+        print(line)
     print()
     if timing["games_played_now"]:
         if "cluster" in timing:
@@ -165,8 +198,10 @@ def play(args, parser) -> int:
                    + (f" of {plural(each, 'thread')}" if each else "") + f" at {where['address']}")
         else:
             how = plural(numba.get_num_threads(), "thread")
+        compiling = (f"; compiling the kernels took {timing['compile_seconds']:.1f} s more, not counted"
+                     if timing.get("compiled") else "")
         print(f"{plural(timing['games_played_now'], 'game')} played now in {timing['seconds']:.1f} s "
-              f"({timing['games_per_second']:,.0f} games/s, {how})")
+              f"({timing['games_per_second']:,.0f} games/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
     return 0

@@ -32,7 +32,6 @@ from sim.rules import rules_for
 
 STRAINS = ("C", "D", "H", "S", "NT")
 SUITS = "CDHS"
-DRAW_CARDS = 26  # Draw Bridge: play[0..25] is the draw phase (D-2)
 
 
 class BadInput(ValueError):
@@ -77,35 +76,29 @@ def _at_k(value: str) -> int:
     return int(match.group(1))
 
 
-def _bridgette_actions(case):
-    """Bridgette in time order: (discards, calls, play) as one list, with the index where
-    the auction starts and where the play starts."""
+def _contract_actions(case, play_from):
+    """A contract game's items in time order as one list (discards, non-dealer first, then
+    the ``play_from`` cards before the auction, the calls, the contract's cards), with the
+    index where the auction starts and where the contract play starts."""
     dealer = case["dealer"]
     discards = list(case.get("discards") or []) + [[], []]
-    before = list(discards[1 - dealer] or []) + list(discards[dealer] or [])
-    calls = list(case.get("calls") or [])
-    return before + calls + list(case.get("play") or []), len(before), len(before) + len(calls), 0
-
-
-def _draw_bridge_actions(case):
     play = list(case.get("play") or [])
+    before = list(discards[1 - dealer] or []) + list(discards[dealer] or []) + play[:play_from]
     calls = list(case.get("calls") or [])
-    draw = play[:DRAW_CARDS]
-    return draw + calls + play[DRAW_CARDS:], len(draw), len(draw) + len(calls), DRAW_CARDS
+    return before + calls + play[play_from:], len(before), len(before) + len(calls)
 
 
 def _replay_contract_game(case, rules, referee, k):
     """Bridgette or Draw Bridge: (the hands at the start of the auction, which are those at
     the start of play; the position before play[k], or None)."""
-    deal_class = referee.BridgetteDeal if case["game"] == "bridgette" else referee.DrawBridgeDeal
-    deal = deal_class(rules, case["dealer"], case["hands"], case["stock"])
-    actions, auction_at, play_at, first_play = (_bridgette_actions if case["game"] == "bridgette"
-                                                else _draw_bridge_actions)(case)
+    info = GAMES[case["game"]]
+    deal = getattr(referee, info.referee_deal)(rules, case["dealer"], case["hands"], case["stock"])
+    actions, auction_at, play_at = _contract_actions(case, info.dd_play_from)
     hands = None
     for i, action in enumerate(actions):
         if i == auction_at:
             hands = deal.hands
-        if k is not None and i == play_at + (k - first_play):
+        if k is not None and i == play_at + (k - info.dd_play_from):
             break
         deal.apply(action)
     if k is None:
@@ -116,7 +109,7 @@ def _replay_contract_game(case, rules, referee, k):
 
 def _replay_euchre(case, rules, referee, k):
     """Bid Euchre: (the hands at the start of play, the position before play[k] or None)."""
-    deal = referee.BidEuchreDeal(rules, case["dealer"], case["hands"], allow_renege=True)
+    deal = getattr(referee, GAMES[case["game"]].referee_deal)(rules, case["dealer"], case["hands"], allow_renege=True)
     discards = list(case.get("discards") or [])
     for seat in range(4):
         for card in (discards[seat] if seat < len(discards) and discards[seat] else []):
@@ -142,7 +135,7 @@ def play_range(case: dict, outcome: dict) -> range:
     if outcome.get("contract") == "pass" or outcome.get("bid") == "pass":
         return range(0)
     play = case.get("play") or []
-    return range(DRAW_CARDS if case["game"] == "draw-bridge" else 0, len(play))
+    return range(GAMES[case["game"]].dd_play_from, len(play))
 
 
 def load(path: str, k: int | None) -> list[Deal]:
@@ -175,10 +168,10 @@ def deal_from_case(case: dict, k: int | None, where: str, number: int = 0) -> De
     if k is not None:
         positions = play_range(case, outcome)
         if k not in positions:
-            what = (f"the deal has no card play ({'passed out' if game != 'bid-euchre' else 'a void deal'})"
+            what = (f"the deal has no card play ({'a void deal' if _euchre(game) else 'passed out'})"
                     if not positions else f"its play runs play[{positions[0]}] .. play[{positions[-1]}]")
             raise BadInput(f"{where}: --at play[{k}] is not a position of the contract play: {what}")
-    replay = _replay_euchre if game == "bid-euchre" else _replay_contract_game
+    replay = _replay_euchre if GAMES[game].dd_solver == "euchre" else _replay_contract_game
     hands, position = replay(case, rules, referee, k)
     return Deal(number, case, rules, outcome, hands, position)
 
@@ -208,8 +201,13 @@ def euchre_name(card: int) -> str:
     return euchre_card_name(card if card == EUCHRE_JOKER else card % 24)
 
 
+def _euchre(game: str) -> bool:
+    """Whether the game's card play is Bid Euchre's (four hands, E-2), else a contract game's."""
+    return GAMES[game].dd_solver == "euchre"
+
+
 def _when_void(deal: Deal) -> bool:
-    return deal.case["game"] == "bridgette" and deal.rules.play.colon_discard == "when_void"
+    return getattr(getattr(deal.rules, "play", None), "colon_discard", None) == "when_void"
 
 
 def _euchre_flags(deal: Deal) -> dict:
@@ -270,7 +268,7 @@ def values_at(solver, deal: Deal, k: int) -> dict:
     suit, the tricks won so far (per seat; per team in Bid Euchre) and every legal card's
     value, the tricks its side takes from there on (the trick in progress included)."""
     p = deal.position
-    if deal.case["game"] == "bid-euchre":
+    if _euchre(deal.case["game"]):
         hands, trick = euchre_ids([[] if s == p.out_seat else h for s, h in enumerate(p.hands)], p.trick)
         values = solver.euchre_card_values(hands, SUITS.index(p.trump), p.seat, trick=trick,
                                            out_seat=-1 if p.out_seat is None else p.out_seat, **_euchre_flags(deal))
@@ -293,7 +291,7 @@ def values_at(solver, deal: Deal, k: int) -> dict:
 def solve(deal: Deal, solver, k: int | None) -> dict:
     """One deal's analysis as the JSON object --json prints."""
     result = {"line": deal.line, "game": deal.case["game"], "dealer": deal.case["dealer"],
-              **(euchre_deal if deal.case["game"] == "bid-euchre" else contract_deal)(solver, deal)}
+              **(euchre_deal if _euchre(deal.case["game"]) else contract_deal)(solver, deal)}
     if k is not None:
         result["at"] = values_at(solver, deal, k)
     return result
@@ -336,7 +334,7 @@ def describe(result: dict) -> list[str]:
     """One deal's analysis in words."""
     game, played = result["game"], result["played"]
     lines = []
-    if game == "bid-euchre":
+    if _euchre(game):
         dd = f" (double dummy {played['dd_tricks']} for the bidder's team)" if "dd_tricks" in played else ""
         what = ("a void deal" if played["bid"] == "pass" else
                 f"played {played['bid']} by seat {played['bidder']} in {played['trump']}, team tricks "
@@ -369,7 +367,7 @@ def describe(result: dict) -> list[str]:
                          f"{p['tricks']} tricks, score {_score(p['score'])} (auction {' '.join(p['auction'])})")
     at = result.get("at")
     if at is not None:
-        if game == "bid-euchre":
+        if _euchre(game):
             trick = ", ".join(f"seat {s} {c}" for s, c in at["trick"])
             side = "its team's"
         else:

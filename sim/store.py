@@ -165,13 +165,32 @@ class RunFolder:
         write_json(self.manifest_path, self.manifest)
 
 
-def load_records(path: str | Path, kind: str = "deals"):
-    """A run's deal or game records as one pandas DataFrame, in game order."""
-    import pyarrow.parquet as pq
+def load_records(path: str | Path, kind: str = "deals", columns=None, filter=None):
+    """A run's deal or game records as one pandas DataFrame, in game order.
+
+    Block file by block file, only ``columns`` (all when None) are read, and only the rows
+    that ``filter`` keeps: a pyarrow filter as ``pyarrow.parquet.read_table`` takes it, an
+    expression such as ``pc.field("level") >= 3`` (``import pyarrow.compute as pc``) or a
+    list of tuples such as ``[("contract", "!=", "pass")]``; it may name columns not read.
+    """
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     files = sorted((Path(path) / "records").glob(f"{kind}-*.parquet"))
     if not files:
         raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
+    schemas = [pq.read_schema(f).names for f in files]
+    if columns is not None:
+        columns = [columns] if isinstance(columns, str) else list(columns)
+        known = list(dict.fromkeys(name for names in reversed(schemas) for name in names))
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise RunError(f"no column '{unknown[0]}' in the {kind} records (columns: {', '.join(known)})")
+    try:
+        tables = [pq.read_table(f, columns=None if columns is None else [c for c in columns if c in names],
+                                filters=filter) for f, names in zip(files, schemas)]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError) as exc:
+        raise RunError(f"filter {filter!r} cannot be applied to the {kind} records: "
+                       f"{str(exc).splitlines()[0]}") from None
     # A run resumed across a release that added a column: its older blocks read it as null.
-    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default").to_pandas()
+    return pa.concat_tables(tables, promote_options="default").to_pandas()

@@ -155,9 +155,18 @@ def test_aggregate_only_runs_use_the_summaries_unpaired(run_a, tmp_path):
     m = r["mean_score"]
     assert m["a"] == 105 and m["b"] == 80 and m["diff"] == -25
     assert m["a_ci95"] == pytest.approx([105 - Z * 30 / math.sqrt(5), 105 + Z * 30 / math.sqrt(5)])
-    # The dealer's advantage needs deal records: reported as not measurable, with the reason.
+    # The dealer's advantage of a summary made before summaries kept it needs deal records.
     d = r["dealer_advantage"]
     assert d["diff"] is None and "deals records" in d["note"]
+    # Summaries that keep it (value and 95% interval over games) are compared unpaired:
+    # standard errors 2 and 1.5, so the difference's is 2.5.
+    summary_a["dealer_advantage"] = {"value": 10.0, "ci95": [10 - Z * 2, 10 + Z * 2]}
+    summary["dealer_advantage"] = {"value": 4.0, "ci95": [4 - Z * 1.5, 4 + Z * 1.5]}
+    (run_a / "summary.json").write_text(json.dumps(summary_a))
+    run_d = fake_run(tmp_path / "d", [], GAMES_A, block_size=2, records="none", summary=summary)
+    d = compare_runs(run_a, run_d)["metrics"]["dealer_advantage"]
+    assert d["source"] == "summaries" and not d["paired"] and d["diff"] == -6
+    assert d["ci95"] == pytest.approx([-6 - Z * 2.5, -6 + Z * 2.5])
     # A run keeping game records pairs the game metrics and reads the rest from the summaries.
     run_g = fake_run(tmp_path / "g", [], GAMES_A, block_size=3, records="games", summary=summary)
     r = compare_runs(run_a, run_g)["metrics"]

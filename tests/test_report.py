@@ -214,3 +214,28 @@ def test_upcard_group_records_name_the_report_groups(runs):
     T.fill(T.RunData(runs["bridgette"]), "deals", [tally])
     counts = deals["upcard_group"].astype(str).value_counts()
     assert [int(counts.get(g, 0)) for g in B.UPCARD_GROUPS] == tally.deals.tolist()
+
+
+def test_dealer_advantage_table_matches_the_records(runs, tmp_path):
+    import pandas as pd
+
+    from sim.store import load_records
+    from tests.test_runs import advantage_from_records
+
+    for name in ("bridgette", "none"):
+        build_report(runs[name], tmp_path / name)
+    table = pd.read_csv(tmp_path / "bridgette" / "dealer_advantage.csv").set_index("deals")
+    deals = load_records(runs["bridgette"])
+    value, ci = advantage_from_records(deals, (0, 1), 3000)
+    row = table.loc["all deals"]
+    assert row["dealer's advantage mean"] == pytest.approx(value, abs=1e-4)
+    assert [row["dealer's advantage lo95"], row["dealer's advantage hi95"]] == pytest.approx(ci, abs=1e-4)
+    aces = (deals["upcard_class"] == "ace") & ~deals["upcard"].astype(str).isin(["CL", "CR", "CG"])
+    value, _ = advantage_from_records(deals[aces], (0, 1), 3000)
+    assert table.loc["up-card: ace", "dealer's advantage mean"] == pytest.approx(value, abs=1e-4)
+    assert table.loc["up-card: ace", "n"] == aces.sum()
+    # Without records the table is still there, from the summary's block aggregates.
+    bare = pd.read_csv(tmp_path / "none" / "dealer_advantage.csv")
+    summary = json.loads((runs["none"] / "summary.json").read_text())["dealer_advantage"]
+    assert list(bare["n"]) == [summary["deals"]] + [e["deals"] for e in summary["by_upcard"]]
+

@@ -140,3 +140,25 @@ def test_the_api_checks_numbers_as_the_command_line_does(tmp_path):
     played = sim.simulate(games="3e2", block_size=100.0, seed="4", out=tmp_path / "api")
     config = played.manifest["config"]
     assert (played.summary["games"], config["games"], config["block_size"], config["seed"]) == (300, 300, 100, 4)
+
+
+@pytest.mark.slow
+def test_first_compile_is_announced_and_kept_out_of_the_throughput(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))  # numba has compiled nothing here
+    args = ["--game", "draw-bridge", "--games", "100", "--seed", "3"]
+    began = time.perf_counter()
+    cold = run(*args, "--out", str(tmp_path / "cold"), env=env)
+    wall = time.perf_counter() - began
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.splitlines() == ["compiling kernels, once per machine (about 20 s)..."]
+    timing = json.loads((tmp_path / "cold" / "manifest.json").read_text())["timing"]
+    assert timing["compiled"] and timing["compile_seconds"] > 2  # a first compile takes seconds
+    # The blocks' time excludes the compile: both fit in the process's wall time, apart.
+    assert timing["seconds"] + timing["compile_seconds"] < wall
+    assert timing["seconds"] < timing["compile_seconds"]
+    assert (f"100 games played now in {timing['seconds']:.1f} s ({100 / timing['seconds']:,.0f} games/s"
+            in cold.stdout)
+    assert f"compiling the kernels took {timing['compile_seconds']:.1f} s more, not counted" in cold.stdout
+    warm = run(*args, "--out", str(tmp_path / "warm"), env=env)
+    assert warm.returncode == 0 and warm.stderr == "" and "compiling" not in warm.stdout
+    assert not json.loads((tmp_path / "warm" / "manifest.json").read_text())["timing"]["compiled"]

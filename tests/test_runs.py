@@ -357,3 +357,78 @@ def test_bid_euchre_made_is_null_on_void_hands(tmp_path):
     need = bids["bid"].astype(str).map(lambda b: 6 if b in ("6A", "6M") else int(b))
     assert (bids["made"].astype(bool) == (team_tricks >= need)).all()
     assert deals["made"].mean() == pytest.approx((team_tricks >= need).mean())  # void hands left out
+
+
+def advantage_from_records(deals: pd.DataFrame, sides, games: int) -> tuple[float, list[float]]:
+    """The dealer's side's deal score minus the other's, per deal, with its 95% interval over
+    games (ratio estimator: Var = sum((y_g - R n_g)^2) / (nbar^2 G (G-1))), from the records."""
+    dealer_side = deals["dealer"].map(dict(enumerate(sides)))
+    diff = (deals["score0"] - deals["score1"]).where(dealer_side == 0, deals["score1"] - deals["score0"])
+    per_game = pd.DataFrame({"y": diff, "n": 1, "game": deals["game"]}).groupby("game")[["y", "n"]].sum()
+    per_game = per_game.reindex(range(games), fill_value=0)  # games without such a deal: y = n = 0
+    y, n = per_game["y"].astype(float), per_game["n"].astype(float)
+    r, g = y.sum() / n.sum(), len(per_game)
+    half = 1.959963984540054 * (((y - r * n) ** 2).sum() / ((n.sum() / g) ** 2 * g * (g - 1))) ** 0.5
+    return r, [r - half, r + half]
+
+
+def test_dealer_advantage_in_the_summary_matches_the_records(tmp_path):
+    full, bare = tmp_path / "deals", tmp_path / "none"
+    result = run("--games", "400", "--seed", "13", "--block-size", "150", "--out", str(full))
+    assert result.returncode == 0, result.stderr
+    assert run("--games", "400", "--seed", "13", "--block-size", "150", "--records", "none", "--quiet",
+               "--out", str(bare)).returncode == 0
+    adv = json.loads((full / "summary.json").read_text())["dealer_advantage"]
+    deals = records(full)
+    value, ci = advantage_from_records(deals, (0, 1), 400)
+    assert adv["value"] == pytest.approx(value, rel=1e-12) and adv["ci95"] == pytest.approx(ci, rel=1e-9)
+    assert adv["deals"] == len(deals) and adv["games"] == 400
+    assert f"{value:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]" in result.stdout
+    # By up-card class (B-3), each Colon apart; a class's games without such a deal count with n = 0.
+    colon = deals["upcard"].astype(str).isin(["CL", "CR", "CG"])
+    groups = {"numeral": ~colon & (deals["upcard_class"] == "numeral"),
+              "ace": ~colon & (deals["upcard_class"] == "ace"), "Royal Colon": deals["upcard"] == "CR"}
+    by = {e["upcard"]: e for e in adv["by_upcard"]}
+    assert [e["upcard"] for e in adv["by_upcard"]] == ["numeral", "face", "ace", "Little Colon", "Royal Colon",
+                                                        "Grand Colon"]
+    assert sum(e["deals"] for e in adv["by_upcard"]) == len(deals)
+    for name, sel in groups.items():
+        v, c = advantage_from_records(deals[sel], (0, 1), 400)
+        assert by[name]["value"] == pytest.approx(v, rel=1e-12) and by[name]["ci95"] == pytest.approx(c, rel=1e-9)
+        assert by[name]["deals"] == int(sel.sum())
+    # The same seed kept without records reports the same advantage, from its block aggregates alone.
+    assert json.loads((bare / "summary.json").read_text())["dealer_advantage"] == adv
+
+
+def test_dealer_advantage_of_a_team_game_matches_the_records(tmp_path):
+    # Bid Euchre: the dealer's team (seats 0+2 or 1+3) minus the other team, per hand.
+    run_ = sim.simulate(game="bid-euchre", games=60, seed=4, block_size=25, out=tmp_path / "e")
+    adv, deals = run_.summary["dealer_advantage"], run_.deals()
+    value, ci = advantage_from_records(deals, (0, 1, 0, 1), 60)
+    assert adv["value"] == pytest.approx(value, rel=1e-12) and adv["ci95"] == pytest.approx(ci, rel=1e-9)
+    assert "by_upcard" not in adv
+
+
+def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
+    import pyarrow.compute as pc
+
+    from sim.store import RunError
+
+    run_ = sim.simulate(games=300, seed=17, block_size=100, out=tmp_path / "r", threads=1)
+    everything = run_.deals()
+    columns = ["game", "upcard_class", "score0", "made"]
+    expr = (pc.field("contract") != "pass") & (pc.field("level") >= 3)  # columns not read
+    kept = everything[(everything["contract"] != "pass") & (everything["level"] >= 3)]
+    assert 0 < len(kept) < len(everything)
+    got = run_.deals(columns=columns, filter=expr)
+    pd.testing.assert_frame_equal(got, kept[columns].reset_index(drop=True))
+    aces = everything.loc[everything["upcard_class"] == "ace", ["score1"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(run_.deals(["score1"], [("upcard_class", "=", "ace")]), aces)
+    games = run_.games()
+    long = games.loc[games["deals"] > 6, ["game", "winner"]].reset_index(drop=True)  # tie-breaks (B-15)
+    assert 0 < len(long) < len(games)
+    pd.testing.assert_frame_equal(run_.games(["game", "winner"], pc.field("deals") > 6), long)
+    with pytest.raises(RunError, match="no column 'scores0' in the deals records"):
+        run_.deals(columns=["scores0"])
+    with pytest.raises(RunError, match="cannot be applied to the deals records"):
+        run_.deals(filter=pc.field("nope") > 1)
