@@ -239,3 +239,23 @@ def test_dealer_advantage_table_matches_the_records(runs, tmp_path):
     summary = json.loads((runs["none"] / "summary.json").read_text())["dealer_advantage"]
     assert list(bare["n"]) == [summary["deals"]] + [e["deals"] for e in summary["by_upcard"]]
 
+
+
+def test_colon_table_states_its_confounding_and_the_paired_command_runs(runs, tmp_path):
+    """Beside the Colon holds/lacks table the report says why it is not a Colon's worth and
+    gives the paired deck.colons sweep; that command, as printed (fewer games), runs."""
+    import html
+    import re
+    import shlex
+
+    build_report(runs["bridgette"], tmp_path / "report")
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "not what a Colon is worth" in page
+    command = html.unescape(re.search(r"<code>(python -m sim\.sweep --game bridgette[^<]*)</code>", page).group(1))
+    argv = shlex.split(command)
+    argv[argv.index("--games") + 1] = "6"
+    result = subprocess.run([sys.executable, *argv[1:], "--out", str(tmp_path / "sweep"), "--quiet"],
+                            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 0, result.stderr
+    settings = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["settings"]
+    assert [s["values"]["deck.colons"] for s in settings] == [["little", "royal", "grand"], ["little", "royal"]]

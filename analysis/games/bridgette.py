@@ -16,6 +16,16 @@ from sim.summary import rate
 COLONS = ("little", "royal", "grand")  # B-1
 COLON_CARDS = ("CL", "CR", "CG")
 COLON_WORDS = ("Little Colon", "Royal Colon", "Grand Colon")
+
+# Beside the holds/lacks columns: why they are not a Colon's worth, and the comparison that is.
+CONFOUNDED = (
+    "The holds/lacks columns are not what a Colon is worth: who keeps a Colon is decided by the exchange "
+    "(the up-card's class sets how many cards the dealer draws, B-3, and the up-card may be a Colon), by the "
+    "cards each seat chose to keep and by which seat declares, and each of these moves the deal score on its "
+    "own. To measure a Colon, play the same deals with and without it in the deck, paired game by game "
+    "(common random numbers): <code>python -m sim.sweep --game bridgette --vary "
+    "'deck.colons=[\"little\",\"royal\",\"grand\"],[\"little\",\"royal\"]' --games 20000 "
+    "--metrics dealer_advantage,contract_made,mean_score</code> (here for the Grand Colon).")
 # colon_<name>_play codes 0..2 in the deal records; -1 is "not played".
 COLON_PLAYS = ("follow", "lead", "discard")
 UPCARD_CLASSES = ("numeral", "face", "ace")  # B-3
@@ -188,6 +198,7 @@ def colon_section(rep: Report, t: ColonTally | None, from_records: bool) -> None
                         "with and without it", ["Colon", "kept", "declarer holds", "defender holds",
                                                 "made, declarer holds", "made, declarer lacks",
                                                 "deal score, seat holds", "deal score, seat lacks"], rows))
+        rep.note(CONFOUNDED)
     else:
         rep.table(Table("colons", "Each Colon: kept after the exchange", ["Colon", "kept"],
                         [[w, t.kept_rate(i)] for i, w in enumerate(words)]))
