@@ -460,6 +460,9 @@ def test_until_stops_at_the_first_block_within_the_width_on_any_thread_count(tmp
     assert f"reached after {played:,} games" in run(*UNTIL, "--out", str(tmp_path / "again")).stdout
     loaded = sim.load_run(outs[1])
     assert loaded.summary["games"] == played and len(loaded.games()) == played
+    report = cli("analysis.report", str(outs[1]), "--out", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    assert f"{played:,} (--until dealer_advantage:11: reached" in (tmp_path / "report" / "index.html").read_text()
     # The same in the Python API.
     api = sim.simulate(games=6000, seed=21, block_size=500, until="dealer_advantage:11", out=tmp_path / "api")
     assert api.manifest["games_played"] == played
@@ -524,3 +527,11 @@ def test_until_bad_specs_exit_2_with_one_line_before_playing(tmp_path, spec, mes
     with pytest.raises(ValueError, match=re.escape(message)):
         sim.simulate(games=1000, until=spec, out=out)
     assert not out.exists()
+
+
+def test_until_with_a_cluster_is_refused_in_one_line(tmp_path):
+    result = run("--games", "1000", "--until", "dealer_advantage:1", "--cluster", "local:1",
+                 "--out", str(tmp_path / "never"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "--until plays blocks in order and cannot be used with --cluster" in result.stderr
+    assert not (tmp_path / "never").exists()
