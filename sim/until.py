@@ -50,7 +50,11 @@ def parse_until(text) -> Until:
     if not colon:
         raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
     if metric not in INTERVALS:
-        raise RunError(f"--until: unknown metric '{metric}' (metrics with an interval: {', '.join(INTERVALS)})")
+        import difflib
+
+        close = difflib.get_close_matches(metric, list(INTERVALS), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise RunError(f"--until: unknown metric '{metric}'{hint} (metrics with an interval: {', '.join(INTERVALS)})")
     try:
         value = float(width)
     except ValueError:

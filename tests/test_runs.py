@@ -511,7 +511,7 @@ def test_until_cap_reached_first_says_so_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("dealer_advantge:0.5", "unknown metric 'dealer_advantge'"),
+    ("dealer_advantge:0.5", "unknown metric 'dealer_advantge'; did you mean 'dealer_advantage'?"),
     ("mean_score:0.5", "unknown metric 'mean_score'"),
     ("dealer_advantage:0", "the half-width must be a positive number, got '0'"),
     ("dealer_advantage:-1", "the half-width must be a positive number, got '-1'"),
