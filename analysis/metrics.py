@@ -225,6 +225,7 @@ class RunRecords:
             self.config = manifest["config"]
             self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
             self.block_size, self.records = self.config["block_size"], self.config["records"]
+            self.games = manifest.get("games_played", self.games)  # a run stopped by --until
         except FileNotFoundError:
             raise MetricsError(f"{self.path} is not a run folder (no manifest.json)") from None
         except (OSError, ValueError, KeyError, TypeError):

@@ -295,7 +295,11 @@ def run_section(rep: Report) -> None:
     rep.section("run", "The run")
     timing = m.get("timing") or {}
     info = d.info
-    rows = [["game", info.title], ["games", f"{c['games']:,}"], [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
+    until = m.get("until")
+    games = f"{c['games']:,}" if until is None else (
+        f"{m['games_played']:,} (--until {c['until']}: {'reached' if until['reached'] else 'not reached'}, "
+        f"half-width {until['achieved_half_width']:.4g}; cap {c['games']:,})")
+    rows = [["game", info.title], ["games", games], [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
             ["seed", str(c["seed"])], ["block size", f"{c['block_size']:,}"], ["records kept", c["records"]],
             ["tricksim version (run)", m.get("package_version", "?")],
             ["RULES_VERSION (run)", str(c.get("rules_version", "?"))],

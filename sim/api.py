@@ -91,7 +91,7 @@ def kernels_cached(module) -> bool:
 
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
-            threads: int | None = None, notify=None) -> tuple[RunFolder, dict, dict]:
+            threads: int | None = None, notify=None, until=None) -> tuple[RunFolder, dict, dict]:
     """Play (or resume) a run into its folder: (folder, summary, timing).
 
     Before the first block, the kernels are compiled (or loaded from numba's cache) on one
@@ -101,7 +101,15 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     With ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) the
     blocks are played by its workers, ``threads`` numba threads each (see ``sim.cluster``);
     the folder ends the same as when they are played here.
+
+    With ``until`` (``"dealer_advantage:0.5"``, see sim.until) ``games`` is the cap: blocks
+    are played until the metric's 95% half-width over the blocks done is at most the width.
     """
+    from sim.until import Stopping, parse_until
+
+    until = None if until is None else parse_until(until)
+    if until is not None and cluster is not None:
+        raise RunError("--until plays blocks in order and cannot be used with --cluster")
     if records not in RECORD_MODES:
         raise RunError(f"records must be one of {', '.join(RECORD_MODES)}, got '{records}'")
     if games < 1 or block_size < 1:
@@ -109,7 +117,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     module = game_module(game)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
                        policy_params=[p.kernel_params() for p in policies],
-                       seed=int(seed), games=int(games), block_size=int(block_size), records=records)
+                       seed=int(seed), games=int(games), block_size=int(block_size), records=records,
+                       until=None if until is None else str(until))
     if cluster is None:
         workers = nullcontext()
     else:
@@ -120,6 +129,9 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         folder = RunFolder(out, config)
         done = folder.done()
         todo = [block for block in config.blocks() if block[0] not in done]
+        stopping = None if until is None else Stopping(until, game, rules)
+        if stopping is not None:
+            todo = _resume_until(stopping, folder, config.blocks(), done)
         compiled, compile_seconds = False, 0.0
         if pool is None and todo:
             compiled = not kernels_cached(module)
@@ -140,13 +152,19 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 for index, first, count in todo:
                     deals, game_rows = module.run_block(rules, policies, seed, first, count)
                     if pending is not None:
-                        pending.result()
+                        aggregates = pending.result()
+                        pending = None
+                        if stopping is not None and stopping.add(aggregates, pending_count):
+                            break  # the block just played is past the stopping block: not kept
                     pending = writer.submit(_write_block, folder, module, rules, policies, index, deals, game_rows)
+                    pending_count = count
                     played += count
                     if progress is not None:
                         progress.update(count)
                 if pending is not None:
-                    pending.result()
+                    aggregates = pending.result()
+                    if stopping is not None:
+                        stopping.add(aggregates, pending_count)
         else:
             where = pool.describe()
             if todo:
@@ -164,19 +182,32 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    summary = merged_summary(game, rules, folder.aggregates())
+    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None))
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None,
               "compiled": compiled, "compile_seconds": compile_seconds}
     if pool is not None:
         timing["cluster"] = where
-    folder.finish(summary, timing)
+    folder.finish(summary, timing, stopping.record() if stopping else None)
     return folder, summary, timing
 
 
+def _resume_until(stopping, folder, blocks, done) -> list:
+    """Feed the blocks already done (written in order: a prefix) to ``stopping``; the blocks
+    left to play, none when the target was reached among them."""
+    for k, (index, first, count) in enumerate(blocks):
+        if index not in done:
+            return blocks[k:]
+        if stopping.add(json.loads(folder.block_file(index).read_text()), count):
+            return []
+    return []
+
+
 def _write_block(folder, module, rules, policies, index, deals, game_rows):
-    folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows),
-                       block_aggregates(folder.config.game, rules, deals, game_rows))
+    """Table, aggregate and write one block; its aggregates."""
+    aggregates = block_aggregates(folder.config.game, rules, deals, game_rows)
+    folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows), aggregates)
+    return aggregates
 
 
 def block_aggregates(game: str, rules, deals, game_rows) -> dict:
@@ -236,7 +267,7 @@ class Run:
 
 def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
-             threads: int | None = None, set_options=(), cluster=None) -> Run:
+             threads: int | None = None, set_options=(), cluster=None, until=None) -> Run:
     """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.
 
     ``cluster``: a Dask scheduler address, ``local:N`` or a ``distributed.Client`` to play
@@ -255,7 +286,8 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
 
         numba.set_num_threads(threads)
     path = Path(out) if out is not None else default_out(game, seed, games)
-    execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads)
+    execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
+            until=until)
     return Run(path)
 
 

@@ -17,6 +17,7 @@ from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
+from sim.until import INTERVALS, parse_until
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
 
@@ -36,10 +37,20 @@ def seed_value(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def until_value(text: str):
+    try:
+        return parse_until(text)
+    except RunError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--until: ")) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m sim.run", description=__doc__.split("\n\n")[1])
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"game to play (default {DEFAULT_GAME})")
     p.add_argument("--games", type=count, help="whole games to play; 1e6 works")
+    p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
+                   help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
+                        "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "
                                                   "With --cluster: numba threads of each worker process")
@@ -170,7 +181,8 @@ def play(args, parser) -> int:
             print(line, file=sys.stderr, flush=True)
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
-                                          args.records, block_size, progress, args.cluster, args.threads, notify)
+                                          args.records, block_size, progress, args.cluster, args.threads, notify,
+                                          args.until)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -178,6 +190,10 @@ def play(args, parser) -> int:
         return INTERRUPTED_STATUS
     if progress is not None:
         progress.close()
+    until = folder.manifest.get("until")
+    if until is not None and not until["reached"]:
+        print(f"--until {args.until}: the cap of {plural(args.games, 'game')} was reached first "
+              f"(half-width {until['achieved_half_width']:.4g}); the run is complete up to the cap", file=sys.stderr)
     if args.quiet:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
@@ -185,6 +201,9 @@ def play(args, parser) -> int:
     print(f"{args.game}: {plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}, seed {args.seed}; "
           f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
+    if until is not None and until["reached"]:
+        print(f"until {args.until}: reached after {plural(until['games_played'], 'game')} "
+              f"(half-width {until['achieved_half_width']:.4g})")
     print()
     print(game_module(args.game).format_summary(summary))
     for line in advantage_lines(args.game, summary):

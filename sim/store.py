@@ -42,6 +42,7 @@ class RunConfig:
     block_size: int
     records: str
     policy_params: list = field(default_factory=list)  # each seat's kernel parameter row, by name
+    until: str | None = None  # --until METRIC:WIDTH; ``games`` is then the cap
 
     def blocks(self) -> list[tuple[int, int, int]]:
         """(block index, first game, number of games) of every block."""
@@ -53,7 +54,10 @@ class RunConfig:
         kernels' source hash (a changed policy default or heuristic makes another run)."""
         import kernels
 
-        return dict(asdict(self), rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
+        config = asdict(self)
+        if config["until"] is None:
+            del config["until"]  # runs without --until keep the identity they always had
+        return dict(config, rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -150,18 +154,22 @@ class RunFolder:
         self.manifest["blocks_done"] = sorted(self._done if self._done is not None else self.done())
         write_json(self.manifest_path, self.manifest)
 
-    def aggregates(self):
-        """Each block's aggregates in block order, read one at a time."""
-        for i, _, _ in self.config.blocks():
+    def aggregates(self, blocks: int | None = None):
+        """Each block's aggregates in block order (the first ``blocks`` only), read one at a time."""
+        for i, _, _ in self.config.blocks()[:blocks]:
             yield json.loads(self.block_file(i).read_text())
 
-    def finish(self, summary: dict, timing: dict) -> None:
+    def finish(self, summary: dict, timing: dict, until: dict | None = None) -> None:
+        """Write the summary and mark the run complete; a run stopped by --until (``until``,
+        see sim.until.Stopping.record) reads as a run of the blocks it played."""
         # Temporary files of writers stopped mid-write (Ctrl-C, kill -9, a lost worker) hold nothing.
         for folder in (self.path, self.path / "records", self.path / "blocks"):
             for stray in folder.glob(".*.tmp"):
                 stray.unlink(missing_ok=True)
         write_json(self.path / "summary.json", summary)
         self.manifest.update(complete=True, timing=timing, blocks_done=sorted(self.done()))
+        if until is not None:
+            self.manifest.update(until=until, games_played=until["games_played"], blocks=until["blocks_played"])
         write_json(self.manifest_path, self.manifest)
 
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -432,3 +433,105 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
         run_.deals(columns=["scores0"])
     with pytest.raises(RunError, match="cannot be applied to the deals records"):
         run_.deals(filter=pc.field("nope") > 1)
+
+
+UNTIL = ["--games", "6000", "--seed", "21", "--block-size", "500", "--until", "dealer_advantage:11"]
+
+
+def test_until_stops_at_the_first_block_within_the_width_on_any_thread_count(tmp_path):
+    outs = {t: tmp_path / f"t{t}" for t in (1, 2)}
+    for t, out in outs.items():
+        result = run(*UNTIL, "--threads", str(t), "--out", str(out))
+        assert result.returncode == 0, result.stderr
+    same_run(outs[1], outs[2])
+    manifest = json.loads((outs[1] / "manifest.json").read_text())
+    played = manifest["games_played"]
+    # Recomputed from the run's own deal records, block prefix by block prefix.
+    deals = records(outs[1])
+    halves = []
+    for games in range(500, played + 1, 500):
+        _, (lo, hi) = advantage_from_records(deals[deals["game"] < games], (0, 1), games)
+        halves.append((hi - lo) / 2)
+    assert all(h > 11 for h in halves[:-1]) and halves[-1] <= 11
+    assert 500 < played < 6000 and deals["game"].max() == played - 1
+    assert manifest["config"]["until"] == "dealer_advantage:11" and manifest["config"]["games"] == 6000
+    assert manifest["until"]["reached"] and manifest["until"]["achieved_half_width"] == pytest.approx(halves[-1])
+    assert manifest["blocks_done"] == list(range(played // 500)) and manifest["blocks"] == played // 500
+    assert f"reached after {played:,} games" in run(*UNTIL, "--out", str(tmp_path / "again")).stdout
+    loaded = sim.load_run(outs[1])
+    assert loaded.summary["games"] == played and len(loaded.games()) == played
+    report = cli("analysis.report", str(outs[1]), "--out", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    assert f"{played:,} (--until dealer_advantage:11: reached" in (tmp_path / "report" / "index.html").read_text()
+    # The same in the Python API.
+    api = sim.simulate(games=6000, seed=21, block_size=500, until="dealer_advantage:11", out=tmp_path / "api")
+    assert api.manifest["games_played"] == played
+
+
+def test_until_resumes_to_the_same_stopping_block(tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert run(*UNTIL, "--quiet", "--out", str(whole)).returncode == 0
+    played = json.loads((whole / "manifest.json").read_text())["games_played"]
+    # A folder interrupted after its first block: its manifest not yet complete, later blocks absent.
+    assert run(*UNTIL, "--quiet", "--out", str(cut)).returncode == 0
+    for f in sorted((cut / "blocks").glob("*.json"))[1:]:
+        f.unlink()
+    for f in (cut / "records").glob("*.parquet"):
+        if not f.name.endswith("-000000.parquet"):
+            f.unlink()
+    (cut / "summary.json").unlink()
+    manifest = json.loads((cut / "manifest.json").read_text())
+    for key in ("until", "games_played", "timing"):
+        del manifest[key]
+    manifest.update(complete=False, blocks_done=[0], blocks=12)
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    resumed = run(*UNTIL, "--out", str(cut))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{played - 500:,} games played now" in resumed.stdout
+    same_run(whole, cut)
+    # Another width is another run: the folder is refused.
+    other = run(*UNTIL[:-1], "dealer_advantage:12", "--out", str(cut))
+    assert other.returncode == 2 and "differs in: until" in other.stderr
+
+
+def test_until_cap_reached_first_says_so_in_one_line(tmp_path):
+    out = tmp_path / "cap"
+    result = run("--games", "1000", "--block-size", "500", "--until", "first_dealer_wins:0.001",
+                 "--records", "games", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    line = "--until first_dealer_wins:0.001: the cap of 1,000 games was reached first"
+    assert [x for x in result.stderr.splitlines() if "cap" in x][0].startswith(line)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["games_played"] == 1000 and not manifest["until"]["reached"]
+    # The half-width is the summary's Wilson interval's, recomputed from the game records.
+    games = records(out, "games")
+    p, n, z = (games["winner"] == games["first_dealer"]).mean(), len(games), 1.959963984540054
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    assert manifest["until"]["achieved_half_width"] == pytest.approx(half, rel=1e-9)
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("dealer_advantge:0.5", "unknown metric 'dealer_advantge'; did you mean 'dealer_advantage'?"),
+    ("mean_score:0.5", "unknown metric 'mean_score'"),
+    ("dealer_advantage:0", "the half-width must be a positive number, got '0'"),
+    ("dealer_advantage:-1", "the half-width must be a positive number, got '-1'"),
+    ("dealer_advantage:nan", "the half-width must be a positive number"),
+    ("dealer_advantage", "needs METRIC:HALF_WIDTH"),
+])
+def test_until_bad_specs_exit_2_with_one_line_before_playing(tmp_path, spec, message):
+    out = tmp_path / "never"
+    result = run("--games", "1000", "--until", spec, "--out", str(out))
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr
+    assert not out.exists()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sim.simulate(games=1000, until=spec, out=out)
+    assert not out.exists()
+
+
+def test_until_with_a_cluster_is_refused_in_one_line(tmp_path):
+    result = run("--games", "1000", "--until", "dealer_advantage:1", "--cluster", "local:1",
+                 "--out", str(tmp_path / "never"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "--until plays blocks in order and cannot be used with --cluster" in result.stderr
+    assert not (tmp_path / "never").exists()

@@ -1,0 +1,89 @@
+"""--until METRIC:WIDTH: play blocks until a metric's 95% interval is narrow enough.
+
+The decision is taken after each block, in block order, on the summary of the blocks
+done so far, so the same seed and block size stop at the same block on any thread count.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from sim.games import game_info
+from sim.store import RunError
+
+# The metrics (analysis/metrics.py names) whose 95% interval every summary carries, and
+# where: (summary statistic, the interval's key).
+INTERVALS = {
+    "dealer_advantage": ("dealer_advantage", "ci95"),
+    "first_dealer_wins": ("first_dealer_wins", "ci95"),
+    "contract_made": ("contracts_made", "ci95"),
+    "deals_per_game": ("deals_per_game", "mean_ci95"),
+}
+
+
+@dataclass(frozen=True)
+class Until:
+    """Stop once ``metric``'s 95% half-width is at most ``width`` (a rate's as a proportion)."""
+
+    metric: str
+    width: float
+
+    def __str__(self) -> str:
+        return f"{self.metric}:{self.width:g}"
+
+    def half_width(self, game: str, summary: dict) -> float | None:
+        """Half the width of the summary's 95% interval of the metric; None while it has none."""
+        statistic, key = INTERVALS[self.metric]
+        entry = summary.get(game_info(game).summary_key(statistic)) or {}
+        ci = entry.get(key)
+        return None if ci is None else (ci[1] - ci[0]) / 2
+
+
+def parse_until(text) -> Until:
+    """``METRIC:WIDTH`` (an Until passes through); a RunError in one line otherwise."""
+    if isinstance(text, Until):
+        return text
+    metric, colon, width = str(text).partition(":")
+    metric = metric.strip()
+    if not colon:
+        raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
+    if metric not in INTERVALS:
+        import difflib
+
+        close = difflib.get_close_matches(metric, list(INTERVALS), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise RunError(f"--until: unknown metric '{metric}'{hint} (metrics with an interval: {', '.join(INTERVALS)})")
+    try:
+        value = float(width)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
+    return Until(metric, value)
+
+
+class Stopping:
+    """Feeds block aggregates in block order; says when the target is reached."""
+
+    def __init__(self, until: Until, game: str, rules):
+        self.until, self.game, self.rules = until, game, rules
+        self.total, self.blocks, self.games, self.achieved, self.reached = None, 0, 0, None, False
+
+    def add(self, aggregates: dict, games: int) -> bool:
+        from sim.api import merged_summary
+        from sim.summary import merge
+
+        aggregates = json.loads(json.dumps(aggregates))  # as read back from the block's file on resume
+        self.total = aggregates if self.total is None else merge(self.total, aggregates)
+        self.blocks += 1
+        self.games += games
+        self.achieved = self.until.half_width(self.game, merged_summary(self.game, self.rules, [dict(self.total)]))
+        self.reached = self.achieved is not None and self.achieved <= self.until.width
+        return self.reached
+
+    def record(self) -> dict:
+        """What the manifest keeps of it."""
+        return {"metric": self.until.metric, "half_width": self.until.width, "reached": self.reached,
+                "achieved_half_width": self.achieved, "games_played": self.games, "blocks_played": self.blocks}
