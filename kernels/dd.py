@@ -239,34 +239,41 @@ def quick_tricks_nb(hand, other, trump, barred):
     trump contract, a side suit only while ``other`` must follow or has no trump), and each
     Colon ``other`` cannot beat (B-9). The leader cashes a winner of a suit it is not barred
     from; it is stuck only when barred from the one suit whose winners remain. A block by
-    a Colon of ``other`` (B-8) still loses the trick and bars the suit: stuck after it, the
-    leader loses at most the rest of that suit, so at most the largest suit's winners but
+    a Colon of ``other`` (B-8) still loses the trick and bars the suit, and is possible only
+    in a suit whose winners include a card of that Colon's range: stuck after it, the leader
+    loses at most the rest of that suit, so at most the largest such suit's winners but
     one; barred from the start, at most the barred suit's."""
     n = 0
     other_trumps = trump >= 0 and other & SUIT_MASKS[trump] != ZERO
+    blockable = ZERO  # the ranges of the Colons ``other`` holds
     for k in range(3):
         colon = ONE << np.uint64(52 + k)
         if hand & colon and not other_trumps and other & RANGE_MASKS[k] == ZERO:
             n += 1
+        if other & colon:
+            blockable |= RANGE_MASKS[k]
     barred_winners = most = 0
     for s in range(4):
         mine = hand & SUIT_MASKS[s]
         theirs = other & SUIT_MASKS[s]
         rest = mine | theirs
         top = 0
+        run = ZERO
         while rest:
             high = bit_nb(highest_nb(rest))
             if mine & high == ZERO:
                 break
             top += 1
+            run |= high
             rest ^= high
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
         n += top
-        most = max(most, top)
+        if run & blockable:
+            most = max(most, top)
         if s == barred:
             barred_winners = top
-    if other & COLONS:
+    if most > 0:
         return n - max(most - 1, barred_winners)
     return n if n > barred_winners else 0
 
