@@ -57,6 +57,7 @@ CTX_DTYPE = record_dtype([
     ("stats", np.int64, (4,)),
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
+    ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
     # A table of its own, for searches inside the game kernels (the dd policy); a Solver
     # passes a larger one.
     ("tt", TT_DTYPE, (1 << 14,)),
@@ -93,6 +94,35 @@ def new_context(flags: int = ALL_TECHNIQUES) -> np.ndarray:
     ctx["out_seat"] = -1
     ctx["tt"]["gen"] = -1
     return ctx
+
+
+@njit(cache=True)
+def renew_nb(ctx, rules):
+    """Make the table's entries stale (a new generation) unless they were searched under
+    ``rules``, a code of what the keys leave out (``contract_rules_nb``,
+    ``euchre_rules_nb``). A position's value does not depend on how play reached it, so
+    the entries of one search serve the next: the following cards of a deal, other deals."""
+    if ctx.rules != rules:
+        ctx.stats[ST_GEN] += 1
+        ctx.rules = rules
+
+
+@njit(cache=True)
+def renew_arr_nb(ctx_arr, rules):
+    """``renew_nb`` for a context held in a 1-element array (from Python)."""
+    renew_nb(ctx_arr[0], rules)
+
+
+@njit(cache=True, inline="always")
+def contract_rules_nb(trump, when_void):
+    """The rules code of contract play: the trump (-1 no-trump) and ``play.colon_discard``."""
+    return 1 + (trump + 1) + 5 * np.int64(when_void)
+
+
+@njit(cache=True, inline="always")
+def euchre_rules_nb(trump, out_seat, double_deck, joker):
+    """The rules code of Bid Euchre: the solver layout (trump, deck) and the seat sitting out."""
+    return 16 + trump + 4 * (out_seat + 1) + 20 * np.int64(double_deck) + 40 * np.int64(joker)
 
 
 @njit(cache=True, inline="always")
@@ -518,7 +548,7 @@ def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
     """Tricks the side to move takes from here with perfect play. ``lead`` >= 0: the other
     seat has led it and ``to_move`` follows; else ``to_move`` leads, barred from ``barred``."""
     ctx = ctx_arr[0]
-    ctx.stats[ST_GEN] += 1
+    renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
     return contract_best_nb(tt, ctx, to_move if lead < 0 else 1 - to_move, lead, barred, to_move)
 
 
@@ -527,7 +557,7 @@ def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
     """``values[card]``: tricks the side to move takes from here after playing that legal
     card (-1 for the others); returns the best of them."""
     ctx = ctx_arr[0]
-    ctx.stats[ST_GEN] += 1
+    renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
     hands = ctx.hands
     values[:] = -1
     if lead < 0:
@@ -866,12 +896,13 @@ def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, sid
 def contract_table_nb(tt, ctx_arr, table):
     """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
     strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two
-    declarers of a strain share the table's entries (one generation per strain)."""
+    declarers of a strain share the table's entries, and a strain shares them with the same
+    strain of earlier deals."""
     ctx = ctx_arr[0]
     n = popcount_nb(ctx.hands[0])
     for strain in range(5):
         ctx.trump = strain if strain < 4 else -1
-        ctx.stats[ST_GEN] += 1
+        renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
         for declarer in range(2):
             table[strain, declarer] = n - contract_best_nb(tt, ctx, 1 - declarer, -1, -1, 1 - declarer)
 
@@ -888,7 +919,8 @@ def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, gr
         ctx.seg_of[:] = seg_of[t]
         ctx.power[:] = power[t]
         ctx.group[:] = group[t]
-        ctx.stats[ST_GEN] += 1
+        ctx.stats[ST_GEN] += 1  # independent deals: each solved cold
+        ctx.rules = 0
         out[i] = euchre_best_nb(tt, ctx_arr, leaders[i], 0, -1, -1, -1, leaders[i], leaders[i] % 2)
 
 
@@ -901,7 +933,7 @@ def contract_dd_card_nb(dd, hands, to_move, lead, barred, trump, when_void):
     "one trick more than the best so far", and valued exactly only when it is."""
     dd.hands[0], dd.hands[1] = hands[0], hands[1]
     dd.trump, dd.when_void = trump, when_void
-    dd.stats[ST_GEN] += 1
+    renew_nb(dd, contract_rules_nb(trump, when_void))
     legal = lead_legal_nb(hands[to_move], barred) if lead < 0 else follow_legal_nb(hands[to_move], lead, when_void)
     best_card, best = -1, -1
     while legal:
@@ -948,7 +980,7 @@ def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, l
     dd.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
     dd.group[:] = EUCHRE_GROUP[d, j, trump]
     dd.double_deck, dd.out_seat = d, out_seat
-    dd.stats[ST_GEN] += 1
+    renew_nb(dd, euchre_rules_nb(trump, out_seat, d, j))
     for s in range(4):
         h = ZERO
         rest = hands[s] if s != out_seat else ZERO

@@ -87,7 +87,7 @@ class Solver:
             h[out_seat] = 0  # E-6: the seat that sits out plays no cards, whatever it holds
         ctx["segs"], ctx["seg_of"], ctx["power"], ctx["group"] = segs, seg_of, power, group
         ctx["double_deck"], ctx["out_seat"] = double_deck, out_seat
-        ctx["stats"][0, dd.ST_GEN] += 1
+        dd.renew_arr_nb(ctx, dd.euchre_rules_nb(trump, out_seat, double_deck, joker))
         leader = trick[0][0] if trick else to_move
         lead = best = best_seat = -1
         for seat, card in trick:
