@@ -186,7 +186,7 @@ _ALLOWED = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Comp
 def _check(custom: Custom, node: ast.expr) -> None:
     """Only the nodes the grammar allows; numbers whole; functions abs, min, max."""
     for n in ast.walk(node):
-        if not isinstance(n, _ALLOWED):
+        if not isinstance(n, _ALLOWED) or isinstance(n, ast.Call) and not isinstance(n.func, ast.Name):
             raise custom.error(f"'{ast.unparse(n)}' is not allowed in a metric (columns, whole numbers, quoted "
                                f"values, + - * // %, comparisons, and/or/not, A if C else B, abs/min/max)")
         if isinstance(n, ast.Constant) and not isinstance(n.value, (bool, int, str)):
@@ -201,7 +201,7 @@ def _check(custom: Custom, node: ast.expr) -> None:
                                                              ast.BitAnd, ast.BitOr)):
             raise custom.error(f"operator in '{ast.unparse(n)}' is not allowed (+ - * // %, and & | for conditions)")
         if isinstance(n, ast.Call):
-            fname = n.func.id if isinstance(n.func, ast.Name) else ast.unparse(n.func)
+            fname = n.func.id
             if fname in ("mean", "sum"):
                 raise custom.error(f"{fname}() goes around the whole expression: {SHAPE}")
             if fname not in FUNCTIONS or n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
