@@ -73,6 +73,8 @@ class Custom:
     balance: float | None
     columns: tuple           # every column named, in order of appearance
     label: str = ""          # NAME = the expression and its condition: the words of tables and plots
+    where_text: str = ""     # the condition and the denominator's expression as written
+    denominator_text: str = ""
 
     @property
     def text(self) -> str:
@@ -120,6 +122,7 @@ def parse_custom(text: str) -> Custom:
     if not head:
         raise custom.error(SHAPE)
     numerator, denominator = _aggregate(custom, _parse(custom, head))
+    denominator_text = "" if denominator is None else ast.get_source_segment(head, denominator) or ""
     where = None
     if "where" in cuts:
         if not parts["where"]:
@@ -135,7 +138,7 @@ def parse_custom(text: str) -> Custom:
              for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in functions]
     shown = text[start:cuts["balance"].start[1]] if "balance" in cuts else text[start:]
     return Custom(name, custom.definition, numerator, denominator, where, balance, tuple(dict.fromkeys(names)),
-                  f"{name} = {shown.strip()}")
+                  f"{name} = {shown.strip()}", parts.get("where", ""), denominator_text)
 
 
 def _first_line(exc) -> str:

@@ -38,7 +38,6 @@ Parquet with pyarrow and never imports numba (DESIGN: analysis/).
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 from dataclasses import dataclass
@@ -632,9 +631,9 @@ def _check_divisor(m: Metric, moments: PairedMoments, a: RunRecords, b: RunRecor
         if total == 0:
             custom = parse_custom(f"{m.name} = {m.definition}")
             if custom.denominator is not None:
-                why = f"sum({ast.unparse(custom.denominator)}) is 0"
+                why = f"sum({custom.denominator_text}) is 0"
             elif custom.where is not None:
-                why = f"no {run.info.deal if m.records == 'deals' else 'game'} matches 'where {ast.unparse(custom.where)}'"
+                why = f"no {run.info.deal if m.records == 'deals' else 'game'} has {custom.where_text}"
             else:
                 why = "no row has a value for every column it reads"
             raise MetricsError(f"metric '{m.name}' divides by a sum of 0 in {run.path}: {why}")
