@@ -71,7 +71,7 @@ class Custom:
     denominator: ast.expr | None  # None: mean(), n counts the rows
     where: ast.expr | None
     balance: float | None
-    columns: tuple           # every column named, in order of appearance
+    columns: tuple           # every column named, each once
     label: str = ""          # NAME = the expression and its condition: the words of tables and plots
     where_text: str = ""     # the condition and the denominator's expression as written
     denominator_text: str = ""
