@@ -5,14 +5,16 @@ rules and policies may differ, e.g. with and without the Colons): game i of both
 dealt from the same cards until the runs' rules part, so the difference B - A of each
 metric is estimated game by game, and the variance saved by pairing (against two
 independent runs of the same size) is reported. Metrics whose records a run did not keep
-come from the summaries, unpaired, where they can.
+come from the summaries, unpaired, where they can. A custom metric is an expression over
+the deal or game columns, NAME = mean(EXPR) [where COND] (analysis.custom), always paired
+from the records.
 """
 
 from __future__ import annotations
 
 import json
 
-from analysis.metrics import METRICS, MetricsError, compare_runs, parse_metrics
+from analysis.metrics import METRICS, MetricsError, compare_runs, parse_metrics, shown
 from sim.cli import OneLineParser, exit_with, plural
 
 
@@ -25,7 +27,7 @@ def format_report(result: dict) -> str:
     width = max(len(label) for label in labels.values()) + 2
     lines[-1] = f"{'metric':{width}s}{'A':>12s}{'B':>12s}{'B - A':>12s}{'95% CI':>26s}{'variance saved':>16s}"
     for name, r in result["metrics"].items():
-        m = METRICS[name]
+        m = shown(name, r)
         label = labels[name]
         if r["diff"] is None:
             lines.append(f"{label:{width}s}{'-':>12s}{'-':>12s}{'-':>12s}   {r.get('note', 'not measurable')}")
@@ -48,7 +50,11 @@ def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m analysis.compare", description=__doc__.split("\n\n")[1])
     parser.add_argument("run_a", metavar="RUN_A", help="run folder A (the baseline)")
     parser.add_argument("run_b", metavar="RUN_B", help="run folder B, same game, seed and games")
-    parser.add_argument("--metrics", help=f"comma-separated metrics (default all: {', '.join(METRICS)})")
+    parser.add_argument("--metrics", action="append", metavar="M1,M2,...",
+                        help=f"metrics, comma-separated, repeatable (default all: {', '.join(METRICS)}); a "
+                             "custom one is NAME = mean(EXPR) [where COND] or NAME = sum(EXPR) / sum(EXPR) "
+                             "[where COND] over the deal or game columns (commas inside parentheses or "
+                             "quotes do not separate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args(argv)
     try:

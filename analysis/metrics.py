@@ -26,6 +26,11 @@ exact until the final division: two runs with identical games give a difference 
 exactly 0 with a zero-width interval. Runs without the needed records (``--records
 none`` or ``games``) fall back to summary.json where the metric allows, unpaired.
 
+Beside the builtin METRICS, a metric can be written as an expression over the deal or game
+columns (analysis.custom: ``made4 = mean(made) where level == 4``); it reduces to the same
+per-game sums y and n, so it gets the same intervals and the same pairing, but only from
+records (a summary cannot answer it), and a zero sum of n is an error, not a blank.
+
 What differs between games (which column says a contract was played, the summary's
 names, the words) comes from the game's declaration (sim/games.py). This module reads
 Parquet with pyarrow and never imports numba (DESIGN: analysis/).
@@ -42,12 +47,20 @@ from typing import Callable
 
 import numpy as np
 
+from analysis.custom import Column, Custom, CustomError, bind, column_kind, decode, parse_custom, split_items
 from sim.games import GAMES, GameInfo, game_info
 from sim.summary import Z95
 
 
 class MetricsError(ValueError):
     """A run folder or metric request the analyses cannot use (one line for the user)."""
+
+
+def _sum_exact(local, values, count: int):
+    """Per-game sums of whole numbers in int64, exact whatever their size (custom metrics)."""
+    out = np.zeros(count, dtype=np.int64)
+    np.add.at(out, local, np.asarray(values, dtype=np.int64))
+    return out
 
 
 # --- Per-game values from one block's records ---------------------------------------------
@@ -157,6 +170,8 @@ class Metric:
     balance: float | None = None    # the value at which the rules are even between the sides
     percent: bool = False           # a rate, shown in per cent
     digits: int = 2                 # decimals shown (of the per cent for rates)
+    definition: str | None = None   # a custom metric's expression (analysis.custom); None: builtin
+    game_columns: tuple = ()        # game columns a custom metric reads onto its deal rows
 
     def words(self, game: str) -> str:
         return _in_words(self.label, game_info(game))
@@ -194,23 +209,142 @@ METRICS = {m.name: m for m in (
 )}
 
 
-def parse_metrics(text: str | None) -> list[str]:
-    """Metric names from a comma-separated list (None: every metric)."""
+def parse_metrics(text) -> list[str]:
+    """The metrics of a --metrics list (None: every builtin metric), each a builtin name or
+    a custom metric ``NAME = mean(EXPR) [where COND]`` (analysis.custom), separated by the
+    commas outside parentheses, brackets and quotes; a list of such texts (a repeated
+    flag) is joined. Returns the items, checked: builtin names and custom definitions."""
     if text is None:
         return list(METRICS)
-    names = [t.strip() for t in text.split(",")]
-    if not all(names):
-        raise MetricsError(f"--metrics needs comma-separated metric names, got '{text}'")
-    for name in names:
-        if name not in METRICS:
+    texts = [text] if isinstance(text, str) else list(text)
+    items = [item for t in texts for item in split_items(t)]
+    if not all(items):
+        raise MetricsError(f"--metrics needs comma-separated metric names or NAME = EXPRESSION, got "
+                           f"'{', '.join(texts)}'")
+    return [m.text if isinstance(m, Custom) else m.name for m in resolve_metrics(items)]
+
+
+def resolve_metrics(metrics=None) -> list:
+    """Builtin Metrics and parsed custom metrics (analysis.custom.Custom) from names,
+    definitions, a --metrics text, or those objects themselves (None: every builtin)."""
+    if metrics is None:
+        return list(METRICS.values())
+    if isinstance(metrics, str):
+        metrics = split_items(metrics)
+    out = []
+    for item in metrics:
+        if isinstance(item, (Metric, Custom)):
+            out.append(item)
+        elif not isinstance(item, str) or not item.strip():
+            raise MetricsError(f"a metric is a builtin name or NAME = EXPRESSION, got {item!r}")
+        elif item.strip() in METRICS:
+            out.append(METRICS[item.strip()])
+        elif item.strip().isidentifier():
             import difflib
 
-            close = difflib.get_close_matches(name, list(METRICS), n=1)
+            close = difflib.get_close_matches(item.strip(), list(METRICS), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise MetricsError(f"unknown metric '{name}'{hint} (metrics: {', '.join(METRICS)})")
-    if len(set(names)) != len(names):
-        raise MetricsError(f"--metrics lists a metric twice: '{text}'")
-    return names
+            raise MetricsError(f"unknown metric '{item.strip()}'{hint} (metrics: {', '.join(METRICS)}, "
+                               f"or NAME = mean(EXPR) [where COND])")
+        elif "=" not in item.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
+            raise MetricsError(f"a custom metric needs a name: NAME = {item.strip()}")
+        else:
+            try:
+                custom = parse_custom(item)
+            except CustomError as exc:
+                raise MetricsError(str(exc)) from None
+            if custom.name in METRICS:
+                raise MetricsError(f"custom metric '{custom.name}' has a builtin metric's name; give it another")
+            out.append(custom)
+    names = [m.name for m in out]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise MetricsError(f"--metrics lists the metric '{twice}' twice")
+    return out
+
+
+def custom_metric(custom: Custom, runs) -> Metric:
+    """``custom`` bound to the columns of ``runs`` (RunRecords): a Metric like the builtin
+    ones. A column no run has, a type that does not fit, or records a run did not keep is a
+    MetricsError."""
+    bare = [r for r in runs if r.records == "none"]
+    if bare:
+        raise MetricsError(f"metric '{custom.name}' reads the records, which {bare[0].path} did not keep "
+                           f"(--records none)")
+    schema = {}
+    for run in runs:
+        for kind, columns in run.schema().items():
+            mine = schema.setdefault(kind, {})
+            for name, column in columns.items():
+                old = mine.get(name)
+                if old is None:
+                    mine[name] = column
+                elif old.values is not None and column.values is not None:
+                    mine[name] = Column(old.kind, tuple(dict.fromkeys(old.values + column.values)))
+                else:
+                    mine[name] = Column(old.kind, None)
+    dealless = [r for r in runs if not r.has("deals")]
+    note = (f"{dealless[0].path} kept no deal records (--records {dealless[0].records}), and deal columns "
+            f"need --records deals" if dealless else "")
+    try:
+        bound = bind(custom, schema, note)
+    except CustomError as exc:
+        raise MetricsError(str(exc)) from None
+    for run in runs:
+        for kind in (bound.records, *(["games"] if bound.game_columns else [])):
+            if not run.has(kind):
+                raise MetricsError(f"metric '{custom.name}' needs {kind[:-1]} records, which {run.path} did "
+                                   f"not keep (--records {run.records})")
+    what = "{deal}s" if bound.records == "deals" else "games"
+    if custom.denominator is not None:
+        unit = "ratio of counts" if bound.percent else "ratio"
+    else:
+        unit = f"share of {what}" if bound.percent else f"per {what[:-1]}"
+    return Metric(custom.name, _escape(custom.label), unit, bound.records, bound.row_columns,
+                  lambda info, deals, games, first, count: _custom_per_game(bound, deals, games, first, count),
+                  None, balance=custom.balance, percent=bound.percent, definition=custom.definition,
+                  game_columns=bound.game_columns)
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _custom_per_game(bound, deals, games, first: int, count: int):
+    """(y, n) per game of a bound custom metric from one block's Arrow tables."""
+    table = deals if bound.records == "deals" else games
+    local = _local({"game": table.column("game").to_numpy()}, first, count)
+    env, null = {}, np.zeros(table.num_rows, dtype=bool)
+    for name in bound.row_columns:
+        env[name], missing = decode(table.column(name), bound.columns[name].kind)
+        null |= missing
+    if bound.game_columns:
+        at = _local({"game": games.column("game").to_numpy()}, first, count)
+        if len(at) != count or len(np.unique(at)) != count:
+            raise MetricsError("a block's game records do not hold each of its games once; the run folder is corrupt")
+        where = np.empty(count, dtype=np.int64)
+        where[at] = np.arange(count)
+        rows = where[local]  # each deal row's game row
+        for name in bound.game_columns:
+            value, missing = decode(games.column(name), bound.columns[name].kind)
+            env[name] = value[rows]
+            null |= missing[rows]
+    try:
+        keep, y, n = bound.rows(env, null)
+    except CustomError as exc:  # a zero divisor in the records
+        raise MetricsError(str(exc)) from None
+    return _sum_exact(local[keep], y, count), _sum_exact(local[keep], n, count)
+
+
+def shown(name: str, entry: dict | None = None) -> Metric:
+    """The metric ``name`` for tables and plots: a builtin, or a custom one as a result
+    describes it (``entry``: its label, unit, percent and balance)."""
+    if name in METRICS:
+        return METRICS[name]
+    entry = entry or {}
+    return Metric(name, _escape(entry.get("label", name)), _escape(entry.get("unit", "")), "deals", (), None, None,
+                  balance=entry.get("balance"), percent=bool(entry.get("percent")),
+                  definition=entry.get("definition"))
 
 
 # --- Run folders -----------------------------------------------------------------------------
@@ -233,6 +367,7 @@ class RunRecords:
         if self.game not in GAMES:
             raise MetricsError(f"{self.path}/manifest.json names an unknown game '{self.game}'")
         self.info = GAMES[self.game]
+        self._schema = None  # the records' columns, read once (schema())
         if not manifest.get("complete") or not (self.path / "summary.json").exists():
             raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
 
@@ -250,29 +385,70 @@ class RunRecords:
         return [(i, first, min(self.block_size, self.games - first))
                 for i, first in enumerate(range(0, self.games, self.block_size))]
 
-    def read(self, kind: str, index: int, columns) -> dict:
-        """Only ``columns`` (and ``game``) of one block's records, as numpy arrays."""
+    def read_table(self, kind: str, index: int, columns):
+        """Only ``columns`` (and ``game``) of one block's records, as an Arrow table."""
         import pyarrow.parquet as pq
 
         file = self.path / "records" / f"{kind}-{index:06d}.parquet"
         wanted = ["game", *dict.fromkeys(c for c in columns if c != "game")]
         try:
-            table = pq.read_table(file, columns=wanted)
+            return pq.read_table(file, columns=wanted)
         except FileNotFoundError:
             raise MetricsError(f"{file} is missing; the run folder is incomplete") from None
         except Exception as exc:  # pyarrow raises several types for bad files and missing columns
             raise MetricsError(f"cannot read {file}: {str(exc).splitlines()[0]}") from None
-        return {name: table.column(name).to_numpy() for name in wanted}
+
+    def schema(self) -> dict:
+        """{"deals"/"games": {column: Column}} of the records the run kept, from its first
+        block's files (a text column's values from its dictionary)."""
+        if self._schema is None:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            schema = {}
+            for kind in ("deals", "games"):
+                if not self.has(kind) or not self.games:
+                    continue
+                file = self.path / "records" / f"{kind}-000000.parquet"
+                try:
+                    fields = pq.read_schema(file)
+                    texts = [f.name for f in fields if pa.types.is_dictionary(f.type)]
+                    table = pq.read_table(file, columns=texts) if texts else None
+                except FileNotFoundError:
+                    raise MetricsError(f"{file} is missing; the run folder is incomplete") from None
+                except Exception as exc:
+                    raise MetricsError(f"cannot read {file}: {str(exc).splitlines()[0]}") from None
+                columns = {}
+                for f in fields:
+                    values = None
+                    if f.name in texts and table.column(f.name).num_chunks:
+                        values = tuple(table.column(f.name).unify_dictionaries().chunk(0).dictionary.to_pylist())
+                    columns[f.name] = Column(column_kind(f.type), values)
+                schema[kind] = columns
+            self._schema = schema
+        return self._schema
 
     def per_game(self, metrics: list[Metric]):
         """For each block: (first game, games, {metric name: (y, n) int64 arrays per game})."""
-        need = {kind: sorted({c for m in metrics if m.records == kind for c in m.columns_for(self.game)})
-                for kind in ("deals", "games")}
+        need = {"deals": set(), "games": set()}
+        plain = {"deals": set(), "games": set()}  # builtin metrics' columns, read into numpy
+        for m in metrics:
+            need[m.records].update(m.columns_for(self.game))
+            need["games"].update(m.game_columns)
+            if m.definition is None:
+                plain[m.records].update(m.columns_for(self.game))
+        kinds = [kind for kind in ("deals", "games")
+                 if any(m.records == kind or kind == "games" and m.game_columns for m in metrics)]
         for index, first, count in self.blocks():
-            tables = {kind: self.read(kind, index, cols) for kind, cols in need.items()
-                      if any(m.records == kind for m in metrics)}
-            yield first, count, {m.name: m.per_game(self.info, tables.get("deals"), tables.get("games"),
-                                                    first, count) for m in metrics}
+            tables = {kind: self.read_table(kind, index, sorted(need[kind])) for kind in kinds}
+            arrays = {kind: {c: t.column(c).to_numpy() for c in ["game", *sorted(plain[kind])]}
+                      for kind, t in tables.items() if any(m.definition is None and m.records == kind
+                                                           for m in metrics)}
+            values = {}
+            for m in metrics:
+                source = tables if m.definition is not None else arrays
+                values[m.name] = m.per_game(self.info, source.get("deals"), source.get("games"), first, count)
+            yield first, count, values
 
 
 def _aligned(stream_a, stream_b):
@@ -312,8 +488,15 @@ class PairedMoments:
     def add(self, ya, na, yb, nb) -> None:
         v = np.stack([np.asarray(x, dtype=np.int64) for x in (ya, na, yb, nb)])
         self.games += v.shape[1]
-        for start in range(0, v.shape[1], self.CHUNK):
-            part = v[:, start:start + self.CHUNK]
+        big = int(np.abs(v).max(initial=0))
+        chunk = self.CHUNK
+        if big * big * chunk >= 2 ** 62:  # large values (custom metrics): fewer rows per int64 product
+            chunk = max(1, 2 ** 62 // (big * big))
+            if big * big >= 2 ** 62:
+                v = v.astype(object)  # Python ints: exact at any size
+                chunk = v.shape[1] or 1
+        for start in range(0, v.shape[1], chunk):
+            part = v[:, start:start + chunk]
             sums, products = part.sum(axis=1), part @ part.T
             for i in range(4):
                 self.s[i] += int(sums[i])
@@ -414,10 +597,14 @@ def check_pairable(a: RunRecords, b: RunRecords) -> None:
 
 def compare_runs(path_a, path_b, names=None) -> dict:
     """Each metric for runs A and B and the difference B - A, paired game by game where both
-    runs kept the records the metric needs, otherwise from the two summaries (unpaired)."""
+    runs kept the records the metric needs, otherwise from the two summaries (unpaired).
+
+    ``names``: builtin metric names and custom definitions (``NAME = mean(EXPR) [where
+    COND]``, analysis.custom), or a --metrics text; None: every builtin metric. A custom
+    metric needs the records it reads in both runs, and a sum of n that is not 0."""
     a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
     check_pairable(a, b)
-    metrics = [METRICS[n] for n in (names or list(METRICS))]
+    metrics = [custom_metric(m, (a, b)) if isinstance(m, Custom) else m for m in resolve_metrics(names)]
     paired = [m for m in metrics if a.has(m.records) and b.has(m.records)]
     moments = {m.name: PairedMoments() for m in paired}
     if paired:
@@ -427,12 +614,29 @@ def compare_runs(path_a, path_b, names=None) -> dict:
     results = {}
     for m in metrics:
         base = {"label": m.words(a.game), "unit": m.unit_for(a.game), "percent": m.percent}
+        if m.definition is not None:
+            _check_divisor(m, moments[m.name], a, b)
+            base.update(definition=m.definition, balance=m.balance)
         if m.name in moments:
             results[m.name] = {**base, "source": "records", "paired": True, **moments[m.name].result()}
         else:
             results[m.name] = {**base, **_from_summaries(m, a, b)}
     return {"game": a.game, "seed": a.seed, "games": a.games, "a": str(a.path), "b": str(b.path),
             "metrics": results}
+
+
+def _check_divisor(m: Metric, moments: PairedMoments, a: RunRecords, b: RunRecords) -> None:
+    """A custom metric whose n sums to 0 over a run's games has no value there: say why."""
+    for run, total in ((a, moments.s[1]), (b, moments.s[3])):
+        if total == 0:
+            custom = parse_custom(f"{m.name} = {m.definition}")
+            if custom.denominator is not None:
+                why = f"sum({custom.denominator_text}) is 0"
+            elif custom.where is not None:
+                why = f"no {run.info.deal if m.records == 'deals' else 'game'} has {custom.where_text}"
+            else:
+                why = "no row has a value for every column it reads"
+            raise MetricsError(f"metric '{m.name}' divides by a sum of 0 in {run.path}: {why}")
 
 
 def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:

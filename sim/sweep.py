@@ -3,9 +3,10 @@
 Plays a grid of rule settings (the cartesian product of every --vary) on common random
 numbers: every setting is a run of the same seed, games, block size and policies, so game
 i deals the same cards in every setting until the varied rule makes the games part.
-Reports each metric per setting with its difference from the first setting, paired game
-by game (analysis.metrics), and the balance point where a metric crosses its even value
-over a numeric grid; draws the plot. Each setting is an ordinary run folder under --out,
+Reports each metric (builtin, or custom: an expression over the records, analysis.custom)
+per setting with its difference from the first setting, paired game by game
+(analysis.metrics), and the balance point where a metric crosses its even value over a
+numeric grid; draws the plot. Each setting is an ordinary run folder under --out,
 so a sweep resumes, and any setting can be studied like any other run.
 """
 
@@ -19,10 +20,13 @@ import json
 import re
 import sys
 import tempfile
+import textwrap
 from contextlib import ExitStack
 from pathlib import Path
 
-from analysis.metrics import METRICS, MetricsError, compare_runs, open_run, parse_metrics
+from analysis.custom import Custom
+from analysis.metrics import METRICS, MetricsError, compare_runs, custom_metric, open_run, parse_metrics, \
+    resolve_metrics, shown
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
@@ -138,8 +142,10 @@ def balance_bracket(xs, metrics, level: float, x: float):
     return [max(low), min(high)] if low and high else None
 
 
-def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra):
-    """Play (or resume) each setting's run folder in turn; the folders, opened for metrics."""
+def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra,
+                   check=None):
+    """Play (or resume) each setting's run folder in turn; the folders, opened for metrics.
+    ``check(folder)`` is called on the first folder before the others are played."""
     from sim.api import execute
 
     folders = []
@@ -159,6 +165,8 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
             if progress is not None:
                 progress.close()
         folders.append(open_run(folder))
+        if i == 0 and check is not None:
+            check(folders[0])
     return folders
 
 
@@ -167,13 +175,23 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
           cluster=None, threads: int | None = None, log=None, plot_path=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
 
-    Returns the JSON-ready result: ``settings`` (values, run folder, metrics) and
+    ``metrics``: builtin names and custom definitions (``NAME = mean(EXPR) [where COND]``,
+    analysis.custom), or a --metrics text; None: every builtin metric. A custom metric's
+    grammar is checked before any game is played, its columns on the first setting's
+    records before the other settings are played.
+
+    Returns the JSON-ready result: ``settings`` (values, run folder, metrics),
+    ``custom_metrics`` ({name: definition, label, unit, percent, balance}) and
     ``balance_point`` ({metric: value}) where a metric crosses its even value.
     ``plot_path``, where the caller will draw the plot, is checked before any game is played.
     """
     from sim.api import DEFAULT_BLOCK_SIZE, resolve_policies, resolve_rules
 
-    names = metrics or list(METRICS)
+    specs = resolve_metrics(metrics)
+    names = [m.name for m in specs]
+    customs = [m for m in specs if isinstance(m, Custom)]
+    if customs and records == "none":
+        raise MetricsError(f"metric '{customs[0].name}' reads the records, which --records none does not keep")
     chosen = resolve_policies(game, policies)
     settings = settings_of(grid)
     if len(settings) < 2:
@@ -200,10 +218,13 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             pool = stack.enter_context(open_cluster(cluster, threads))
             extra = {"cluster": pool.client, "threads": pool.threads}
         folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
-                                 log, extra)
-    rows = []
+                                 log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])
+    rows, custom = [], {}
     for i, (setting, folder) in enumerate(zip(settings, folders)):
-        compared = compare_runs(folders[0], folder, names)["metrics"]
+        compared = compare_runs(folders[0], folder, specs)["metrics"]
+        if i == 0:
+            custom = {name: {k: r[k] for k in ("definition", "label", "unit", "percent", "balance")}
+                      for name, r in compared.items() if "definition" in r}
         row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(folder.path), "metrics": {}}
         for name, r in compared.items():
             row["metrics"][name] = {"value": r["b"], "value_ci95": r["b_ci95"], "diff": r["diff"],
@@ -215,13 +236,13 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
                 row["metrics"][name]["note"] = r["note"]
         rows.append(row)
     result = {"game": game, "seed": seed, "games": games, "vary": [k for k, _ in grid], "out": str(out),
-              "policies": [str(p) for p in chosen], "metrics": names, "settings": rows}
+              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows}
     if numeric_axis(grid):
         key = grid[0][0]
         found, brackets = {}, {}
         xs = [r["values"][key] for r in rows]
         for name in names:
-            level = METRICS[name].balance
+            level = _metric(result, name).balance
             if level is None:
                 continue
             x = balance_point(xs, [r["metrics"][name]["value"] for r in rows], level)
@@ -264,7 +285,7 @@ def save_tables(result: dict) -> tuple[Path, Path]:
     for row in result["settings"]:
         for name, v in row["metrics"].items():
             numbers = (v["value"], *(v["value_ci95"] or [None, None]), v["diff"], *(v["ci95"] or [None, None]))
-            rows.append([*map(_show, row["values"].values()), name, METRICS[name].unit_for(result["game"]),
+            rows.append([*map(_show, row["values"].values()), name, _metric(result, name).unit_for(result["game"]),
                          *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
@@ -296,7 +317,7 @@ def format_report(result: dict) -> str:
              f"records allow (95% intervals)"]
     width = max(len(_label(r)) for r in rows) + 2
     for name in result["metrics"]:
-        m = METRICS[name]
+        m = _metric(result, name)
         lines += ["", f"{m.words(game)} ({m.unit_for(game)}):",
                   f"  {'setting':{width}s}{'value':>12s}{'95% CI':>24s}{'minus first':>14s}"
                   f"{'95% CI':>26s}{'variance saved':>16s}"]
@@ -322,6 +343,11 @@ def format_report(result: dict) -> str:
             lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
                          f"(linear interpolation; {where})")
     return "\n".join(lines)
+
+
+def _metric(result: dict, name: str):
+    """A metric of the result, builtin or custom, for its words, units and balance."""
+    return shown(name, result.get("custom_metrics", {}).get(name))
 
 
 def _show(value) -> str:
@@ -352,7 +378,7 @@ def plot(result: dict, path) -> Path:
     xs = [r["values"][result["vary"][0]] for r in rows] if numeric else list(range(len(rows)))
     fig, axes = plt.subplots(len(names), 1, figsize=(7, 2.6 * len(names) + 0.8), sharex=True, squeeze=False)
     for ax, name in zip(axes[:, 0], names):
-        m = METRICS[name]
+        m = _metric(result, name)
         scale = 100 if m.percent else 1
         pts = [(x, r["metrics"][name]) for x, r in zip(xs, rows) if r["metrics"][name]["value"] is not None]
         if not pts:
@@ -375,7 +401,8 @@ def plot(result: dict, path) -> Path:
                 ax.annotate(f"balance {x:z.1f}", (x, scale * m.balance), textcoords="offset points",
                             xytext=(4, 4), color="tab:red", fontsize=8)
         unit = m.unit_for(game).replace("share of ", "% of ")
-        ax.set_ylabel(f"{m.words(game)}\n({unit})", fontsize=8)
+        words = "\n".join(textwrap.wrap(m.words(game), 36))  # a custom metric's expression can be long
+        ax.set_ylabel(f"{words}\n({unit})", fontsize=8)
         ax.grid(alpha=0.3)
     bottom = axes[-1, 0]
     if numeric:
@@ -414,7 +441,11 @@ def build_parser():
     add_rule_flags(p)
     p.add_argument("--out", help="sweep folder, one run folder per setting inside "
                                  "(default runs/sweep-<game>-<keys>-<seed>-<games>); an existing one resumes")
-    p.add_argument("--metrics", help=f"comma-separated metrics to report (default all: {', '.join(METRICS)})")
+    p.add_argument("--metrics", action="append", metavar="M1,M2,...",
+                   help=f"metrics to report, comma-separated, repeatable (default all: {', '.join(METRICS)}); "
+                        "a custom one is NAME = mean(EXPR) [where COND] [balance V] or NAME = sum(EXPR) / "
+                        "sum(EXPR) ... over the deal or game columns (commas inside parentheses or quotes "
+                        "do not separate)")
     p.add_argument("--records", choices=RECORD_MODES, default="deals",
                    help="records each setting keeps (default deals; without them metrics come from the "
                         "summaries, unpaired, where they can)")
