@@ -5,12 +5,14 @@ not timed), with nodes per solve and what each technique buys (the same deals so
 that technique switched off; the bridge games' "without" rows use the first tenth of the
 deals, beside the full solver on the same tenth):
 
-- Bridgette: hands of 13 drawn from the 55-card deck (the Colons included), one strain
-  and declarer per solve (median, p99, worst), and whole tables (5 strains x 2 declarers);
-- Draw Bridge's contract phase: the same over 52 cards;
-- Bid Euchre, single deck: whole solves (the leader's team's tricks from the first lead).
-
-Deals are uniform random hands, not hands after the exchange or the draw phase.
+- Bridgette: the hands as play starts, after the B-3 exchange of games played by the
+  heuristic (seed 1), one random strain and declarer per solve (median, p99, worst), and
+  whole tables (5 strains x 2 declarers); also hands of 13 drawn uniformly from the
+  55-card deck, a harder case (the heuristic discards most Colons; every Colon in play
+  multiplies the search);
+- Draw Bridge's contract phase: the hands after the 13 draw-phase tricks, the same way;
+- Bid Euchre, single deck: whole solves of uniform random deals (the leader's team's
+  tricks from the first lead).
 """
 
 from __future__ import annotations
@@ -37,6 +39,29 @@ def contract_deals(rng, colons, n):
     for _ in range(n):
         cards = rng.sample(deck, 26)
         out.append((cards[:13], cards[13:], rng.randint(-1, 3), rng.randint(0, 1)))
+    return out
+
+
+def played_deals(rng, game: str, n: int):
+    """``n`` deals' hands as their contract play starts (after the exchange or the draw
+    phase), from games the heuristic plays with seed 1, each with a random strain and seat
+    to lead: what a ``--dd`` run or a ``dd`` seat solves."""
+    from kernels.cards import CARD_IDS
+    from sim.api import resolve_policies, resolve_rules
+    from sim.games import game_module
+    from sim.solve import deal_from_case
+
+    rules = resolve_rules(game, None)
+    policies = resolve_policies(game, {"all": "heuristic"})
+    out, index = [], 0
+    while len(out) < n:
+        _, (deals,) = game_module(game).trace_games(rules, policies, 1, [index])
+        for case in deals:
+            if len(out) < n and case["counted"]:
+                hands = deal_from_case({**case, "rules": rules.to_dict()}, None, "benchmark").hands
+                h0, h1 = ([CARD_IDS[c] for c in h] for h in hands)
+                out.append((h0, h1, rng.randint(-1, 3), rng.randint(0, 1)))
+        index += 1
     return out
 
 
@@ -90,13 +115,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     rng = random.Random(1)
     results = {"machine": machine_line(machine_facts())}
-    for name, colons in (("bridgette", 3), ("draw_bridge", 0)):
-        deals = contract_deals(rng, colons, args.deals)
+    for name, game in (("bridgette", "bridgette"), ("draw_bridge", "draw-bridge")):
+        deals = played_deals(rng, game, args.deals)
         few = deals[: max(10, args.deals // 10)]  # switched off, a technique can cost 100x
-        results[name] = {"all": bench_contract(deals, dd.ALL_TECHNIQUES),
-                         "all, first tenth": bench_contract(few, dd.ALL_TECHNIQUES)}
+        results[name] = {"as played": bench_contract(deals, dd.ALL_TECHNIQUES),
+                         "as played, first tenth": bench_contract(few, dd.ALL_TECHNIQUES)}
         for label, bit in TECHNIQUES.items():
             results[name][f"without {label}"] = bench_contract(few, dd.ALL_TECHNIQUES & ~bit)
+    results["bridgette"]["uniform 13 of 55"] = bench_contract(contract_deals(rng, 3, args.deals),
+                                                              dd.ALL_TECHNIQUES)
     results["bid_euchre"] = {"all": bench_euchre(random.Random(2), args.euchre, dd.ALL_TECHNIQUES)}
     for label, bit in TECHNIQUES.items():
         results["bid_euchre"][f"without {label}"] = bench_euchre(random.Random(2), args.euchre,
