@@ -60,7 +60,7 @@ def dd_section(rep: Report) -> None:
                         ["up-card", "deals", "dealer's par minus non-dealer's (points)",
                          "dealer's best-strain tricks minus non-dealer's"],
                         [[e["upcard"], e["dealer_par"]["n"], e["dealer_par"], e["dealer_best"]] for e in groups]))
-    colons = {k: v for k, v in dd.get("colons", {}).items() if v["holder_best"].get("n")}
+    colons = {c["colon"]: c for c in dd.get("colons", ()) if c["holder_best"].get("n")}
     if colons:
         rep.table(Table("dd_colons", "Each Colon's holder after the exchange (B-3) against the other seat: "
                         "double-dummy tricks in each seat's best strain (as declarer, the opponent leading) and "

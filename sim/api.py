@@ -258,7 +258,8 @@ def merged_summary(game: str, rules, blocks, policies=None) -> dict:
     if advantage is not None:
         summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
     if dd is not None:
-        summary["double_dummy"] = dd_run.summarize(game_info(game), dd, policies, names)
+        summary["double_dummy"] = dd_run.summarize(game_info(game), dd, policies, names,
+                                                   getattr(game_module(game), "COLON_NAMES", ()))
     return summary
 
 

@@ -144,9 +144,11 @@ def aggregate(info, module, rules, deals) -> dict:
 
 # --- Summary --------------------------------------------------------------------------------------
 
-def summarize(info, agg: dict, policies=None, upcard_names=()) -> dict:
+def summarize(info, agg: dict, policies=None, upcard_names=(), colon_names=()) -> dict:
     """summary.json's ``double_dummy`` from the merged aggregates; ``policies`` names each
-    seat's policy (None: not known here), ``upcard_names`` the groups of ``by_upcard``."""
+    seat's policy (None: not known here), ``upcard_names`` the groups of ``by_upcard`` and
+    ``colon_names`` the order of the Colons (lists keep their order in summary.json, whose
+    keys are sorted)."""
     (n0, m0), (n1, m1) = agg["makeable_made"][0], agg["makeable_made"][1]  # [makeable][made]
     played = agg["played"]
     out = {
@@ -171,7 +173,9 @@ def summarize(info, agg: dict, policies=None, upcard_names=()) -> dict:
                              "dealer_best": describe(e["dealer_best"])}
                             for name, e in zip(upcard_names, agg["by_upcard"])]
     if "colons" in agg:
-        out["colons"] = {name: {k: describe(h) for k, h in c.items()} for name, c in agg["colons"].items()}
+        order = [c for c in colon_names if c in agg["colons"]] + sorted(set(agg["colons"]) - set(colon_names))
+        out["colons"] = [{"colon": name, **{k: describe(h) for k, h in agg["colons"][name].items()}}
+                         for name in order]
     return out
 
 
@@ -211,9 +215,9 @@ def format_lines(info, dd: dict) -> list[str]:
     if "colons" in dd:
         lines.append("  each Colon's holder after the exchange against the other seat: best-strain tricks "
                      "(holder, other, difference) and par score minus the other's:")
-        for name, c in dd["colons"].items():
+        for c in dd["colons"]:
             if c["holder_best"].get("n"):
-                lines.append(f"    {name:6s} tricks {mean_text(c['holder_best'])} vs {mean_text(c['other_best'])}: "
+                lines.append(f"    {c['colon']:6s} tricks {mean_text(c['holder_best'])} vs {mean_text(c['other_best'])}: "
                              f"{mean_text(c['best_difference'])}; par {mean_text(c['holder_par'], 1)}  "
                              f"({c['holder_best']['n']:,} deals)")
     return lines
