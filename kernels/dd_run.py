@@ -10,11 +10,12 @@ records by the game's Python module; other runs pass an empty array and compute 
   contract_table_nb``), its par (``par_nb``, a port of ``sim.par``) and, when a contract is
   played, the declarer's tricks in its strain and whether that makes it.
 - Along the card play, one value search per card (``kernels.dd``, the context's own table
-  serving every position of the deal): the double-dummy value of the position for the side
-  to move. A card's seat *loses* the value before its card minus what it got after it (the
-  trick, if its card completed one its side won, plus the value after), so the side's tricks
-  taken are its double-dummy tricks at the start less what its own cards lost plus what the
-  other side's cards lost. A seat that plays double dummy loses 0 with every card.
+  serving every position of the deal, and later deals of the game under the same trump):
+  the double-dummy value of the position for the side to move. A card's seat *loses* the
+  value before its card minus what it got after it (the trick, if its card completed one
+  its side won, plus the value after), so the side's tricks taken are its double-dummy
+  tricks at the start less what its own cards lost plus what the other side's cards lost.
+  A seat that plays double dummy loses 0 with every card.
 """
 
 import numpy as np
@@ -24,8 +25,8 @@ from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import ONE, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.contract import legal_calls_nb
 from kernels.dd import (
-    EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT, ST_GEN, contract_best_nb,
-    contract_table_nb, euchre_value_nb,
+    EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT, contract_best_nb,
+    contract_rules_nb, contract_table_nb, euchre_rules_nb, euchre_value_nb, renew_nb,
 )
 from kernels.step import record_dtype
 
@@ -202,13 +203,14 @@ def contract_auction_row_nb(out, table, scores, hands, dealer, contract, declare
 
 @njit(cache=True)
 def contract_play_start_nb(dd, hands, trump, when_void):
-    """Before the first card of the contract play: the context on this deal (a new generation
-    of its table, which then serves every position of the play, all in one strain)."""
+    """Before the first card of the contract play: the context on this deal, its table's
+    entries kept if they were searched in this strain (``kernels.dd.renew_nb``); they then
+    serve every position of the play."""
     ctx = dd[0]
     ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
     ctx.trump = trump
     ctx.when_void = when_void
-    ctx.stats[ST_GEN] += 1
+    renew_nb(ctx, contract_rules_nb(trump, when_void))
 
 
 @njit(cache=True)
@@ -238,10 +240,11 @@ def contract_play_end_nb(out, lost):
 
 @njit(cache=True)
 def euchre_play_start_nb(dd, out, hands, trump, out_seat, double_deck, joker, bidder, need):
-    """Before the first card (E-6): the context's solver layout for this trump (E-2), the seat
-    sitting out and a new generation of its table for the positions of this hand; the
-    bidding team's tricks (the bidder leading) and whether they reach ``need`` go to the
-    hand's row. Returns them: the value of the first position for the bidder's team."""
+    """Before the first card (E-6): the context's solver layout for this trump (E-2) and the
+    seat sitting out, its table's entries kept if they were searched under the same
+    (``kernels.dd.renew_nb``); the bidding team's tricks (the bidder leading) and whether
+    they reach ``need`` go to the hand's row. Returns them: the value of the first position
+    for the bidder's team."""
     ctx = dd[0]
     d, j = int(double_deck), int(joker)
     ctx.segs[:] = EUCHRE_SEGS[d, j, trump]
@@ -249,7 +252,7 @@ def euchre_play_start_nb(dd, out, hands, trump, out_seat, double_deck, joker, bi
     ctx.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
     ctx.group[:] = EUCHRE_GROUP[d, j, trump]
     ctx.double_deck, ctx.out_seat = d, out_seat
-    ctx.stats[ST_GEN] += 1
+    renew_nb(ctx, euchre_rules_nb(trump, out_seat, d, j))
     value = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, bidder, 0, -1, -1, -1, bidder)
     out.dd_tricks = value
     out.dd_makeable = value >= need
