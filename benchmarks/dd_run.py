@@ -70,8 +70,8 @@ def main(argv=None) -> int:
                 results.append(row)
                 if not args.json:
                     print(f"{game:12s} threads {threads}: --dd {row['deals_per_s']:9,.1f} deals/s "
-                          f"({row['deals']:,} deals in {row['seconds']:.1f} s; {row['deals_per_cpu_s']:,.1f} per CPU s); "
-                          f"100,000 deals: "
+                          f"({row['deals']:,} deals in {row['seconds']:.1f} s; "
+                          f"{row['deals_per_cpu_s']:,.1f} per CPU s); 100,000 deals: "
                           f"{row['hours_per_100k_deals']:.2f} h", flush=True)
     finally:
         numba.set_num_threads(before)

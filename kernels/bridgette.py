@@ -440,7 +440,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
+        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
+                     dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, counted)
