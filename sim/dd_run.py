@@ -218,6 +218,6 @@ def format_lines(info, dd: dict) -> list[str]:
         for c in dd["colons"]:
             if c["holder_best"].get("n"):
                 lines.append(f"    {c['colon']:6s} tricks {mean_text(c['holder_best'])} vs "
-                             f"{mean_text(c['other_best'])}: {mean_text(c['best_difference'])}; par {mean_text(c['holder_par'], 1)}  "
-                             f"({c['holder_best']['n']:,} deals)")
+                             f"{mean_text(c['other_best'])}: {mean_text(c['best_difference'])}; "
+                             f"par {mean_text(c['holder_par'], 1)}  ({c['holder_best']['n']:,} deals)")
     return lines
