@@ -466,7 +466,8 @@ def build_report(run_dir, out=None) -> Path:
     """Read a run folder and write its report; returns the path of index.html.
 
     The run's game decides the sections (``report_sections`` of its module in
-    ``analysis.games``); the run and the scores and game wins are the same in every game."""
+    ``analysis.games``); the run and the scores and game wins are the same in every game,
+    and a --dd run ends with its double-dummy section (analysis.dd)."""
     from analysis.games import analysis_module
 
     data = RunData(run_dir)
@@ -489,6 +490,10 @@ def build_report(run_dir, out=None) -> Path:
     shared = Section(partial(score_section, deals=scores, games=games, deals_from_records=deals_rec,
                              games_from_records=games_rec), (scores,))
     sections = analysis_module(info).report_sections(data, agg, shared)
+    if "double_dummy" in data.summary:  # a --dd run (sim.dd_run)
+        from analysis.dd import dd_section
+
+        sections.append(Section(dd_section))
     if deals_rec:
         fill(data, "deals", list(dict.fromkeys(t for s in sections for t in s.tallies)))
     rep = Report(data, out)

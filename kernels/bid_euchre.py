@@ -16,6 +16,9 @@ from kernels.cards import (
     EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
+from kernels.dd_run import (
+    DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
+)
 from kernels.policies import (
     POLICY_DD, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
     choose_euchre_return_nb, choose_euchre_trump_nb,
@@ -76,6 +79,8 @@ DEAL_DTYPE = record_dtype([
     ("trump", np.int8), ("void", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int16), ("score1", np.int16), ("reneges", np.int8), *ERROR_FIELDS,
 ])
+
+DD_DTYPE = DD_EUCHRE_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
 
 GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16), ("total0", np.int32),
@@ -315,13 +320,22 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row, dd):
+def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row, dd, dd_out):
     """E-6: the bidder leads; ``out_seat`` (partner of a 6A or 6M bidder, else -1) plays no
     cards. E-8: a replayed card that breaks the follow rule stands as a renege (its play
-    index and seat go to ``reneges``) and costs its team ``renege_penalty``."""
+    index and seat go to ``reneges``) and costs its team ``renege_penalty``. With a
+    double-dummy row (``dd_out``, kernels.dd_run), the bidding team's double-dummy tricks
+    and each seat's tricks lost against double dummy go to it."""
     played = ZERO
     tricks0 = penalty0 = penalty1 = n_reneges = n_played = 0
     leader = bidder
+    dd_on = dd_out.shape[0] > 0
+    lost = np.zeros(4, dtype=np.int64)
+    value = 0
+    if dd_on:
+        ask = p.tricks - EUCHRE_FIRST_LEVEL
+        need = EUCHRE_FIRST_LEVEL + row.bid if row.bid < ask else p.tricks  # E-7
+        value = euchre_play_start_nb(dd, dd_out[0], hands, trump, out_seat, p.double_deck, p.joker, bidder, need)
     for _ in range(p.tricks):
         lead, best, best_seat = -1, -1, -1
         seat = leader
@@ -333,7 +347,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
             hand = hands[seat]
             legal = euchre_follow_legal_nb(hand, lead, trump)
             card = card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p,
-                                out_seat, leader, in_trick, dd)
+                                out_seat, leader, in_trick, dd[0])
             in_trick += 1
             if card < 0:
                 return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
@@ -353,11 +367,16 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
                 lead, best, best_seat = card, card, seat
             elif euchre_beats_nb(card, best, trump):
                 best, best_seat = card, seat
+            if dd_on:
+                value = euchre_card_lost_nb(dd, hands, trump, out_seat, p.double_deck, p.joker, seat, value, leader,
+                                            in_trick, lead, best, best_seat, lost)
             seat = (seat + 1) % 4
         tricks0 += best_seat % 2 == 0
         leader = best_seat
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
+    if dd_on:
+        euchre_play_end_nb(dd_out[0], lost, out_seat)
     # E-7 scores, then E-8 penalties.
     row.tricks0 = tricks0
     row.tricks1 = p.tricks - tricks0
@@ -370,13 +389,16 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd):
+def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated), writing its
     outcome, or why a replay stopped, into the deal record ``row``; each E-8 renege of a
-    replay goes to ``reneges`` (play index, seat); ``dd`` is the search context of a seat
-    playing double dummy (kernels.dd)."""
+    replay goes to ``reneges`` (play index, seat); ``dd`` is the search context (a 1-record
+    array, kernels.dd) of a seat playing double dummy and of a --dd run, whose double-dummy
+    row is ``dd_out`` (none: not a --dd run)."""
     p = kr.params[0]
     start_deal_nb(row)
+    if dd_out.shape[0] > 0:
+        start_euchre_row_nb(dd_out[0])
     seats.cursor[:] = 0
     replaying = seats.replaying != 0
     if p.ace_no_face and ace_no_face_nb(hands):
@@ -423,7 +445,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd):
         stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
     play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, trace, reneges, row,
-                   dd)
+                   dd, dd_out)
 
 
 # --- One game ------------------------------------------------------------------------------
@@ -444,8 +466,9 @@ def deal_cards_nb(deal_rng, deck, per_seat, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row):
-    """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index)."""
+                 scratch, dd_row, dd_rows, dd_spare):
+    """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index);
+    ``dd_rows`` the hands' double-dummy rows (empty: none computed), ``dd_spare`` their spare."""
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
@@ -461,7 +484,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, scratch[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row[0])
+        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0

@@ -20,6 +20,10 @@ from kernels.contract import (
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
     card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
+from kernels.dd_run import (
+    DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
+    contract_table_at_nb, dd_out_nb, start_contract_row_nb,
+)
 from kernels.policies import choose_discard_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
@@ -118,6 +122,8 @@ DEAL_DTYPE = record_dtype([
     ("colon_grand_play", np.int8), ("colon_little_won", np.int8), ("colon_royal_won", np.int8),
     ("colon_grand_won", np.int8), *RECORD_FIELDS,
 ])
+
+DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
 
 GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16),
@@ -234,14 +240,22 @@ def exchange_nb(dealer, hands, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd):
+def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_out):
     """B-7..B-10: thirteen tricks, the declarer's opponent leading first; the Colons'
-    plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen."""
+    plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen.
+    With a double-dummy row (``dd_out``, kernels.dd_run), each seat's tricks lost against
+    double dummy go to it."""
     declarer = row.declarer
     when_void = p.colon_discard == COLON_DISCARD_WHEN_VOID
     leader = 1 - declarer
     barred = -1
     n_played = 0
+    dd_on = dd_out.shape[0] > 0
+    lost = np.zeros(2, dtype=np.int64)
+    value = 0
+    if dd_on:
+        contract_play_start_nb(dd, hands, trump, when_void)
+        value = HAND_SIZE - dd_out[0].dd_tricks  # the opening leader's tricks
     for _ in range(HAND_SIZE):
         lead = -1
         for turn in range(2):
@@ -250,7 +264,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd):
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
             card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen,
-                                barred, when_void, dd)
+                                barred, when_void, dd[0])
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -259,6 +273,8 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd):
             n_played += 1
             if turn == 0:
                 lead = card
+                if dd_on:
+                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1, lost)
                 continue
             leader_wins, barred = trick_nb(lead, card, trump)
             if lead >= 52:
@@ -268,9 +284,13 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd):
                 set_colon_play_nb(row, card - 52, COLON_BLOCK if blocks else COLON_DISCARD, not leader_wins)
             if not leader_wins:
                 leader = seat
+            if dd_on:
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, barred, lost)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
+    if dd_on:
+        contract_play_end_nb(dd_out[0], lost)
     return True
 
 
@@ -300,10 +320,40 @@ def score_deal_nb(p, value, exact, penalty, contract, doubled, declarer_tricks):
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
+def contract_scores_nb(kr, table, scores):
+    """B-11..B-14: ``scores[bid, declarer, doubled, seat]``, each seat's score of every
+    contract when the declarer takes the ``table``'s tricks in its strain (for par)."""
+    p = kr.params[0]
+    for bid in range(N_BIDS):
+        for declarer in range(2):
+            tricks = table[BID_STRAIN[bid], declarer]
+            for doubled in range(3):
+                gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, bid, doubled, tricks)
+                scores[bid, declarer, doubled, declarer] = gain
+                scores[bid, declarer, doubled, 1 - declarer] = loss
+
+
+@njit(cache=True)
+def dd_auction_nb(kr, dealer, hands, row, dd, out):
+    """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table, its
+    par (B-5, B-6 on the hands after the exchange, B-11..B-14) and the contract's tricks."""
+    p = kr.params[0]
+    table = np.zeros((5, 2), dtype=np.int64)
+    contract_table_at_nb(dd, hands, p.colon_discard == COLON_DISCARD_WHEN_VOID, table)
+    scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
+    contract_scores_nb(kr, table, scores)
+    contract = row.contract
+    contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
+                            BID_LEVEL[max(contract, 0)], 0, p.min_trump_cards, p.nt_needs_all_suits != 0,
+                            p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS)
+
+
+@njit(cache=True)
+def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out):
     """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is
-    the search context of a seat playing double dummy (kernels.dd)."""
+    the search context (a 1-record array, kernels.dd) of a seat playing double dummy and of
+    a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
     p = kr.params[0]
     start_deal_nb(row)
     seats.cursor[:] = 0
@@ -312,6 +362,9 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     for k in range(3):
         set_colon_holder_nb(row, k, -1)
         set_colon_play_nb(row, k, -1, 0)
+    dd_on = dd_out.shape[0] > 0
+    if dd_on:
+        start_contract_row_nb(dd_out[0])
     dead_up = draw_nb(p, dealer, hands, stock)
     completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
     if not completed:
@@ -319,6 +372,8 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     if not auction_nb(hands, dealer, 0, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
                       p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
+    if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
+        dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])
     if row.contract < 0:
         if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
@@ -326,7 +381,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     strain = BID_STRAIN[row.contract]
     unseen = deck_mask & ~dead_up
     if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
-                          seats, trace, row, dd):
+                          seats, trace, row, dd, dd_out):
         return
     gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, row.contract, row.doubled,
                                declarer_tricks_nb(row))
@@ -360,11 +415,12 @@ def deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row):
+                 scratch, dd_row, dd_rows, dd_spare):
     """B-15 with C-5, C-6: one whole game, its cards a pure function of (seed, game index).
 
     Deals come from their own stream (first dealer, then one shuffle per deal), policies
-    draw from the stream in ``seats``, reset here for this game.
+    draw from the stream in ``seats``, reset here for this game. ``dd_rows``: the deals'
+    double-dummy rows beside ``deal_rows`` (empty: none computed), ``dd_spare`` their spare.
     """
     p = kr.params[0]
     seats = seats_row[0]
@@ -384,7 +440,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row[0])
+        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
+                     dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, counted)

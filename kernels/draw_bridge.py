@@ -16,6 +16,10 @@ from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
+from kernels.dd_run import (
+    DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
+    contract_table_at_nb, dd_out_nb, start_contract_row_nb,
+)
 from kernels.policies import choose_draw_card_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
@@ -75,6 +79,8 @@ DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("draw_tricks0", np.int8),
     ("draw_tricks1", np.int8), *RECORD_FIELDS,
 ])
+
+DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
 
 GAME_DTYPE = record_dtype([
     ("game", np.int64), ("first_dealer", np.int8), ("deals", np.int16), ("redeals", np.int16),
@@ -143,11 +149,19 @@ def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd):
-    """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``)."""
+def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
+    """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``); with
+    a double-dummy row (``dd_out``, kernels.dd_run), each seat's tricks lost against double
+    dummy go to it."""
     declarer = row.declarer
     leader = 1 - declarer
     n_played = 2 * HAND_SIZE
+    dd_on = dd_out.shape[0] > 0
+    lost = np.zeros(2, dtype=np.int64)
+    value = 0
+    if dd_on:
+        contract_play_start_nb(dd, hands, trump, False)
+        value = HAND_SIZE - dd_out[0].dd_tricks  # the opening leader's tricks
     for _ in range(HAND_SIZE):
         lead = -1
         for turn in range(2):
@@ -155,7 +169,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd):
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
             card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
-                                False, dd)
+                                False, dd[0])
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -163,25 +177,65 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd):
             n_played += 1
             if turn == 0:
                 lead = card
-            elif not trick_nb(lead, card, trump)[0]:
+                if dd_on:
+                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1, lost)
+                continue
+            if not trick_nb(lead, card, trump)[0]:
                 leader = seat
+            if dd_on:
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, -1, lost)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
+    if dd_on:
+        contract_play_end_nb(dd_out[0], lost)
     return True
 
 
 @njit(cache=True)
-def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd):
+def contract_scores_nb(kr, table, scores):
+    """D-5, D-6: ``scores[bid, declarer, doubled, seat]``, each seat's score of every
+    contract when the declarer takes the ``table``'s tricks in its strain (for par)."""
+    for bid in range(FIRST_BID, N_BIDS):
+        need = 6 + BID_LEVEL[bid]
+        for declarer in range(2):
+            got = table[BID_STRAIN[bid], declarer]
+            for doubled in range(3):
+                if got >= need:
+                    scores[bid, declarer, doubled, declarer] = kr.made[bid, doubled, got]
+                else:
+                    scores[bid, declarer, doubled, 1 - declarer] = kr.undertricks[doubled, need - got]
+
+
+@njit(cache=True)
+def dd_auction_nb(kr, dealer, hands, row, dd, out):
+    """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table after
+    the draw phase, its par (D-3 from 1C, D-5, D-6) and the contract's tricks."""
+    p = kr.params[0]
+    table = np.zeros((5, 2), dtype=np.int64)
+    contract_table_at_nb(dd, hands, False, table)
+    scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
+    contract_scores_nb(kr, table, scores)
+    contract = row.contract
+    contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
+                            BID_LEVEL[max(contract, 0)], FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS)
+
+
+@njit(cache=True)
+def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is the
-    search context of a seat playing the contract double dummy (the draw phase it plays as
-    the heuristic: the solver does not search draws)."""
+    search context (a 1-record array) of a seat playing the contract double dummy (the draw
+    phase it plays as the heuristic: the solver does not search draws) and of a --dd run,
+    whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
     p = kr.params[0]
     start_deal_nb(row)
     row.draw_tricks0 = 0
     row.draw_tricks1 = 0
     seats.cursor[:] = 0
+    dd_on = dd_out.shape[0] > 0
+    if dd_on:
+        start_contract_row_nb(dd_out[0])
     deck = hands[0] | hands[1]
     for c in stock:
         deck |= bit_nb(c)
@@ -191,12 +245,14 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd):
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements.
     if not auction_nb(hands, dealer, FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
+    if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
+        dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])
     if row.contract < 0:
         if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row, dd):
+    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row, dd, dd_out):
         return
     need = 6 + BID_LEVEL[row.contract]
     got = declarer_tricks_nb(row)
@@ -222,8 +278,9 @@ def deal_cards_nb(deal_rng, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row):
-    """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index)."""
+                 scratch, dd_row, dd_rows, dd_spare):
+    """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index);
+    ``dd_rows`` the deals' double-dummy rows (empty: none computed), ``dd_spare`` their spare."""
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
@@ -239,7 +296,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd_row[0])
+        play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer = game_index, deals, dealer
         close_header_nb(headers, outcomes, h, seats, row, counted)

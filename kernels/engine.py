@@ -6,7 +6,9 @@ blocks, or on which games are played together. Game ``i`` of a call writes its d
 into ``deal_rows[offsets[i]:offsets[i + 1]]`` (rows past that room are counted in its
 game row but not written, so a caller can give a long game more room and play it again).
 A tracing call plays chosen games one after another and records every deal's header and
-outcome (``headers``, ``outcomes``) and every action (``trace``).
+outcome (``headers``, ``outcomes``) and every action (``trace``). A --dd run passes
+``dd_rows``, one double-dummy row per deal row at the same places (kernels.dd_run); other
+runs and traces pass an empty array and no deal computes one.
 """
 
 import numpy as np
@@ -20,88 +22,95 @@ from kernels.step import TRACE_WIDTH
 
 
 @njit(cache=True)
-def game_buffers_nb(seats, deal_rows, dd_proto):
+def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
     """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
-    and, when a seat plays double dummy, its own search context (else the shared, unread
-    ``dd_proto``), made in a function of their own so the parallel loop allocates them per
-    game.
+    and spare double-dummy row and, when a seat plays double dummy or the run computes
+    double-dummy rows, its own search context (else the shared, unread ``dd_proto``), made
+    in a function of their own so the parallel loop allocates them per game.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
     their array alive: a record's array is always an argument of the function that takes
     the record out of it, never a temporary of that function.
     """
-    uses_dd = False
+    uses_dd = dd_rows.shape[0] > 0
     for pid in seats[0].pol:
         uses_dd |= pid == POLICY_DD
-    return seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto
+    return (seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto,
+            np.zeros(1, dtype=dd_rows.dtype))
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                           dd_proto):
+                           dd_proto, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
+        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd)
+                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
 def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
-                             dd_proto):
+                             dd_proto, dd_rows):
     """Play chosen games one after another, recording every deal header and action."""
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
+    dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         kb.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                             dd_proto):
+                             dd_proto, dd_rows):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
+        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd)
+                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
 def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
-                               dd_proto):
+                               dd_proto, dd_rows):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
+    dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         kd.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                            dd_proto):
+                            dd_proto, dd_rows):
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd = game_buffers_nb(seats, deal_rows, dd_proto)
+        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd)
+                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
 def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows, headers, outcomes, hcur, trace,
-                              dd_proto):
+                              dd_proto, dd_rows):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
     scratch = np.empty(64, dtype=np.int64)
+    dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         ke.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto)
+                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 
 @njit(cache=True, parallel=True)

@@ -91,7 +91,7 @@ def kernels_cached(module) -> bool:
 
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
-            threads: int | None = None, notify=None, until=None) -> tuple[RunFolder, dict, dict]:
+            threads: int | None = None, notify=None, until=None, dd: bool = False) -> tuple[RunFolder, dict, dict]:
     """Play (or resume) a run into its folder: (folder, summary, timing).
 
     Before the first block, the kernels are compiled (or loaded from numba's cache) on one
@@ -104,6 +104,10 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
 
     With ``until`` (``"dealer_advantage:0.5"``, see sim.until) ``games`` is the cap: blocks
     are played until the metric's 95% half-width over the blocks done is at most the width.
+
+    With ``dd`` every deal is also valued double dummy (sim.dd_run): its records and the
+    summary gain the double-dummy columns and section; rules the solver does not cover are
+    a RunError.
     """
     from sim.until import Stopping, parse_until
 
@@ -115,10 +119,16 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     if games < 1 or block_size < 1:
         raise RunError("games and block size must be at least 1")
     module = game_module(game)
+    if dd:
+        from sim.dd_run import refusal
+
+        reason = refusal(game_info(game), rules)
+        if reason:
+            raise RunError(reason)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
                        policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records,
-                       until=None if until is None else str(until))
+                       until=None if until is None else str(until), dd=bool(dd))
     if cluster is None:
         workers = nullcontext()
     else:
@@ -138,7 +148,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             if compiled and notify is not None:
                 notify(COMPILING)
             began = time.perf_counter()
-            module.run_block(rules, policies, seed, todo[0][1], 1)
+            module.run_block(rules, policies, seed, todo[0][1], 1, dd)
             compile_seconds = time.perf_counter() - began
         start = time.perf_counter()
         played = 0
@@ -150,7 +160,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             with ThreadPoolExecutor(max_workers=1) as writer:
                 pending = None
                 for index, first, count in todo:
-                    deals, game_rows = module.run_block(rules, policies, seed, first, count)
+                    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd)
                     if pending is not None:
                         aggregates = pending.result()
                         pending = None
@@ -171,7 +181,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 where["warm_up_seconds"] = pool.warm_up(game, rules, policies, folder.path.resolve())
             written = time.perf_counter()
             for index, count, aggregates in pool.play_blocks(game, rules, policies, seed, todo,
-                                                             folder.path.resolve(), records):
+                                                             folder.path.resolve(), records, dd):
                 # Many workers can finish blocks faster than a long manifest is rewritten:
                 # at most once a second (it may lag behind the blocks' files, never lead).
                 due = time.perf_counter() - written >= MANIFEST_EVERY_S
@@ -182,7 +192,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None))
+    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None), policies)
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None,
               "compiled": compiled, "compile_seconds": compile_seconds}
@@ -212,32 +222,44 @@ def _write_block(folder, module, rules, policies, index, deals, game_rows):
 
 def block_aggregates(game: str, rules, deals, game_rows) -> dict:
     """The game's block aggregates plus the dealer's advantage as analysis.metrics defines
-    it (exact per-game sums, so a --records none run reports it too)."""
+    it (exact per-game sums, so a --records none run reports it too) and, in a --dd run, the
+    double-dummy aggregates (sim.dd_run)."""
     from analysis.metrics import dealer_advantage_sums
+    from sim import dd_run
 
     module = game_module(game)
     first = int(game_rows["game"].min()) if len(game_rows) else 0
     groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
-    return {**module.aggregate(rules, deals, game_rows),
-            "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
+    out = {**module.aggregate(rules, deals, game_rows),
+           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
+    if dd_run.has_columns(deals):
+        out["double_dummy"] = dd_run.aggregate(game_info(game), module, rules, deals)
+    return out
 
 
-def merged_summary(game: str, rules, blocks) -> dict:
-    """summary.json from the blocks' aggregates, merged one block at a time."""
+def merged_summary(game: str, rules, blocks, policies=None) -> dict:
+    """summary.json from the blocks' aggregates, merged one block at a time (``policies``
+    name the seats in the double-dummy section of a --dd run)."""
     from analysis.metrics import dealer_advantage_summary
+    from sim import dd_run
 
-    total, advantage = None, None
+    total, advantage, dd = None, None, None
     for agg in blocks:
         sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
+        dd_sums = agg.pop("double_dummy", None)
         if total is None:
-            total, advantage = agg, sums
+            total, advantage, dd = agg, sums, dd_sums
         else:
             total = merge(total, agg)
             advantage = merge(advantage, sums) if advantage and sums else None
+            dd = merge(dd, dd_sums) if dd and dd_sums else None
     summary = {"game": game, **game_module(game).summarize(rules, total)}
+    names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
     if advantage is not None:
-        names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
         summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
+    if dd is not None:
+        summary["double_dummy"] = dd_run.summarize(game_info(game), dd, policies, names,
+                                                   getattr(game_module(game), "COLON_NAMES", ()))
     return summary
 
 
@@ -267,8 +289,10 @@ class Run:
 
 def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
-             threads: int | None = None, set_options=(), cluster=None, until=None) -> Run:
+             threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False) -> Run:
     """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.
+
+    ``dd``: also value every deal double dummy, as ``--dd`` (sim.dd_run).
 
     ``cluster``: a Dask scheduler address, ``local:N`` or a ``distributed.Client`` to play
     the blocks on (``threads`` is then per worker process); None plays them here.
@@ -287,7 +311,7 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
         numba.set_num_threads(threads)
     path = Path(out) if out is not None else default_out(game, seed, games)
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
-            until=until)
+            until=until, dd=dd)
     return Run(path)
 
 

@@ -10,8 +10,10 @@ from kernels import bid_euchre as ke
 from kernels.calls import CALL_UNKNOWN, EUCHRE_FIRST_LEVEL, EUCHRE_PASS
 from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_to_cards
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
+from sim import dd_run
 from sim.contract import categorical, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
+from sim.games import game_info
 from sim.rules import BidEuchreRules
 from sim.summary import describe, histogram, percent, rate
 
@@ -30,9 +32,10 @@ def _names(tricks: int) -> list[str]:
 RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int):
-    """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count)
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
+    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
@@ -206,9 +209,14 @@ def _made(rules, deals):
     return played, played & (team_tricks >= need)
 
 
+def made_flags(rules, deals):
+    """Per hand, whether a bid was played and its team made it (E-7)."""
+    return _made(rules, deals)[1]
+
+
 def deal_table(rules, deals, policies):
     """Hand records as an Arrow table: one row per hand dealt (void hands included, their
-    ``made`` null)."""
+    ``made`` null; a --dd run's double-dummy columns last, sim.dd_run)."""
     import pyarrow as pa
 
     names = ke.bid_names(_tricks(rules))
@@ -226,6 +234,7 @@ def deal_table(rules, deals, policies):
     }
     for seat, policy in enumerate(policies):
         columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+    columns.update(dd_run.deal_columns(game_info("bid-euchre"), deals))
     return pa.table(columns)
 
 

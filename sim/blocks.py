@@ -4,7 +4,8 @@ A first slice of the block is played with room for the longest game the rules al
 the rest is played in parallel with room for a little more than the longest of those
 games, and the rare game that needs more is played again with exactly the room its
 first pass counted. Games are pure functions of (seed, game index), so replaying one
-reproduces it, and the records never depend on how the room was chosen.
+reproduces it, and the records never depend on how the room was chosen. A --dd run's
+double-dummy rows (kernels.dd_run) lie beside the deal rows and are compacted with them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import numpy as np
 PILOT_GAMES = 256
 
 
-def _play(run_games, indices, rooms, deal_dtype, game_dtype):
-    """Play ``indices`` with ``rooms[i]`` deal rows each: (deal rows, offsets, game rows)."""
+def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype):
+    """Play ``indices`` with ``rooms[i]`` deal rows each: (deal rows, offsets, game rows,
+    double-dummy rows: None without ``dd_dtype``)."""
     offsets = np.concatenate([[0], np.cumsum(rooms)]).astype(np.int64)
     deals = np.empty(int(offsets[-1]), dtype=deal_dtype)  # only rows the games write are read
     games = np.zeros(len(indices), dtype=game_dtype)
-    run_games(indices, offsets, deals, games)
-    return deals, offsets, games
+    dd = None if dd_dtype is None else np.empty(int(offsets[-1]), dtype=dd_dtype)
+    run_games(indices, offsets, deals, games, dd)
+    return deals, offsets, games, dd
 
 
 def _copy(out, dst_starts, deals, src_starts, counts):
@@ -33,30 +36,39 @@ def _copy(out, dst_starts, deals, src_starts, counts):
                  np.asarray(dst_starts, np.int64))
 
 
-def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtype, game_dtype):
-    """Deal and game records of games ``first_game .. first_game+count-1``, in game order.
+def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtype, game_dtype, dd_dtype=None):
+    """Deal and game records of games ``first_game .. first_game+count-1``, in game order, and
+    with ``dd_dtype`` each deal's double-dummy row: (deals, games, double-dummy rows or None).
 
-    ``run_games(game_indices, offsets, deal_rows, game_rows)`` plays the games; no game has
-    more than ``max_deals`` deals.
+    ``run_games(game_indices, offsets, deal_rows, game_rows, dd_rows)`` plays the games
+    (``dd_rows`` None: compute none); no game has more than ``max_deals`` deals.
     """
     indices = np.arange(first_game, first_game + count, dtype=np.int64)
     pilot = min(count, PILOT_GAMES)
-    deals_a, offsets_a, games_a = _play(run_games, indices[:pilot], np.full(pilot, max_deals),
-                                        deal_dtype, game_dtype)
+    deals_a, offsets_a, games_a, dd_a = _play(run_games, indices[:pilot], np.full(pilot, max_deals),
+                                              deal_dtype, game_dtype, dd_dtype)
     room = min(max_deals, int(games_a["deals"].max(initial=1) * 1.25) + 4)
-    deals_b, offsets_b, games_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
-                                        deal_dtype, game_dtype)
+    deals_b, offsets_b, games_b, dd_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
+                                              deal_dtype, game_dtype, dd_dtype)
     games = np.concatenate([games_a, games_b])
     counts = games["deals"].astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)])
     out = np.empty(int(starts[-1]), dtype=deal_dtype)
-    _copy(out, starts[:pilot], deals_a, offsets_a[:-1], counts[:pilot])
+    dd_out = None if dd_dtype is None else np.empty(int(starts[-1]), dtype=dd_dtype)
+
+    def copy(dst_starts, deals, dd, src_starts, n):
+        _copy(out, dst_starts, deals, src_starts, n)
+        if dd_out is not None:
+            _copy(dd_out, dst_starts, dd, src_starts, n)
+
+    copy(starts[:pilot], deals_a, dd_a, offsets_a[:-1], counts[:pilot])
     rest = counts[pilot:]
     fits = rest <= room
     kept = np.flatnonzero(fits)
-    _copy(out, starts[pilot:][kept], deals_b, offsets_b[:-1][kept], rest[kept])
+    copy(starts[pilot:][kept], deals_b, dd_b, offsets_b[:-1][kept], rest[kept])
     longer = np.flatnonzero(~fits)
     if longer.size:
-        deals_c, offsets_c, _ = _play(run_games, indices[pilot:][longer], rest[longer], deal_dtype, game_dtype)
-        _copy(out, starts[pilot:][longer], deals_c, offsets_c[:-1], rest[longer])
-    return out, games
+        deals_c, offsets_c, _, dd_c = _play(run_games, indices[pilot:][longer], rest[longer], deal_dtype, game_dtype,
+                                            dd_dtype)
+        copy(starts[pilot:][longer], deals_c, dd_c, offsets_c[:-1], rest[longer])
+    return out, games, dd_out

@@ -12,16 +12,18 @@ from kernels import bridgette as kb
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
-from sim import contract
+from sim import contract, dd_run
+from sim.games import game_info
 from sim.rules import BridgetteRules
 from sim.summary import percent, rate
 
 RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int):
-    """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count)
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
+    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
@@ -95,6 +97,7 @@ CLASS_NAMES = ["numeral", "face", "ace"]
 UPCARD_GROUPS = CLASS_NAMES + ["Little Colon", "Royal Colon", "Grand Colon"]
 COLON_NAMES = ("little", "royal", "grand")
 game_table = contract.game_table
+made_flags = contract.made_flags
 
 
 def _upcard_group(deals) -> np.ndarray:
@@ -106,7 +109,8 @@ def _upcard_group(deals) -> np.ndarray:
 
 
 def deal_table(rules, deals, policies):
-    """Deal records as an Arrow table: one row per counted deal, names in C-2 notation."""
+    """Deal records as an Arrow table: one row per counted deal, names in C-2 notation (a
+    --dd run's double-dummy columns last, sim.dd_run)."""
     import pyarrow as pa
 
     columns = {
@@ -119,6 +123,7 @@ def deal_table(rules, deals, policies):
         **{f"colon_{name}_{what}": deals[f"colon_{name}_{what}"]
            for what in ("play", "won") for name in COLON_NAMES},
         **contract.contract_columns(deals, policies),
+        **dd_run.deal_columns(game_info("bridgette"), deals),
     }
     return pa.table(columns)
 

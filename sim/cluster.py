@@ -68,12 +68,13 @@ def _on_worker(fn, threads, *args):
             numba.set_num_threads(before)
 
 
-def play_block(game, rules, policies, seed, index, first, count, out, records):
-    """Play one block, write its Parquet records into ``out``, return its aggregates."""
+def play_block(game, rules, policies, seed, index, first, count, out, records, dd=False):
+    """Play one block (``dd``: valuing every deal double dummy, sim.dd_run), write its
+    Parquet records into ``out``, return its aggregates."""
     from sim.api import block_aggregates
 
     module = game_module(game)
-    deals, game_rows = module.run_block(rules, policies, seed, first, count)
+    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd)
     build = {"deals": lambda: module.deal_table(rules, deals, policies),
              "games": lambda: module.game_table(game_rows)}
     write_records(Path(out), index, {kind: build[kind]() for kind in RECORD_KINDS[records]})
@@ -165,10 +166,10 @@ class Cluster:
         finally:
             self.client.cancel([f for f in futures if not f.done()])
 
-    def play_blocks(self, game, rules, policies, seed, blocks, out, records):
+    def play_blocks(self, game, rules, policies, seed, blocks, out, records, dd=False):
         """(index, count, aggregates) of each block, as workers finish them; the records
         are already in ``out``."""
-        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records)
+        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records, dd)
                                      for index, first, count in blocks])
 
     def describe(self) -> dict:

@@ -45,16 +45,18 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
         trace = np.zeros((n_actions, TRACE_WIDTH), dtype=np.int64)
         hcur = np.zeros(1, dtype=np.int64)
         seats["tcur"] = 0
-        trace_games_nb(kr, np.uint64(seed), indices, seats, deals, games, headers, outcomes, hcur, trace, dd)
+        trace_games_nb(kr, np.uint64(seed), indices, seats, deals, games, headers, outcomes, hcur, trace, dd,
+                       np.zeros(0, dtype=engine.DD_DTYPE))
         tcur = int(seats["tcur"][0])
         if hcur[0] <= n_headers and tcur <= n_actions:
             return games, headers[:hcur[0]], outcomes[:hcur[0]], trace[:tcur]
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur)
 
 
-def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int):
+def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool = False):
     """Play a block of games with a game's parallel kernel ``run_games_nb`` (kernels.engine):
-    (deal records, game records)."""
+    (deal records, game records). With ``dd`` each deal record also holds its double-dummy
+    values (kernels.dd_run; ``engine.DD_DTYPE``'s fields after the deal's own)."""
     from kernels.step import seats_for
     from sim.blocks import play_block
     from sim.policies import kernel_policies
@@ -62,14 +64,30 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     from kernels.dd import new_context
 
     seats = seats_for(*kernel_policies(policies))
-    dd = new_context()  # copied for each game when a seat plays double dummy
+    ctx = new_context()  # copied for each game when a seat plays double dummy or the run is --dd
     no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
     no_outcomes = np.zeros(0, dtype=engine.DEAL_DTYPE)
+    no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
 
-    def run(indices, offsets, deal_rows, game_rows):
-        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, no_headers, no_outcomes, dd)
+    def run(indices, offsets, deal_rows, game_rows, dd_rows):
+        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, no_headers, no_outcomes, ctx,
+                     no_dd if dd_rows is None else dd_rows)
 
-    return play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE, engine.GAME_DTYPE)
+    deals, games, dd_rows = play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE,
+                                       engine.GAME_DTYPE, engine.DD_DTYPE if dd else None)
+    return (deals if dd_rows is None else join_records(deals, dd_rows)), games
+
+
+def join_records(deals, extra):
+    """Deal records with the fields of ``extra`` (as many rows) after their own."""
+    fields = [(name, deals.dtype.fields[name][0]) for name in deals.dtype.names]
+    fields += [(name, extra.dtype.fields[name][0]) for name in extra.dtype.names]
+    out = np.empty(len(deals), dtype=fields)
+    for name in deals.dtype.names:
+        out[name] = deals[name]
+    for name in extra.dtype.names:
+        out[name] = extra[name]
+    return out
 
 
 def actions_from_trace(rows, players: int = PLAYERS) -> dict:
@@ -123,7 +141,8 @@ def deck_error(deck: set, hands, stock, hand_size: int = 13) -> str | None:
 def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
     """Replay one deal in the kernel with every seat scripted: its deal record.
 
-    ``play_deal(*args, seats, trace, row, dd)`` is the game's deal kernel; ``lists`` its replay lists."""
+    ``play_deal(*args, seats, trace, row, dd, dd_out)`` is the game's deal kernel (no
+    double-dummy row); ``lists`` its replay lists."""
     from kernels.dd import new_context
     from kernels.policies import N_POLICY_PARAMS
     from kernels.step import POLICY_SCRIPT, seats_for
@@ -131,7 +150,8 @@ def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
     seats = seats_for(np.full(players, POLICY_SCRIPT), np.zeros((players, N_POLICY_PARAMS)), lists)
     dd = new_context()
-    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], dd[0])
+    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], dd,
+              np.zeros(0, dtype=engine.DD_DTYPE))
     return rows[0]
 
 
@@ -160,6 +180,11 @@ def declarer_made(deals):
     declarer_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
     made = played & (declarer_tricks >= 6 + BID_LEVEL[np.maximum(contract, 0)])
     return played, made
+
+
+def made_flags(rules, deals):
+    """Per deal, whether a contract was played and made."""
+    return declarer_made(deals)[1]
 
 
 def contract_columns(deals, policies) -> dict:

@@ -9,7 +9,8 @@ from kernels import draw_bridge as kd
 from kernels.calls import CALL_IDS, CALL_UNKNOWN
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
-from sim import contract
+from sim import contract, dd_run
+from sim.games import game_info
 from sim.rules import DrawBridgeRules
 
 PLAYERS = contract.PLAYERS
@@ -21,9 +22,10 @@ DECK = {card_name(c) for c in range(52)}
 RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int):
-    """Play games ``first_game .. first_game+count-1``: (deal records, game records)."""
-    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count)
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+    """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
+    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
 
 
 def trace_raw(rules, policies, seed: int, game_indices):
@@ -83,16 +85,19 @@ def replay_deal(case: dict) -> dict:
 # --- Records and aggregates for runs ----------------------------------------------------------
 
 game_table = contract.game_table
+made_flags = contract.made_flags
 
 
 def deal_table(rules, deals, policies):
-    """Deal records as an Arrow table: one row per counted deal."""
+    """Deal records as an Arrow table: one row per counted deal (a --dd run's double-dummy
+    columns last, sim.dd_run)."""
     import pyarrow as pa
 
     return pa.table({
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
         "draw_tricks0": deals["draw_tricks0"], "draw_tricks1": deals["draw_tricks1"],
         **contract.contract_columns(deals, policies),
+        **dd_run.deal_columns(game_info("draw-bridge"), deals),
     })
 
 

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(aggregates and summary only)")
     p.add_argument("--block-size", type=count, default=None,
                    help="games per block: one Parquet file and one resume point each (default 50000)")
+    p.add_argument("--dd", action="store_true",
+                   help="also value every deal double dummy (every hand seen, perfect play): the deal records "
+                        "gain its columns and the summary a section (README, 'Double-dummy runs'); much slower")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no summary)")
     add_cluster_flag(p, "; --out must then be a path every worker shares")
     p.add_argument("--list-options", action="store_true",
@@ -182,7 +185,7 @@ def play(args, parser) -> int:
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
                                           args.records, block_size, progress, args.cluster, args.threads, notify,
-                                          args.until)
+                                          args.until, args.dd)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -208,6 +211,12 @@ def play(args, parser) -> int:
     print(game_module(args.game).format_summary(summary))
     for line in advantage_lines(args.game, summary):
         print(line)
+    if "double_dummy" in summary:
+        from sim.dd_run import format_lines
+        from sim.games import game_info
+
+        for line in format_lines(game_info(args.game), summary["double_dummy"]):
+            print(line)
     print()
     if timing["games_played_now"]:
         if "cluster" in timing:

@@ -43,6 +43,7 @@ class RunConfig:
     records: str
     policy_params: list = field(default_factory=list)  # each seat's kernel parameter row, by name
     until: str | None = None  # --until METRIC:WIDTH; ``games`` is then the cap
+    dd: bool = False  # --dd: the deal records hold double-dummy values (sim.dd_run)
 
     def blocks(self) -> list[tuple[int, int, int]]:
         """(block index, first game, number of games) of every block."""
@@ -57,6 +58,8 @@ class RunConfig:
         config = asdict(self)
         if config["until"] is None:
             del config["until"]  # runs without --until keep the identity they always had
+        if not config["dd"]:
+            del config["dd"]  # and runs without --dd
         return dict(config, rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
 
 

@@ -77,7 +77,7 @@ def _replayed(play_deal, engine, seat, players, lists, *args):
     trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
     dd = new_context()
-    play_deal(*args, seats[0], trace, rows[0], dd[0])
+    play_deal(*args, seats[0], trace, rows[0], dd, np.zeros(0, dtype=engine.DD_DTYPE))
     return trace[:seats["tcur"][0]]
 
 

@@ -31,28 +31,32 @@ GAMES = [  # (kernels, their block kernel, game module, rules, players, games pl
 ]
 
 
-def _play(engine, run_games_nb, rules, players, n_games, room):
-    """Play games 0..n-1 with ``room`` deal rows each, in a buffer whose rows past every
-    game's room (and past the end) hold the sentinel."""
+def _play(engine, run_games_nb, rules, players, n_games, room, dd=False):
+    """Play games 0..n-1 with ``room`` deal rows each (and as many double-dummy rows with
+    ``dd``, a --dd run's), in buffers whose rows past every game's room (and past the end)
+    hold the sentinel: (deal rows, game rows, stride, double-dummy rows or None)."""
     kr = rules.to_kernel()
     seats = seats_for(*kernel_policies([parse_policy("random")] * players))
     stride = room + 3  # three sentinel rows after each game's room
     deals = np.zeros(n_games * stride + 3, dtype=engine.DEAL_DTYPE)
     deals["game"] = SENTINEL
+    dd_rows = np.zeros(n_games * stride + 3 if dd else 0, dtype=engine.DD_DTYPE)
+    dd_rows["dd_tricks"] = SENTINEL
     games = np.zeros(n_games, dtype=engine.GAME_DTYPE)
     starts = np.arange(n_games + 1, dtype=np.int64) * stride
     for i in range(n_games):  # one call per game: its own slice of exactly ``room`` rows
         run_games_nb(kr, np.uint64(5), np.array([i], dtype=np.int64), np.array([0, room], dtype=np.int64),
                      seats, deals[starts[i]:starts[i] + room], games[i:i + 1],
-                     np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE), new_context())
-    return deals, games, stride
+                     np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE), new_context(),
+                     dd_rows[starts[i]:starts[i] + room] if dd else dd_rows)
+    return deals, games, stride, dd_rows if dd else None
 
 
 @pytest.mark.parametrize("engine,run_games_nb,module,rules,players,n,outrun", GAMES,
                          ids=["bridgette", "bridgette-long-ties", "draw-bridge", "bid-euchre"])
 def test_a_game_longer_than_its_room_writes_only_its_rows(engine, run_games_nb, module, rules, players, n, outrun):
     room = 1
-    deals, games, stride = _play(engine, run_games_nb, rules, players, n, room)
+    deals, games, stride, _ = _play(engine, run_games_nb, rules, players, n, room)
     assert (games["deals"] > room).sum() >= outrun
     for i in range(n):
         assert (deals["game"][i * stride + room:(i + 1) * stride] == SENTINEL).all(), f"game {i} wrote past its room"
@@ -62,6 +66,22 @@ def test_a_game_longer_than_its_room_writes_only_its_rows(engine, run_games_nb, 
     first = np.concatenate([[0], np.cumsum(full_games["deals"])[:-1]])
     for name in ("game", "deal", "dealer", "score0", "score1"):
         assert np.array_equal(deals[name][np.arange(n) * stride], full_deals[name][first]), name
+
+
+@pytest.mark.parametrize("engine,run_games_nb,module,rules,players,n,outrun", [GAMES[0], GAMES[3]],
+                         ids=["bridgette", "bid-euchre"])
+def test_a_dd_game_longer_than_its_room_writes_only_its_rows(engine, run_games_nb, module, rules, players, n, outrun):
+    """A --dd run's double-dummy rows (kernels.dd_run.dd_out_nb) keep to the room as the deal
+    rows do, and the rows written are those of the game's first deals."""
+    n, room = 8, 1
+    deals, games, stride, dd_rows = _play(engine, run_games_nb, rules, players, n, room, dd=True)
+    assert (games["deals"] > room).all()
+    for i in range(n):
+        assert (dd_rows["dd_tricks"][i * stride + room:(i + 1) * stride] == SENTINEL).all(), f"game {i}"
+    full_deals, _ = module.run_block(rules, [parse_policy("random")] * players, 5, 0, n, dd=True)
+    first = np.concatenate([[0], np.cumsum(games["deals"])[:-1]])
+    for name in engine.DD_DTYPE.names:
+        assert np.array_equal(dd_rows[name][np.arange(n) * stride], full_deals[name][first]), name
 
 
 def test_long_tie_breaks_fill_their_records():
