@@ -94,7 +94,8 @@ GAMES = {info.name: info for info in (
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
         analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
         replay_keys=("dealer", "hands", "stock"),
-        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0},
+        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0,
+                   "bid_by_score": 0.0, "compete_margin": 0.0},
         referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",

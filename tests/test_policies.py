@@ -1,12 +1,16 @@
 """Key heuristic decisions on hand-built positions, and the policy registry."""
 
+import math
+
 import numpy as np
 import pytest
 
+from kernels import contract as kc
 from kernels import policies as kp
-from kernels.calls import CALL_IDS, EUCHRE_PASS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, EUCHRE_PASS
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from sim.policies import POLICIES, Policy, PolicyError, defaults, parameters, parse_policy
+from sim.rules import BridgetteRules, DrawBridgeRules
 
 RNG = np.zeros(1, dtype=np.uint64)
 CLUBS, DIAMONDS, HEARTS, SPADES, NO_TRUMP = 0, 1, 2, 3, 4
@@ -50,30 +54,40 @@ def legal_bids_above(cur_bid):
     return np.uint64(legal | 1 << CALL_IDS["P"])
 
 
+BRIDGETTE_GAIN = BridgetteRules().to_kernel().gain
+
+
+def bridgette_call(prm, hand, legal, cur_bid, bidder):
+    """Seat 0's call in a Bridgette auction: it has not seen the stock or the other hand."""
+    unseen = full_deck() & ~hand
+    return kp.choose_call_nb(kp.POLICY_HEURISTIC, prm, 0, hand, legal, cur_bid, bidder, 0, unseen, BRIDGETTE_GAIN,
+                             RNG)
+
+
 def test_opens_cheaply_in_its_best_strain_and_stops_where_its_estimate_does():
     hand = mask("AS KS QS JS TS 9S 2S AH KH AD 3D 2C 3C")
     assert kp.estimate_tricks_nb(hand, SPADES) > kp.estimate_tricks_nb(hand, HEARTS)
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(-1), -1, -1, 0, RNG)
+    call = bridgette_call(row(), hand, legal_bids_above(-1), -1, -1)
     assert call == CALL_IDS["1S"]
     est = kp.estimate_tricks_nb(hand, SPADES) + defaults("heuristic", "bridgette")["aggression"]
     top = CALL_IDS[f"{int(est) - 6}S"]
-    above = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(top - 4), top - 4, 1, 0, RNG)
+    above = bridgette_call(row(), hand, legal_bids_above(top - 4), top - 4, 1)
     assert above == top
-    beyond = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(top), top, 1, 0, RNG)
+    beyond = bridgette_call(row(), hand, legal_bids_above(top), top, 1)
     assert beyond != top + 5
 
 
 def test_passes_a_weak_hand_and_doubles_an_opponent_out_of_reach():
     weak = mask("2S 3S 4H 5H 6H 2D 3D 4D 7C 8C 9C 5S 6S")
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, weak, legal_bids_above(-1), -1, -1, 0, RNG)
+    call = bridgette_call(row(), weak, legal_bids_above(-1), -1, -1)
     assert call == CALL_IDS["P"]
     strong = mask("AS KS QS AH KH QH AD KD QD AC KC QC JC")
     seven_hearts = CALL_IDS["7H"]
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, strong, legal, seven_hearts, 1, 0, RNG)
+    call = bridgette_call(row(), strong, legal, seven_hearts, 1)
     assert call == CALL_IDS["X"]
     never = row("heuristic:double_margin=99")
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, never, 0, strong, legal, seven_hearts, 1, 0, RNG)
+    call = bridgette_call(never, strong, legal, seven_hearts, 1)
     assert call != CALL_IDS["X"]
 
 
@@ -130,6 +144,55 @@ def test_draw_phase_fights_for_a_face_up_king_and_not_for_a_low_card():
     cheap = kp.choose_draw_card_nb(kp.POLICY_HEURISTIC, row(game="draw-bridge"), hand, mask("AS 9S 3S"),
                                    CARD_IDS["8S"], CARD_IDS["4H"], True, RNG)
     assert cheap == CARD_IDS["3S"]
+
+
+# --- Draw Bridge auction (D-3, D-5, D-6) ------------------------------------------------------
+# After D-2 every card played has been seen, so the cards a seat cannot see are exactly the
+# opponent's hand: the positions below give the rule the opponent's 13 cards as ``unseen``.
+
+def rule_book_score(bid, tricks, undertricks):
+    """Undoubled, the declarer's deal score minus the opponent's, read off docs/rules.md: D-5
+    scores every trick over six (20 in clubs or diamonds, 30 in hearts or spades, no-trump 40
+    then 30); D-6 gives the opponent 50 a trick short with "bridge" undertricks, else nothing."""
+    level, strain = int(BID_LEVEL[bid]), int(BID_STRAIN[bid])
+    if tricks >= 6 + level:
+        over = tricks - 6
+        return 40 + 30 * (over - 1) if strain == 4 else over * (20 if strain < 2 else 30)
+    return -50 * (6 + level - tricks) if undertricks == "bridge" else 0
+
+
+def expected_score(bid, tricks, undertricks):
+    """The rule's model of a contract: the declarer's tricks fall about ``tricks`` by a
+    normal law of spread TRICK_SPREAD, rounded to whole tricks (0 and 13 take the tails)."""
+    spread = kp.TRICK_SPREAD[BID_STRAIN[bid]]
+
+    def below(x):
+        return 0.5 * (1 + math.erf(x / (spread * math.sqrt(2))))
+
+    return sum(((1.0 if t == 13 else below(t + 0.5 - tricks)) - (0.0 if t == 0 else below(t - 0.5 - tricks)))
+               * rule_book_score(bid, t, undertricks) for t in range(14))
+
+
+def draw_bridge_gain(undertricks):
+    return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().gain
+
+
+def draw_bridge_call(policy, me, opponent, cur, undertricks):
+    """Seat 0's call when seat 1 (the opponent, holding ``opponent``) has bid ``cur`` (None:
+    seat 0 calls first), under D-6 ``scoring.undertricks``."""
+    me, opponent = mask(me), mask(opponent)
+    cur_bid, bidder = (CALL_IDS[cur], 1) if cur else (-1, -1)
+    legal = kc.legal_calls_nb(me, 0, cur_bid, bidder, 0, 1, 0, False, 0)  # D-3: 1C..7NT, no holding limits
+    return kp.choose_call_nb(kp.POLICY_HEURISTIC, row(policy, "draw-bridge"), 0, me, legal, cur_bid, bidder, 0,
+                             opponent, draw_bridge_gain(undertricks), RNG)
+
+
+@pytest.mark.parametrize("undertricks", ["none", "bridge"])
+def test_draw_bridge_scores_are_those_of_the_rule_book(undertricks):
+    gain = draw_bridge_gain(undertricks)
+    for bid in range(CALL_IDS["1C"], CALL_IDS["7NT"] + 1):
+        for tricks in range(14):
+            assert gain[0, bid, tricks] == rule_book_score(bid, tricks, undertricks)
 
 
 # --- Bid Euchre (E-3..E-6) --------------------------------------------------------------------
@@ -193,7 +256,7 @@ def test_bad_policies_are_refused(text):
 # The parameters each game's decisions read (kernels/policies.py), in kernel column order.
 PARAMETERS = {
     "bridgette": ["aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds"],
-    "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight"],
+    "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight", "bid_by_score", "compete_margin"],
     "bid-euchre": ["aggression", "partner_aware"],
 }
 
@@ -245,7 +308,8 @@ MANIFESTS = [
      dict(aggression=0.5, partner_aware=0.0)),
 ]
 ROW_BEFORE = dict(aggression=0.0, double_margin=6.0, redouble_margin=1.0, keep_colons=0.5, use_colons=1.0,
-                  colon_lead_odds=0.5, draw_fight=13.0, partner_aware=1.0)  # the registry's old defaults
+                  colon_lead_odds=0.5, draw_fight=13.0, partner_aware=1.0,  # the registry's old defaults
+                  bid_by_score=0.0, compete_margin=0.0)  # and the neutral values of the columns added since
 
 
 @pytest.mark.parametrize("game, text, manifest, changed", MANIFESTS)
@@ -277,12 +341,12 @@ MOVES = [
     ("bridgette", None, "double_margin=0,redouble_margin=-9"), ("bridgette", None, "keep_colons=0"),
     ("bridgette", None, "use_colons=0"), ("bridgette", None, "colon_lead_odds=0"),
     ("draw-bridge", None, "aggression=0"), ("draw-bridge", None, "double_margin=0"),
-    ("draw-bridge", None, "double_margin=0,redouble_margin=-9"),
+    ("draw-bridge", None, "double_margin=0,redouble_margin=-9"), ("draw-bridge", None, "bid_by_score=1"),
     ("draw-bridge", "draw-bridge-show-stock-top", "draw_fight=2"),
     ("bid-euchre", None, "aggression=2"), ("bid-euchre", None, "partner_aware=0"),
 ]
 INERT = {"keep_colons": 0.0, "use_colons": 0.0, "colon_lead_odds": 0.0, "draw_fight": 2.0, "partner_aware": 0.0,
-         "double_margin": -9.0, "redouble_margin": -9.0}
+         "double_margin": -9.0, "redouble_margin": -9.0, "bid_by_score": 1.0, "compete_margin": 50.0}
 GAMES_PLAYED = {"bridgette": 150, "draw-bridge": 60, "bid-euchre": 40}
 
 
