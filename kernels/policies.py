@@ -158,8 +158,9 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, 
     return CALL_PASS
 
 
-# How far a declarer's tricks stray from ``expected_tricks_nb`` (a standard deviation, by
-# strain: clubs .. spades, no-trump), as measured in heuristic Draw Bridge deals.
+# How far a declarer's tricks stray from ``expected_tricks_nb``: a standard deviation by
+# strain (clubs .. spades, no-trump), rounded from the contracts of heuristic Draw Bridge
+# games, where it came out at about 0.9 in a suit and 1.8 to 1.9 in no-trump.
 TRICK_SPREAD = np.array([1.0, 1.0, 1.0, 1.0, 2.0])
 
 
