@@ -336,6 +336,8 @@ def test_each_game_offers_its_own_parameters(game):
 @pytest.mark.parametrize("game, text, other", [
     ("bridgette", "heuristic:draw_fight=11", "draw-bridge"),
     ("bridgette", "heuristic:partner_aware=0", "bid-euchre"),
+    ("bridgette", "heuristic:bid_by_score=1", "draw-bridge"),
+    ("bid-euchre", "heuristic:compete_margin=5", "draw-bridge"),
     ("draw-bridge", "heuristic:keep_colons=0", "bridgette"),
     ("bid-euchre", "heuristic:keep_colons=0", "bridgette"),
     ("bid-euchre", "heuristic:double_margin=2", "bridgette and draw-bridge"),
