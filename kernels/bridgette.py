@@ -59,7 +59,8 @@ class KernelRules(NamedTuple):
 
     ``value[b]`` and ``exact[b]`` are B-11's contract value and B-12's exact bonus by
     ladder index; ``penalty[level, doubled, short]`` is B-14's table with the chosen
-    last-row reading folded in.
+    last-row reading folded in; ``gain[doubled, bid, tricks]`` is the deal's score by
+    ``score_deal_nb``, the declarer's minus the opponent's, for the policies' auction.
     """
 
     params: np.ndarray  # one record: sim.rules.params_dtype(BridgetteRules)
@@ -67,6 +68,7 @@ class KernelRules(NamedTuple):
     value: np.ndarray
     exact: np.ndarray
     penalty: np.ndarray
+    gain: np.ndarray
 
 
 def kernel_rules(rules) -> KernelRules:
@@ -110,7 +112,8 @@ def kernel_rules(rules) -> KernelRules:
             else:
                 row = min(short, 6) - 1
             penalty[level, :, short] = rows[:, row]
-    return KernelRules(kernel_params(rules), deck, value, exact, penalty)
+    params = kernel_params(rules)
+    return KernelRules(params, deck, value, exact, penalty, gain_table_nb(params, value, exact, penalty))
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -317,6 +320,19 @@ def score_deal_nb(p, value, exact, penalty, contract, doubled, declarer_tricks):
     return (value[basis] + bonus) * factor + insult, 0
 
 
+@njit(cache=True)
+def gain_table_nb(params, value, exact, penalty):
+    """``score_deal_nb`` for every doubling, bid and declarer tricks: the declarer's gain
+    minus the opponent's."""
+    gain = np.zeros((3, N_BIDS, HAND_SIZE + 1), dtype=np.int64)
+    for doubled in range(3):
+        for b in range(N_BIDS):
+            for tricks in range(HAND_SIZE + 1):
+                won, lost = score_deal_nb(params[0], value, exact, penalty, b, doubled, tricks)
+                gain[doubled, b, tricks] = won - lost
+    return gain
+
+
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -369,8 +385,10 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
     if not completed:
         return
-    if not auction_nb(hands, dealer, 0, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
-                      p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
+    unseen = deck_mask & ~dead_up
+    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, kr.gain, dealer, 0, p.min_trump_cards,
+                      p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS, seats,
+                      trace, row):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])
@@ -379,7 +397,6 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    unseen = deck_mask & ~dead_up
     if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
                           seats, trace, row, dd, dd_out):
         return

@@ -126,22 +126,24 @@ def call_error_nb(call, cur_bid, lowest_bid):
 
 
 @njit(cache=True, inline="always")
-def call_step_nb(seats, trace, seat, hand, legal, cur_bid, bidder, doubled):
+def call_step_nb(seats, trace, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
         call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hand, legal, cur_bid, bidder,
-                              doubled, seats.rng)
+                              doubled, unseen, gain, seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True)
-def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-               opening_pass_ends, seats, trace, row):
+def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+               jump_min_cards, opening_pass_ends, seats, trace, row):
     """C-4: the auction, dealer first; the contract, declarer and doubling go to ``row``.
 
-    Returns False when a replayed call was illegal or missing (``row`` says why); a
-    passed-out deal completes with contract -1.
+    ``unseen0``/``unseen1``: the cards each seat has not seen (its own hand is taken off);
+    ``gain[doubled, bid, tricks]``: the game's deal score, the declarer's minus the
+    opponent's, for the policies. Returns False when a replayed call was illegal or
+    missing (``row`` says why); a passed-out deal completes with contract -1.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
@@ -149,7 +151,8 @@ def auction_nb(hands, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, j
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
-        call = call_step_nb(seats, trace, seat, hands[seat], legal, cur_bid, bidder, doubled)
+        unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
+        call = call_step_nb(seats, trace, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen, gain)
         if not legal_nb(call, legal):
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
             return stop_nb(row, err, AT_CALLS, n_calls)

@@ -46,12 +46,15 @@ class KernelRules(NamedTuple):
     """The kernel's view of a validated ``DrawBridgeRules``.
 
     ``made[bid, doubled, tricks]`` is D-5's score of a made contract by declarer tricks;
-    ``undertricks[doubled, short]`` is D-6's (zeros for ``scoring.undertricks = "none"``).
+    ``undertricks[doubled, short]`` is D-6's (zeros for ``scoring.undertricks = "none"``);
+    ``gain[doubled, bid, tricks]`` is both in one, the declarer's score minus the
+    opponent's, for the policies' auction.
     """
 
     params: np.ndarray  # one record: sim.rules.params_dtype(DrawBridgeRules)
     made: np.ndarray
     undertricks: np.ndarray
+    gain: np.ndarray
 
 
 def kernel_rules(rules) -> KernelRules:
@@ -70,7 +73,12 @@ def kernel_rules(rules) -> KernelRules:
         for short in range(1, HAND_SIZE + 1):
             doubled = sum(100 if k == 1 else 200 if k <= 3 else 300 for k in range(1, short + 1))
             undertricks[:, short] = (50 * short, doubled, 2 * doubled)
-    return KernelRules(kernel_params(rules), made, undertricks)
+    gain = np.zeros((3, N_BIDS, HAND_SIZE + 1), dtype=np.int64)
+    for b in range(FIRST_BID, N_BIDS):
+        need = 6 + BID_LEVEL[b]
+        for tricks in range(HAND_SIZE + 1):
+            gain[:, b, tricks] = made[b, :, tricks] if tricks >= need else -undertricks[:, need - tricks]
+    return KernelRules(kernel_params(rules), made, undertricks, gain)
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -242,8 +250,10 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     completed, gone = draw_phase_nb(p, dealer, hands, stock, seats, trace, row)
     if not completed:
         return
-    # D-3: the auction, dealer first, 1C..7NT, no holding requirements.
-    if not auction_nb(hands, dealer, FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
+    # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
+    # the draw phase was seen, so what a seat has not seen is the opponent's hand.
+    if not auction_nb(hands, deck & ~gone, deck & ~gone, kr.gain, dealer, FIRST_BID, 0, False, 0,
+                      p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])

@@ -7,7 +7,7 @@ opens a finished run folder (summary and records as pandas).
 __version__ = "0.1.0"
 
 # Moves only when a rule or policy change changes simulated outcomes (DESIGN point 10).
-RULES_VERSION = 1
+RULES_VERSION = 2  # 2: heuristic defaults re-tuned on game wins, Draw Bridge bids by expected score
 
 
 def __getattr__(name):

@@ -78,23 +78,26 @@ class GameInfo:
 
 # The heuristic parameters each game's decisions read (kernels/policies.py): the auction's
 # estimate and doubling in both contract games, the Colons in Bridgette only (Draw Bridge's
-# deck has none), the draw phase in Draw Bridge, partner play in Bid Euchre. Defaults
-# were found by duplicate matches (README, "Tuning"); Draw Bridge's default D-6 scoring
-# makes a failed contract cost nothing, so its heuristic bids boldly and, since a double
-# can then only double the declarer's score, never doubles.
+# deck has none), the draw phase and bidding by expected score in Draw Bridge (after D-2 a
+# seat knows the opponent's hand), partner play in Bid Euchre. Defaults were chosen by
+# duplicate matches on game wins (README, "Tuning and targets"). Under Draw Bridge's default
+# D-6 scoring a failed contract costs nothing, so outbidding the opponent pays and its
+# auctions run up to 7NT; a double there can only double the declarer's score, so it never
+# doubles.
 GAMES = {info.name: info for info in (
     GameInfo(
         name="bridgette", title="Bridgette", engine="sim.bridgette", referee="sim.reference.bridgette",
         analysis="analysis.games.bridgette", seats=2, teams=None, draws=True,
         replay_keys=("dealer", "hands", "stock"),
-        heuristic={"aggression": 1.0, "double_margin": 6.0, "redouble_margin": 1.0,
+        heuristic={"aggression": 1.0, "double_margin": 4.0, "redouble_margin": 3.0,
                    "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
         analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
         replay_keys=("dealer", "hands", "stock"),
-        heuristic={"aggression": 4.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0},
+        heuristic={"aggression": -1.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0,
+                   "bid_by_score": 1.0, "compete_margin": 0.0},
         referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",

@@ -69,6 +69,11 @@ POLICIES = {
                                                     "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)"),
         "partner_aware": Column(kp.H_PARTNER_AWARE, 1.0,
                                 "1 never overtakes a partner winning with a trump, king or ace (E-6)"),
+        "bid_by_score": Column(kp.H_BID_BY_SCORE, 0.0,
+                               "1 counts tricks from both hands (D-2 shows the opponent's) and bids beyond them "
+                               "only when the expected score pays (D-5, D-6); 0 bids this hand's estimate"),
+        "compete_margin": Column(kp.H_COMPETE_MARGIN, 0.0, "points a bid beyond the tricks must be expected to "
+                                                           "gain over passing (bid_by_score)"),
     }, offered=lambda info: info.heuristic),
 }
 # A seat that sees every hand: its card play is double dummy (kernels.dd), an upper bound on

@@ -9,7 +9,9 @@ that makes a recorded action of another seat illegal (it revealed, say, a void) 
 world consistent with what the seat saw, and is set aside.
 
 A control shuffle that also moves one card the seat holds must change some decisions,
-so the harness can see a policy that reads what it should not.
+so the harness can see a policy that reads what it should not. Each game plays its own
+default heuristic (Draw Bridge's bids by expected score from both hands, which a seat
+knows once D-2 has shown every card played).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
-HEURISTIC = parse_policy("heuristic")
 TRACE_ROWS = 512
 
 
@@ -68,11 +69,11 @@ def _contract_arrays(deal, pi):
     return hands, stock, calls, play
 
 
-def _replayed(play_deal, engine, seat, players, lists, *args):
-    """Play world B with the heuristic in ``seat`` and every other seat scripted: its trace."""
-    _, prm = kernel_policies([HEURISTIC] * players)
+def _replayed(policy, play_deal, engine, seat, players, lists, *args):
+    """Play world B with ``policy`` in ``seat`` and every other seat scripted: its trace."""
+    _, prm = kernel_policies([policy] * players)
     pol = np.full(players, POLICY_SCRIPT, dtype=np.int64)
-    pol[seat] = HEURISTIC.policy_id
+    pol[seat] = policy.policy_id
     seats = seats_for(pol, prm, lists)
     trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
@@ -98,9 +99,11 @@ class BridgetteWorld:
     rules = BridgetteRules()
     players = 2
     kind_play = kc.KIND_PLAY
+    policy = parse_policy("heuristic", "bridgette")
+    games = 40  # games probed, about 1,200 deals
 
     def deals(self, seed, games):
-        yield from _deals(bridgette.trace_raw(self.rules, [HEURISTIC] * 2, seed, games))
+        yield from _deals(bridgette.trace_raw(self.rules, [self.policy] * 2, seed, games))
 
     def known(self, deal, seat, t):
         """The seat's own cards (dealt and drawn: all it discards or plays), the up-card, and
@@ -115,7 +118,7 @@ class BridgetteWorld:
     def replay(self, deal, seat, pi):
         hands, stock, calls, play = _contract_arrays(deal, pi)
         discards = [[pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD] for s in (0, 1)]
-        return _replayed(kb.play_deal_nb, kb, seat, 2, (*discards, calls, play), self.rules.to_kernel(),
+        return _replayed(self.policy, kb.play_deal_nb, kb, seat, 2, (*discards, calls, play), self.rules.to_kernel(),
                          np.uint64(self.deck(deal)), deal.dealer, hands, stock)
 
 
@@ -123,9 +126,11 @@ class DrawBridgeWorld:
     rules = DrawBridgeRules()
     players = 2
     kind_play = kc.KIND_PLAY
+    policy = parse_policy("heuristic", "draw-bridge")
+    games = 12  # its games run to 7NT auctions and last about 105 deals
 
     def deals(self, seed, games):
-        yield from _deals(draw_bridge.trace_raw(self.rules, [HEURISTIC] * 2, seed, games))
+        yield from _deals(draw_bridge.trace_raw(self.rules, [self.policy] * 2, seed, games))
 
     def known(self, deal, seat, t):
         """D-2: the dealt hand, the stock cards the seat drew in tricks finished before ``t``
@@ -146,19 +151,21 @@ class DrawBridgeWorld:
 
     def replay(self, deal, seat, pi):
         hands, stock, calls, play = _contract_arrays(deal, pi)
-        return _replayed(kd.play_deal_nb, kd, seat, 2, ([], [], calls, play), self.rules.to_kernel(),
+        return _replayed(self.policy, kd.play_deal_nb, kd, seat, 2, ([], [], calls, play), self.rules.to_kernel(),
                          deal.dealer, hands, stock)
 
 
 class BidEuchreWorld:
     players = 4
     kind_play = ke.KIND_PLAY
+    policy = parse_policy("heuristic", "bid-euchre")
+    games = 40
 
     def __init__(self, rules):
         self.rules = rules
 
     def deals(self, seed, games):
-        yield from _deals(bid_euchre.trace_raw(self.rules, [HEURISTIC] * 4, seed, games), contracts_only=False)
+        yield from _deals(bid_euchre.trace_raw(self.rules, [self.policy] * 4, seed, games), contracts_only=False)
 
     def known(self, deal, seat, t):
         """The dealt hand (the joker dealer's discard among it), E-4 exchange cards the seat
@@ -204,7 +211,7 @@ class BidEuchreWorld:
             returns = np.concatenate([np.asarray(forced, dtype=np.int64), returns])
         lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
                  [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
-        return _replayed(ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
+        return _replayed(self.policy, ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
                          np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64))
 
 
@@ -257,13 +264,13 @@ def _played(world, deal, t):
 
 @pytest.mark.parametrize("name", sorted(WORLDS))
 def test_decisions_ignore_cards_the_seat_cannot_see(name):
-    checked, changed, _ = _probe(WORLDS[name], seed=11, games=range(40), shuffles=4, control=False)
+    checked, changed, _ = _probe(WORLDS[name], seed=11, games=range(WORLDS[name].games), shuffles=4, control=False)
     assert checked >= 300
     assert changed == 0
 
 
 @pytest.mark.parametrize("name", sorted(WORLDS))
 def test_control_moving_a_held_card_changes_decisions(name):
-    checked, changed, _ = _probe(WORLDS[name], seed=12, games=range(40), shuffles=2, control=True)
+    checked, changed, _ = _probe(WORLDS[name], seed=12, games=range(WORLDS[name].games), shuffles=2, control=True)
     assert checked >= 100
     assert changed >= 0.05 * checked

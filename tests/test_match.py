@@ -40,8 +40,8 @@ def test_duplicate_deals_share_their_cards():
         assert np.array_equal(first[field], second[field])
 
 
-A_HEURISTIC = parse_policy("heuristic", "bridgette")
-B_DOUBLES_EARLY = parse_policy("heuristic:double_margin=4", "bridgette")
+A_DOUBLES_LATE = parse_policy("heuristic:double_margin=6", "bridgette")  # the margin before RULES_VERSION 2
+B_HEURISTIC = parse_policy("heuristic", "bridgette")  # doubles at a margin of 4
 
 
 def test_game_win_rate_and_its_interval_from_the_games_totals(monkeypatch):
@@ -49,10 +49,10 @@ def test_game_win_rate_and_its_interval_from_the_games_totals(monkeypatch):
     Bridgette games go to the higher total (B-15), equal totals count as half; blocks of
     300 games make the match merge blocks, as a long one does."""
     monkeypatch.setattr(sim.match, "BLOCK_GAMES", 300)
-    result = play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=4)
+    result = play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 1000, seed=4)
     rules = BridgetteRules()
-    first = bridgette.run_block(rules, [A_HEURISTIC, B_DOUBLES_EARLY], 4, 0, 1000)[1]
-    second = bridgette.run_block(rules, [B_DOUBLES_EARLY, A_HEURISTIC], 4, 0, 1000)[1]
+    first = bridgette.run_block(rules, [A_DOUBLES_LATE, B_HEURISTIC], 4, 0, 1000)[1]
+    second = bridgette.run_block(rules, [B_HEURISTIC, A_DOUBLES_LATE], 4, 0, 1000)[1]
     a_first = np.sign(first["total0"].astype(np.int64) - first["total1"]) / 2 + 0.5
     a_second = np.sign(second["total1"].astype(np.int64) - second["total0"]) / 2 + 0.5
     pairs = (a_first + a_second) / 2
@@ -65,13 +65,14 @@ def test_game_win_rate_and_its_interval_from_the_games_totals(monkeypatch):
 
 
 def test_points_and_wins_can_disagree():
-    """Doubling at a margin of 4 loses many games by a little and wins few by a lot: A (the
-    default, 6) gains points per deal yet wins fewer games, both outside their intervals."""
-    result = play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=11)
+    """Doubling at a margin of 4 (the default) loses many games by a little and wins few by a
+    lot: A (a margin of 6) gains points per deal yet wins fewer games, both outside their
+    intervals."""
+    result = play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 1000, seed=11)
     assert result["ci95"][0] > 0 and result["a_game_win_ci95"][1] < 0.5
     assert result["points_and_wins_disagree"] == ("points and wins disagree: "
                                                   "A gains points per deal but wins fewer games than B")
-    swapped = play_match("bridgette", B_DOUBLES_EARLY, A_HEURISTIC, 1000, seed=11)
+    swapped = play_match("bridgette", B_HEURISTIC, A_DOUBLES_LATE, 1000, seed=11)
     assert swapped["points_and_wins_disagree"] == ("points and wins disagree: "
                                                    "A loses points per deal but wins more games than B")
 
@@ -84,7 +85,7 @@ def test_heuristic_beats_random(game):
 
 
 def test_cli_json_text_and_bad_input():
-    args = [sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "heuristic:double_margin=4",
+    args = [sys.executable, "-m", "sim.match", "--a", "heuristic:double_margin=6", "--b", "heuristic",
             "--games", "1000", "--seed", "11"]
     run = subprocess.run([*args, "--json"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
@@ -92,7 +93,7 @@ def test_cli_json_text_and_bad_input():
     assert set(result) >= {"games", "deals", "mean_diff_per_deal", "ci95", "a_game_win_rate", "a_game_win_ci95",
                            "points_and_wins_disagree", "pairing_variance_reduction"}
     assert result["games"] == 1000 and len(result["ci95"]) == 2
-    assert result == json.loads(json.dumps(play_match("bridgette", A_HEURISTIC, B_DOUBLES_EARLY, 1000, seed=11)))
+    assert result == json.loads(json.dumps(play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 1000, seed=11)))
     text = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
     assert text.returncode == 0, text.stderr
     lo, hi = result["a_game_win_ci95"]

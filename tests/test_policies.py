@@ -1,12 +1,16 @@
 """Key heuristic decisions on hand-built positions, and the policy registry."""
 
+import math
+
 import numpy as np
 import pytest
 
+from kernels import contract as kc
 from kernels import policies as kp
-from kernels.calls import CALL_IDS, EUCHRE_PASS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, EUCHRE_PASS
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from sim.policies import POLICIES, Policy, PolicyError, defaults, parameters, parse_policy
+from sim.rules import BridgetteRules, DrawBridgeRules
 
 RNG = np.zeros(1, dtype=np.uint64)
 CLUBS, DIAMONDS, HEARTS, SPADES, NO_TRUMP = 0, 1, 2, 3, 4
@@ -50,30 +54,40 @@ def legal_bids_above(cur_bid):
     return np.uint64(legal | 1 << CALL_IDS["P"])
 
 
+BRIDGETTE_GAIN = BridgetteRules().to_kernel().gain
+
+
+def bridgette_call(prm, hand, legal, cur_bid, bidder):
+    """Seat 0's call in a Bridgette auction: it has not seen the stock or the other hand."""
+    unseen = full_deck() & ~hand
+    return kp.choose_call_nb(kp.POLICY_HEURISTIC, prm, 0, hand, legal, cur_bid, bidder, 0, unseen, BRIDGETTE_GAIN,
+                             RNG)
+
+
 def test_opens_cheaply_in_its_best_strain_and_stops_where_its_estimate_does():
     hand = mask("AS KS QS JS TS 9S 2S AH KH AD 3D 2C 3C")
     assert kp.estimate_tricks_nb(hand, SPADES) > kp.estimate_tricks_nb(hand, HEARTS)
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(-1), -1, -1, 0, RNG)
+    call = bridgette_call(row(), hand, legal_bids_above(-1), -1, -1)
     assert call == CALL_IDS["1S"]
     est = kp.estimate_tricks_nb(hand, SPADES) + defaults("heuristic", "bridgette")["aggression"]
     top = CALL_IDS[f"{int(est) - 6}S"]
-    above = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(top - 4), top - 4, 1, 0, RNG)
+    above = bridgette_call(row(), hand, legal_bids_above(top - 4), top - 4, 1)
     assert above == top
-    beyond = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, hand, legal_bids_above(top), top, 1, 0, RNG)
+    beyond = bridgette_call(row(), hand, legal_bids_above(top), top, 1)
     assert beyond != top + 5
 
 
 def test_passes_a_weak_hand_and_doubles_an_opponent_out_of_reach():
     weak = mask("2S 3S 4H 5H 6H 2D 3D 4D 7C 8C 9C 5S 6S")
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, weak, legal_bids_above(-1), -1, -1, 0, RNG)
+    call = bridgette_call(row(), weak, legal_bids_above(-1), -1, -1)
     assert call == CALL_IDS["P"]
     strong = mask("AS KS QS AH KH QH AD KD QD AC KC QC JC")
     seven_hearts = CALL_IDS["7H"]
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, row(), 0, strong, legal, seven_hearts, 1, 0, RNG)
+    call = bridgette_call(row(), strong, legal, seven_hearts, 1)
     assert call == CALL_IDS["X"]
     never = row("heuristic:double_margin=99")
-    call = kp.choose_call_nb(kp.POLICY_HEURISTIC, never, 0, strong, legal, seven_hearts, 1, 0, RNG)
+    call = bridgette_call(never, strong, legal, seven_hearts, 1)
     assert call != CALL_IDS["X"]
 
 
@@ -132,6 +146,117 @@ def test_draw_phase_fights_for_a_face_up_king_and_not_for_a_low_card():
     assert cheap == CARD_IDS["3S"]
 
 
+# --- Draw Bridge auction (D-3, D-5, D-6) ------------------------------------------------------
+# After D-2 every card played has been seen, so the cards a seat cannot see are exactly the
+# opponent's hand: the positions below give the rule the opponent's 13 cards as ``unseen``.
+
+def rule_book_score(bid, tricks, undertricks):
+    """Undoubled, the declarer's deal score minus the opponent's, read off docs/rules.md: D-5
+    scores every trick over six (20 in clubs or diamonds, 30 in hearts or spades, no-trump 40
+    then 30); D-6 gives the opponent 50 a trick short with "bridge" undertricks, else nothing."""
+    level, strain = int(BID_LEVEL[bid]), int(BID_STRAIN[bid])
+    if tricks >= 6 + level:
+        over = tricks - 6
+        return 40 + 30 * (over - 1) if strain == 4 else over * (20 if strain < 2 else 30)
+    return -50 * (6 + level - tricks) if undertricks == "bridge" else 0
+
+
+def expected_score(bid, tricks, undertricks):
+    """The rule's model of a contract: the declarer's tricks fall about ``tricks`` by a
+    normal law of spread TRICK_SPREAD, rounded to whole tricks (0 and 13 take the tails)."""
+    spread = kp.TRICK_SPREAD[BID_STRAIN[bid]]
+
+    def below(x):
+        return 0.5 * (1 + math.erf(x / (spread * math.sqrt(2))))
+
+    return sum(((1.0 if t == 13 else below(t + 0.5 - tricks)) - (0.0 if t == 0 else below(t - 0.5 - tricks)))
+               * rule_book_score(bid, t, undertricks) for t in range(14))
+
+
+def draw_bridge_gain(undertricks):
+    return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().gain
+
+
+def draw_bridge_call(policy, me, opponent, cur, undertricks):
+    """Seat 0's call when seat 1 (the opponent, holding ``opponent``) has bid ``cur`` (None:
+    seat 0 calls first), under D-6 ``scoring.undertricks``."""
+    me, opponent = mask(me), mask(opponent)
+    cur_bid, bidder = (CALL_IDS[cur], 1) if cur else (-1, -1)
+    legal = kc.legal_calls_nb(me, 0, cur_bid, bidder, 0, 1, 0, False, 0)  # D-3: 1C..7NT, no holding limits
+    return kp.choose_call_nb(kp.POLICY_HEURISTIC, row(policy, "draw-bridge"), 0, me, legal, cur_bid, bidder, 0,
+                             opponent, draw_bridge_gain(undertricks), RNG)
+
+
+@pytest.mark.parametrize("undertricks", ["none", "bridge"])
+def test_draw_bridge_scores_are_those_of_the_rule_book(undertricks):
+    gain = draw_bridge_gain(undertricks)
+    for bid in range(CALL_IDS["1C"], CALL_IDS["7NT"] + 1):
+        for tricks in range(14):
+            assert gain[0, bid, tricks] == rule_book_score(bid, tricks, undertricks)
+
+
+SPADES_HAND = "AS KS QS JS TS 9S 8S AH KH AD 3D 2C 3C"
+AGAINST_SPADES = "KD QD JD TD AC KC QC JC 7H 6H 5H 4H 2S"
+
+
+def test_draw_bridge_bids_the_tricks_it_expects_and_not_more():
+    """Tricks counted from both hands (the two take 13: 6.5 plus half the difference of the
+    estimates): it opens in its best strain at the cheapest level, bids over a lower contract
+    up to the level its tricks support, and over the opponent's NT at that level passes,
+    since a contract one trick above its tricks scores less than letting NT go down."""
+    me, opponent = mask(SPADES_HAND), mask(AGAINST_SPADES)
+    aggression = defaults("heuristic", "draw-bridge")["aggression"]
+    tricks = [kp.expected_tricks_nb(me, opponent, s) + aggression for s in range(5)]
+    assert kp.expected_tricks_nb(me, opponent, SPADES) + kp.expected_tricks_nb(opponent, me, SPADES) == 13
+    assert max(range(5), key=tricks.__getitem__) == SPADES
+    top = math.floor(tricks[SPADES]) - 6  # the level its tricks support
+    assert top >= 2
+    assert draw_bridge_call("heuristic", SPADES_HAND, AGAINST_SPADES, None, "bridge") == CALL_IDS["1S"]
+    assert draw_bridge_call("heuristic", SPADES_HAND, AGAINST_SPADES, f"{top}H", "bridge") == CALL_IDS[f"{top}S"]
+    their_nt = CALL_IDS[f"{top}NT"]
+    letting_it_go = -expected_score(their_nt, kp.expected_tricks_nb(opponent, me, 4), "bridge")
+    assert expected_score(CALL_IDS[f"{top + 1}S"], tricks[SPADES], "bridge") < letting_it_go - 50
+    assert draw_bridge_call("heuristic", SPADES_HAND, AGAINST_SPADES, f"{top}NT", "bridge") == CALL_IDS["P"]
+    # The bold rule of before counts this hand alone and adds four tricks: it outbids.
+    bold = draw_bridge_call("heuristic:bid_by_score=0,aggression=4", SPADES_HAND, AGAINST_SPADES, f"{top}NT", "bridge")
+    assert their_nt < bold <= CALL_IDS["7NT"]
+
+
+LONG_HEARTS = "AH KH QH JH TH 9H 8H 7H 6H 5H AD 2D 3C"
+LONG_SPADES = "AS KS QS JS TS 9S 8S 7S AC KC QC KD 2C"
+EIGHT_HEARTS = "AH KH QH 5H 4H 3H 8H 7H 5D 6D 2D 3C 2C"
+EIGHT_SPADES = "AS KS QS JS TS 9S 8S 7S AC KC QC KD QD"
+
+
+@pytest.mark.parametrize("me, opponent, theirs, undertricks, pays", [
+    (EIGHT_HEARTS, EIGHT_SPADES, "4S", "none", True),  # D-6 "none": failing costs nothing
+    (LONG_HEARTS, LONG_SPADES, "3S", "bridge", True),  # a sacrifice a trick or two down, cheaper than 3S made
+    (EIGHT_HEARTS, EIGHT_SPADES, "4S", "bridge", False),  # three or four down: dearer than 4S made
+])
+def test_draw_bridge_competes_only_when_the_score_says_it_pays(me, opponent, theirs, undertricks, pays):
+    """Over a contract the opponent expects to make, with no bid its own tricks support: the
+    rule bids the cheapest bid of the strain with the best expected score when that beats
+    letting the opponent's contract stand (by more than compete_margin points), else passes."""
+    hand, other = mask(me), mask(opponent)
+    aggression = defaults("heuristic", "draw-bridge")["aggression"]
+    margin = defaults("heuristic", "draw-bridge")["compete_margin"]
+    cur = CALL_IDS[theirs]
+    letting_it_go = -expected_score(cur, kp.expected_tricks_nb(other, hand, BID_STRAIN[cur]), undertricks)
+    assert letting_it_go < -50  # they expect to make it
+    cheapest = [next(b for b in range(cur + 1, CALL_IDS["7NT"] + 1) if BID_STRAIN[b] == s) for s in range(5)]
+    values = {b: expected_score(b, kp.expected_tricks_nb(hand, other, BID_STRAIN[b]) + aggression, undertricks)
+              for b in cheapest}
+    best = max(values, key=values.get)
+    assert abs(values[best] - letting_it_go - margin) > 30  # a clear case either way
+    assert (values[best] > letting_it_go + margin) == pays
+    assert all(BID_LEVEL[b] > math.floor(kp.expected_tricks_nb(hand, other, BID_STRAIN[b]) + aggression) - 6
+               for b in cheapest)  # no bid is one its tricks support
+    call = draw_bridge_call("heuristic", me, opponent, theirs, undertricks)
+    assert call == (best if pays else CALL_IDS["P"])
+    # Told never to bid beyond its tricks, it lets the contract stand.
+    assert draw_bridge_call("heuristic:compete_margin=1000", me, opponent, theirs, undertricks) == CALL_IDS["P"]
+
+
 # --- Bid Euchre (E-3..E-6) --------------------------------------------------------------------
 
 def euchre(names):
@@ -178,7 +303,7 @@ def test_euchre_bidder_leads_its_right_bower():
 # --- Registry ----------------------------------------------------------------------------------
 
 def test_game_defaults_apply_and_show_only_real_changes():
-    assert parse_policy("heuristic", "draw-bridge").row()[kp.H_AGGRESSION] == 4.0
+    assert parse_policy("heuristic", "draw-bridge").row()[kp.H_AGGRESSION] == -1.0
     assert parse_policy("heuristic").row()[kp.H_AGGRESSION] == 0.0
     assert str(parse_policy("heuristic", "draw-bridge")) == "heuristic"
     assert str(parse_policy("heuristic:aggression=0", "draw-bridge")) == "heuristic:aggression=0"
@@ -193,7 +318,7 @@ def test_bad_policies_are_refused(text):
 # The parameters each game's decisions read (kernels/policies.py), in kernel column order.
 PARAMETERS = {
     "bridgette": ["aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds"],
-    "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight"],
+    "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight", "bid_by_score", "compete_margin"],
     "bid-euchre": ["aggression", "partner_aware"],
 }
 
@@ -211,6 +336,8 @@ def test_each_game_offers_its_own_parameters(game):
 @pytest.mark.parametrize("game, text, other", [
     ("bridgette", "heuristic:draw_fight=11", "draw-bridge"),
     ("bridgette", "heuristic:partner_aware=0", "bid-euchre"),
+    ("bridgette", "heuristic:bid_by_score=1", "draw-bridge"),
+    ("bid-euchre", "heuristic:compete_margin=5", "draw-bridge"),
     ("draw-bridge", "heuristic:keep_colons=0", "bridgette"),
     ("bid-euchre", "heuristic:keep_colons=0", "bridgette"),
     ("bid-euchre", "heuristic:double_margin=2", "bridgette and draw-bridge"),
@@ -224,35 +351,40 @@ def test_a_parameter_of_another_game_is_refused(game, text, other):
     assert (f"only {other} decisions read it" in message) if other else "read it" not in message
 
 
-# Manifests made before parameters were per game: the same parameter values must give the
-# same policy strings and kernel rows, or existing run folders would not be resumed.
+# Policy strings as run manifests write them (the parameters that differ from the game's
+# defaults, in column order) and the kernel rows they stand for, the game's defaults of
+# RULES_VERSION 2 included: a string read back must give the same row.
+BRIDGETTE = dict(aggression=1.0, double_margin=4.0, redouble_margin=3.0)
+DRAW_BRIDGE = dict(aggression=-1.0, double_margin=99.0, bid_by_score=1.0)
 MANIFESTS = [
-    ("bridgette", "heuristic", "heuristic", dict(aggression=1.0)),
+    ("bridgette", "heuristic", "heuristic", BRIDGETTE),
     ("bridgette", "heuristic:aggression=1,keep_colons=0", "heuristic:keep_colons=0",
-     dict(aggression=1.0, keep_colons=0.0)),
+     dict(BRIDGETTE, keep_colons=0.0)),
     ("bridgette", "heuristic:use_colons=0,colon_lead_odds=0.75,double_margin=99,redouble_margin=2",
      "heuristic:double_margin=99,redouble_margin=2,use_colons=0,colon_lead_odds=0.75",
      dict(aggression=1.0, double_margin=99.0, redouble_margin=2.0, use_colons=0.0, colon_lead_odds=0.75)),
-    ("draw-bridge", "heuristic", "heuristic", dict(aggression=4.0, double_margin=99.0)),
+    ("draw-bridge", "heuristic", "heuristic", DRAW_BRIDGE),
     ("draw-bridge", "heuristic:double_margin=6,aggression=4.5", "heuristic:aggression=4.5,double_margin=6",
-     dict(aggression=4.5, double_margin=6.0)),
-    ("draw-bridge", "heuristic:draw_fight=15", "heuristic:draw_fight=15",
-     dict(aggression=4.0, double_margin=99.0, draw_fight=15.0)),
+     dict(DRAW_BRIDGE, aggression=4.5, double_margin=6.0)),
+    ("draw-bridge", "heuristic:draw_fight=15", "heuristic:draw_fight=15", dict(DRAW_BRIDGE, draw_fight=15.0)),
+    ("draw-bridge", "heuristic:bid_by_score=0,aggression=4", "heuristic:aggression=4,bid_by_score=0",
+     dict(DRAW_BRIDGE, aggression=4.0, bid_by_score=0.0)),
     ("bid-euchre", "heuristic", "heuristic", dict(aggression=-0.3)),
     ("bid-euchre", "heuristic:aggression=-0.3,partner_aware=0", "heuristic:partner_aware=0",
      dict(aggression=-0.3, partner_aware=0.0)),
     (None, "heuristic:aggression=0.5,partner_aware=0", "heuristic:aggression=0.5,partner_aware=0",
      dict(aggression=0.5, partner_aware=0.0)),
 ]
-ROW_BEFORE = dict(aggression=0.0, double_margin=6.0, redouble_margin=1.0, keep_colons=0.5, use_colons=1.0,
-                  colon_lead_odds=0.5, draw_fight=13.0, partner_aware=1.0)  # the registry's old defaults
+NEUTRAL_ROW = dict(aggression=0.0, double_margin=6.0, redouble_margin=1.0, keep_colons=0.5, use_colons=1.0,
+                   colon_lead_odds=0.5, draw_fight=13.0, partner_aware=1.0, bid_by_score=0.0,
+                   compete_margin=0.0)  # every column where the seat's game does not read it
 
 
 @pytest.mark.parametrize("game, text, manifest, changed", MANIFESTS)
 def test_policy_strings_and_rows_are_those_of_existing_manifests(game, text, manifest, changed):
     policy = parse_policy(text, game)
     assert str(policy) == manifest
-    assert policy.kernel_params() == {**ROW_BEFORE, **changed}
+    assert policy.kernel_params() == {**NEUTRAL_ROW, **changed}
     assert str(parse_policy(manifest, game)) == manifest
     assert parse_policy("random", game).kernel_params() == {}
 
@@ -265,7 +397,7 @@ def test_run_manifest_keeps_its_policy_entries(tmp_path):
                    policies={"all": "heuristic", 2: "heuristic:partner_aware=0", 3: "random"})
     config = run.manifest["config"]
     assert config["policies"] == ["heuristic", "heuristic", "heuristic:partner_aware=0", "random"]
-    euchre = {**ROW_BEFORE, "aggression": -0.3}
+    euchre = {**NEUTRAL_ROW, "aggression": -0.3}
     assert config["policy_params"] == [euchre, euchre, {**euchre, "partner_aware": 0.0}, {}]
 
 
@@ -277,12 +409,13 @@ MOVES = [
     ("bridgette", None, "double_margin=0,redouble_margin=-9"), ("bridgette", None, "keep_colons=0"),
     ("bridgette", None, "use_colons=0"), ("bridgette", None, "colon_lead_odds=0"),
     ("draw-bridge", None, "aggression=0"), ("draw-bridge", None, "double_margin=0"),
-    ("draw-bridge", None, "double_margin=0,redouble_margin=-9"),
+    ("draw-bridge", None, "double_margin=0,redouble_margin=-9"), ("draw-bridge", None, "bid_by_score=0"),
+    ("draw-bridge", None, "compete_margin=50"),
     ("draw-bridge", "draw-bridge-show-stock-top", "draw_fight=2"),
     ("bid-euchre", None, "aggression=2"), ("bid-euchre", None, "partner_aware=0"),
 ]
 INERT = {"keep_colons": 0.0, "use_colons": 0.0, "colon_lead_odds": 0.0, "draw_fight": 2.0, "partner_aware": 0.0,
-         "double_margin": -9.0, "redouble_margin": -9.0}
+         "double_margin": -9.0, "redouble_margin": -9.0, "bid_by_score": 1.0, "compete_margin": 50.0}
 GAMES_PLAYED = {"bridgette": 150, "draw-bridge": 60, "bid-euchre": 40}
 
 
@@ -316,19 +449,21 @@ def test_a_column_the_game_does_not_offer_changes_nothing(game, rules):
         assert np.array_equal(deals, base[0]) and np.array_equal(games, base[1]), key
 
 
-# --- Duplicate matches: each default beats a deliberately weaker setting of itself -----------
+# --- Duplicate matches: each default wins more games than a weaker setting of itself ---------
+# Games are what a player wins, and what the defaults were tuned on (README, "Tuning and
+# targets"): Bridgette's default even gives up points per deal against never doubling.
 
 @pytest.mark.parametrize("game, weaker, rules, games", [
     ("bridgette", "heuristic:use_colons=0", None, 1500),
     ("bridgette", "heuristic:double_margin=99", None, 1500),
-    ("draw-bridge", "heuristic:aggression=0", None, 300),
+    ("draw-bridge", "heuristic:bid_by_score=0,aggression=4", None, 300),  # the bold rule of before
     ("draw-bridge", "heuristic:draw_fight=15", "draw-bridge-show-stock-top", 300),
     ("bid-euchre", "heuristic:partner_aware=0", None, 300),
 ])
-def test_default_heuristic_beats_a_weaker_setting(game, weaker, rules, games):
+def test_default_heuristic_wins_more_games_than_a_weaker_setting(game, weaker, rules, games):
     from sim.api import resolve_rules
     from sim.match import play_match
 
     result = play_match(game, parse_policy("heuristic", game), parse_policy(weaker, game), games,
                         seed=5, rules=resolve_rules(game, rules))
-    assert result["ci95"][0] > 0
+    assert result["a_game_win_ci95"][0] > 0.5
