@@ -1,9 +1,15 @@
 """Shared test helpers: the project's golden deals (tests/golden/cases.jsonl) and the cases in it."""
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
+
+# Tests send Ctrl-C (SIGINT) to the commands they start. A suite launched in the background
+# inherits SIGINT ignored, which its children would inherit too (Python then never raises
+# KeyboardInterrupt); with a handler here, they start with the default instead.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The golden deals live in the repository, beside the tests that replay them.
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cases.jsonl"
