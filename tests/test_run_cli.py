@@ -107,10 +107,13 @@ def test_a_rules_file_that_is_not_utf8_is_one_line_and_exit_2(command, args, tmp
 def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
     proc = subprocess.Popen([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random",
                              "--games", "1e8"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(8)  # well into the match (on a fresh numba cache: compiling it)
-    assert proc.poll() is None, "the match ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    try:
+        time.sleep(8)  # well into the match (on a fresh numba cache: compiling it)
+        assert proc.poll() is None, "the match ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()  # a match of 1e8 games left behind would hold the cores for hours
     assert proc.returncode == 130 and out == ""
     assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
 
