@@ -40,8 +40,8 @@ class CustomError(ValueError):
 
 
 def split_items(text: str) -> list[str]:
-    """A --metrics list split at the commas outside parentheses, brackets and quotes, so
-    ``m = mean(made) where bid in ('4', '5')`` stays one item."""
+    """A --metrics list (or sim.sweep's values) split at the commas outside parentheses,
+    brackets and quotes, so ``m = mean(made) where bid in ('4', '5')`` stays one item."""
     items, depth, quote, start = [], 0, None, 0
     for i, ch in enumerate(text):
         if quote:

@@ -967,12 +967,11 @@ def _euchre_layouts():
 
 
 @njit(cache=True)
-def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead, best,
-                      best_seat):
-    """E-6: the legal card of ``to_move`` (kernel card ids) whose double-dummy value for its
-    team is highest (the lowest of equals), every hand seen; the trick in progress was led
-    by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it after ``played``
-    cards (-1s at a trick boundary)."""
+def euchre_load_nb(dd, hands, trump, out_seat, double_deck, joker):
+    """Set the context ``dd`` for Bid Euchre play with ``trump``: that solver layout's
+    tables (E-2), the seat sitting out (E-6, holding no cards) and the ``hands`` (kernel
+    card ids) in the layout, the table renewed (``renew_nb``). Returns the layout's map
+    from kernel card ids."""
     d, j = int(double_deck), int(joker)
     to_layout = EUCHRE_TO_LAYOUT[d, j, trump]
     dd.segs[:] = EUCHRE_SEGS[d, j, trump]
@@ -988,6 +987,17 @@ def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, l
             h |= bit_nb(to_layout[lowest_nb(rest)])
             rest &= rest - ONE
         dd.hands[s] = h
+    return to_layout
+
+
+@njit(cache=True)
+def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead, best,
+                      best_seat):
+    """E-6: the legal card of ``to_move`` (kernel card ids) whose double-dummy value for its
+    team is highest (the lowest of equals), every hand seen; the trick in progress was led
+    by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it after ``played``
+    cards (-1s at a trick boundary)."""
+    to_layout = euchre_load_nb(dd, hands, trump, out_seat, double_deck, joker)
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
     side = to_move % 2
@@ -1017,4 +1027,4 @@ def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, l
         elif euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won):
             chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won)
         dd.hands[to_move] |= bit_nb(b)
-    return EUCHRE_FROM_LAYOUT[d, j, trump, chosen]
+    return EUCHRE_FROM_LAYOUT[int(double_deck), int(joker), trump, chosen]

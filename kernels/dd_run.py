@@ -22,11 +22,10 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
-from kernels.cards import ONE, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import ZERO, bit_nb, popcount_nb
 from kernels.contract import legal_calls_nb
 from kernels.dd import (
-    EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT, contract_best_nb,
-    contract_rules_nb, contract_table_nb, euchre_rules_nb, euchre_value_nb, renew_nb,
+    contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb,
 )
 from kernels.step import record_dtype
 
@@ -245,14 +244,6 @@ def euchre_play_start_nb(dd, out, hands, trump, out_seat, double_deck, joker, bi
     (``kernels.dd.renew_nb``); the bidding team's tricks (the bidder leading) and whether
     they reach ``need`` go to the hand's row. Returns them: the value of the first position
     for the bidder's team."""
-    ctx = dd[0]
-    d, j = int(double_deck), int(joker)
-    ctx.segs[:] = EUCHRE_SEGS[d, j, trump]
-    ctx.seg_of[:] = EUCHRE_SEG_OF[d, j, trump]
-    ctx.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
-    ctx.group[:] = EUCHRE_GROUP[d, j, trump]
-    ctx.double_deck, ctx.out_seat = d, out_seat
-    renew_nb(ctx, euchre_rules_nb(trump, out_seat, d, j))
     value = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, bidder, 0, -1, -1, -1, bidder)
     out.dd_tricks = value
     out.dd_makeable = value >= need
@@ -266,14 +257,7 @@ def euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, lea
     ``leader``, ``played`` cards, ``best`` by ``best_seat`` winning it; kernel card ids)
     counted."""
     ctx = dd[0]
-    to_layout = EUCHRE_TO_LAYOUT[int(double_deck), int(joker), trump]
-    for s in range(4):
-        h = ZERO
-        rest = hands[s] if s != out_seat else ZERO
-        while rest:
-            h |= bit_nb(to_layout[lowest_nb(rest)])
-            rest &= rest - ONE
-        ctx.hands[s] = h
+    to_layout = euchre_load_nb(ctx, hands, trump, out_seat, double_deck, joker)
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
     return euchre_value_nb(ctx.tt, ctx, leader, played, best_b, best_seat, lead_b, to_play, to_play % 2, 0)

@@ -24,7 +24,7 @@ import textwrap
 from contextlib import ExitStack
 from pathlib import Path
 
-from analysis.custom import Custom
+from analysis.custom import Custom, split_items
 from analysis.metrics import METRICS, MetricsError, compare_runs, custom_metric, open_run, parse_metrics, \
     resolve_metrics, shown
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
@@ -38,26 +38,6 @@ class SweepError(ValueError):
     """A --vary grid that cannot be played."""
 
 
-def split_values(text: str) -> list[str]:
-    """V1,V2,... split at the commas outside brackets and quotes, so ``["grand","royal"]``
-    stays one value."""
-    values, depth, quote, start = [], 0, None, 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            values.append(text[start:i].strip())
-            start = i + 1
-    values.append(text[start:].strip())
-    return values
-
-
 def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
     """[(dotted key, [(text, value), ...]), ...] from the --vary flags; values are read as
     --set reads them (TOML literal, else a bare string) and checked by the rules later."""
@@ -67,7 +47,7 @@ def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
         key = key.strip()
         if not eq or not key or not raw.strip():
             raise SweepError(f"--vary needs TABLE.KEY=V1,V2,..., got '{item}'")
-        texts = split_values(raw)
+        texts = split_items(raw)  # commas inside brackets and quotes stay
         if not all(texts):
             raise SweepError(f"--vary {key}: an empty value in '{raw}'")
         values = []

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from analysis.custom import split_items
 from analysis.metrics import METRICS
 from sim.rules import RulesError
-from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of, split_values
+from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_values_split_outside_brackets_and_read_as_set_does():
-    assert split_values('4, 8,12') == ["4", "8", "12"]
-    assert split_values('["grand","royal"],[]') == ['["grand","royal"]', "[]"]
+    assert split_items('4, 8,12') == ["4", "8", "12"]
+    assert split_items('["grand","royal"],[]') == ['["grand","royal"]', "[]"]
     grid = parse_vary(["exchange.upcard_to=dealer,dead", 'deck.colons=["grand"],[]'])
     assert grid == [("exchange.upcard_to", [("dealer", "dealer"), ("dead", "dead")]),
                     ("deck.colons", [('["grand"]', ["grand"]), ("[]", [])])]
