@@ -20,11 +20,12 @@ from kernels.contract import (
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
     card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
+from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
-    legal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
+    legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim.rules import BridgetteRules, choice_id, kernel_params
@@ -306,7 +307,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     the search context of a seat playing double dummy (kernels.dd)."""
     p = kr.params[0]
     start_deal_nb(row)
-    seats.cursor[:] = 0
+    new_deal_nb(seats)
     row.upcard = stock[0]
     row.upcard_class = CARD_CLASS[stock[0]]
     for k in range(3):
@@ -316,6 +317,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd):
     completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
     if not completed:
         return
+    note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
     if not auction_nb(hands, dealer, 0, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
                       p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
         return

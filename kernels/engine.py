@@ -15,7 +15,7 @@ from numba import njit, prange
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
-from kernels.policies import POLICY_DD
+from kernels.policies import POLICY_DD, POLICY_PIMC
 from kernels.step import TRACE_WIDTH
 
 
@@ -23,7 +23,7 @@ from kernels.step import TRACE_WIDTH
 def game_buffers_nb(seats, deal_rows, dd_proto):
     """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
     and, when a seat plays double dummy, its own search context (else the shared, unread
-    ``dd_proto``), made in a function of their own so the parallel loop allocates them per
+    ``dd_proto``; a ``pimc`` seat searches too), made in a function of their own so the parallel loop allocates them per
     game.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
@@ -32,7 +32,7 @@ def game_buffers_nb(seats, deal_rows, dd_proto):
     """
     uses_dd = False
     for pid in seats[0].pol:
-        uses_dd |= pid == POLICY_DD
+        uses_dd |= pid == POLICY_DD or pid == POLICY_PIMC
     return seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto
 
 

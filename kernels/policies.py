@@ -22,6 +22,7 @@ from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
+POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
 
 # Parameter columns of the heuristic (names and defaults in sim/policies.py).
 H_AGGRESSION = 0
@@ -32,7 +33,8 @@ H_USE_COLONS = 4
 H_COLON_LEAD_ODDS = 5
 H_DRAW_FIGHT = 6
 H_PARTNER_AWARE = 7
-N_POLICY_PARAMS = 8
+P_WORLDS = 8  # pimc: worlds sampled per card
+N_POLICY_PARAMS = 9
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)
