@@ -257,12 +257,13 @@ def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
     hands = dd.hands
     rest = moves
     guess = -1
+    shift = 0  # how much better this world has been than the last for the cards so far
     while rest:
         c = lowest_nb(rest)
         rest &= rest - ONE
         hands[to_move] &= ~bit_nb(c)
         if last[c] >= 0:
-            guess = last[c]
+            guess = last[c] + shift
         if lead < 0:
             leader, nxt_lead, nxt_barred, won = to_move, c, -1, 0
         else:
@@ -282,6 +283,8 @@ def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
                 while v > 0 and not contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v):
                     v -= 1
         hands[to_move] |= bit_nb(c)
+        if last[c] >= 0:
+            shift = won + v - last[c]
         last[c] = guess = won + v
         sums[c] += guess
 
