@@ -2,9 +2,10 @@
 
 A ``GameInfo`` says, in plain data, everything the rest of the project needs to know about
 a game without playing it: its seats and teams, the words its reports use, the keys of
-its replay format and of its summaries, the heuristic parameters its decisions read, and
-the modules that play it (the engine), referee it and analyse it. Importing this module
-is cheap and never imports numba: the analyses read the declarations too.
+its replay format and of its summaries, the heuristic parameters its decisions read (and
+the pimc seat's), and the modules that play it (the engine), referee it and analyse it.
+Importing this module is cheap and never imports numba: the analyses read the declarations
+too.
 
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
