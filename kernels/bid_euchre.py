@@ -19,14 +19,15 @@ from kernels.dd import euchre_dd_card_nb
 from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
+from kernels.pimc import note_ask_exchange_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_card_nb
 from kernels.policies import (
-    POLICY_DD, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,
-    choose_euchre_return_nb, choose_euchre_trump_nb,
+    POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
+    choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
 )
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb,
-    header_cards_nb, header_dtype, left_over_nb, legal_nb, open_header_nb, record_dtype, record_nb,
+    header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb,
     scripted_nb, start_game_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
@@ -213,19 +214,25 @@ def card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump,
     """E-6: a card to play: the copy held, -1 when not held. A replayed card outside
     ``legal`` but in hand is an E-8 renege: it stands, and is traced as played. A ``dd``
     seat sees every hand (the trick led by ``leader``, ``in_trick`` cards so far) and
-    searches in the context ``dd``."""
+    searches in the context ``dd``; a ``pimc`` seat samples what it cannot see (kernels.pimc),
+    and every seat learns what the card shows."""
     hand = hands[seat]
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if seats.pol[seat] == POLICY_DD:
             card = euchre_dd_card_nb(dd, hands, seat, trump, out_seat, p.double_deck, p.joker, leader, in_trick,
                                      lead, best, best_seat)
+        elif seats.pol[seat] == POLICY_PIMC:
+            card = pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, p.double_deck, p.joker, leader,
+                                       in_trick, lead, best, best_seat, played)
         else:
             card = choose_euchre_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, best, best_seat,
                                          seat, trump, bidder, played, seats.rng)
     held = pick_copy_nb(legal, card)
     if held < 0:
         held = pick_copy_nb(hand, card)
+    if held >= 0:
+        observe_euchre_card_nb(seats, seat, held, lead, trump)
     if held >= 0 and trace.shape[0] > 0:
         trace_row_nb(seats, trace, KIND_PLAY, seat, held, legal)
     return held
@@ -316,6 +323,7 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
         returned |= bit_nb(card)
     hands[bidder] = (hands[bidder] & ~given) | returned
     hands[partner] = (hands[partner] & ~returned) | given
+    note_ask_exchange_nb(seats, bidder, given, returned, trump)
     return True
 
 
@@ -399,7 +407,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     start_deal_nb(row)
     if dd_out.shape[0] > 0:
         start_euchre_row_nb(dd_out[0])
-    seats.cursor[:] = 0
+    new_deal_nb(seats)
     replaying = seats.replaying != 0
     if p.ace_no_face and ace_no_face_nb(hands):
         row.void = VOID_ACE_NO_FACE  # a replay must hold nothing more (checked by the caller)
@@ -413,6 +421,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
             stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
             return
         hands[dealer] &= ~bit_nb(card)
+        note_joker_discard_nb(seats, dealer, card)
     elif replaying and seats.script_len[LIST_DISCARD] > 0:
         stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
         return

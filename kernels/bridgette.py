@@ -24,11 +24,12 @@ from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
+from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
-    legal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
+    legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim.rules import BridgetteRules, choice_id, kernel_params
@@ -372,7 +373,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
     p = kr.params[0]
     start_deal_nb(row)
-    seats.cursor[:] = 0
+    new_deal_nb(seats)
     row.upcard = stock[0]
     row.upcard_class = CARD_CLASS[stock[0]]
     for k in range(3):
@@ -385,6 +386,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
     if not completed:
         return
+    note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
     unseen = deck_mask & ~dead_up
     if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, kr.gain, dealer, 0, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS, seats,

@@ -11,7 +11,8 @@ from numba import njit
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, STRAIN_BIDS
 from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
 from kernels.dd import contract_dd_card_nb
-from kernels.policies import POLICY_DD, choose_call_nb, choose_card_nb
+from kernels.pimc import observe_contract_card_nb, pimc_contract_card_nb
+from kernels.policies import POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -183,12 +184,17 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
 @njit(cache=True, inline="always")
 def card_step_nb(seats, trace, seat, hands, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal.
-    A ``dd`` seat sees both ``hands`` (and searches in the context ``dd``)."""
+    A ``dd`` seat sees both ``hands`` (and searches in the context ``dd``); a ``pimc`` seat
+    samples what it cannot see (kernels.pimc), and every seat learns what the card shows."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if seats.pol[seat] == POLICY_DD:
             card = contract_dd_card_nb(dd, hands, seat, lead, barred, trump, when_void)
+        elif seats.pol[seat] == POLICY_PIMC:
+            card = pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen)
         else:
             card = choose_card_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, lead, trump, is_declarer,
                                   unseen, seats.rng)
+    if legal_nb(card, legal):
+        observe_contract_card_nb(seats, seat, card, lead, barred, when_void)
     return record_nb(seats, trace, KIND_PLAY, seat, card, legal)

@@ -24,7 +24,7 @@ from kernels.policies import choose_draw_card_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb, legal_nb,
-    open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
+    new_deal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
 from sim.rules import DrawBridgeRules, choice_id, kernel_params
@@ -240,7 +240,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     start_deal_nb(row)
     row.draw_tricks0 = 0
     row.draw_tricks1 = 0
-    seats.cursor[:] = 0
+    new_deal_nb(seats)
     dd_on = dd_out.shape[0] > 0
     if dd_on:
         start_contract_row_nb(dd_out[0])

@@ -17,16 +17,17 @@ from numba import njit, prange
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
-from kernels.policies import POLICY_DD
+from kernels.policies import POLICY_DD, POLICY_PIMC
 from kernels.step import TRACE_WIDTH
 
 
 @njit(cache=True)
 def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
     """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
-    and spare double-dummy row and, when a seat plays double dummy or the run computes
-    double-dummy rows, its own search context (else the shared, unread ``dd_proto``), made
-    in a function of their own so the parallel loop allocates them per game.
+    and spare double-dummy row and, when a seat searches (``dd`` or ``pimc``) or the run
+    computes double-dummy rows, its own search context (else the shared, unread
+    ``dd_proto``), made in a function of their own so the parallel loop allocates them per
+    game.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
     their array alive: a record's array is always an argument of the function that takes
@@ -34,7 +35,7 @@ def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
     """
     uses_dd = dd_rows.shape[0] > 0
     for pid in seats[0].pol:
-        uses_dd |= pid == POLICY_DD
+        uses_dd |= pid == POLICY_DD or pid == POLICY_PIMC
     return (seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto,
             np.zeros(1, dtype=dd_rows.dtype))
 

@@ -24,6 +24,7 @@ from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
+POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
 
 # Parameter columns of the heuristic (names and defaults in sim/policies.py).
 H_AGGRESSION = 0
@@ -36,7 +37,8 @@ H_DRAW_FIGHT = 6
 H_PARTNER_AWARE = 7
 H_BID_BY_SCORE = 8
 H_COMPETE_MARGIN = 9
-N_POLICY_PARAMS = 10
+P_WORLDS = 10  # pimc: worlds sampled per card
+N_POLICY_PARAMS = 11
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)

@@ -48,7 +48,26 @@ SEATS_DTYPE = record_dtype([
     # Every seat replays: a recorded deal replayed whole, whose lists must then hold
     # exactly the deal's actions (seats_for sets it).
     ("replaying", np.int8),
+    # What each seat knows of the cards it cannot see, for the seats that sample them
+    # (kernels.pimc); reset by ``new_deal_nb``. ``may_hold[s, t]``: the cards seat ``s``
+    # knows seat ``t`` may still hold (voids and B-8..B-10 shown in play, E-4's forced
+    # returns); ``aside[s]``: cards ``s`` has seen leave the play unplayed (the E-10 joker
+    # discard, cards given to a partner who sits out); ``facts``: public numbers of the deal
+    # (kernels.pimc says which).
+    ("may_hold", np.uint64, (MAX_SEATS, MAX_SEATS)),
+    ("aside", np.uint64, (MAX_SEATS,)),
+    ("facts", np.int64, (4,)),
 ])
+
+
+@njit(cache=True)
+def new_deal_nb(seats):
+    """A deal starts: every replay list read from its start, and nothing known of the
+    cards a seat cannot see but that they are in the deck."""
+    seats.cursor[:] = 0
+    seats.may_hold[:, :] = ~ZERO
+    seats.aside[:] = ZERO
+    seats.facts[:] = 0
 
 
 @njit(cache=True, inline="always")

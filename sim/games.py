@@ -2,9 +2,10 @@
 
 A ``GameInfo`` says, in plain data, everything the rest of the project needs to know about
 a game without playing it: its seats and teams, the words its reports use, the keys of
-its replay format and of its summaries, the heuristic parameters its decisions read, and
-the modules that play it (the engine), referee it and analyse it. Importing this module
-is cheap and never imports numba: the analyses read the declarations too.
+its replay format and of its summaries, the heuristic parameters its decisions read (and
+the pimc seat's), and the modules that play it (the engine), referee it and analyse it.
+Importing this module is cheap and never imports numba: the analyses read the declarations
+too.
 
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
@@ -41,6 +42,9 @@ class GameInfo:
     draws: bool               # whether a game can end drawn (B-15, D-7; never in Bid Euchre, E-9)
     replay_keys: tuple        # keys every replay-format line of the game must have (RULES.md)
     heuristic: dict           # heuristic parameters its decisions read -> this game's default
+    # The pimc seat's own parameters -> this game's default (its other decisions are the
+    # heuristic's, with the heuristic's parameters).
+    pimc: dict = field(default_factory=lambda: {"worlds": 16})
     deal: str = "deal"        # one deal of cards: "deal", or "hand" in Bid Euchre
     contract: str = "contract"  # what the auction makes: "contract", or "bid" in Bid Euchre
     contract_column: str = "level"  # deal-record column that is negative when none was played
@@ -91,6 +95,7 @@ GAMES = {info.name: info for info in (
         replay_keys=("dealer", "hands", "stock"),
         heuristic={"aggression": 1.0, "double_margin": 4.0, "redouble_margin": 3.0,
                    "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
+        pimc={"worlds": 16},
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
@@ -98,12 +103,14 @@ GAMES = {info.name: info for info in (
         replay_keys=("dealer", "hands", "stock"),
         heuristic={"aggression": -1.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0,
                    "bid_by_score": 1.0, "compete_margin": 0.0},
+        pimc={"worlds": 16},
         referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",
         analysis="analysis.games.bid_euchre", seats=4, teams=((0, 2), (1, 3)), draws=False,
         replay_keys=("dealer", "hands"),
         heuristic={"aggression": -0.3, "partner_aware": 1.0},
+        pimc={"worlds": 16},
         deal="hand", contract="bid", contract_column="bidder_from_dealer",
         summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
                       "first_dealer_wins": "first_dealer_team_wins"},

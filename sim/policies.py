@@ -9,6 +9,7 @@ every game: a column the game does not read keeps its neutral value.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,6 +31,7 @@ class Column:
     index: int
     neutral: float
     meaning: str
+    check: Callable | None = None  # value -> what is wrong with it, or None when it is fine
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,27 @@ POLICIES["dd"] = PolicySpec("dd", kp.POLICY_DD,
                             "sees all cards: plays the card that is best double dummy (an upper bound, not a fair "
                             "player); bids, discards and draws as the heuristic", POLICIES["heuristic"].columns,
                             POLICIES["heuristic"].offered)
+
+
+MAX_WORLDS = 1_000_000
+
+
+def _worlds_error(value: float) -> str | None:
+    """pimc's ``worlds``: a count of deals."""
+    if not math.isfinite(value) or value != int(value) or not 1 <= value <= MAX_WORLDS:
+        return f"must be a whole number from 1 to {MAX_WORLDS}"
+    return None
+
+
+# A seat that searches what it may know: its card play samples the cards it cannot see
+# (kernels.pimc) and plays the card best double dummy on average; its other decisions are
+# the heuristic's, with the heuristic's parameters.
+POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
+                              "plays the card best double dummy on average over worlds sampled from what its seat "
+                              "knows; bids, discards, draws and exchanges as the heuristic", {
+    **POLICIES["heuristic"].columns,
+    "worlds": Column(kp.P_WORLDS, 16.0, "deals of the unseen cards sampled per card played", _worlds_error),
+}, offered=lambda info: {**info.heuristic, **info.pimc})
 
 
 def defaults(name: str, game: str | None = None) -> dict:
@@ -146,6 +169,9 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
             values[key] = float(raw)
         except ValueError:
             raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
+        check = spec.columns[key].check
+        if check and check(values[key]):
+            raise PolicyError(f"policy parameter {name}:{key} {check(values[key])}, got '{raw}'")
     return Policy(name, tuple(values.items()), game)
 
 

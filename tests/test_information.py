@@ -12,6 +12,12 @@ A control shuffle that also moves one card the seat holds must change some decis
 so the harness can see a policy that reads what it should not. Each game plays its own
 default heuristic (Draw Bridge's bids by expected score from both hands, which a seat
 knows once D-2 has shown every card played).
+
+A ``pimc`` seat samples worlds from the game's policy stream, which every seat of a game
+shares. So its worlds A and B are each one deal played from the same stream state, the
+``pimc`` seat choosing, the other seats playing the heuristic (world A) or replaying
+world A's actions (world B); its checked decisions are its cards (the rest are the
+heuristic's, checked above).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
+PIMC = parse_policy("pimc:worlds=3")
 TRACE_ROWS = 512
+STREAM = 0x5EED  # the policy stream's state when a single deal starts
 
 
 def _mask(cards) -> int:
@@ -69,12 +77,14 @@ def _contract_arrays(deal, pi):
     return hands, stock, calls, play
 
 
-def _replayed(policy, play_deal, engine, seat, players, lists, *args):
-    """Play world B with ``policy`` in ``seat`` and every other seat scripted: its trace."""
-    _, prm = kernel_policies([policy] * players)
-    pol = np.full(players, POLICY_SCRIPT, dtype=np.int64)
-    pol[seat] = policy.policy_id
+def _replayed(play_deal, engine, seat, players, lists, *args, policy, heuristic):
+    """Play world B with ``policy`` in ``seat`` and every other seat scripted (no ``lists``:
+    playing ``heuristic``): its trace."""
+    pol, prm = kernel_policies([policy if s == seat else heuristic for s in range(players)])
+    if lists:
+        pol[np.arange(players) != seat] = POLICY_SCRIPT
     seats = seats_for(pol, prm, lists)
+    seats["rng"] = STREAM
     trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
     dd = new_context()
@@ -115,11 +125,11 @@ class BridgetteWorld:
     def deck(self, deal):
         return deal.hands[0] | deal.hands[1] | _mask(deal.stock)
 
-    def replay(self, deal, seat, pi):
+    def replay(self, deal, seat, pi, policy=None, scripted=True):
         hands, stock, calls, play = _contract_arrays(deal, pi)
         discards = [[pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD] for s in (0, 1)]
-        return _replayed(self.policy, kb.play_deal_nb, kb, seat, 2, (*discards, calls, play), self.rules.to_kernel(),
-                         np.uint64(self.deck(deal)), deal.dealer, hands, stock)
+        return _replayed(kb.play_deal_nb, kb, seat, 2, (*discards, calls, play) if scripted else (),
+                         self.rules.to_kernel(), np.uint64(self.deck(deal)), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
 
 
 class DrawBridgeWorld:
@@ -149,10 +159,10 @@ class DrawBridgeWorld:
     def deck(self, deal):
         return deal.hands[0] | deal.hands[1] | _mask(deal.stock)
 
-    def replay(self, deal, seat, pi):
+    def replay(self, deal, seat, pi, policy=None, scripted=True):
         hands, stock, calls, play = _contract_arrays(deal, pi)
-        return _replayed(self.policy, kd.play_deal_nb, kd, seat, 2, ([], [], calls, play), self.rules.to_kernel(),
-                         deal.dealer, hands, stock)
+        return _replayed(kd.play_deal_nb, kd, seat, 2, ([], [], calls, play) if scripted else (),
+                         self.rules.to_kernel(), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
 
 
 class BidEuchreWorld:
@@ -193,8 +203,11 @@ class BidEuchreWorld:
     def deck(self, deal):
         return deal.hands[0] | deal.hands[1] | deal.hands[2] | deal.hands[3]
 
-    def replay(self, deal, seat, pi):
+    def replay(self, deal, seat, pi, policy=None, scripted=True):
         hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
+        if not scripted:
+            return _replayed(ke.play_deal_nb, ke, seat, 4, (), self.rules.to_kernel(), deal.dealer, hands,
+                             np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy, heuristic=self.policy)
 
         def cards(kind):
             return np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kind], dtype=np.int64)
@@ -211,8 +224,9 @@ class BidEuchreWorld:
             returns = np.concatenate([np.asarray(forced, dtype=np.int64), returns])
         lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
                  [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
-        return _replayed(self.policy, ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
-                         np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64))
+        return _replayed(ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
+                         np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy,
+                         heuristic=self.policy)
 
 
 WORLDS = {
@@ -223,14 +237,32 @@ WORLDS = {
 }
 
 
-def _probe(world, seed, games, shuffles, control):
-    """(decision points checked, decisions that changed, worlds set aside)."""
+def _world_a(world, deal, seat, policy):
+    """World A of ``seat``: the heuristic game's deal (``policy`` None), or the same cards
+    played again from the stream state ``STREAM`` with ``policy`` in ``seat`` (None: no
+    contract was played)."""
+    if policy is None:
+        return deal
+    rows = [tuple(int(x) for x in r) for r in world.replay(deal, seat, {}, policy, scripted=False)]
+    if not any(k == world.kind_play for k, _, _, _ in rows):
+        return None
+    return Deal(deal.dealer, deal.hands, deal.stock, rows)
+
+
+def _probe(world, seed, games, shuffles, control, policy=None):
+    """(decision points checked, decisions that changed, worlds set aside). Decision points
+    are any of the seat's actions with the game's heuristic (``policy`` None), or the cards
+    of ``policy``."""
     rng = np.random.default_rng(seed)
     checked = changed = set_aside = 0
-    for deal in world.deals(seed, games):
-        deck = world.deck(deal)
+    for dealt in world.deals(seed, games):
+        deck = world.deck(dealt)
         for seat in range(world.players):
-            mine = [i for i, row in enumerate(deal.rows) if row[1] == seat]
+            deal = _world_a(world, dealt, seat, policy)
+            if deal is None:
+                continue
+            mine = [i for i, row in enumerate(deal.rows) if row[1] == seat
+                    and (policy is None or row[0] == world.kind_play)]
             if not mine:
                 continue
             t = int(rng.choice(mine))
@@ -245,7 +277,7 @@ def _probe(world, seed, games, shuffles, control):
                         continue
                     moved.append(int(rng.choice(unplayed)))
                 pi = dict(zip(moved, rng.permutation(moved).tolist()))
-                rows = world.replay(deal, seat, pi)
+                rows = world.replay(deal, seat, pi, policy)
                 got = deal.seat_actions(seat, [tuple(int(x) for x in r) for r in rows])
                 if len(got) < len(expect):
                     set_aside += 1  # another seat's recorded action was illegal in this world
@@ -273,4 +305,26 @@ def test_decisions_ignore_cards_the_seat_cannot_see(name):
 def test_control_moving_a_held_card_changes_decisions(name):
     checked, changed, _ = _probe(WORLDS[name], seed=12, games=range(WORLDS[name].games), shuffles=2, control=True)
     assert checked >= 100
+    assert changed >= 0.05 * checked
+
+
+# pimc seats search, so fewer games: (games, least decision points checked).
+PIMC_PROBES = {"bridgette": (10, 150), "draw-bridge": (10, 120), "bid-euchre": (4, 300), "bid-euchre-joker": (4, 300)}
+
+
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_pimc_cards_ignore_cards_the_seat_cannot_see(name):
+    """A pimc seat's sampled worlds come from what it knows only: its cards come out the
+    same however the cards it cannot see lie."""
+    games, least = PIMC_PROBES[name]
+    checked, changed, _ = _probe(WORLDS[name], seed=13, games=range(games), shuffles=3, control=False, policy=PIMC)
+    assert checked >= least
+    assert changed == 0
+
+
+@pytest.mark.parametrize("name", ["bridgette", "bid-euchre"])
+def test_pimc_control_moving_a_held_card_changes_cards(name):
+    games, least = PIMC_PROBES[name]
+    checked, changed, _ = _probe(WORLDS[name], seed=14, games=range(games), shuffles=1, control=True, policy=PIMC)
+    assert checked >= 25
     assert changed >= 0.05 * checked

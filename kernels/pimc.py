@@ -1,0 +1,477 @@
+"""Players that search: card play by sampling worlds and solving them double dummy (``pimc``).
+
+At each card with a choice, a ``pimc`` seat deals the cards it cannot see ``worlds`` times,
+each deal drawn uniformly among those consistent with everything the seat knows, values
+every legal card in each world with the double-dummy solver (kernels.dd: its side's tricks
+from here, the trick in progress included) and plays the card with the highest average,
+the lowest of equals (the ``dd`` seat's tie rule, so a seat whose knowledge fixes every
+hand plays exactly as ``dd``). Its bids, discards, draws and exchanges are the heuristic's.
+
+**What a seat knows.** Its own hand and every card played; in Bridgette its own discards
+and the up-card (B-3: ``unseen`` of the deal kernel, which leaves out its discards and a
+dead up-card; an up-card the seat cannot see is with the opponent: in its hand or among its
+discards, never in the stock), how many cards each side discarded; in Draw Bridge the
+draw phase, after which the unseen cards are exactly the opponent's hand (D-2: the stock
+is gone); in Bid Euchre its own joker discard (E-10), and, as the asking bidder, the cards
+it gave its partner and what the forced returns say of the partner's other trumps (E-4).
+Play shows the rest (``observe_*``): a seat that does not follow suit holds none of it
+(C-3, E-2's effective suits: a trump void is a void in the bowers too); a Colon played as a
+B-10 last resort says every card left is such a Colon; leading a suit barred by B-8 says
+every card left is of that suit. These are public and go to every seat's ``may_hold`` row.
+
+**Uniform worlds.** The unseen cards go to *holders*: the hands of the other seats and the
+places cards lie out of play (Bridgette: the opponent's discards and the undrawn stock;
+Bid Euchre: the joker discard, the hand of a partner who sits out), each holder taking a
+known number of cards from the set it may hold. ``world_table_nb`` counts, for every card
+(in a fixed order) and every vector of holders' remaining room, the ways to place that
+card and the later ones; ``sample_world_nb`` places the cards one by one, each in a
+holder with probability (ways after it) / (ways before). The product of these
+probabilities is 1 / (number of consistent deals): every consistent deal has the same
+chance, whatever the constraints (no rejection, no bias from placing constrained cards
+first). The counts are float64 (below 2**63 for every deal of these games: exact enough
+that the bias is under 1e-15). Should the constraints admit no deal (a replayed renege
+that showed a false void), they are dropped and the counts and places alone apply.
+
+**Reproducible.** Each decision with a choice takes one number from the game's policy
+stream (kernels.rng, SplitMix64) and samples its worlds from a SplitMix64 stream started
+there, so a game's choices are a pure function of (seed, game index) for any thread count,
+block size or cluster, and a decision consumes the same amount of the shared stream
+however many worlds it samples. The search context ``dd`` (kernels.dd, with its table) is
+the game's own; positions of different worlds share its table safely (entries are keyed on
+the whole position and kept while the trump and rules stay the same, ``renew_nb``).
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.cards import (
+    ALL_SUITED, CARD_CLASS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, SUIT_MASKS, ZERO,
+    bit_nb, highest_nb, lowest_nb, popcount_nb,
+)
+from kernels.dd import (
+    EUCHRE_FROM_LAYOUT, EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT,
+    contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb, euchre_layout_beats_nb,
+    euchre_rules_nb, euchre_value_nb, renew_nb, representatives_nb,
+)
+from kernels.policies import P_WORLDS
+from kernels.rng import next_u64_nb
+from kernels.step import MAX_SEATS
+from kernels.tricks import trick_nb
+
+# ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
+# and how many cards each seat discarded (B-3); Bid Euchre's joker dealer (seat + 1; 0: no
+# joker discard, E-10).
+FACT_UPCARD, FACT_DISCARDS = 0, 1
+FACT_JOKER_DEALER = 0
+
+MAX_HOLDERS = 4
+_S11 = np.uint64(11)
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+# --- What seats learn ------------------------------------------------------------------------
+
+@njit(cache=True)
+def note_bridgette_exchange_nb(seats, upcard, discarded0, discarded1):
+    """B-3, public once the exchange is over: the up-card and how many cards each seat
+    discarded (its draw, set by the rules and the up-card's class)."""
+    seats.facts[FACT_UPCARD] = upcard + 1
+    seats.facts[FACT_DISCARDS] = popcount_nb(discarded0)
+    seats.facts[FACT_DISCARDS + 1] = popcount_nb(discarded1)
+
+
+@njit(cache=True)
+def note_joker_discard_nb(seats, dealer, card):
+    """E-10: the joker dealer knows its discard; the others know only that one card lies
+    out of play."""
+    seats.aside[dealer] |= bit_nb(card)
+    seats.facts[FACT_JOKER_DEALER] = dealer + 1
+
+
+@njit(cache=True)
+def note_ask_exchange_nb(seats, bidder, given, returned, trump):
+    """E-4, what the asking bidder learns: the cards it gave stay with the partner, who sits
+    out; the partner's trumps came back from the top, so the partner keeps none above the
+    lowest returned (none at all when it returned fewer trumps than it gave cards)."""
+    seats.aside[bidder] |= given
+    partner = (bidder + 2) % 4
+    trumps = EUCHRE_SUIT_OF[trump, trump]
+    forced = returned & trumps
+    if popcount_nb(forced) < popcount_nb(given):
+        seats.may_hold[bidder, partner] &= ~trumps
+        return
+    floor = 10**6
+    rest = forced
+    while rest:
+        floor = min(floor, EUCHRE_POWER[trump, lowest_nb(rest)])
+        rest &= rest - ONE
+    rest = trumps
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        if EUCHRE_POWER[trump, c] > floor:
+            seats.may_hold[bidder, partner] &= ~bit_nb(c)
+
+
+@njit(cache=True, inline="always")
+def _shown_nb(seats, seat, gone):
+    """Every seat now knows ``seat`` holds none of ``gone``."""
+    for s in range(MAX_SEATS):
+        seats.may_hold[s, seat] &= ~gone
+
+
+@njit(cache=True)
+def observe_contract_card_nb(seats, seat, card, lead, barred, when_void):
+    """C-3 with B-8..B-10: what a legal card shows of the hand it came from. Not following
+    a suited lead with a suited card shows a void (so does a Colon outside the lead's range
+    under ``when_void``; under ``last_resort`` it shows that only such Colons are left);
+    leading a suit barred by B-8 shows that every card left is of that suit."""
+    if lead < 0:
+        if barred >= 0 and card < 52 and card // 13 == barred:
+            _shown_nb(seats, seat, ~SUIT_MASKS[barred])
+        return
+    if lead >= 52 or card == 52 + CARD_CLASS[lead] or (card < 52 and card // 13 == lead // 13):
+        return
+    if card < 52 or when_void:
+        _shown_nb(seats, seat, SUIT_MASKS[lead // 13])
+    else:
+        _shown_nb(seats, seat, ALL_SUITED | bit_nb(52 + CARD_CLASS[lead]))
+
+
+@njit(cache=True)
+def observe_euchre_card_nb(seats, seat, card, lead, trump):
+    """C-3 over E-2: a card off the effective suit led shows a void in that suit."""
+    if lead >= 0 and EUCHRE_EFF_SUIT[trump, card] != EUCHRE_EFF_SUIT[trump, lead]:
+        _shown_nb(seats, seat, EUCHRE_SUIT_OF[trump, EUCHRE_EFF_SUIT[trump, lead]])
+
+
+# --- Uniform consistent worlds -------------------------------------------------------------------
+
+@njit(cache=True)
+def world_table_nb(cards, counts, allowed):
+    """Counts of consistent deals: ``ways[i, state]`` is the number of ways to place
+    ``cards[i:]`` in the holders when their remaining room is ``state`` (mixed radix:
+    holder ``h`` has room ``state // stride[h] % (counts[h] + 1)``), holder ``h`` taking
+    only cards of ``allowed[h]``. The full deal is ``ways[0, stride[-1] - 1]``. Returns
+    (ways, stride)."""
+    m, n = counts.shape[0], cards.shape[0]
+    stride = np.empty(m + 1, dtype=np.int64)
+    stride[0] = 1
+    for h in range(m):
+        stride[h + 1] = stride[h] * (counts[h] + 1)
+    n_states = stride[m]
+    room = np.empty((n_states, m), dtype=np.int64)
+    total = np.zeros(n_states, dtype=np.int64)
+    for state in range(n_states):
+        for h in range(m):
+            room[state, h] = (state // stride[h]) % (counts[h] + 1)
+            total[state] += room[state, h]
+    ways = np.zeros((n + 1, n_states))
+    ways[n, 0] = 1.0
+    for i in range(n - 1, -1, -1):
+        c = bit_nb(cards[i])
+        for state in range(n_states):
+            if total[state] != n - i:  # room must match the cards left
+                continue
+            w = 0.0
+            for h in range(m):
+                if room[state, h] > 0 and allowed[h] & c:
+                    w += ways[i + 1, state - stride[h]]
+            ways[i, state] = w
+    return ways, stride
+
+
+@njit(cache=True, inline="always")
+def uniform_nb(state):
+    """A uniform float in [0, 1) from 53 bits of the stream."""
+    return np.float64(next_u64_nb(state) >> _S11) * _UNIT
+
+
+@njit(cache=True)
+def sample_world_nb(ways, stride, cards, counts, allowed, rng, out):
+    """One consistent deal, uniform among all (``world_table_nb``): ``out[h]`` the cards of
+    holder ``h``. Each card goes to a holder with probability (ways left after placing it
+    there) / (ways before)."""
+    m = counts.shape[0]
+    state = stride[m] - 1
+    for h in range(m):
+        out[h] = ZERO
+    for i in range(cards.shape[0]):
+        c = bit_nb(cards[i])
+        r = uniform_nb(rng) * ways[i, state]
+        chosen = -1
+        for h in range(m):
+            if allowed[h] & c and (state // stride[h]) % (counts[h] + 1) > 0:
+                w = ways[i + 1, state - stride[h]]
+                if w > 0.0:
+                    chosen = h  # the last holder with room takes any rounding remainder
+                    if r < w:
+                        break
+                    r -= w
+        out[chosen] |= c
+        state -= stride[chosen]
+
+
+@njit(cache=True)
+def deal_table_nb(unseen, counts, allowed):
+    """The cards of ``unseen`` in order and the counts of their consistent deals; when the
+    constraints admit none, the table without them (each holder may take any unseen card).
+    Returns (cards, ways, stride, allowed used, number of deals)."""
+    n = popcount_nb(unseen)
+    cards = np.empty(n, dtype=np.int64)
+    rest = unseen
+    for i in range(n):
+        cards[i] = lowest_nb(rest)
+        rest &= rest - ONE
+    ways, stride = world_table_nb(cards, counts, allowed)
+    top = stride[counts.shape[0]] - 1
+    if ways[0, top] == 0.0:
+        allowed = np.full(counts.shape[0], unseen, dtype=np.uint64)
+        ways, stride = world_table_nb(cards, counts, allowed)
+    return cards, ways, stride, allowed, ways[0, top]
+
+
+@njit(cache=True, inline="always")
+def worlds_of_nb(seats, seat, n_deals):
+    """How many worlds to solve: the seat's ``worlds``, or one when only one deal fits."""
+    return 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_WORLDS]))
+
+
+@njit(cache=True, inline="always")
+def decision_stream_nb(seats):
+    """The worlds' stream of one decision: started from one draw of the policy stream."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = next_u64_nb(seats.rng)
+    return rng
+
+
+# --- Bridgette and Draw Bridge ---------------------------------------------------------------------
+
+@njit(cache=True)
+def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
+    """Add to ``sums[c]``, for each card ``c`` of ``moves``, the tricks the side to move
+    takes from here after playing it (``dd.hands``, ``dd.trump`` set: one world). Each value
+    is found by zero-window searches stepping from a guess, ``last[c]``: the card's value
+    in the previous world (-1: none yet; then the previous card's, or a full binary search
+    for the first), since a card's value moves little between worlds and between cards."""
+    hands = dd.hands
+    rest = moves
+    guess = -1
+    shift = 0  # how much better this world has been than the last for the cards so far
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        hands[to_move] &= ~bit_nb(c)
+        if last[c] >= 0:
+            guess = last[c] + shift
+        if lead < 0:
+            leader, nxt_lead, nxt_barred, won = to_move, c, -1, 0
+        else:
+            leader_wins, nxt_barred = trick_nb(lead, c, dd.trump)
+            leader, nxt_lead = (1 - to_move if leader_wins else to_move), -1
+            won = int(leader == to_move)
+        n = popcount_nb(hands[to_move]) + (1 if lead < 0 else 0)  # the tricks left after this one's card
+        if guess < 0:
+            v = contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move)
+        else:
+            v = min(max(guess - won, 0), n)
+            if contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v):
+                while v < n and contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v + 1):
+                    v += 1
+            else:
+                v -= 1
+                while v > 0 and not contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v):
+                    v -= 1
+        hands[to_move] |= bit_nb(c)
+        if last[c] >= 0:
+            shift = won + v - last[c]
+        last[c] = guess = won + v
+        sums[c] += guess
+
+
+@njit(cache=True)
+def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen):
+    """B-7..B-10, D-4: the ``pimc`` card of ``seat``: the legal card with the best average
+    double-dummy value over sampled worlds, the lowest of equals. ``unseen``: the cards the
+    seat has not seen (not its hand, discards, the dead up-card or a card played).
+
+    Holders: the opponent's hand (its count, the cards play has not ruled out); where the
+    up-card is unseen, the opponent's discards (their count) and the undrawn stock (the
+    rest, never the up-card); else one holder for discards and stock together."""
+    # Cards of the seat with no unseen card between them are worth the same in every world
+    # (kernels.dd's equivalence, over every card that may be in play): solve one of each run;
+    # with one run there is nothing to choose.
+    in_play = hands[seat] | unseen
+    if lead >= 0:
+        in_play |= bit_nb(lead)
+    segs = contract_segs_nb(in_play)
+    moves = representatives_nb(legal, hands[seat], in_play, segs)
+    if popcount_nb(moves) == 1:
+        return lowest_nb(legal)
+    rng = decision_stream_nb(seats)
+    opp = 1 - seat
+    n_unseen = popcount_nb(unseen)
+    n_opp = popcount_nb(hands[opp])
+    up = seats.facts[FACT_UPCARD] - 1
+    d_opp = seats.facts[FACT_DISCARDS + opp]
+    split = up >= 0 and unseen & bit_nb(up) != ZERO and n_unseen - n_opp - d_opp >= 0
+    m = 3 if split else 2
+    counts = np.empty(m, dtype=np.int64)
+    allowed = np.empty(m, dtype=np.uint64)
+    counts[0], allowed[0] = n_opp, seats.may_hold[seat, opp] & unseen
+    if split:
+        counts[1], allowed[1] = d_opp, unseen
+        counts[2], allowed[2] = n_unseen - n_opp - d_opp, unseen & ~bit_nb(up)
+    else:
+        counts[1], allowed[1] = n_unseen - n_opp, unseen
+    cards, ways, stride, allowed, n_deals = deal_table_nb(unseen, counts, allowed)
+
+    dd.trump, dd.when_void = trump, when_void
+    renew_nb(dd, contract_rules_nb(trump, when_void))
+    sums = np.zeros(64, dtype=np.int64)
+    last = np.full(64, -1, dtype=np.int64)
+    world = np.empty(m, dtype=np.uint64)
+    for _ in range(worlds_of_nb(seats, seat, n_deals)):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        dd.hands[seat], dd.hands[opp] = hands[seat], world[0]
+        contract_values_nb(dd, seat, lead, barred, moves, sums, last)
+
+    # A card left out takes the value of the next card above it in play (its run's top).
+    skipped = legal & ~moves
+    while skipped:
+        c = highest_nb(skipped)
+        skipped &= ~bit_nb(c)
+        for k in range(segs.shape[0]):
+            if segs[k] & bit_nb(c):
+                above = in_play & segs[k] & ~((bit_nb(c) << ONE) - ONE)
+                sums[c] = sums[lowest_nb(above)]
+    best_card, best = -1, -1
+    rest = legal
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        if sums[c] > best:
+            best_card, best = c, sums[c]
+    return best_card
+
+
+# --- Bid Euchre --------------------------------------------------------------------------------
+
+@njit(cache=True)
+def euchre_values_nb(dd, to_move, out_seat, leader, played, lead, best, best_seat, moves, sums):
+    """Add to ``sums[b]``, for each card ``b`` of ``moves`` (solver layout), the tricks the
+    team of ``to_move`` takes from here after playing it (``dd`` set: one world); the
+    trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
+    winning it after ``played`` cards."""
+    side = to_move % 2
+    n_active = 4 if out_seat < 0 else 3
+    nxt = (to_move + 1) % 4
+    if nxt == out_seat:
+        nxt = (nxt + 1) % 4
+    rest = moves
+    while rest:
+        b = lowest_nb(rest)
+        rest &= rest - ONE
+        dd.hands[to_move] &= ~bit_nb(b)
+        nb, nbs, nlead = best, best_seat, lead
+        if played == 0:
+            nb, nbs, nlead = b, to_move, b
+        elif euchre_layout_beats_nb(b, best, dd.power, dd.seg_of):
+            nb, nbs = b, to_move
+        won = 0
+        if played + 1 == n_active:  # the trick is complete: its winner leads the next
+            won = int(nbs % 2 == side)
+            nl, np_, nb, nbs, nlead, nt = nbs, 0, -1, -1, -1, nbs
+        else:
+            nl, np_, nt = leader if played > 0 else to_move, played + 1, nxt
+        sums[b] += won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
+        dd.hands[to_move] |= bit_nb(b)
+
+
+@njit(cache=True, inline="always")
+def _to_layout_nb(cards, to_layout):
+    out = ZERO
+    while cards:
+        out |= bit_nb(to_layout[lowest_nb(cards)])
+        cards &= cards - ONE
+    return out
+
+
+@njit(cache=True)
+def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_deck, joker, leader, in_trick, lead,
+                        best, best_seat, played):
+    """E-6: the ``pimc`` card of ``seat`` (kernel card ids): the legal card with the best
+    average double-dummy value for its team over sampled worlds, the lowest of equals in
+    the solver layout (as ``dd``). ``played``: every card played this hand; the trick in
+    progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it
+    after ``in_trick`` cards.
+
+    Holders: the other seats that play (their counts, the cards play has not ruled out), a
+    partner who sits out (the rest, less the cards the seat saw given to it; E-4's forced
+    returns rule out its higher trumps for the bidder), and the joker dealer's discard
+    (one card) for every seat but the dealer."""
+    if popcount_nb(legal) == 1:
+        return lowest_nb(legal)
+    rng = decision_stream_nb(seats)
+    d, j = int(double_deck), int(joker)
+    deck = (ONE << np.uint64(48 if d else 24)) - ONE
+    if j:
+        deck |= bit_nb(EUCHRE_JOKER)
+    unseen = deck & ~hands[seat] & ~played & ~seats.aside[seat]
+    n_unseen = popcount_nb(unseen)
+    counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
+    allowed = np.zeros(MAX_HOLDERS, dtype=np.uint64)
+    holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
+    m = 0
+    placed = 0
+    for k in range(1, 4):
+        t = (seat + k) % 4
+        if t == out_seat:
+            continue
+        counts[m], allowed[m], holder_seat[m] = popcount_nb(hands[t]), seats.may_hold[seat, t] & unseen, t
+        placed += counts[m]
+        m += 1
+    dealer = seats.facts[FACT_JOKER_DEALER] - 1
+    discard = 1 if dealer >= 0 and dealer != seat else 0
+    if out_seat >= 0 and out_seat != seat:
+        counts[m], allowed[m] = n_unseen - placed - discard, seats.may_hold[seat, out_seat] & unseen
+        placed += counts[m]
+        m += 1
+    if discard:
+        counts[m], allowed[m] = 1, unseen
+        placed += 1
+        m += 1
+    if placed != n_unseen or counts[:m].min() < 0:
+        return lowest_nb(legal)  # not a deal this seat can be in (the kernels never reach it)
+    cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
+
+    to_layout = EUCHRE_TO_LAYOUT[d, j, trump]
+    dd.segs[:] = EUCHRE_SEGS[d, j, trump]
+    dd.seg_of[:] = EUCHRE_SEG_OF[d, j, trump]
+    dd.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
+    dd.group[:] = EUCHRE_GROUP[d, j, trump]
+    dd.double_deck, dd.out_seat = d, out_seat
+    renew_nb(dd, euchre_rules_nb(trump, out_seat, d, j))
+    own = _to_layout_nb(hands[seat], to_layout)
+    lead_b = to_layout[lead] if lead >= 0 else -1
+    best_b = to_layout[best] if best >= 0 else -1
+    moves = euchre_follow_nb(own, lead_b, dd.segs, dd.seg_of)
+    sums = np.zeros(64, dtype=np.int64)
+    world = np.empty(m, dtype=np.uint64)
+    for _ in range(worlds_of_nb(seats, seat, n_deals)):
+        sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
+        dd.hands[:] = ZERO
+        dd.hands[seat] = own
+        for h in range(m):
+            t = holder_seat[h]
+            if t >= 0:
+                dd.hands[t] = _to_layout_nb(world[h], to_layout)
+        euchre_values_nb(dd, seat, out_seat, leader, in_trick, lead_b, best_b, best_seat, moves, sums)
+    chosen, value = -1, -1
+    rest = moves
+    while rest:
+        b = lowest_nb(rest)
+        rest &= rest - ONE
+        if sums[b] > value:
+            chosen, value = b, sums[b]
+    return EUCHRE_FROM_LAYOUT[d, j, trump, chosen]

@@ -1,0 +1,392 @@
+"""The pimc seat (kernels.pimc): uniform consistent worlds, what play shows, the double-dummy
+card when the seat's knowledge fixes the hands, the best average otherwise, reproducible
+runs, and its parameter. Information hygiene is in test_information.py."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from kernels import bid_euchre as ke
+from kernels import pimc
+from kernels.cards import mask_to_cards
+from kernels.dd import contract_dd_card_nb, euchre_dd_card_nb, new_context
+from kernels.step import TRACE_WIDTH, seats_for
+from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, follow_legal_nb, lead_legal_nb, trick_nb
+from sim.api import resolve_rules
+from sim.dd import Solver
+from sim.games import game_info, game_module
+from sim.policies import PolicyError, kernel_policies, parse_policy
+from sim.rules import BidEuchreRules, BridgetteRules
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = np.uint64(2**64 - 1)
+
+
+def _mask(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+def _seats(players, worlds):
+    """A seats record of pimc seats (worlds per card), knowing nothing yet."""
+    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds}")] * players)
+    seats = seats_for(ids, prm)
+    seats["may_hold"] = ALL
+    seats["rng"] = 99
+    return seats
+
+
+# --- Uniform worlds -------------------------------------------------------------------------
+
+def _consistent(cards, counts, allowed):
+    """Every placement of ``cards`` in the holders that fits their counts and allowed sets."""
+    out = []
+    for place in itertools.product(range(len(counts)), repeat=len(cards)):
+        if all(place.count(h) == counts[h] for h in range(len(counts))) and \
+                all(allowed[h] >> c & 1 for c, h in zip(cards, place)):
+            out.append(place)
+    return out
+
+
+def _chance(ways, stride, cards, counts, allowed, place):
+    """The chance sample_world_nb gives ``place``: the product of its per-card choices."""
+    state, p = int(stride[-1]) - 1, 1.0
+    for i, (c, h) in enumerate(zip(cards, place)):
+        p *= ways[i + 1, state - stride[h]] / ways[i, state]
+        state -= int(stride[h])
+    return p
+
+
+CASES = [  # (cards, holder counts, cards each holder may take)
+    ((0, 1, 2, 3, 4, 5, 6), (3, 2, 2), (0b0011111, 0b1111111, 0b1111110)),
+    ((0, 1, 2, 3, 4, 5), (2, 2, 1, 1), (0b111100, 0b001111, 0b111111, 0b110011)),
+    ((3, 9, 17, 40, 52), (2, 3), (0b11111, 0b11111)),
+    ((0, 1, 2, 3, 4, 5, 6, 7), (4, 1, 3), (0b00001111, 0b11111111, 0b11110000)),
+]
+
+
+@pytest.mark.parametrize("cards, counts, allowed", CASES)
+def test_every_consistent_world_has_the_same_chance(cards, counts, allowed):
+    """Exact enumeration: the table counts the consistent placements, and the sampler's
+    chance of each (the product of its per-card probabilities) is 1 / that count."""
+    allowed_cards = np.array([_mask(c for i, c in enumerate(cards) if a >> i & 1) for a in allowed], dtype=np.uint64)
+    ways, stride = pimc.world_table_nb(np.array(cards, dtype=np.int64), np.array(counts, dtype=np.int64),
+                                       allowed_cards)
+    places = _consistent(cards, counts, [int(a) for a in allowed_cards])
+    assert ways[0, stride[-1] - 1] == len(places) > 1
+    chances = [_chance(ways, stride, cards, counts, allowed_cards, p) for p in places]
+    assert max(abs(c * len(places) - 1) for c in chances) < 1e-12
+
+
+def test_sampled_worlds_pass_a_chi_square_test():
+    """20,000 worlds of CASES[0] (105 consistent placements): Pearson's chi-square against
+    the uniform law, through the Wilson-Hilferty normal approximation (|z| < 4)."""
+    cards, counts, allowed = CASES[0]
+    allowed_cards = np.array([_mask(c for i, c in enumerate(cards) if a >> i & 1) for a in allowed], dtype=np.uint64)
+    cards_a, counts_a = np.array(cards, dtype=np.int64), np.array(counts, dtype=np.int64)
+    ways, stride = pimc.world_table_nb(cards_a, counts_a, allowed_cards)
+    places = {p: 0 for p in _consistent(cards, counts, [int(a) for a in allowed_cards])}
+    rng = np.array([2024], dtype=np.uint64)
+    out = np.zeros(len(counts), dtype=np.uint64)
+    n = 20_000
+    for _ in range(n):
+        pimc.sample_world_nb(ways, stride, cards_a, counts_a, allowed_cards, rng, out)
+        place = tuple(next(h for h in range(len(counts)) if int(out[h]) >> c & 1) for c in cards)
+        places[place] += 1  # a KeyError would be an inconsistent world
+    k = len(places)
+    expected = n / k
+    chi2 = sum((o - expected) ** 2 / expected for o in places.values())
+    df = k - 1
+    z = ((chi2 / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+    assert abs(z) < 4, (chi2, df, z)
+
+
+def test_constraints_that_admit_no_world_are_dropped():
+    """A seat that saw a false void (a replayed renege) still gets worlds: the counts alone."""
+    cards, counts = np.array([0, 1, 2, 3], dtype=np.int64), np.array([2, 2], dtype=np.int64)
+    _, ways, stride, used, n = pimc.deal_table_nb(np.uint64(0b1111), counts, np.array([0b1, 0b1], dtype=np.uint64))
+    assert n == 6 and list(used) == [0b1111, 0b1111]
+
+
+# --- What play shows -------------------------------------------------------------------------
+
+def _contract_plays(rows):
+    """(seat, card, lead, barred) of each contract card of a traced deal, in order."""
+    plays = [(s, a) for k, s, a, _ in rows if k == 2]
+    out, lead, barred = [], -1, -1
+    for seat, card in plays:
+        out.append((seat, card, lead, barred))
+        if lead < 0:
+            lead = card
+        else:
+            _, barred = trick_nb(lead, card, -1)  # the bar does not depend on trump
+            lead = -1
+    return out
+
+
+@pytest.mark.parametrize("colon_discard", ["last_resort", "when_void"])
+def test_what_bridgette_play_shows_is_true(colon_discard):
+    """Along heuristic deals, every seat's may_hold row of a player holds every card that
+    player still has (the cards it plays from then on): no void, B-10 last resort or B-8
+    bar is read into play that is not so; and some are read."""
+    from sim import bridgette
+
+    rules = BridgetteRules.from_dict({"play": {"colon_discard": colon_discard}})
+    _, headers, outcomes, trace = bridgette.trace_raw(rules, [parse_policy("heuristic")] * 2, 3, range(60))
+    shown = 0
+    for head, row in zip(headers, outcomes):
+        if row["contract"] < 0:
+            continue
+        plays = _contract_plays(trace[head["actions_start"]:head["actions_end"]])
+        seats = _seats(2, 1)
+        for i, (seat, card, lead, barred) in enumerate(plays):
+            left = _mask(c for s, c, _, _ in plays[i:] if s == seat)
+            assert all(left & ~int(seats["may_hold"][0, s, seat]) == 0 for s in range(2))
+            pimc.observe_contract_card_nb(seats[0], seat, card, lead, barred, colon_discard == "when_void")
+        shown += int((seats["may_hold"][0, 0, :2] != ALL).sum())
+    assert shown > 50
+
+
+def test_what_euchre_play_and_the_ask_exchange_show_is_true():
+    """Bid Euchre: every void read from play is true (E-2 suits: bowers with trump), and the
+    asking bidder's row for its partner holds the partner's cards but those it was given."""
+    rules = BidEuchreRules.from_dict({"variant": {"joker": True}})
+    kr = rules.to_kernel()
+    info = game_info("bid-euchre")
+    _, headers, _, _ = game_module("bid-euchre").trace_raw(rules, [parse_policy("heuristic")] * 4, 3, range(40))
+    asks = shown = 0
+    for head in headers:
+        ids, prm = kernel_policies([parse_policy("heuristic")] * info.seats)
+        seats = seats_for(ids, prm)
+        hands = head["hands"].copy()
+        trace = np.zeros((256, TRACE_WIDTH), dtype=np.int64)
+        row = np.zeros(1, dtype=ke.DEAL_DTYPE)
+        ke.play_deal_nb(kr, int(head["dealer"]), hands, np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), seats[0],
+                        trace, row[0], new_context(), np.zeros(0, dtype=ke.DD_DTYPE))
+        if row["bid"][0] < 0:
+            continue
+        trump, bidder = int(row["trump"][0]), int(row["bidder"][0])
+        rows = trace[:seats["tcur"][0]]
+        plays = [(int(s), int(a)) for k, s, a, _ in rows if k == ke.KIND_PLAY]
+        if row["bid"][0] == kr.params[0]["tricks"] - 3:  # an ask: the partner's cards stay in hands
+            partner = (bidder + 2) % 4
+            given = int(seats["aside"][0, bidder]) & int(hands[partner])
+            assert int(hands[partner]) & ~given & ~int(seats["may_hold"][0, bidder, partner]) == 0
+            asks += 1
+        check = seats_for(ids, prm)
+        check["may_hold"] = ALL
+        lead = -1
+        n_active = 4 if row["bid"][0] < kr.params[0]["tricks"] - 3 else 3
+        for i, (seat, card) in enumerate(plays):
+            lead = -1 if i % n_active == 0 else lead
+            left = _mask(c for s, c in plays[i:] if s == seat)
+            assert all(left & ~int(check["may_hold"][0, s, seat]) == 0 for s in range(4))
+            pimc.observe_euchre_card_nb(check[0], seat, card, lead, trump)
+            lead = card if i % n_active == 0 else lead
+        shown += int((check["may_hold"][0, 0, :4] != ALL).sum())
+    assert asks >= 1 and shown > 20
+
+
+# --- The double-dummy card when the hands are known ---------------------------------------------
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_draw_bridge_pimc_plays_as_dd(seat):
+    """D-2: after the draw phase the stock is gone, so the unseen cards are the opponent's
+    hand: a pimc seat (many worlds) plays every card as the dd seat, deal for deal."""
+    game = "draw-bridge"
+    rules = resolve_rules(game, None)
+    heuristic = parse_policy("heuristic", game)
+    runs = []
+    for spec in ("pimc:worlds=64", "dd"):
+        seats = [heuristic, heuristic]
+        seats[seat] = parse_policy(spec, game)
+        runs.append(game_module(game).run_block(rules, seats, 8, 0, 12))
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+
+
+def _random_contract_position(rng):
+    """Two hands of k cards from the 55-card deck, the seat to move, a trump, the card led to
+    it (or none, with a suit barred by B-8) and the Colon reading."""
+    k = int(rng.integers(1, 8))
+    deck = rng.permutation(55)
+    hands = np.array([_mask(deck[:k]), _mask(deck[k:2 * k])], dtype=np.uint64)
+    seat = int(rng.integers(2))
+    trump = int(rng.integers(-1, 4))
+    when_void = bool(rng.integers(2))
+    lead, barred = -1, -1
+    if rng.integers(2):
+        leader = 1 - seat
+        lead = int(rng.choice(mask_to_cards(hands[leader])))
+        hands[leader] &= ~np.uint64(1 << lead)
+        legal = follow_legal_nb(hands[seat], lead, when_void)
+    else:
+        barred = int(rng.integers(-1, 4))
+        legal = lead_legal_nb(hands[seat], barred)
+    return hands, seat, trump, when_void, lead, barred, legal
+
+
+def test_bridgette_pimc_plays_as_dd_when_the_unseen_cards_are_the_other_hand():
+    """Positions where everything the seat has not seen is the opponent's hand: the pimc
+    card (64 worlds) is the dd card, Colons, bars and both B-10 readings included."""
+    rng = np.random.default_rng(5)
+    seats = _seats(2, 64)
+    ctx, ref = new_context(), new_context()
+    for _ in range(300):
+        hands, seat, trump, when_void, lead, barred, legal = _random_contract_position(rng)
+        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, lead, barred, trump, when_void,
+                                         hands[1 - seat])
+        want = contract_dd_card_nb(ref[0], hands.copy(), seat, lead, barred, trump, when_void)
+        assert got == want
+
+
+def _random_euchre_position(rng, joker):
+    """A Bid Euchre hand played at random to some point: (hands, trump, out seat, the trick
+    so far as leader, cards in it, lead, best, best seat, every card played, the seat to
+    play, the joker dealer's discard or -1)."""
+    deck = rng.permutation(25 if joker else 24)
+    deck = np.where(deck == 24, ke.JOKER, deck)
+    hands = np.array([_mask(deck[6 * s:6 * s + 6]) for s in range(4)], dtype=np.uint64)
+    discard = int(deck[24]) if joker else -1
+    trump = int(rng.integers(4))
+    bidder = int(rng.integers(4))
+    out_seat = (bidder + 2) % 4 if rng.integers(2) else -1
+    n_active = 3 if out_seat >= 0 else 4
+    leader, seat, in_trick, lead, best, best_seat, played = bidder, bidder, 0, -1, -1, -1, 0
+    for _ in range(int(rng.integers(0, 6 * n_active - 1))):
+        legal = euchre_follow_legal_nb(hands[seat], lead, trump)
+        card = int(rng.choice(mask_to_cards(legal)))
+        hands[seat] &= ~np.uint64(1 << card)
+        played |= 1 << card
+        if in_trick == 0:
+            lead, best, best_seat = card, card, seat
+        elif euchre_beats_nb(card, best, trump):
+            best, best_seat = card, seat
+        in_trick += 1
+        seat = (seat + 1) % 4
+        if seat == out_seat:
+            seat = (seat + 1) % 4
+        if in_trick == n_active:
+            leader = seat = best_seat
+            in_trick, lead, best, best_seat = 0, -1, -1, -1
+    return hands, trump, out_seat, leader, in_trick, lead, best, best_seat, np.uint64(played), seat, discard
+
+
+@pytest.mark.parametrize("joker", [False, True])
+def test_euchre_pimc_plays_as_dd_when_its_knowledge_fixes_the_hands(joker):
+    """Positions where the seat's may_hold rows pin every other hand (and the joker discard
+    is the one card left): the pimc card (64 worlds) is the dd card, lone hands included."""
+    rng = np.random.default_rng(6)
+    ctx, ref = new_context(), new_context()
+    for _ in range(300):
+        hands, trump, out_seat, leader, in_trick, lead, best, best_seat, played, seat, discard = \
+            _random_euchre_position(rng, joker)
+        seats = _seats(4, 64)
+        for t in range(4):
+            if t != seat:
+                seats["may_hold"][0, seat, t] = hands[t]
+        if joker:
+            dealer = (seat + 1 + int(rng.integers(3))) % 4  # a dealer other than the seat
+            seats["facts"][0, pimc.FACT_JOKER_DEALER] = dealer + 1
+        legal = euchre_follow_legal_nb(hands[seat], lead, trump)
+        got = pimc.pimc_euchre_card_nb(ctx[0], seats[0], seat, hands, legal, trump, out_seat, False, joker, leader,
+                                       in_trick, lead, best, best_seat, played)
+        want = euchre_dd_card_nb(ref[0], hands.copy(), seat, trump, out_seat, False, joker, leader, in_trick, lead,
+                                 best, best_seat)
+        assert got == want
+
+
+# --- The best average when they are not --------------------------------------------------------
+
+def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
+    """Three cards each and two unseen cards in the stock: ten consistent worlds. Where one
+    card's average double-dummy value over all ten (the Python solver) beats every other by
+    a quarter trick, pimc with 2,000 worlds plays it."""
+    rng = np.random.default_rng(7)
+    solver = Solver()
+    ctx = new_context()
+    decided = 0
+    for _ in range(400):
+        deck = rng.permutation(52)
+        mine, theirs, stock = deck[:3], deck[3:6], deck[6:8]
+        seat, trump = int(rng.integers(2)), int(rng.integers(-1, 4))
+        unseen = [int(c) for c in (*theirs, *stock)]
+        legal = lead_legal_nb(np.uint64(_mask(mine)), -1)
+        means = {int(c): 0.0 for c in mine}
+        worlds = list(itertools.combinations(unseen, 3))
+        for other in worlds:
+            hands = [list(mine), list(other)] if seat == 0 else [list(other), list(mine)]
+            for c, v in solver.contract_card_values(hands, trump, seat).items():
+                means[c] += v / len(worlds)
+        ranked = sorted(means.values(), reverse=True)
+        if ranked[0] - ranked[1] < 0.25:
+            continue
+        seats = _seats(2, 2000)
+        hands = np.zeros(2, dtype=np.uint64)
+        hands[seat], hands[1 - seat] = _mask(mine), _mask(theirs)
+        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, -1, -1, trump, False,
+                                         np.uint64(_mask(unseen)))
+        assert means[got] == ranked[0]
+        decided += 1
+    assert decided >= 20
+
+
+# --- Reproducible runs ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game, games", [("bridgette", 6), ("draw-bridge", 6), ("bid-euchre", 4)])
+def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games):
+    """Worlds come from the game's policy stream: 1 or 2 threads, one block or two, the same
+    records."""
+    info = game_info(game)
+    rules = resolve_rules(game, None)
+    seats = [parse_policy("pimc:worlds=4", game)] + [parse_policy("heuristic", game)] * (info.seats - 2) + \
+        [parse_policy("pimc:worlds=2", game)]
+    play = game_module(game).run_block
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = play(rules, seats, 21, 0, games)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = play(rules, seats, 21, 0, games)
+        first, rest = play(rules, seats, 21, 0, 2), play(rules, seats, 21, 2, games - 2)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    assert np.array_equal(one[0], np.concatenate([first[0], rest[0]]))
+    assert np.array_equal(one[1], np.concatenate([first[1], rest[1]]))
+
+
+# --- The parameter ---------------------------------------------------------------------------
+
+def test_worlds_is_a_parameter_of_every_game():
+    from sim.policies import parameters
+
+    for game in ("bridgette", "draw-bridge", "bid-euchre"):
+        names = [p for p, _, _ in parameters("pimc", game)]
+        assert names == [p for p, _, _ in parameters("heuristic", game)] + ["worlds"]
+        assert parse_policy("pimc", game).row()[-1] == 16
+        assert str(parse_policy("pimc:worlds=16", game)) == "pimc"
+        assert str(parse_policy("pimc:worlds=8,aggression=0", game)) == "pimc:aggression=0,worlds=8"
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "2.5", "1e9", "nan", "inf", "many"])
+def test_bad_worlds_are_refused_in_one_line(value):
+    with pytest.raises(PolicyError) as err:
+        parse_policy(f"pimc:worlds={value}", "bridgette")
+    assert "\n" not in str(err.value) and "worlds" in str(err.value)
+
+
+def test_bad_worlds_exit_2_from_the_command_line():
+    result = subprocess.run([sys.executable, "-m", "sim.run", "--games", "1", "--policy", "0=pimc:worlds=0"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "pimc:worlds must be a whole number" in result.stderr
