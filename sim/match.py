@@ -74,8 +74,8 @@ def _a_result(winner, a_side: int) -> np.ndarray:
 
 def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     """Games ``first .. first+n-1`` played both ways: (first, deal moments, game moments,
-    A's wins, drawn or abandoned games, A's result moments); blocks merged in order give
-    the same sums wherever each was played."""
+    A's wins, drawn or abandoned games, A's result moments, deals played in both plays);
+    blocks merged in order give the same sums wherever each was played."""
     module = game_module(game)
     first_lineup, second_lineup = _lineups(game, a, b)
     per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
@@ -93,7 +93,7 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
     undecided = int((games_1["winner"] < 0).sum() + (games_2["winner"] < 0).sum())
     per_win.add(_a_result(games_1["winner"], 0), _a_result(games_2["winner"], 1))
-    return first, per_deal, per_game, a_wins, undecided, per_win
+    return first, per_deal, per_game, a_wins, undecided, per_win, len(deals_1) + len(deals_2)
 
 
 def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None, threads=None) -> dict:
@@ -115,18 +115,19 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
             pool.warm_up(game, rules, _lineups(game, a, b)[0])
             parts = sorted(pool.map(match_block, jobs), key=lambda part: part[0])
     per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
-    a_wins = undecided = 0
-    for _, deal_part, game_part, wins, drawn, win_part in parts:  # in block order, as floating sums depend on it
+    a_wins = undecided = played = 0
+    for _, deal_part, game_part, wins, drawn, win_part, deals in parts:  # in block order, as floating sums depend on it
         per_deal.merge(deal_part)
         per_game.merge(game_part)
         per_win.merge(win_part)
         a_wins += wins
         undecided += drawn
+        played += deals
     deal_stats, game_stats, win_stats = per_deal.result(), per_game.result(), per_win.result()
     win_rate = (a_wins + undecided / 2) / (2 * games)
     return {
         "game": game, "a": str(a), "b": str(b), "seed": seed,
-        "games": games, "deals": deal_stats["n"],
+        "games": games, "deals": deal_stats["n"], "deals_played": played,
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
         "a_game_win_rate": win_rate, "a_game_win_ci95": win_stats["ci95"],

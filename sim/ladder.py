@@ -1,0 +1,325 @@
+"""python -m sim.ladder --game G [--games N] [--seed S] [--worlds 4,16] [--dd-games N] [--threads T]
+                       [--rules FILE_OR_NAME] [--set KEY=VALUE] [--out DIR] [--json]
+
+The policy ladder: random, the heuristic, pimc at each --worlds and dd, each measured
+against the game's heuristic in one table. For each rung, a duplicate match of the rung (A)
+against the heuristic (B) as sim.match plays it (A minus B points per deal, A's game win
+rate, 95% intervals; in Bid Euchre both partners of A play the rung), and a --dd run (sim.dd_run)
+of the same seed with the rung in A's seats and the heuristic elsewhere: the tricks the
+rung's side loses against double dummy per deal it declares and per deal it defends, and
+the share of the contracts (bids) it declares that it makes. dd sees every card: it is an
+upper bound on card play, not a fair player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
+from sim.run import USER_ERRORS, OneLineParser, count, seed_value
+
+KIND = "policy ladder"  # ladder.json's "kind": what marks a folder as the ladder's own
+BASELINE = "heuristic"
+DEFAULT_WORLDS = (4, 16)
+DD_NOTE = "dd sees every card: an upper bound on card play, not a fair player"
+
+
+class LadderError(ValueError):
+    """An output folder the ladder cannot write (one line for the user)."""
+
+
+def worlds_list(text: str) -> tuple[int, ...]:
+    """--worlds: pimc's ``worlds`` values, comma-separated, each checked as pimc checks it."""
+    from sim.policies import PolicyError, parse_policy
+
+    values = []
+    for item in text.split(","):
+        try:
+            parse_policy(f"pimc:worlds={item.strip()}")
+        except PolicyError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        values.append(int(float(item)))
+    return tuple(dict.fromkeys(values))
+
+
+def rungs(game: str, worlds=DEFAULT_WORLDS) -> list[tuple[str, object]]:
+    """(label, Policy) of each rung, weakest first: random, the heuristic, pimc at each
+    ``worlds``, dd."""
+    from sim.policies import parse_policy
+
+    specs = ["random", BASELINE, *(f"pimc:worlds={w}" for w in worlds), "dd"]
+    return [(spec, parse_policy(spec, game)) for spec in specs]
+
+
+# --- The --dd run ---------------------------------------------------------------------------
+
+def side_aggregate(info, module, rules, deals, seats) -> dict:
+    """A block's double-dummy figures of the side playing ``seats`` (its team's two seats
+    together in Bid Euchre): exact histograms of its tricks lost per deal it declared and
+    per deal it defended, and [deals declared, made]. Blocks merge with sim.summary.merge."""
+    from sim.dd_run import _played, _role, roles
+    from sim.summary import histogram
+
+    played = _played(info, deals)
+    defender = roles(info).index("defender")
+    role = np.stack([_role(info, deals, seat) for seat in seats])  # -1: the seat played no card
+    declared = played & ((role >= 0) & (role != defender)).any(axis=0)
+    lost = sum(np.maximum(np.asarray(deals[f"dd_lost{seat}"], np.int64), 0) for seat in seats)
+    made = np.asarray(module.made_flags(rules, deals), bool)
+    return {"deals": len(deals), "played": int(played.sum()),
+            "declarer": histogram(lost[declared]), "defender": histogram(lost[played & ~declared]),
+            "made": [int(declared.sum()), int((made & declared).sum())]}
+
+
+def dd_run(game: str, rules, rung, baseline, seed: int, games: int) -> dict:
+    """The --dd run of ``games`` games with ``rung`` in A's seats (sim.match's first play)
+    and ``baseline`` elsewhere, played block by block here: the side's figures (means and
+    rates with 95% intervals, as summary.json's double_dummy gives them) and its time."""
+    from sim.match import BLOCK_GAMES, _lineups
+    from sim.summary import describe, merge, rate
+
+    info, module = game_info(game), game_module(game)
+    lineup = _lineups(game, rung, baseline)[0]
+    seats = info.sides[0]
+    total, began = None, time.perf_counter()
+    for first in range(0, games, BLOCK_GAMES):
+        deals, _ = module.run_block(rules, lineup, seed, first, min(BLOCK_GAMES, games - first), True)
+        part = side_aggregate(info, module, rules, deals, seats)
+        total = part if total is None else merge(total, part)
+    seconds = time.perf_counter() - began
+    declared, made = total["made"]
+    return {"games": games, "deals": total["deals"], "played": total["played"],
+            "lost_as_declarer": describe(total["declarer"]), "lost_as_defender": describe(total["defender"]),
+            "made_as_declarer": rate(made, declared),
+            "seconds": seconds, "deals_per_s": total["deals"] / seconds if seconds > 0 else None}
+
+
+# --- The ladder --------------------------------------------------------------------------------
+
+def warm_up(game: str, rules, seed: int, notify=None) -> float:
+    """Compile (or load from numba's cache) the game's kernels with and without --dd on one
+    game, so that no rung's time counts it; the seconds it took. ``notify(line)`` is told
+    first when the kernels must be compiled."""
+    from sim.api import COMPILING, kernels_cached
+    from sim.policies import parse_policy
+
+    module = game_module(game)
+    if notify is not None and not kernels_cached(module):
+        notify(COMPILING)
+    began = time.perf_counter()
+    lineup = [parse_policy(BASELINE, game)] * game_info(game).seats
+    for dd in (False, True):
+        module.run_block(rules, lineup, seed, 0, 1, dd)
+    return time.perf_counter() - began
+
+
+def check_rules(game: str, rules) -> None:
+    """A RunError for rules the --dd runs cannot play (sim.dd_run.refusal), before anything is."""
+    from sim.dd_run import refusal
+    from sim.store import RunError
+
+    reason = refusal(game_info(game), rules)
+    if reason:
+        raise RunError(reason)
+
+
+def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAULT_WORLDS, progress=None) -> dict:
+    """Every rung's match against the heuristic, --dd run and speed: the JSON-ready result.
+
+    A rung's speed is the deals of both plays of its match over the match's wall time, the
+    kernels warm: the rung plays half the seats, the heuristic the rest (the --dd run's own
+    rate, every deal also valued double dummy, is given beside it). ``progress(line)`` is
+    called as each rung starts (and before compiling the kernels)."""
+    import numba
+
+    from sim.match import play_match
+    from sim.policies import parse_policy
+    from sim.rules import overrides
+
+    check_rules(game, rules)
+    baseline = parse_policy(BASELINE, game)
+    threads = numba.get_num_threads()
+    compile_seconds = warm_up(game, rules, seed, progress)
+    out = []
+    ladder_rungs = rungs(game, worlds)
+    for k, (label, policy) in enumerate(ladder_rungs, 1):
+        if progress is not None:
+            progress(f"rung {k}/{len(ladder_rungs)}: {label}: a duplicate match of {plural(games, 'game')} "
+                     f"against {BASELINE}, then a --dd run of {plural(dd_games, 'game')}")
+        began = time.perf_counter()
+        match = play_match(game, policy, baseline, games, seed, rules)
+        seconds = time.perf_counter() - began
+        out.append({
+            "policy": label, "sees_all_cards": policy.name == "dd", "reference": label == BASELINE,
+            "match": match,
+            "dd_run": dd_run(game, rules, policy, baseline, seed, dd_games),
+            "speed": {"deals": match["deals_played"], "seconds": seconds,
+                      "deals_per_s": match["deals_played"] / seconds if seconds > 0 else None,
+                      "threads": threads, "warm": True},
+        })
+    return {"kind": KIND, "game": game, "baseline": BASELINE, "seed": seed, "games": games, "dd_games": dd_games,
+            "worlds": list(worlds), "rules": overrides(rules), "threads": threads,
+            "compile_seconds": compile_seconds, "rungs": out}
+
+
+# --- Output ----------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("policy", "sees_all_cards", "paired_deals", "diff_per_deal", "diff_ci_low", "diff_ci_high",
+               "win_rate", "win_ci_low", "win_ci_high", "dd_deals", "declared", "lost_as_declarer",
+               "lost_as_declarer_ci_low", "lost_as_declarer_ci_high", "defended", "lost_as_defender",
+               "lost_as_defender_ci_low", "lost_as_defender_ci_high", "made_as_declarer", "made_ci_low",
+               "made_ci_high", "deals_per_s", "match_seconds", "dd_run_deals_per_s", "dd_run_seconds", "threads")
+
+
+def csv_rows(result: dict) -> list[dict]:
+    """One flat row per rung (ladder.csv): the figures of ladder.json, intervals split in two
+    columns; an empty cell where there is no figure (one pair has no interval)."""
+    def pair(bounds):
+        return bounds if bounds is not None else (None, None)
+
+    rows = []
+    for r in result["rungs"]:
+        m, dd, speed = r["match"], r["dd_run"], r["speed"]
+        decl, defn, made = dd["lost_as_declarer"], dd["lost_as_defender"], dd["made_as_declarer"]
+        rows.append(dict(zip(CSV_COLUMNS, (
+            r["policy"], r["sees_all_cards"], m["deals"], m["mean_diff_per_deal"], *pair(m["ci95"]),
+            m["a_game_win_rate"], *pair(m["a_game_win_ci95"]), dd["deals"],
+            decl["n"], decl.get("mean"), *pair(decl.get("mean_ci95")),
+            defn["n"], defn.get("mean"), *pair(defn.get("mean_ci95")),
+            made["rate"], *pair(made["ci95"]), speed["deals_per_s"], speed["seconds"],
+            dd["deals_per_s"], dd["seconds"], speed["threads"]))))
+    return rows
+
+
+def _rate(per_second) -> str:
+    """'123,456' or '7.43' deals a second, '-' when not timed."""
+    if per_second is None:
+        return "-"
+    return f"{per_second:,.0f}" if per_second >= 100 else f"{per_second:.3g}"
+
+
+def table_lines(result: dict) -> list[str]:
+    """The printed report: a heading, one row per rung, and what the columns mean."""
+    from sim.dd_run import mean_text
+    from sim.match import _ci
+    from sim.summary import percent
+
+    info = game_info(result["game"])
+    head = ["policy", f"A minus B per {info.deal} [95% CI]", "A's game wins [95% CI]",
+            "lost as declarer", "lost as defender", f"{info.contract}s made", f"{info.deal}s/s"]
+    rows = []
+    for r in result["rungs"]:
+        m, dd, speed = r["match"], r["dd_run"], r["speed"]
+        label = r["policy"] + (" (B itself)" if r["reference"] else "") + (" *" if r["sees_all_cards"] else "")
+        ci = _ci(m["ci95"], "{:+z.2f}").removeprefix("95% CI ")
+        wins = _ci(m["a_game_win_ci95"], "{:.1%}").removeprefix("95% CI ")
+        rows.append([label, f"{m['mean_diff_per_deal']:+z.2f} {ci}", f"{100 * m['a_game_win_rate']:.1f}% {wins}",
+                     mean_text(dd["lost_as_declarer"]), mean_text(dd["lost_as_defender"]),
+                     percent(dd["made_as_declarer"]).strip(),
+                     _rate(speed["deals_per_s"])])
+    widths = [max(len(row[c]) for row in [head, *rows]) for c in range(len(head))]
+    side = "team" if info.teams else "seat"
+    declared = "bid" if info.dd_solver == "euchre" else "declared"  # sim.dd_run's words
+    lines = [f"{info.title} policy ladder against {result['baseline']} (B), seed {result['seed']}: duplicate matches "
+             f"of {plural(result['games'], 'game')}, --dd runs of {plural(result['dd_games'], 'game')}; "
+             f"{plural(result['threads'], 'thread')}", ""]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head, *rows]]
+    lines += ["", f"* {DD_NOTE}.",
+              f"Tricks lost: per {info.deal} the rung's {side} {declared} or defended, against double dummy "
+              f"in the --dd run, the rung in A's seats" + (" (its two seats together)" if info.teams else "")
+              + f"; {info.contract}s made: the share of its {info.contract}s that it made.",
+              f"{info.deal}s/s: {info.deal}s of both plays of the match over its wall time, kernels warm, "
+              f"the rung in half the seats."]
+    return lines
+
+
+def _is_ladder_folder(out: Path) -> bool:
+    """An empty folder, or one whose ladder.json the ladder wrote (it may write over it)."""
+    if not any(out.iterdir()):
+        return True
+    try:
+        return json.loads((out / "ladder.json").read_text()).get("kind") == KIND
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def prepare_out(out: Path) -> None:
+    """Check (before anything is played) and create the output folder."""
+    if out.exists() and not out.is_dir():
+        raise LadderError(f"output folder {out} is a file")
+    if out.is_dir() and not _is_ladder_folder(out):
+        raise LadderError(f"output folder {out} is not empty and holds no ladder; use another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LadderError(f"cannot create output folder {out}: {exc.strerror}") from None
+
+
+def write_files(out: Path, result: dict) -> None:
+    """ladder.json and ladder.csv, each written whole (sim.store.write_atomic)."""
+    from sim.store import write_atomic, write_json
+
+    text = io.StringIO()
+    writer = csv.DictWriter(text, CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(result))
+    write_json(out / "ladder.json", result)
+    write_atomic(out / "ladder.csv", text.getvalue().encode())
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.ladder", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
+    parser.add_argument("--games", type=count, default=200, help="games of each match, each played twice (default 200)")
+    parser.add_argument("--dd-games", type=count, metavar="N", help="games of each --dd run (default: --games)")
+    parser.add_argument("--seed", type=seed_value, default=1)
+    parser.add_argument("--worlds", type=worlds_list, default=DEFAULT_WORLDS, metavar="W1,W2,...",
+                        help="pimc rungs: worlds sampled per card (default 4,16)")
+    parser.add_argument("--threads", type=count, help="numba threads (default: all cores)")
+    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
+    parser.add_argument("--out", help="folder for ladder.json and ladder.csv "
+                                      "(default runs/ladder-<game>-<seed>-<games>)")
+    parser.add_argument("--json", action="store_true", help="print the JSON of ladder.json instead of the table")
+    args = parser.parse_args(argv)
+    from sim.api import resolve_rules
+
+    out = Path(args.out or f"runs/ladder-{args.game}-{args.seed}-{args.games}")
+    try:
+        rules = resolve_rules(args.game, args.rules, args.set_options)
+        import numba
+
+        if args.threads is not None:
+            if args.threads > numba.config.NUMBA_NUM_THREADS:
+                parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
+            numba.set_num_threads(args.threads)
+        check_rules(args.game, rules)
+        prepare_out(out)
+        result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
+                        lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True))
+    except (*USER_ERRORS, LadderError) as exc:
+        return parser.fail(exc)
+    except KeyboardInterrupt:
+        print("\ninterrupted; the ladder writes its files when every rung is done, so rerun the command",
+              file=sys.stderr)
+        return INTERRUPTED_STATUS
+    write_files(out, result)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print("\n".join(table_lines(result)))
+        print(f"\nwritten: {out / 'ladder.json'}, {out / 'ladder.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    exit_with(main, "python -m sim.ladder")
