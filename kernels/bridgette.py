@@ -389,8 +389,8 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
     unseen = deck_mask & ~dead_up
     if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, kr.gain, dealer, 0, p.min_trump_cards,
-                      p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS, seats,
-                      trace, row):
+                      p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
+                      p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd[0]):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])

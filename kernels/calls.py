@@ -8,6 +8,8 @@ Bid Euchre: bids 3 .. tricks-1 from id 0, then the ask and the moon, and its own
 import numpy as np
 from numba import njit
 
+from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
+
 N_BIDS = 36
 CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE = 36, 37, 38
 N_CALLS = 39
@@ -37,6 +39,40 @@ def call_name(call: int) -> str:
 
 
 CALL_IDS = {call_name(c): c for c in range(N_CALLS)}
+
+
+@njit(cache=True)
+def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
+                   nt_needs_all_suits, jump_min_cards):
+    """C-4 with B-6: the legal calls as a bit set over call ids.
+
+    Bids start at ``lowest_bid`` (0NT in Bridgette, 1C in Draw Bridge); holding limits of
+    0 and False switch B-6 off.
+    """
+    legal = bit_nb(CALL_PASS)
+    above = ~((bit_nb(max(cur_bid + 1, lowest_bid))) - ONE)  # bids that outrank the current one
+    for strain in range(5):
+        bids = STRAIN_BIDS[strain] & above
+        if bids == ZERO:
+            continue
+        if strain == 4:
+            if nt_needs_all_suits:
+                for s in range(4):
+                    if hand & SUIT_MASKS[s] == ZERO:
+                        bids = ZERO
+            legal |= bids  # no-trump bids have no jump requirement
+            continue
+        length = popcount_nb(hand & SUIT_MASKS[strain])
+        if length < min_trump_cards:
+            continue
+        if length < jump_min_cards:
+            bids &= ~(bids - ONE)  # only the lowest, non-jump bid in this strain
+        legal |= bids
+    if cur_bid >= 0 and doubled == 0 and bidder != seat:
+        legal |= bit_nb(CALL_DOUBLE)
+    if cur_bid >= 0 and doubled == 1 and bidder == seat:
+        legal |= bit_nb(CALL_REDOUBLE)
+    return legal
 
 
 EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0

@@ -8,11 +8,10 @@ can stop on, the replay lists, and the decision steps for calls and contract car
 import numpy as np
 from numba import njit
 
-from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, STRAIN_BIDS
-from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
+from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, legal_calls_nb
 from kernels.dd import contract_dd_card_nb
-from kernels.pimc import observe_contract_card_nb, pimc_contract_card_nb
-from kernels.policies import POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
+from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
+from kernels.policies import P_BID_WORLDS, POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -43,6 +42,7 @@ LIST_DISCARDS = 0  # two lists, by seat (Bridgette's B-3 exchange)
 LIST_CALLS, LIST_PLAY = 2, 3
 N_LISTS = 4
 KIND_DISCARD, KIND_CALL, KIND_PLAY = 0, 1, 2
+MAX_CALLS = 3 * N_BIDS + 3  # C-4: every bid doubled and redoubled, and the passes that end it
 
 
 @njit(cache=True)
@@ -83,40 +83,6 @@ def declarer_tricks_nb(row):
 # --- C-4: the auction ------------------------------------------------------------------------
 
 @njit(cache=True)
-def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
-                   nt_needs_all_suits, jump_min_cards):
-    """C-4 with B-6: the legal calls as a bit set over call ids.
-
-    Bids start at ``lowest_bid`` (0NT in Bridgette, 1C in Draw Bridge); holding limits of
-    0 and False switch B-6 off.
-    """
-    legal = bit_nb(CALL_PASS)
-    above = ~((bit_nb(max(cur_bid + 1, lowest_bid))) - ONE)  # bids that outrank the current one
-    for strain in range(5):
-        bids = STRAIN_BIDS[strain] & above
-        if bids == ZERO:
-            continue
-        if strain == 4:
-            if nt_needs_all_suits:
-                for s in range(4):
-                    if hand & SUIT_MASKS[s] == ZERO:
-                        bids = ZERO
-            legal |= bids  # no-trump bids have no jump requirement
-            continue
-        length = popcount_nb(hand & SUIT_MASKS[strain])
-        if length < min_trump_cards:
-            continue
-        if length < jump_min_cards:
-            bids &= ~(bids - ONE)  # only the lowest, non-jump bid in this strain
-        legal |= bids
-    if cur_bid >= 0 and doubled == 0 and bidder != seat:
-        legal |= bit_nb(CALL_DOUBLE)
-    if cur_bid >= 0 and doubled == 1 and bidder == seat:
-        legal |= bit_nb(CALL_REDOUBLE)
-    return legal
-
-
-@njit(cache=True)
 def call_error_nb(call, cur_bid, lowest_bid):
     """The reason an illegal call is illegal: off the ladder, a holding limit, otherwise C-4."""
     if call == CALL_UNKNOWN or 0 <= call < lowest_bid:
@@ -127,36 +93,48 @@ def call_error_nb(call, cur_bid, lowest_bid):
 
 
 @njit(cache=True, inline="always")
-def call_step_nb(seats, trace, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain):
-    """C-4: the next call of ``seat``, replayed or chosen, traced when legal."""
+def call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, dd, calls,
+                 n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
+    """C-4: the next call of ``seat``, replayed or chosen, traced when legal. A ``pimc``
+    seat that samples its calls searches in the context ``dd`` (kernels.pimc), reading the
+    auction's ``calls`` so far."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hand, legal, cur_bid, bidder,
-                              doubled, unseen, gain, seats.rng)
+        if seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0:
+            call = pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void,
+                                calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                                jump_min_cards)
+        else:
+            call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hands[seat], legal, cur_bid, bidder,
+                                  doubled, unseen, gain, seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True)
 def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-               jump_min_cards, opening_pass_ends, seats, trace, row):
+               jump_min_cards, opening_pass_ends, when_void, seats, trace, row, dd):
     """C-4: the auction, dealer first; the contract, declarer and doubling go to ``row``.
 
     ``unseen0``/``unseen1``: the cards each seat has not seen (its own hand is taken off);
     ``gain[doubled, bid, tricks]``: the game's deal score, the declarer's minus the
-    opponent's, for the policies. Returns False when a replayed call was illegal or
+    opponent's, for the policies; ``when_void`` (B-10) and the search context ``dd`` for
+    seats that search. Returns False when a replayed call was illegal or
     missing (``row`` says why); a passed-out deal completes with contract -1.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
     n_calls = 0
+    calls = np.empty(MAX_CALLS, dtype=np.int64)
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
         unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
-        call = call_step_nb(seats, trace, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen, gain)
+        call = call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, dd,
+                            calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards)
         if not legal_nb(call, legal):
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
             return stop_nb(row, err, AT_CALLS, n_calls)
+        calls[n_calls] = call
         n_calls += 1
         if call == CALL_PASS:
             if cur_bid >= 0:

@@ -23,7 +23,7 @@ from numba import njit
 
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import ZERO, bit_nb, popcount_nb
-from kernels.contract import legal_calls_nb
+from kernels.calls import legal_calls_nb
 from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb,
 )

@@ -253,7 +253,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
     if not auction_nb(hands, deck & ~gone, deck & ~gone, kr.gain, dealer, FIRST_BID, 0, False, 0,
-                      p.opening_pass == OPENING_PASS_ENDS, seats, trace, row):
+                      p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd[0]):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])

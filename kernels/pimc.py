@@ -53,7 +53,8 @@ from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb, euchre_layout_beats_nb,
     euchre_rules_nb, euchre_value_nb, renew_nb, representatives_nb,
 )
-from kernels.policies import P_WORLDS
+from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS, legal_calls_nb
+from kernels.policies import P_BID_WORLDS, P_WORLDS, heuristic_call_nb
 from kernels.rng import next_u64_nb
 from kernels.step import MAX_SEATS
 from kernels.tricks import trick_nb
@@ -248,6 +249,23 @@ def decision_stream_nb(seats):
 # --- Bridgette and Draw Bridge ---------------------------------------------------------------------
 
 @njit(cache=True)
+def contract_value_near_nb(dd, leader, lead, barred, side, guess, n):
+    """The tricks ``side`` takes from here (at most ``n``): zero-window searches stepping
+    from ``guess`` (negative: none, a binary search), cheap when the guess is close."""
+    if guess < 0:
+        return contract_best_nb(dd.tt, dd, leader, lead, barred, side)
+    v = min(guess, n)
+    if contract_search_nb(dd.tt, dd, leader, lead, barred, side, v):
+        while v < n and contract_search_nb(dd.tt, dd, leader, lead, barred, side, v + 1):
+            v += 1
+    else:
+        v -= 1
+        while v > 0 and not contract_search_nb(dd.tt, dd, leader, lead, barred, side, v):
+            v -= 1
+    return v
+
+
+@njit(cache=True)
 def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
     """Add to ``sums[c]``, for each card ``c`` of ``moves``, the tricks the side to move
     takes from here after playing it (``dd.hands``, ``dd.trump`` set: one world). Each value
@@ -271,17 +289,8 @@ def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
             leader, nxt_lead = (1 - to_move if leader_wins else to_move), -1
             won = int(leader == to_move)
         n = popcount_nb(hands[to_move]) + (1 if lead < 0 else 0)  # the tricks left after this one's card
-        if guess < 0:
-            v = contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move)
-        else:
-            v = min(max(guess - won, 0), n)
-            if contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v):
-                while v < n and contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v + 1):
-                    v += 1
-            else:
-                v -= 1
-                while v > 0 and not contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, v):
-                    v -= 1
+        v = contract_value_near_nb(dd, leader, nxt_lead, nxt_barred, to_move, -1 if guess < 0 else max(guess - won, 0),
+                                   n)
         hands[to_move] |= bit_nb(c)
         if last[c] >= 0:
             shift = won + v - last[c]
@@ -290,25 +299,15 @@ def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
 
 
 @njit(cache=True)
-def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen):
-    """B-7..B-10, D-4: the ``pimc`` card of ``seat``: the legal card with the best average
-    double-dummy value over sampled worlds, the lowest of equals. ``unseen``: the cards the
-    seat has not seen (not its hand, discards, the dead up-card or a card played).
+def contract_deals_nb(seats, seat, hands, unseen):
+    """The consistent deals of the cards ``seat`` has not seen (``unseen``: not its hand,
+    discards, the dead up-card or a card played) in the two-player games: (cards, ways,
+    stride, counts, allowed, number of deals) for ``sample_world_nb``, the opponent's hand
+    the first holder.
 
     Holders: the opponent's hand (its count, the cards play has not ruled out); where the
     up-card is unseen, the opponent's discards (their count) and the undrawn stock (the
     rest, never the up-card); else one holder for discards and stock together."""
-    # Cards of the seat with no unseen card between them are worth the same in every world
-    # (kernels.dd's equivalence, over every card that may be in play): solve one of each run;
-    # with one run there is nothing to choose.
-    in_play = hands[seat] | unseen
-    if lead >= 0:
-        in_play |= bit_nb(lead)
-    segs = contract_segs_nb(in_play)
-    moves = representatives_nb(legal, hands[seat], in_play, segs)
-    if popcount_nb(moves) == 1:
-        return lowest_nb(legal)
-    rng = decision_stream_nb(seats)
     opp = 1 - seat
     n_unseen = popcount_nb(unseen)
     n_opp = popcount_nb(hands[opp])
@@ -325,12 +324,31 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     else:
         counts[1], allowed[1] = n_unseen - n_opp, unseen
     cards, ways, stride, allowed, n_deals = deal_table_nb(unseen, counts, allowed)
+    return cards, ways, stride, counts, allowed, n_deals
 
+
+@njit(cache=True)
+def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen):
+    """B-7..B-10, D-4: the ``pimc`` card of ``seat``: the legal card with the best average
+    double-dummy value over worlds sampled from ``contract_deals_nb``, the lowest of equals."""
+    # Cards of the seat with no unseen card between them are worth the same in every world
+    # (kernels.dd's equivalence, over every card that may be in play): solve one of each run;
+    # with one run there is nothing to choose.
+    in_play = hands[seat] | unseen
+    if lead >= 0:
+        in_play |= bit_nb(lead)
+    segs = contract_segs_nb(in_play)
+    moves = representatives_nb(legal, hands[seat], in_play, segs)
+    if popcount_nb(moves) == 1:
+        return lowest_nb(legal)
+    rng = decision_stream_nb(seats)
+    opp = 1 - seat
+    cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     dd.trump, dd.when_void = trump, when_void
     renew_nb(dd, contract_rules_nb(trump, when_void))
     sums = np.zeros(64, dtype=np.int64)
     last = np.full(64, -1, dtype=np.int64)
-    world = np.empty(m, dtype=np.uint64)
+    world = np.empty(counts.shape[0], dtype=np.uint64)
     for _ in range(worlds_of_nb(seats, seat, n_deals)):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
         dd.hands[seat], dd.hands[opp] = hands[seat], world[0]
@@ -353,6 +371,133 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
         if sums[c] > best:
             best_card, best = c, sums[c]
     return best_card
+
+
+@njit(cache=True)
+def calls_agree_nb(prm, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                   jump_min_cards, gain):
+    """Whether ``seat`` holding ``hand`` would have made its calls among the auction's
+    ``calls`` so far as a heuristic with the parameters ``prm`` (C-4 with B-6).
+    """
+    cur_bid, bidder, doubled = -1, -1, 0
+    unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
+    for i in range(n_calls):
+        caller = (dealer + i) % 2
+        call = calls[i]
+        if caller == seat:
+            legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
+                                   nt_needs_all_suits, jump_min_cards)
+            if heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain) != call:
+                return False
+        if call == CALL_DOUBLE:
+            doubled = 1
+        elif call == CALL_REDOUBLE:
+            doubled = 2
+        elif call != CALL_PASS:
+            cur_bid, bidder, doubled = call, caller, 0
+    return True
+
+
+@njit(cache=True)
+def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                             nt_needs_all_suits, jump_min_cards, gain):
+    """The opponent's hands of ``bid_worlds`` worlds from ``contract_deals_nb`` in which the
+    opponent, modelled as a heuristic with this seat's parameters, would have made its
+    calls so far: rejection among at most 50 draws per world wanted; with too few
+    accepted, the rest are drawn unconditioned (the calls then say nothing this model
+    explains). One number from the policy stream starts the draws."""
+    rng = decision_stream_nb(seats)
+    cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
+    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
+    out = np.empty(n, dtype=np.uint64)
+    world = np.empty(counts.shape[0], dtype=np.uint64)
+    opp = 1 - seat
+    got = 0
+    for _ in range(50 * n if n > 1 else 0):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        if calls_agree_nb(seats.prm[seat], world[0], opp, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                          nt_needs_all_suits, jump_min_cards, gain):
+            out[got] = world[0]
+            got += 1
+            if got == n:
+                break
+    while got < n:
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        out[got] = world[0]
+        got += 1
+    return out
+
+
+@njit(cache=True)
+def expected_scores_nb(dd, seat, hand, opponents, gain, when_void, strain, declarer, value, known):
+    """B-11..B-14, D-5/D-6: into ``value[bid, doubled]``, for every bid of ``strain`` played
+    by ``declarer``, the expected deal score for ``seat`` (its points minus the opponent's,
+    ``gain``) over worlds where the opponent holds ``opponents[w]``, the opponent of the
+    declarer leading (as ``kernels.dd.contract_table_nb``); the worlds of a strain share
+    the search context's table. A single world is the deal itself (the seat knows it
+    whole): its tricks are kept in ``known`` for the deal's later calls."""
+    n_tricks = popcount_nb(hand)
+    n = opponents.shape[0]
+    sign = (1.0 if declarer == seat else -1.0) / n
+    defence = -1  # the defenders' tricks in the last world: the next one's guess
+    for w in range(n):
+        if n == 1 and known[strain, declarer] >= 0:
+            defence = n_tricks - known[strain, declarer]
+        else:
+            if w == 0:
+                dd.when_void = when_void
+                dd.trump = strain if strain < 4 else -1
+                renew_nb(dd, contract_rules_nb(dd.trump, when_void))
+                dd.hands[2], dd.hands[3] = ZERO, ZERO
+            dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
+            defence = contract_value_near_nb(dd, 1 - declarer, -1, -1, 1 - declarer, defence, n_tricks)
+            if n == 1:
+                known[strain, declarer] = n_tricks - defence
+        bids = STRAIN_BIDS[strain]
+        while bids:
+            bid = lowest_nb(bids)
+            bids &= bids - ONE
+            for doubled in range(3):
+                value[bid, doubled] += sign * gain[doubled, bid, n_tricks - defence]
+
+
+@njit(cache=True)
+def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, calls, n_calls,
+                 dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
+    """C-4 (B-5, B-6; D-3): the ``pimc`` call of ``seat``: the legal call whose likely
+    contract has the best expected score over worlds consistent with what it knows and
+    with the opponent's ``calls`` so far (``sample_bidding_worlds_nb``): a bid, that bid
+    played by this seat undoubled; a double or redouble, the contract so doubled; a pass,
+    the contract as it stands (no bid yet: nothing, 0). Ties go to the pass, then the
+    double, then the lowest bid. Only the strains a call needs are solved."""
+    if legal == bit_nb(CALL_PASS):
+        return CALL_PASS
+    opponents = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
+                                         min_trump_cards, nt_needs_all_suits, jump_min_cards, gain)
+    mine = np.zeros((N_BIDS, 3))
+    call, best = CALL_PASS, 0.0
+    if cur_bid >= 0:
+        theirs = np.zeros((N_BIDS, 3))
+        strain = BID_STRAIN[cur_bid]
+        expected_scores_nb(dd, seat, hands[seat], opponents, gain, when_void, strain, bidder,
+                           mine if bidder == seat else theirs, seats.known_tricks[seat])
+        stands = mine if bidder == seat else theirs
+        best = stands[cur_bid, doubled]
+        if legal & bit_nb(CALL_DOUBLE) and theirs[cur_bid, 1] > best:
+            call, best = CALL_DOUBLE, theirs[cur_bid, 1]
+        if legal & bit_nb(CALL_REDOUBLE) and mine[cur_bid, 2] > best:
+            call, best = CALL_REDOUBLE, mine[cur_bid, 2]
+    bids = legal & ((ONE << np.uint64(N_BIDS)) - ONE)
+    for strain in range(5):
+        if bids & STRAIN_BIDS[strain] and not (cur_bid >= 0 and bidder == seat and strain == BID_STRAIN[cur_bid]):
+            expected_scores_nb(dd, seat, hands[seat], opponents, gain, when_void, strain, seat, mine,
+                               seats.known_tricks[seat])
+    while bids:
+        bid = lowest_nb(bids)
+        bids &= bids - ONE
+        if mine[bid, 0] > best:
+            call, best = bid, mine[bid, 0]
+    return call
 
 
 # --- Bid Euchre --------------------------------------------------------------------------------

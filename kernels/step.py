@@ -57,6 +57,10 @@ SEATS_DTYPE = record_dtype([
     ("may_hold", np.uint64, (MAX_SEATS, MAX_SEATS)),
     ("aside", np.uint64, (MAX_SEATS,)),
     ("facts", np.int64, (4,)),
+    # ``known_tricks[s, strain, declarer]``: the declarer's double-dummy tricks in a deal
+    # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
+    # not yet (kernels.pimc).
+    ("known_tricks", np.int8, (MAX_SEATS, 5, 2)),
 ])
 
 
@@ -68,6 +72,7 @@ def new_deal_nb(seats):
     seats.may_hold[:, :] = ~ZERO
     seats.aside[:] = ZERO
     seats.facts[:] = 0
+    seats.known_tricks[:, :, :] = -1
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,7 @@ this deal, and the principal line of that game:
   Bridgette, under B-6's holding restrictions (``auction.min_trump_cards``,
   ``auction.nt_needs_all_suits``, ``auction.jump_min_cards``) applied to the hand of the
   player who bids, as held at the start of the auction (after the B-3 exchange). The
-  legal calls are the engine's own (``kernels.contract.legal_calls_nb``), so a jump is
+  legal calls are the engine's own (``kernels.calls.legal_calls_nb``), so a jump is
   what the engine calls one: a suit bid above the lowest level at which that suit would
   outrank the current bid (with no bid yet, above level 1); no-trump bids never jump;
 * once the auction ends, the contract is scored by the game's scoring with every option
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, call_name
-from kernels.contract import legal_calls_nb
+from kernels.calls import legal_calls_nb
 from sim.rules import BridgetteRules, DrawBridgeRules
 
 STRAINS = ("C", "D", "H", "S", "NT")

@@ -96,6 +96,11 @@ def _worlds_error(value: float) -> str | None:
     return None
 
 
+def _bid_worlds_error(value: float) -> str | None:
+    """pimc's ``bid_worlds``: a count of deals, or 0 for the heuristic's calls."""
+    return None if value == 0 else _worlds_error(value)
+
+
 # A seat that searches what it may know: its card play samples the cards it cannot see
 # (kernels.pimc) and plays the card best double dummy on average; its other decisions are
 # the heuristic's, with the heuristic's parameters.
@@ -104,6 +109,8 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                               "knows; bids, discards, draws and exchanges as the heuristic", {
     **POLICIES["heuristic"].columns,
     "worlds": Column(kp.P_WORLDS, 16.0, "deals of the unseen cards sampled per card played", _worlds_error),
+    "bid_worlds": Column(kp.P_BID_WORLDS, 16.0, "deals of the unseen cards sampled for the deal's calls, each "
+                                                "solved in every strain (0: calls as the heuristic)", _bid_worlds_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
 

@@ -16,8 +16,8 @@ knows once D-2 has shown every card played).
 A ``pimc`` seat samples worlds from the game's policy stream, which every seat of a game
 shares. So its worlds A and B are each one deal played from the same stream state, the
 ``pimc`` seat choosing, the other seats playing the heuristic (world A) or replaying
-world A's actions (world B); its checked decisions are its cards (the rest are the
-heuristic's, checked above).
+world A's actions (world B); its checked decisions are its calls in the contract games
+and its cards (the rest are the heuristic's, checked above).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
-PIMC = parse_policy("pimc:worlds=3")
+PIMC = parse_policy("pimc:worlds=3,bid_worlds=3")
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 
@@ -109,6 +109,7 @@ class BridgetteWorld:
     rules = BridgetteRules()
     players = 2
     kind_play = kc.KIND_PLAY
+    pimc_kinds = (kc.KIND_CALL, kc.KIND_PLAY)  # a pimc seat's own decisions: its calls and cards
     policy = parse_policy("heuristic", "bridgette")
     games = 40  # games probed, about 1,200 deals
 
@@ -136,6 +137,7 @@ class DrawBridgeWorld:
     rules = DrawBridgeRules()
     players = 2
     kind_play = kc.KIND_PLAY
+    pimc_kinds = (kc.KIND_CALL, kc.KIND_PLAY)  # a pimc seat's own decisions: its calls and cards
     policy = parse_policy("heuristic", "draw-bridge")
     games = 12  # its games run to 7NT auctions and last about 105 deals
 
@@ -168,6 +170,7 @@ class DrawBridgeWorld:
 class BidEuchreWorld:
     players = 4
     kind_play = ke.KIND_PLAY
+    pimc_kinds = (ke.KIND_PLAY,)  # its calls, trump and exchange are the heuristic's
     policy = parse_policy("heuristic", "bid-euchre")
     games = 40
 
@@ -251,8 +254,8 @@ def _world_a(world, deal, seat, policy):
 
 def _probe(world, seed, games, shuffles, control, policy=None):
     """(decision points checked, decisions that changed, worlds set aside). Decision points
-    are any of the seat's actions with the game's heuristic (``policy`` None), or the cards
-    of ``policy``."""
+    are any of the seat's actions with the game's heuristic (``policy`` None), or the
+    ``pimc_kinds`` of ``policy``."""
     rng = np.random.default_rng(seed)
     checked = changed = set_aside = 0
     for dealt in world.deals(seed, games):
@@ -262,7 +265,7 @@ def _probe(world, seed, games, shuffles, control, policy=None):
             if deal is None:
                 continue
             mine = [i for i, row in enumerate(deal.rows) if row[1] == seat
-                    and (policy is None or row[0] == world.kind_play)]
+                    and (policy is None or row[0] in world.pimc_kinds)]
             if not mine:
                 continue
             t = int(rng.choice(mine))
@@ -313,9 +316,9 @@ PIMC_PROBES = {"bridgette": (10, 150), "draw-bridge": (10, 120), "bid-euchre": (
 
 
 @pytest.mark.parametrize("name", sorted(WORLDS))
-def test_pimc_cards_ignore_cards_the_seat_cannot_see(name):
-    """A pimc seat's sampled worlds come from what it knows only: its cards come out the
-    same however the cards it cannot see lie."""
+def test_pimc_decisions_ignore_cards_the_seat_cannot_see(name):
+    """A pimc seat's sampled worlds come from what it knows only: its calls (sampled in the
+    contract games) and cards come out the same however the cards it cannot see lie."""
     games, least = PIMC_PROBES[name]
     checked, changed, _ = _probe(WORLDS[name], seed=13, games=range(games), shuffles=3, control=False, policy=PIMC)
     assert checked >= least
@@ -323,7 +326,7 @@ def test_pimc_cards_ignore_cards_the_seat_cannot_see(name):
 
 
 @pytest.mark.parametrize("name", ["bridgette", "bid-euchre"])
-def test_pimc_control_moving_a_held_card_changes_cards(name):
+def test_pimc_control_moving_a_held_card_changes_decisions(name):
     games, least = PIMC_PROBES[name]
     checked, changed, _ = _probe(WORLDS[name], seed=14, games=range(games), shuffles=1, control=True, policy=PIMC)
     assert checked >= 25

@@ -18,13 +18,16 @@ from kernels import bid_euchre as ke
 from kernels import pimc
 from kernels.cards import mask_to_cards
 from kernels.dd import contract_dd_card_nb, euchre_dd_card_nb, new_context
+from kernels import policies as kp
+from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, legal_calls_nb
+from kernels.contract import KIND_CALL, KIND_PLAY
 from kernels.step import TRACE_WIDTH, seats_for
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, follow_legal_nb, lead_legal_nb, trick_nb
 from sim.api import resolve_rules
-from sim.dd import Solver
+from sim.dd import Solver, contract_table
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, kernel_policies, parse_policy
-from sim.rules import BidEuchreRules, BridgetteRules
+from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = np.uint64(2**64 - 1)
@@ -202,12 +205,13 @@ def test_what_euchre_play_and_the_ask_exchange_show_is_true():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_draw_bridge_pimc_plays_as_dd(seat):
     """D-2: after the draw phase the stock is gone, so the unseen cards are the opponent's
-    hand: a pimc seat (many worlds) plays every card as the dd seat, deal for deal."""
+    hand: a pimc seat (many worlds, the heuristic's calls) plays every card as the dd seat,
+    deal for deal."""
     game = "draw-bridge"
     rules = resolve_rules(game, None)
     heuristic = parse_policy("heuristic", game)
     runs = []
-    for spec in ("pimc:worlds=64", "dd"):
+    for spec in ("pimc:worlds=64,bid_worlds=0", "dd"):
         seats = [heuristic, heuristic]
         seats[seat] = parse_policy(spec, game)
         runs.append(game_module(game).run_block(rules, seats, 8, 0, 12))
@@ -340,6 +344,109 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
     assert decided >= 20
 
 
+# --- Calls ---------------------------------------------------------------------------------------
+
+def _expected_call(table_of, gain, seat, legal, cur_bid, bidder, doubled):
+    """kernels.pimc's call rule restated: the legal call whose contract as it stands after
+    the call has the best mean score for ``seat`` over the worlds' tables (``table_of``:
+    [strain, declarer] arrays); ties to the pass, the double, then the lowest bid."""
+    def value(bid, declarer, dbl):
+        sign = 1 if declarer == seat else -1
+        return np.mean([sign * gain[dbl, bid, t[BID_STRAIN[bid], declarer]] for t in table_of])
+
+    options = [(CALL_PASS, value(cur_bid, bidder, doubled) if cur_bid >= 0 else 0.0)]
+    if legal >> CALL_DOUBLE & 1:
+        options.append((CALL_DOUBLE, value(cur_bid, bidder, 1)))
+    if legal >> CALL_REDOUBLE & 1:
+        options.append((CALL_REDOUBLE, value(cur_bid, seat, 2)))
+    options += [(b, value(b, seat, 0)) for b in range(N_BIDS) if legal >> b & 1]
+    best = max(v for _, v in options)
+    return next(c for c, v in options if np.isclose(v, best, rtol=0, atol=1e-9))
+
+
+def _auction_states(dealer, calls):
+    """(caller, cur_bid, bidder, doubled) before each call of a C-4 auction."""
+    cur_bid, bidder, doubled = -1, -1, 0
+    for i, call in enumerate(calls):
+        yield (dealer + i) % 2, cur_bid, bidder, doubled
+        if call == CALL_DOUBLE:
+            doubled = 1
+        elif call == CALL_REDOUBLE:
+            doubled = 2
+        elif call != CALL_PASS:
+            cur_bid, bidder, doubled = call, (dealer + i) % 2, 0
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_draw_bridge_pimc_calls_are_best_by_the_exact_table(seat):
+    """D-2 shows a pimc seat the whole deal before the auction, so its one world is the
+    deal: every call it makes is the best call by the deal's table (sim.dd, from the hands
+    its contract play shows) and the D-5/D-6 scores, as restated here."""
+    from sim import draw_bridge
+
+    rules = DrawBridgeRules()
+    kr = rules.to_kernel()
+    seats = [parse_policy("heuristic", "draw-bridge")] * 2
+    seats[seat] = parse_policy("pimc:worlds=1", "draw-bridge")
+    _, headers, outcomes, trace = draw_bridge.trace_raw(rules, seats, 3, range(3))
+    solver, checked = Solver(), 0
+    for head, row in zip(headers, outcomes):
+        rows = trace[head["actions_start"]:head["actions_end"]]
+        plays = [(int(s), int(a)) for k, s, a, _ in rows if k == KIND_PLAY][26:]  # the contract play
+        if row["contract"] < 0 or len(plays) != 26:
+            continue
+        hands = np.array([_mask([a for s, a in plays if s == t]) for t in (0, 1)], dtype=np.uint64)
+        table = contract_table(solver, [mask_to_cards(h) for h in hands])
+        calls = [int(a) for k, _, a, _ in rows if k == KIND_CALL]
+        for (caller, cur_bid, bidder, doubled), call in zip(_auction_states(int(head["dealer"]), calls), calls):
+            if caller != seat:
+                continue
+            legal = int(legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, 1, 0, False, 0))
+            assert call == _expected_call([table], kr.gain, seat, legal, cur_bid, bidder, doubled)
+            checked += 1
+    assert checked >= 100
+
+
+def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow():
+    """After the opponent's opening call, the worlds a Bridgette pimc seat bids from hold
+    the cards it has not seen, 13 to the opponent, who as the heuristic would have made
+    that call; its call is the best by those worlds' tables (sim.dd)."""
+    kr = BridgetteRules().to_kernel()
+    p = kr.params[0]
+    b6 = (0, int(p.min_trump_cards), bool(p.nt_needs_all_suits), int(p.jump_min_cards))  # B-5, B-6
+    prm = parse_policy("pimc:bid_worlds=6", "bridgette").row()
+    rng = np.random.default_rng(8)
+    solver, agree, total = Solver(), 0, 0
+    for _ in range(12):
+        deck = rng.permutation(52)
+        hands = np.array([_mask(deck[:13]), _mask(deck[13:26])], dtype=np.uint64)
+        seat = int(rng.integers(2))
+        opp = 1 - seat  # the dealer, who calls first
+        first = int(kp.heuristic_call_nb(prm, opp, hands[opp], legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6),
+                                         -1, -1, 0, ~hands[opp], kr.gain))
+        calls = np.array([first], dtype=np.int64)
+        cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
+        unseen = ~hands[seat] & np.uint64(2**52 - 1)
+        seats = seats_for(np.array([kp.POLICY_PIMC] * 2), np.stack([prm, prm]))
+        seats["may_hold"] = ALL
+        seats["rng"] = 1234
+        worlds = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, kr.gain)
+        assert len(worlds) == 6
+        tables = []
+        for w in worlds:
+            assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
+            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.gain)
+            total += 1
+            both = np.zeros(2, dtype=np.uint64)
+            both[seat], both[opp] = hands[seat], w
+            tables.append(contract_table(solver, [mask_to_cards(h) for h in both]))
+        legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, 0, *b6)
+        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, kr.gain,
+                                False, calls, 1, opp, *b6)
+        assert got == _expected_call(tables, kr.gain, seat, int(legal), cur_bid, bidder, 0)
+    assert agree == total
+
+
 # --- Reproducible runs ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("game, games", [("bridgette", 6), ("draw-bridge", 6), ("bid-euchre", 4)])
@@ -367,15 +474,44 @@ def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games):
 
 # --- The parameter ---------------------------------------------------------------------------
 
-def test_worlds_is_a_parameter_of_every_game():
+def test_worlds_is_a_parameter_of_every_game_and_bid_worlds_of_the_contract_games():
     from sim.policies import parameters
 
-    for game in ("bridgette", "draw-bridge", "bid-euchre"):
+    for game, own in (("bridgette", ["worlds", "bid_worlds"]), ("draw-bridge", ["worlds", "bid_worlds"]),
+                      ("bid-euchre", ["worlds"])):
         names = [p for p, _, _ in parameters("pimc", game)]
-        assert names == [p for p, _, _ in parameters("heuristic", game)] + ["worlds"]
-        assert parse_policy("pimc", game).row()[-1] == 16
+        assert names == [p for p, _, _ in parameters("heuristic", game)] + own
+        assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
         assert str(parse_policy("pimc:worlds=16", game)) == "pimc"
         assert str(parse_policy("pimc:worlds=8,aggression=0", game)) == "pimc:aggression=0,worlds=8"
+    assert parse_policy("pimc", "bridgette").row()[kp.P_BID_WORLDS] == 16
+    assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc:bid_worlds=0"
+    with pytest.raises(PolicyError, match="only bridgette and draw-bridge decisions read it"):
+        parse_policy("pimc:bid_worlds=4", "bid-euchre")
+
+
+@pytest.mark.parametrize("value", ["-1", "2.5", "1e9", "nan"])
+def test_bad_bid_worlds_are_refused_in_one_line(value):
+    with pytest.raises(PolicyError) as err:
+        parse_policy(f"pimc:bid_worlds={value}", "bridgette")
+    assert "\n" not in str(err.value) and "bid_worlds" in str(err.value)
+
+
+def test_bid_worlds_0_calls_as_the_heuristic():
+    """``bid_worlds=0``: the pimc seat's calls are the heuristic's: every deal both games
+    reach with the same cards has the same auction as with a heuristic in its seat."""
+    from sim import bridgette
+
+    rules = BridgetteRules()
+    auctions = []
+    for spec in ("pimc:worlds=1,bid_worlds=0", "heuristic"):
+        _, headers, _, trace = bridgette.trace_raw(rules, [parse_policy(spec, "bridgette"), parse_policy("heuristic")],
+                                                   4, range(3))
+        auctions.append({(int(h["game"]), h["hands"].tobytes(), h["stock"].tobytes()):
+                         [tuple(r) for r in trace[h["actions_start"]:h["actions_end"]] if r[0] == KIND_CALL]
+                         for h in headers})
+    same = auctions[0].keys() & auctions[1].keys()
+    assert len(same) >= 5 and all(auctions[0][k] == auctions[1][k] for k in same)
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "2.5", "1e9", "nan", "inf", "many"])

@@ -5,9 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from kernels import contract as kc
 from kernels import policies as kp
-from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, EUCHRE_PASS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, EUCHRE_PASS, legal_calls_nb
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from sim.policies import POLICIES, Policy, PolicyError, defaults, parameters, parse_policy
 from sim.rules import BridgetteRules, DrawBridgeRules
@@ -182,7 +181,7 @@ def draw_bridge_call(policy, me, opponent, cur, undertricks):
     seat 0 calls first), under D-6 ``scoring.undertricks``."""
     me, opponent = mask(me), mask(opponent)
     cur_bid, bidder = (CALL_IDS[cur], 1) if cur else (-1, -1)
-    legal = kc.legal_calls_nb(me, 0, cur_bid, bidder, 0, 1, 0, False, 0)  # D-3: 1C..7NT, no holding limits
+    legal = legal_calls_nb(me, 0, cur_bid, bidder, 0, 1, 0, False, 0)  # D-3: 1C..7NT, no holding limits
     return kp.choose_call_nb(kp.POLICY_HEURISTIC, row(policy, "draw-bridge"), 0, me, legal, cur_bid, bidder, 0,
                              opponent, draw_bridge_gain(undertricks), RNG)
 
