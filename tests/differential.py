@@ -112,6 +112,7 @@ OPTION_SETS["bid-euchre"] = {
 }
 
 PAIRINGS = (("random", "random"), ("heuristic", "heuristic"), ("heuristic", "random"))
+TUNED = ("tuned", "tuned")  # each game's own heuristic defaults (sim.games), not the neutral ones
 # Random play rarely makes a Draw Bridge contract and keeps Bid Euchre teams below the
 # target, so its games run for ~90 deals (~400 hands): random against random is checked
 # only in the option sets that bound a game's length.
@@ -120,10 +121,16 @@ SKIP = {(game, name, ("random", "random")) for game, name in (
     ("bid-euchre", "joker_ace_no_face"), ("bid-euchre", "double_deck"))}
 
 
-def cases(game: str):
-    """(option set name, options, pairing) of every case checked for ``game``."""
+def cases(game: str, pairings=PAIRINGS, option_sets=None):
+    """(option set name, options, pairing) of every case checked for ``game`` (or of the
+    named ``option_sets`` only)."""
     return [(name, options, pairing) for name, options in OPTION_SETS[game].items()
-            for pairing in PAIRINGS if (game, name, pairing) not in SKIP]
+            for pairing in pairings if (game, name, pairing) not in SKIP and name in (option_sets or [name])]
+
+
+def _policy(name: str, game: str):
+    """A pairing's policy: ``tuned`` is the game's default heuristic."""
+    return parse_policy("heuristic", game) if name == "tuned" else parse_policy(name)
 
 
 def check_game(game: str, rules, game_row, deals) -> list[str]:
@@ -171,7 +178,7 @@ def _check_batch(args) -> tuple[int, int, list[str]]:
     game, options, pairing, seed, first, count = args
     rules = rules_for(game, options)
     module = game_module(game)
-    policies = [parse_policy(pairing[seat % 2]) for seat in range(module.PLAYERS)]  # by team
+    policies = [_policy(pairing[seat % 2], game) for seat in range(module.PLAYERS)]  # by team
     games, traces = module.trace_games(rules, policies, seed, range(first, first + count))
     problems, n_deals = [], 0
     for row, deals in zip(games, traces):
@@ -180,10 +187,11 @@ def _check_batch(args) -> tuple[int, int, list[str]]:
     return count, n_deals, problems
 
 
-def run_differential(game: str, games_per_case: int, seed: int, workers: int = 2, batch: int = 250):
-    """Check every case of ``game``; returns (games, deals, problems)."""
+def run_differential(game: str, games_per_case: int, seed: int, workers: int = 2, batch: int = 250, **which):
+    """Check every case of ``game`` (``which``: ``cases``' selection); returns (games,
+    deals, problems)."""
     jobs = [(game, options, pairing, seed + i, first, min(batch, games_per_case - first))
-            for i, (_, options, pairing) in enumerate(cases(game))
+            for i, (_, options, pairing) in enumerate(cases(game, **which))
             for first in range(0, games_per_case, batch)]
     # Spawned, not forked: forking a process whose numba threads are running can hang.
     spawn = multiprocessing.get_context("spawn")

@@ -1,13 +1,14 @@
 """Kernel traces replayed by the referee: every legal set, outcome and game must agree.
 
 At least 20,000 games per game in the default run, spread over option sets that put
-every option at a non-default value somewhere and over three policy pairings;
+every option at a non-default value somewhere and over three policy pairings (and the
+games' own tuned heuristics under the default rules);
 ``make test-all`` runs 100,000 more per game.
 """
 
 import pytest
 
-from tests.differential import cases, run_differential
+from tests.differential import TUNED, cases, run_differential
 
 GAMES = ["bridgette", "draw-bridge", "bid-euchre"]
 
@@ -22,6 +23,16 @@ def _check(game, total_games, seed):
 @pytest.mark.parametrize("game", GAMES)
 def test_kernel_and_referee_agree_on_20000_games(game):
     _check(game, 20_000, seed=20261129)
+
+
+@pytest.mark.parametrize("game, games", [("bridgette", 1000), ("draw-bridge", 150), ("bid-euchre", 1000)])
+def test_kernel_and_referee_agree_with_each_games_own_heuristic(game, games):
+    """The game's tuned heuristic (Draw Bridge's bids by expected score: about 106 deals a
+    game) under the default rules."""
+    played, deals, problems = run_differential(game, games, seed=7, batch=50, pairings=(TUNED,),
+                                               option_sets=("defaults",))
+    assert played == games and deals >= games
+    assert problems == [], "\n".join(problems[:10])
 
 
 @pytest.mark.slow
