@@ -469,10 +469,12 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
                  dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
     """C-4 (B-5, B-6; D-3): the ``pimc`` call of ``seat``: the legal call whose likely
     contract has the best expected score over worlds consistent with what it knows and
-    with the opponent's ``calls`` so far (``sample_bidding_worlds_nb``): a bid, that bid
-    played by this seat undoubled; a double or redouble, the contract so doubled; a pass,
-    the contract as it stands (no bid yet: nothing, 0). Ties go to the pass, then the
-    double, then the lowest bid. Only the strains a call needs are solved."""
+    with the opponent's ``calls`` so far (``sample_bidding_worlds_nb``), the opponent
+    answering a bid or a double as suits it best: a bid, that bid played by this seat
+    undoubled or doubled, whichever is worse for it; a double, the contract doubled or
+    redoubled, whichever is worse for it; a redouble, the contract redoubled; a pass, the
+    contract as it stands (no bid yet: nothing, 0). Ties go to the pass, then the double,
+    then the lowest bid. Only the strains a call needs are solved."""
     if legal == bit_nb(CALL_PASS):
         return CALL_PASS
     opponents = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
@@ -486,8 +488,8 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
                            mine if bidder == seat else theirs, seats.known_tricks[seat])
         stands = mine if bidder == seat else theirs
         best = stands[cur_bid, doubled]
-        if legal & bit_nb(CALL_DOUBLE) and theirs[cur_bid, 1] > best:
-            call, best = CALL_DOUBLE, theirs[cur_bid, 1]
+        if legal & bit_nb(CALL_DOUBLE) and min(theirs[cur_bid, 1], theirs[cur_bid, 2]) > best:
+            call, best = CALL_DOUBLE, min(theirs[cur_bid, 1], theirs[cur_bid, 2])
         if legal & bit_nb(CALL_REDOUBLE) and mine[cur_bid, 2] > best:
             call, best = CALL_REDOUBLE, mine[cur_bid, 2]
     bids = legal & ((ONE << np.uint64(N_BIDS)) - ONE)
@@ -498,8 +500,8 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
     while bids:
         bid = lowest_nb(bids)
         bids &= bids - ONE
-        if mine[bid, 0] > best:
-            call, best = bid, mine[bid, 0]
+        if min(mine[bid, 0], mine[bid, 1]) > best:
+            call, best = bid, min(mine[bid, 0], mine[bid, 1])
     return call
 
 

@@ -53,11 +53,10 @@ def worlds_list(text: str) -> tuple[int, ...]:
 
 def rungs(game: str, worlds=DEFAULT_WORLDS) -> list[tuple[str, object]]:
     """(label, Policy) of each rung, weakest first: random, the heuristic, pimc at each
-    ``worlds`` (as many for its calls where it samples them), dd."""
-    from sim.policies import parameters, parse_policy
+    ``worlds``, dd."""
+    from sim.policies import parse_policy
 
-    calls = "bid_worlds" in [name for name, _, _ in parameters("pimc", game)]
-    specs = ["random", BASELINE, *(f"pimc:worlds={w}" + (f",bid_worlds={w}" if calls else "") for w in worlds), "dd"]
+    specs = ["random", BASELINE, *(f"pimc:worlds={w}" for w in worlds), "dd"]
     return [(spec, parse_policy(spec, game)) for spec in specs]
 
 

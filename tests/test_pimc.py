@@ -347,19 +347,20 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
 # --- Calls ---------------------------------------------------------------------------------------
 
 def _expected_call(table_of, gain, seat, legal, cur_bid, bidder, doubled):
-    """kernels.pimc's call rule restated: the legal call whose contract as it stands after
-    the call has the best mean score for ``seat`` over the worlds' tables (``table_of``:
-    [strain, declarer] arrays); ties to the pass, the double, then the lowest bid."""
+    """kernels.pimc's call rule restated: the legal call whose contract after the call and
+    the opponent's best answer (a double to a bid, a redouble to a double) has the best mean
+    score for ``seat`` over the worlds' tables (``table_of``: [strain, declarer] arrays);
+    ties to the pass, the double, then the lowest bid."""
     def value(bid, declarer, dbl):
         sign = 1 if declarer == seat else -1
         return np.mean([sign * gain[dbl, bid, t[BID_STRAIN[bid], declarer]] for t in table_of])
 
     options = [(CALL_PASS, value(cur_bid, bidder, doubled) if cur_bid >= 0 else 0.0)]
     if legal >> CALL_DOUBLE & 1:
-        options.append((CALL_DOUBLE, value(cur_bid, bidder, 1)))
+        options.append((CALL_DOUBLE, min(value(cur_bid, bidder, 1), value(cur_bid, bidder, 2))))
     if legal >> CALL_REDOUBLE & 1:
         options.append((CALL_REDOUBLE, value(cur_bid, seat, 2)))
-    options += [(b, value(b, seat, 0)) for b in range(N_BIDS) if legal >> b & 1]
+    options += [(b, min(value(b, seat, 0), value(b, seat, 1))) for b in range(N_BIDS) if legal >> b & 1]
     best = max(v for _, v in options)
     return next(c for c, v in options if np.isclose(v, best, rtol=0, atol=1e-9))
 
@@ -387,7 +388,7 @@ def test_draw_bridge_pimc_calls_are_best_by_the_exact_table(seat):
     rules = DrawBridgeRules()
     kr = rules.to_kernel()
     seats = [parse_policy("heuristic", "draw-bridge")] * 2
-    seats[seat] = parse_policy("pimc:worlds=1", "draw-bridge")
+    seats[seat] = parse_policy("pimc:worlds=1,bid_worlds=1", "draw-bridge")
     _, headers, outcomes, trace = draw_bridge.trace_raw(rules, seats, 3, range(3))
     solver, checked = Solver(), 0
     for head, row in zip(headers, outcomes):
@@ -484,8 +485,9 @@ def test_worlds_is_a_parameter_of_every_game_and_bid_worlds_of_the_contract_game
         assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
         assert str(parse_policy("pimc:worlds=16", game)) == "pimc"
         assert str(parse_policy("pimc:worlds=8,aggression=0", game)) == "pimc:aggression=0,worlds=8"
-    assert parse_policy("pimc", "bridgette").row()[kp.P_BID_WORLDS] == 16
-    assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc:bid_worlds=0"
+    assert parse_policy("pimc", "bridgette").row()[kp.P_BID_WORLDS] == 0
+    assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc"
+    assert str(parse_policy("pimc:bid_worlds=8", "draw-bridge")) == "pimc:bid_worlds=8"
     with pytest.raises(PolicyError, match="only bridgette and draw-bridge decisions read it"):
         parse_policy("pimc:bid_worlds=4", "bid-euchre")
 
@@ -498,13 +500,14 @@ def test_bad_bid_worlds_are_refused_in_one_line(value):
 
 
 def test_bid_worlds_0_calls_as_the_heuristic():
-    """``bid_worlds=0``: the pimc seat's calls are the heuristic's: every deal both games
-    reach with the same cards has the same auction as with a heuristic in its seat."""
+    """``bid_worlds=0`` (the default): the pimc seat's calls are the heuristic's: every
+    deal both games reach with the same cards has the same auction as with a heuristic in
+    its seat."""
     from sim import bridgette
 
     rules = BridgetteRules()
     auctions = []
-    for spec in ("pimc:worlds=1,bid_worlds=0", "heuristic"):
+    for spec in ("pimc:worlds=1", "heuristic"):
         _, headers, _, trace = bridgette.trace_raw(rules, [parse_policy(spec, "bridgette"), parse_policy("heuristic")],
                                                    4, range(3))
         auctions.append({(int(h["game"]), h["hands"].tobytes(), h["stock"].tobytes()):
