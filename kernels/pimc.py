@@ -5,10 +5,11 @@ each deal drawn uniformly among those consistent with everything the seat knows,
 every legal card in each world with the double-dummy solver (kernels.dd: its side's tricks
 from here, the trick in progress included) and plays the card with the highest average,
 the lowest of equals (the ``dd`` seat's tie rule, so a seat whose knowledge fixes every
-hand plays exactly as ``dd``). In the two-player games its calls are sampled as well
-(``pimc_call_nb``: the call whose likely contract has the best expected score over worlds
-in which the opponent's calls so far are the heuristic's); its exchanges, draws and Bid
-Euchre calls are the heuristic's.
+hand plays exactly as ``dd``). With ``bid_worlds`` above 0 its calls in the two-player
+games are sampled as well (``pimc_call_nb``: the call whose likely contract has the best
+expected score over worlds in which the opponent's calls so far are the heuristic's);
+otherwise its calls, and always its exchanges, draws and Bid Euchre calls, are the
+heuristic's.
 
 **What a seat knows.** Its own hand and every card played; in Bridgette its own discards
 and the up-card (B-3: ``unseen`` of the deal kernel, which leaves out its discards and a
