@@ -14,6 +14,7 @@ N_BIDS = 36
 CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE = 36, 37, 38
 N_CALLS = 39
 CALL_UNKNOWN = -2  # a replayed call that is not on the ladder (B-5)
+MAX_CALLS = 3 * N_BIDS + 3  # C-4: every bid doubled and redoubled, and the passes that end it
 
 BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)], dtype=np.int64)
 BID_STRAIN = np.array([4] + [i % 5 for i in range(35)], dtype=np.int64)  # 0..3 suits, 4 NT

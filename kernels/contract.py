@@ -42,7 +42,6 @@ LIST_DISCARDS = 0  # two lists, by seat (Bridgette's B-3 exchange)
 LIST_CALLS, LIST_PLAY = 2, 3
 N_LISTS = 4
 KIND_DISCARD, KIND_CALL, KIND_PLAY = 0, 1, 2
-MAX_CALLS = 3 * N_BIDS + 3  # C-4: every bid doubled and redoubled, and the passes that end it
 
 
 @njit(cache=True)
@@ -124,7 +123,7 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
     n_calls = 0
-    calls = np.empty(MAX_CALLS, dtype=np.int64)
+    calls = seats.calls
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)

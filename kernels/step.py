@@ -10,6 +10,7 @@ write outcomes, and why a replayed deal stopped, straight into the deal record (
 import numpy as np
 from numba import njit
 
+from kernels.calls import MAX_CALLS
 from kernels.cards import ZERO, bit_nb
 from kernels.policies import N_POLICY_PARAMS
 from kernels.rng import game_streams_nb
@@ -61,6 +62,7 @@ SEATS_DTYPE = record_dtype([
     # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
     # not yet (kernels.pimc).
     ("known_tricks", np.int8, (MAX_SEATS, 5, 2)),
+    ("calls", np.int64, (MAX_CALLS,)),  # the two-player auction's calls so far (kernels.contract)
 ])
 
 
