@@ -16,6 +16,7 @@ from kernels.cards import (
     EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
+from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
 from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
@@ -65,12 +66,14 @@ class KernelRules(NamedTuple):
 
     params: np.ndarray  # one record: sim.rules.params_dtype(BidEuchreRules, ("tricks",))
     deck: np.ndarray
+    plan: np.ndarray  # one record: how the run deals (kernels.dealing)
 
 
 def kernel_rules(rules) -> KernelRules:
     double = rules.variant.double_deck
     deck = list(range(48 if double else 24)) + ([JOKER] if rules.variant.joker else [])
-    return KernelRules(kernel_params(rules, tricks=12 if double else 6), np.array(deck, dtype=np.int64))
+    return KernelRules(kernel_params(rules, tricks=12 if double else 6), np.array(deck, dtype=np.int64),
+                       games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -79,6 +82,7 @@ DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("bid", np.int8), ("bidder", np.int8),
     ("trump", np.int8), ("void", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int16), ("score1", np.int16), ("reneges", np.int8), *ERROR_FIELDS,
+    ("tries", np.int32),
 ])
 
 DD_DTYPE = DD_EUCHRE_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -460,9 +464,11 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
 # --- One game ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def deal_cards_nb(deal_rng, deck, per_seat, dealer, hands, order):
+def deal_cards_nb(deal_rng, plan, deck, per_seat, dealer, hands, order):
     """E-1: shuffle and deal one card at a time from the dealer's left; with E-10's joker
-    the dealer is dealt one card more."""
+    the dealer is dealt one card more. Returns the tries it took (kernels.dealing)."""
+    if plan.conditioned:
+        return conditioned_order_nb(deal_rng, plan, deck, order, hands, (dealer + 1) % 4, 4, 4 * per_seat, dealer, -1)
     n_deck = deck.shape[0]
     order[:n_deck] = deck
     shuffle_nb(deal_rng, order[:n_deck])
@@ -471,6 +477,7 @@ def deal_cards_nb(deal_rng, deck, per_seat, dealer, hands, order):
         hands[(dealer + 1 + k) % 4] |= bit_nb(order[k])
     if n_deck > 4 * per_seat:
         hands[dealer] |= bit_nb(order[4 * per_seat])
+    return 1
 
 
 @njit(cache=True)
@@ -483,18 +490,19 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     deal_rng = start_game_nb(seed, game_index, seats)
     hands = np.zeros(4, dtype=np.uint64)
     no_reneges = np.zeros((0, 2), dtype=np.int64)
-    first_dealer = below_nb(deal_rng, 4)
+    plan = kr.plan[0]
+    first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 4), game_index, 4)
     dealer = first_dealer
     deals = total0 = total1 = 0
     abandoned = False
     winner = -1
     while True:
-        deal_cards_nb(deal_rng, kr.deck, p.tricks, dealer, hands, scratch)
+        tries = deal_cards_nb(deal_rng, plan, kr.deck, p.tricks, dealer, hands, scratch)
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, scratch[:0])
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
-        row.game, row.deal, row.dealer = game_index, deals, dealer
+        row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0
         total1 += row.score1
@@ -504,6 +512,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         reached0, reached1 = total0 >= p.target, total1 >= p.target
         if (reached0 or reached1) and not (reached0 and reached1 and total0 == total1):
             winner = 0 if (reached0 and (not reached1 or total0 > total1)) else 1
+            break
+        if plan.one_deal:
             break
         if deals >= p.max_hands:
             abandoned = True

@@ -20,6 +20,7 @@ from kernels.contract import (
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
     card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
+from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
@@ -70,6 +71,7 @@ class KernelRules(NamedTuple):
     exact: np.ndarray
     penalty: np.ndarray
     gain: np.ndarray
+    plan: np.ndarray  # one record: how the run deals (kernels.dealing)
 
 
 def kernel_rules(rules) -> KernelRules:
@@ -114,7 +116,8 @@ def kernel_rules(rules) -> KernelRules:
                 row = min(short, 6) - 1
             penalty[level, :, short] = rows[:, row]
     params = kernel_params(rules)
-    return KernelRules(params, deck, value, exact, penalty, gain_table_nb(params, value, exact, penalty))
+    return KernelRules(params, deck, value, exact, penalty, gain_table_nb(params, value, exact, penalty),
+                       games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -124,7 +127,7 @@ DEAL_DTYPE = record_dtype([
     ("upcard_class", np.int8), ("colon_little", np.int8), ("colon_royal", np.int8),
     ("colon_grand", np.int8), ("colon_little_play", np.int8), ("colon_royal_play", np.int8),
     ("colon_grand_play", np.int8), ("colon_little_won", np.int8), ("colon_royal_won", np.int8),
-    ("colon_grand_won", np.int8), *RECORD_FIELDS,
+    ("colon_grand_won", np.int8), *RECORD_FIELDS, ("tries", np.int32),
 ])
 
 DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -410,14 +413,18 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
 # --- One game ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, order):
+def deal_cards_nb(deal_rng, plan, deck, deck_mask, dealer, hands, order):
     """B-2: shuffle and deal 13 cards each, one at a time, non-dealer first; the stock is
-    ``order[26:n_deck]``.
+    ``order[26:n_deck]``, the up-card first. Returns the tries it took (kernels.dealing).
 
     All 55 cards are shuffled and those in the deck kept, so decks that differ only in
     their Colons draw the same random numbers and keep the suited cards in the same order:
     variant comparisons stay paired (common random numbers).
     """
+    n_deck = deck.shape[0]
+    if plan.conditioned:
+        return conditioned_order_nb(deal_rng, plan, deck, order, hands, 1 - dealer, 2, 2 * HAND_SIZE, -1,
+                                    2 * HAND_SIZE)
     for c in range(55):
         order[c] = c
     shuffle_nb(deal_rng, order[:55])
@@ -430,6 +437,7 @@ def deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, order):
     hands[:] = ZERO
     for k in range(2 * HAND_SIZE):
         hands[(1 - dealer) if k % 2 == 0 else dealer] |= bit_nb(order[k])
+    return 1
 
 
 @njit(cache=True)
@@ -449,12 +457,13 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     deck_mask = ZERO
     for c in kr.deck:
         deck_mask |= bit_nb(c)
-    first_dealer = below_nb(deal_rng, 2)
+    plan = kr.plan[0]
+    first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 2), game_index, 2)
     dealer = first_dealer
     deals = redeals = seq = total0 = total1 = 0
     abandoned = False
     while True:
-        deal_cards_nb(deal_rng, deck_mask, n_deck, dealer, hands, scratch)
+        tries = deal_cards_nb(deal_rng, plan, kr.deck, deck_mask, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:n_deck]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
@@ -462,7 +471,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
                      dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
-        row.game, row.deal, row.dealer = game_index, deals, dealer
+        row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times
@@ -475,6 +484,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         total1 += row.score1
         deals += 1
         dealer = 1 - dealer
+        if plan.one_deal:
+            break
         if deals >= p.deals and (total0 != total1 or deals >= p.deals + p.max_tiebreak_deals):
             break
     game_row = game_out[0]

@@ -16,6 +16,7 @@ from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
+from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
@@ -55,6 +56,10 @@ class KernelRules(NamedTuple):
     made: np.ndarray
     undertricks: np.ndarray
     gain: np.ndarray
+    plan: np.ndarray  # one record: how the run deals (kernels.dealing)
+
+
+DECK = np.arange(52, dtype=np.int64)  # D-1
 
 
 def kernel_rules(rules) -> KernelRules:
@@ -78,14 +83,14 @@ def kernel_rules(rules) -> KernelRules:
         need = 6 + BID_LEVEL[b]
         for tricks in range(HAND_SIZE + 1):
             gain[:, b, tricks] = made[b, :, tricks] if tricks >= need else -undertricks[:, need - tricks]
-    return KernelRules(kernel_params(rules), made, undertricks, gain)
+    return KernelRules(kernel_params(rules), made, undertricks, gain, games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------
 
 DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("draw_tricks0", np.int8),
-    ("draw_tricks1", np.int8), *RECORD_FIELDS,
+    ("draw_tricks1", np.int8), *RECORD_FIELDS, ("tries", np.int32),
 ])
 
 DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -275,15 +280,18 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
 # --- One game ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def deal_cards_nb(deal_rng, dealer, hands, order):
+def deal_cards_nb(deal_rng, plan, dealer, hands, order):
     """D-1: shuffle 52 cards and deal 13 each, one at a time, non-dealer first; the stock
-    is ``order[26:52]``."""
+    is ``order[26:52]``. Returns the tries it took (kernels.dealing)."""
+    if plan.conditioned:
+        return conditioned_order_nb(deal_rng, plan, DECK, order, hands, 1 - dealer, 2, 2 * HAND_SIZE, -1, -1)
     for c in range(52):
         order[c] = c
     shuffle_nb(deal_rng, order[:52])
     hands[:] = ZERO
     for k in range(2 * HAND_SIZE):
         hands[(1 - dealer) if k % 2 == 0 else dealer] |= bit_nb(order[k])
+    return 1
 
 
 @njit(cache=True)
@@ -295,20 +303,21 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
     hands = np.zeros(2, dtype=np.uint64)
-    first_dealer = below_nb(deal_rng, 2)
+    plan = kr.plan[0]
+    first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 2), game_index, 2)
     dealer = first_dealer
     deals = redeals = seq = total0 = total1 = 0
     abandoned = False
     winner = -1
     while True:
-        deal_cards_nb(deal_rng, dealer, hands, scratch)
+        tries = deal_cards_nb(deal_rng, plan, dealer, hands, scratch)
         stock = scratch[2 * HAND_SIZE:52]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
-        row.game, row.deal, row.dealer = game_index, deals, dealer
+        row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times
@@ -324,6 +333,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         # D-7: only one seat scores in a deal, so at most one reaches the target.
         if total0 >= p.target or total1 >= p.target:
             winner = 0 if total0 >= p.target else 1
+            break
+        if plan.one_deal:
             break
         if deals >= p.max_deals:
             abandoned = True

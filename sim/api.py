@@ -74,8 +74,9 @@ def _split_seat(text: str) -> tuple[str, str]:
     return seat.strip(), spec.strip()
 
 
-def default_out(game: str, seed: int, games: int) -> Path:
-    return Path("runs") / f"{game}-{seed}-{games}"
+def default_out(game: str, seed: int, games: int, unit: str = "game") -> Path:
+    """runs/<game>-<seed>-<games>, or runs/<game>-<seed>-<n>-deals for a deal run."""
+    return Path("runs") / (f"{game}-{seed}-{games}" + ("-deals" if unit == "deal" else ""))
 
 
 COMPILING = "compiling kernels, once per machine (about 20 s)..."
@@ -91,7 +92,8 @@ def kernels_cached(module) -> bool:
 
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
-            threads: int | None = None, notify=None, until=None, dd: bool = False) -> tuple[RunFolder, dict, dict]:
+            threads: int | None = None, notify=None, until=None, dd: bool = False,
+            dealing=None) -> tuple[RunFolder, dict, dict]:
     """Play (or resume) a run into its folder: (folder, summary, timing).
 
     Before the first block, the kernels are compiled (or loaded from numba's cache) on one
@@ -108,7 +110,11 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     With ``dd`` every deal is also valued double dummy (sim.dd_run): its records and the
     summary gain the double-dummy columns and section; rules the solver does not cover are
     a RunError.
+
+    With ``dealing`` (a sim.dealing.Dealing of unit "deals") ``games`` independent deals are
+    played, dealt as it says; conditions too rare to finish are a DealingError.
     """
+    from sim.dealing import checked_plan
     from sim.until import Stopping, parse_until
 
     until = None if until is None else parse_until(until)
@@ -125,10 +131,12 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         reason = refusal(game_info(game), rules)
         if reason:
             raise RunError(reason)
+    plan, acceptance = (None, None) if dealing is None or not dealing.deal_run else checked_plan(game, rules, dealing)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
                        policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records,
-                       until=None if until is None else str(until), dd=bool(dd))
+                       until=None if until is None else str(until), dd=bool(dd),
+                       dealing=None if plan is None else dealing.to_dict())
     if cluster is None:
         workers = nullcontext()
     else:
@@ -148,7 +156,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             if compiled and notify is not None:
                 notify(COMPILING)
             began = time.perf_counter()
-            module.run_block(rules, policies, seed, todo[0][1], 1, dd)
+            module.run_block(rules, policies, seed, todo[0][1], 1, dd, plan)
             compile_seconds = time.perf_counter() - began
         start = time.perf_counter()
         played = 0
@@ -160,13 +168,14 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             with ThreadPoolExecutor(max_workers=1) as writer:
                 pending = None
                 for index, first, count in todo:
-                    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd)
+                    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd, plan)
                     if pending is not None:
                         aggregates = pending.result()
                         pending = None
                         if stopping is not None and stopping.add(aggregates, pending_count):
                             break  # the block just played is past the stopping block: not kept
-                    pending = writer.submit(_write_block, folder, module, rules, policies, index, deals, game_rows)
+                    pending = writer.submit(_write_block, folder, module, rules, policies, index, deals, game_rows,
+                                            plan)
                     pending_count = count
                     played += count
                     if progress is not None:
@@ -181,7 +190,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 where["warm_up_seconds"] = pool.warm_up(game, rules, policies, folder.path.resolve())
             written = time.perf_counter()
             for index, count, aggregates in pool.play_blocks(game, rules, policies, seed, todo,
-                                                             folder.path.resolve(), records, dd):
+                                                             folder.path.resolve(), records, dd, plan):
                 # Many workers can finish blocks faster than a long manifest is rewritten:
                 # at most once a second (it may lag behind the blocks' files, never lead).
                 due = time.perf_counter() - written >= MANIFEST_EVERY_S
@@ -192,7 +201,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None), policies)
+    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None), policies,
+                             None if plan is None else dealing, acceptance)
     timing = {"seconds": elapsed, "games_played_now": played,
               "games_per_second": played / elapsed if elapsed > 0 else None,
               "compiled": compiled, "compile_seconds": compile_seconds}
@@ -213,17 +223,18 @@ def _resume_until(stopping, folder, blocks, done) -> list:
     return []
 
 
-def _write_block(folder, module, rules, policies, index, deals, game_rows):
+def _write_block(folder, module, rules, policies, index, deals, game_rows, plan=None):
     """Table, aggregate and write one block; its aggregates."""
-    aggregates = block_aggregates(folder.config.game, rules, deals, game_rows)
+    aggregates = block_aggregates(folder.config.game, rules, deals, game_rows, plan)
     folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows), aggregates)
     return aggregates
 
 
-def block_aggregates(game: str, rules, deals, game_rows) -> dict:
+def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
     """The game's block aggregates plus the dealer's advantage as analysis.metrics defines
-    it (exact per-game sums, so a --records none run reports it too) and, in a --dd run, the
-    double-dummy aggregates (sim.dd_run)."""
+    it (exact per-game sums, so a --records none run reports it too), in a --dd run the
+    double-dummy aggregates (sim.dd_run), and in a conditioned deal run the deals dealt and
+    the tries they took (``plan``, sim.dealing)."""
     from analysis.metrics import dealer_advantage_sums
     from sim import dd_run
 
@@ -234,29 +245,46 @@ def block_aggregates(game: str, rules, deals, game_rows) -> dict:
            "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
     if dd_run.has_columns(deals):
         out["double_dummy"] = dd_run.aggregate(game_info(game), module, rules, deals)
+    if plan is not None and plan[0]["conditioned"]:
+        out["conditioned"] = {"deals": len(deals), "tries": int(deals["tries"].sum())}
     return out
 
 
-def merged_summary(game: str, rules, blocks, policies=None) -> dict:
+def dealing_summary(dealing, pilot_acceptance, conditioned) -> dict:
+    """A deal run's section of summary.json: how it dealt, and for conditions the tries its
+    deals took (the acceptance rate of the ranges) beside the pilot's estimate."""
+    out = {**dealing.to_dict(), "description": dealing.describe()}
+    if conditioned:
+        out.update(conditioned, acceptance=conditioned["deals"] / conditioned["tries"],
+                   pilot_acceptance=pilot_acceptance)
+    return out
+
+
+def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_acceptance=None) -> dict:
     """summary.json from the blocks' aggregates, merged one block at a time (``policies``
-    name the seats in the double-dummy section of a --dd run)."""
+    name the seats in the double-dummy section of a --dd run; a deal run's ``dealing`` and
+    its pilot's acceptance rate make its section)."""
     from analysis.metrics import dealer_advantage_summary
     from sim import dd_run
 
-    total, advantage, dd = None, None, None
+    total, advantage, dd, conditioned = None, None, None, None
     for agg in blocks:
         sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
         dd_sums = agg.pop("double_dummy", None)
+        tries = agg.pop("conditioned", None)
         if total is None:
-            total, advantage, dd = agg, sums, dd_sums
+            total, advantage, dd, conditioned = agg, sums, dd_sums, tries
         else:
             total = merge(total, agg)
             advantage = merge(advantage, sums) if advantage and sums else None
             dd = merge(dd, dd_sums) if dd and dd_sums else None
+            conditioned = merge(conditioned, tries) if conditioned and tries else None
     summary = {"game": game, **game_module(game).summarize(rules, total)}
     names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
     if advantage is not None:
         summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
+    if dealing is not None:
+        summary["dealing"] = dealing_summary(dealing, pilot_acceptance, conditioned)
     if dd is not None:
         summary["double_dummy"] = dd_run.summarize(game_info(game), dd, policies, names,
                                                    getattr(game_module(game), "COLON_NAMES", ()))

@@ -32,25 +32,26 @@ def _names(tricks: int) -> list[str]:
 RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
-    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
-    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
+    ``plan`` (sim.dealing) each index is dealt as the plan says."""
+    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd, plan)
 
 
-def trace_raw(rules, policies, seed: int, game_indices):
+def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return trace_kernel(ke, trace_bid_euchre_games_nb, rules.to_kernel(), policies, seed, game_indices)
+    return trace_kernel(ke, trace_bid_euchre_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
 
 
 def _cards(mask) -> list[str]:
     return [euchre_card_name(c) for c in mask_to_cards(mask)]
 
 
-def trace_games(rules, policies, seed: int, game_indices):
+def trace_games(rules, policies, seed: int, game_indices, plan=None):
     """Every deal of the chosen games in the replay format, ``expect`` from the kernel, plus
     per action in time order its ``seats`` entry and ``legal`` set (distinct names)."""
-    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices, plan)
     tricks = 12 if rules.variant.double_deck else 6
     calls_named = _names(tricks)
     by_game = {int(g): [] for g in game_indices}
@@ -286,7 +287,8 @@ def summarize(rules, agg: dict) -> dict:
 
 
 def format_summary(summary: dict) -> str:
-    """The end-of-run table printed by sim.run."""
+    """The end-of-run table printed by sim.run (a deal run's without the game lines)."""
+    games = "dealing" not in summary
     lines = [f"bids made {percent(summary['bids_made'])}; void hands: all passed "
              f"{percent(summary['void_all_passed'])}, ace no face {percent(summary['void_ace_no_face'])}",
              "", f"{'bid':>5s} {'share of hands':>24s} {'made':>24s}"]
@@ -296,13 +298,13 @@ def format_summary(summary: dict) -> str:
     lines.append("  " + "   ".join(f"{k}: {percent(r)}" for k, r in summary["made_by_bidder_from_dealer"].items()))
     lines += ["", f"{'score by team':22s}{'mean':>10s}{'95% CI':>22s}"
               + "".join(f"{q:>8s}" for q in ("p5", "p25", "p50", "p75", "p95"))]
-    for kind, label in (("hand_score", "per hand"), ("game_total", "per game")):
+    for kind, label in (("hand_score", "per hand"), ("game_total", "per game"))[:2 if games else 1]:
         for team, d in summary[kind].items():
             ci = f"[{d['mean_ci95'][0]:z.2f}, {d['mean_ci95'][1]:z.2f}]"
             lines.append(f"  {label} {team:12s}{d['mean']:z10.2f}{ci:>22s}"
                          + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
     w = summary["game_wins"]
-    lines += ["", f"game wins: team 0 {percent(w['team0'])}, team 1 {percent(w['team1'])}, "
+    lines += [] if not games else ["", f"game wins: team 0 {percent(w['team0'])}, team 1 {percent(w['team1'])}, "
                   f"abandoned {percent(w['abandoned'])}",
               f"first dealer's team wins {percent(summary['first_dealer_team_wins'])}; "
               f"hands per game: mean {summary['deals_per_game']['mean']:.2f}"]

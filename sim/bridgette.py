@@ -20,25 +20,27 @@ from sim.summary import percent, rate
 RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
-    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
-    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
+    ``plan`` (sim.dealing) each index is dealt as the plan says."""
+    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd,
+                               plan)
 
 
-def trace_raw(rules, policies, seed: int, game_indices):
+def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return contract.trace_kernel(kb, trace_bridgette_games_nb, rules.to_kernel(), policies, seed, game_indices)
+    return contract.trace_kernel(kb, trace_bridgette_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
 
 
-def trace_games(rules, policies, seed: int, game_indices):
+def trace_games(rules, policies, seed: int, game_indices, plan=None):
     """Every deal of the chosen games, dealt and played as in any run with ``seed``.
 
     Returns (games, traces): the game records, and per game a list of deals, each a dict
     in the RULES.md replay format with ``expect`` filled from the kernel, plus
     ``counted``, and per action in time order its ``seats`` entry and ``legal`` set.
     """
-    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices, plan)
     by_game = {int(g): [] for g in game_indices}
     for head, row in zip(headers, outcomes):
         by_game[int(head["game"])].append(_deal_from_trace(rules, head, row, trace))

@@ -68,17 +68,17 @@ def _on_worker(fn, threads, *args):
             numba.set_num_threads(before)
 
 
-def play_block(game, rules, policies, seed, index, first, count, out, records, dd=False):
-    """Play one block (``dd``: valuing every deal double dummy, sim.dd_run), write its
-    Parquet records into ``out``, return its aggregates."""
+def play_block(game, rules, policies, seed, index, first, count, out, records, dd=False, plan=None):
+    """Play one block (``dd``: valuing every deal double dummy, sim.dd_run; ``plan``: a deal
+    run's, sim.dealing), write its Parquet records into ``out``, return its aggregates."""
     from sim.api import block_aggregates
 
     module = game_module(game)
-    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd)
+    deals, game_rows = module.run_block(rules, policies, seed, first, count, dd, plan)
     build = {"deals": lambda: module.deal_table(rules, deals, policies),
              "games": lambda: module.game_table(game_rows)}
     write_records(Path(out), index, {kind: build[kind]() for kind in RECORD_KINDS[records]})
-    return index, count, block_aggregates(game, rules, deals, game_rows)
+    return index, count, block_aggregates(game, rules, deals, game_rows, plan)
 
 
 def _identity() -> dict:
@@ -166,10 +166,10 @@ class Cluster:
         finally:
             self.client.cancel([f for f in futures if not f.done()])
 
-    def play_blocks(self, game, rules, policies, seed, blocks, out, records, dd=False):
+    def play_blocks(self, game, rules, policies, seed, blocks, out, records, dd=False, plan=None):
         """(index, count, aggregates) of each block, as workers finish them; the records
         are already in ``out``."""
-        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records, dd)
+        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records, dd, plan)
                                      for index, first, count in blocks])
 
     def describe(self) -> dict:

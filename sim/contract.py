@@ -20,13 +20,16 @@ CONTRACT_NAMES = [call_name(b) for b in range(36)] + ["pass"]
 STRAIN_NAMES = ["C", "D", "H", "S", "NT"]
 
 
-def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
+def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices, plan=None):
     """Trace chosen games with a game's tracing kernel, in buffers that double until every
     deal and action fits: (game records, deal headers, deal outcomes, action rows).
 
     ``engine`` is the game's kernel module (its DEAL_DTYPE, GAME_DTYPE, HEADER_DTYPE and
-    ``max_deals_per_game``); ``trace_games_nb`` its tracing kernel in kernels.engine.
+    ``max_deals_per_game``); ``trace_games_nb`` its tracing kernel in kernels.engine;
+    ``plan`` a deal run's (sim.dealing; None: whole games).
     """
+    if plan is not None:
+        kr = kr._replace(plan=plan)
     from kernels.step import seats_for
     from sim.policies import kernel_policies
 
@@ -53,16 +56,20 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices):
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur)
 
 
-def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool = False):
+def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool = False,
+               plan=None):
     """Play a block of games with a game's parallel kernel ``run_games_nb`` (kernels.engine):
     (deal records, game records). With ``dd`` each deal record also holds its double-dummy
-    values (kernels.dd_run; ``engine.DD_DTYPE``'s fields after the deal's own)."""
+    values (kernels.dd_run; ``engine.DD_DTYPE``'s fields after the deal's own); ``plan``
+    (kernels.dealing, None: whole games) says how each index is dealt."""
     from kernels.step import seats_for
     from sim.blocks import play_block
     from sim.policies import kernel_policies
 
     from kernels.dd import new_context
 
+    if plan is not None:
+        kr = kr._replace(plan=plan)
     seats = seats_for(*kernel_policies(policies))
     ctx = new_context()  # copied for each game when a seat plays double dummy or the run is --dd
     no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
@@ -75,6 +82,11 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
 
     deals, games, dd_rows = play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE,
                                        engine.GAME_DTYPE, engine.DD_DTYPE if dd else None)
+    if len(deals) and deals["tries"].min() < 0:
+        from kernels.dealing import MAX_TRIES
+        from sim.dealing import DealingError
+
+        raise DealingError(f"a deal met the conditions in none of {MAX_TRIES:,} tries: loosen them")
     return (deals if dd_rows is None else join_records(deals, dd_rows)), games
 
 
@@ -268,7 +280,8 @@ def summarize(agg: dict) -> dict:
 
 
 def format_summary(summary: dict, lowest_level: int = 0) -> str:
-    """The end-of-run table printed by sim.run."""
+    """The end-of-run table printed by sim.run (a deal run's without the game lines)."""
+    games = "dealing" not in summary
     lines = [f"contracts made {percent(summary['contracts_made'])} of "
              f"{summary['contracts_made']['n']:,} played; passed out {percent(summary['passed_out'])}; "
              f"doubled {percent(summary['doubled']['doubled'])}, redoubled {percent(summary['doubled']['redoubled'])}",
@@ -284,7 +297,7 @@ def format_summary(summary: dict, lowest_level: int = 0) -> str:
     lines.append("  all " + "".join(f"{percent(summary['made_by_strain'][s]):>22s}" for s in STRAIN_NAMES))
     lines += ["", f"{'score by seat':22s}{'mean':>10s}{'95% CI':>22s}"
               + "".join(f"{q:>8s}" for q in ("p5", "p25", "p50", "p75", "p95"))]
-    for kind, label in (("deal_score", "per deal"), ("game_total", "per game")):
+    for kind, label in (("deal_score", "per deal"), ("game_total", "per game"))[:2 if games else 1]:
         for seat, d in summary[kind].items():
             if not d["n"]:
                 continue
@@ -292,7 +305,7 @@ def format_summary(summary: dict, lowest_level: int = 0) -> str:
             lines.append(f"  {label} {seat:12s}{d['mean']:z10.1f}{ci:>22s}"
                          + "".join(f"{d[q]:8d}" for q in ("p5", "p25", "p50", "p75", "p95")))
     w = summary["game_wins"]
-    lines += ["", f"game wins: seat 0 {percent(w['seat0'])}, seat 1 {percent(w['seat1'])}, "
+    lines += [] if not games else ["", f"game wins: seat 0 {percent(w['seat0'])}, seat 1 {percent(w['seat1'])}, "
                   f"drawn {percent(w['drawn'])}, abandoned {percent(w['abandoned'])}",
               f"first dealer wins {percent(summary['first_dealer_wins'])}; "
               f"deals per game: mean {summary['deals_per_game']['mean']:.2f}"]

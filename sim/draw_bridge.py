@@ -22,20 +22,22 @@ DECK = {card_name(c) for c in range(52)}
 RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False):
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
-    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run)."""
-    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd)
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
+    ``plan`` (sim.dealing) each index is dealt as the plan says."""
+    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd,
+                               plan)
 
 
-def trace_raw(rules, policies, seed: int, game_indices):
+def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return contract.trace_kernel(kd, trace_draw_bridge_games_nb, rules.to_kernel(), policies, seed, game_indices)
+    return contract.trace_kernel(kd, trace_draw_bridge_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
 
 
-def trace_games(rules, policies, seed: int, game_indices):
+def trace_games(rules, policies, seed: int, game_indices, plan=None):
     """Every deal of the chosen games in the replay format (see sim.bridgette.trace_games)."""
-    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices)
+    games, headers, outcomes, trace = trace_raw(rules, policies, seed, game_indices, plan)
     by_game = {int(g): [] for g in game_indices}
     for head, row in zip(headers, outcomes):
         actions = contract.actions_from_trace(trace[head["actions_start"]:head["actions_end"]])

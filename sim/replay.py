@@ -1,6 +1,6 @@
 """python -m sim.replay FILE.jsonl [--engine reference|kernel] [--json]
 
-Replays deals written in the RULES.md replay format, one JSON object per line, in the
+Replays deals written in the replay format of docs/rules.md, one JSON object per line, in the
 readable reference referee or in the numba kernel. Exit status: 0 when every ``expect``
 holds, 1 when one does not (or a deal's game is not supported yet), 2 for bad input.
 """
@@ -127,7 +127,7 @@ def describe(outcome: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = OneLineParser(prog="python -m sim.replay", description=__doc__.splitlines()[2])
+    parser = OneLineParser(prog="python -m sim.replay", description=" ".join(__doc__.split("\n\n")[1].split()))
     parser.add_argument("file", help="replay file, one JSON deal per line (RULES.md replay format)")
     parser.add_argument("--engine", choices=("reference", "kernel"), default="reference",
                         help="the readable referee (default) or the numba kernel")

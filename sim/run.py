@@ -1,7 +1,7 @@
-"""python -m sim.run --games N [options]
+"""python -m sim.run --games N [options], or --deals N [conditions]
 
-Plays N whole games (Bridgette: 6 deals and any tie-breaks, B-15) into a run folder and
-prints a summary. Rerunning the same command on the same folder resumes an interrupted
+Plays N whole games (Bridgette: 6 deals and any tie-breaks, B-15), or N independent deals
+dealt under conditions (sim.dealing), into a run folder and prints a summary. Rerunning the same command on the same folder resumes an interrupted
 run; the records do not depend on --threads or --block-size, nor on whether a Dask
 cluster plays the blocks (--cluster, see sim.cluster).
 """
@@ -19,7 +19,9 @@ from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, parse_until
 
-USER_ERRORS = (RulesError, PolicyError, RunError, GameError)
+from sim.dealing import DealingError
+
+USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError)
 
 
 def count(text: str) -> int:
@@ -48,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m sim.run", description=__doc__.split("\n\n")[1])
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"game to play (default {DEFAULT_GAME})")
     p.add_argument("--games", type=count, help="whole games to play; 1e6 works")
+    p.add_argument("--deals", type=count,
+                   help="instead of --games: independent deals to play, deal i a pure function of (seed, i)")
+    add_dealing_flags(p)
     p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
                         "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
@@ -69,6 +74,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-options", action="store_true",
                    help="list every rule option of --game with its type, default and meaning, then exit")
     return p
+
+
+def add_dealing_flags(p: argparse.ArgumentParser) -> None:
+    """The deal-run flags (sim.dealing), shared by sim.run and sim.sweep."""
+    p.add_argument("--dealer", metavar="SEAT", help="deal runs: the dealer of every deal, or 'alternate' (default: "
+                                                     "deal i is dealt by seat i mod the seats)")
+    p.add_argument("--upcard", metavar="CARDS",
+                   help="deal runs, Bridgette: the up-card's cards or classes, e.g. ace, face, numeral, colon, CG, "
+                        "AS,AH")
+    p.add_argument("--predeal", action="append", default=[], metavar="SEAT=CARDS",
+                   help="deal runs: cards a seat holds as dealt, e.g. 0=CG,AS (repeatable)")
+    p.add_argument("--require", action="append", default=[], metavar="SEAT:TERMS",
+                   help="deal runs: ranges a seat's hand must meet, e.g. '0:hcp>=12,spades>=5' (repeatable; "
+                        "features: clubs..spades, aces, hcp, colons; Bid Euchre trumps_S, bowers_S)")
+
+
+def dealing_of(args, parser):
+    """The run's sim.dealing.Dealing from --games/--deals and the deal-run flags."""
+    from sim.dealing import parse
+
+    if (args.games is None) == (args.deals is None):
+        parser.error("give either --games N (whole games) or --deals N (independent deals)")
+    return parse("deals" if args.deals else "games", args.dealer, args.upcard, args.predeal, args.require)
 
 
 def cluster_address(text: str) -> str:
@@ -135,10 +163,20 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
         return metric.format(e["value"], True) + ci
 
     who = f"the dealer's {info.side}'s {info.deal} score minus the other's"
-    lines = ["", f"dealer's advantage ({who}, {metric.unit_for(game)}, 95% interval over games): {shown(adv)}"]
+    over = "deals" if "dealing" in summary else "games"
+    lines = ["", f"dealer's advantage ({who}, {metric.unit_for(game)}, 95% interval over {over}): {shown(adv)}"]
     if "by_upcard" in adv:
         lines.append("  by up-card: " + "; ".join(f"{e['upcard']} {shown(e)}" for e in adv["by_upcard"] if e["deals"]))
     return lines
+
+
+def dealing_line(section: dict) -> str:
+    """A deal run's dealing, and the acceptance rate of its ranges where it has some."""
+    line = section["description"]
+    if "tries" in section:
+        line += (f"; {section['acceptance']:.2%} of the deals tried met the conditions "
+                 f"({section['tries']:,} tried for {section['deals']:,})")
+    return line
 
 
 def main(argv=None) -> int:
@@ -148,8 +186,6 @@ def main(argv=None) -> int:
         if args.list_options:
             print(list_options(args.game))
             return 0
-        if args.games is None:
-            parser.error("--games is required")
         return play(args, parser)
     except USER_ERRORS as exc:
         return parser.fail(exc)
@@ -158,21 +194,23 @@ def main(argv=None) -> int:
 def play(args, parser) -> int:
     from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
 
+    dealing = dealing_of(args, parser)
     rules = resolve_rules(args.game, args.rules, args.set_options)
     policies = resolve_policies(args.game, args.policy)
+    n, unit = (args.deals, "deal") if dealing.deal_run else (args.games, "game")
     import numba
 
     if args.threads is not None and args.cluster is None:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
-    out = args.out or default_out(args.game, args.seed, args.games)
+    out = args.out or default_out(args.game, args.seed, n, unit)
     block_size = args.block_size or DEFAULT_BLOCK_SIZE
     progress = None
     if not args.quiet and sys.stderr.isatty():
         from tqdm import tqdm
 
-        progress = tqdm(total=args.games, unit=" games", unit_scale=True, smoothing=0.1,
+        progress = tqdm(total=n, unit=f" {unit}s", unit_scale=True, smoothing=0.1,
                         desc=f"{args.game} seed {args.seed}", file=sys.stderr)
     if args.quiet:
         notify = None
@@ -183,9 +221,9 @@ def play(args, parser) -> int:
         def notify(line):
             print(line, file=sys.stderr, flush=True)
     try:
-        folder, summary, timing = execute(args.game, rules, policies, args.seed, args.games, out,
+        folder, summary, timing = execute(args.game, rules, policies, args.seed, n, out,
                                           args.records, block_size, progress, args.cluster, args.threads, notify,
-                                          args.until, args.dd)
+                                          args.until, args.dd, dealing)
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
@@ -195,17 +233,20 @@ def play(args, parser) -> int:
         progress.close()
     until = folder.manifest.get("until")
     if until is not None and not until["reached"]:
-        print(f"--until {args.until}: the cap of {plural(args.games, 'game')} was reached first "
+        print(f"--until {args.until}: the cap of {plural(n, unit)} was reached first "
               f"(half-width {until['achieved_half_width']:.4g}); the run is complete up to the cap", file=sys.stderr)
     if args.quiet:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    print(f"{args.game}: {plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}, seed {args.seed}; "
-          f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
+    played = (plural(summary['deals'], 'independent deal') if dealing.deal_run
+              else f"{plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}")
+    print(f"{args.game}: {played}, seed {args.seed}; policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
+    if dealing.deal_run:
+        print(f"dealing: {dealing_line(summary['dealing'])}")
     if until is not None and until["reached"]:
-        print(f"until {args.until}: reached after {plural(until['games_played'], 'game')} "
+        print(f"until {args.until}: reached after {plural(until['games_played'], unit)} "
               f"(half-width {until['achieved_half_width']:.4g})")
     print()
     print(game_module(args.game).format_summary(summary))
@@ -228,8 +269,8 @@ def play(args, parser) -> int:
             how = plural(numba.get_num_threads(), "thread")
         compiling = (f"; compiling the kernels took {timing['compile_seconds']:.1f} s more, not counted"
                      if timing.get("compiled") else "")
-        print(f"{plural(timing['games_played_now'], 'game')} played now in {timing['seconds']:.1f} s "
-              f"({timing['games_per_second']:,.0f} games/s, {how}{compiling})")
+        print(f"{plural(timing['games_played_now'], unit)} played now in {timing['seconds']:.1f} s "
+              f"({timing['games_per_second']:,.0f} {unit}s/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
     return 0

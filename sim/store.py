@@ -44,6 +44,7 @@ class RunConfig:
     policy_params: list = field(default_factory=list)  # each seat's kernel parameter row, by name
     until: str | None = None  # --until METRIC:WIDTH; ``games`` is then the cap
     dd: bool = False  # --dd: the deal records hold double-dummy values (sim.dd_run)
+    dealing: dict | None = None  # a deal run's sim.dealing.Dealing; ``games`` then counts deals
 
     def blocks(self) -> list[tuple[int, int, int]]:
         """(block index, first game, number of games) of every block."""
@@ -60,6 +61,8 @@ class RunConfig:
             del config["until"]  # runs without --until keep the identity they always had
         if not config["dd"]:
             del config["dd"]  # and runs without --dd
+        if config["dealing"] is None:
+            del config["dealing"]  # and game runs
         return dict(config, rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
 
 

@@ -17,7 +17,7 @@ import pytest
 from sim.api import resolve_policies, resolve_rules
 from sim.games import game_module
 
-KERNEL_ONLY = {"error", "error_at", "error_index", "reneges"}  # replay fields, not stored
+KERNEL_ONLY = {"error", "error_at", "error_index", "reneges", "tries"}  # replay and dealing fields, not stored
 
 # The defaults before RULES_VERSION 2, written out.
 BRIDGETTE_BEFORE = "heuristic:double_margin=6,redouble_margin=1"

@@ -1,0 +1,161 @@
+"""How a run deals: whole games or single deals, the dealer, and conditions on the cards.
+
+A game's kernel reads one ``PLAN_DTYPE`` record (``KernelRules.plan``, built by
+sim.dealing). The default plan plays whole games with the dealer drawn and the cards
+shuffled as they always were, so game runs keep their records. A deal run plays one
+counted deal per game index, its dealer fixed or alternating by index. Conditions fix
+the up-card's set (Bridgette), cards a seat holds as dealt (predeal), and ranges of counts
+a seat's hand must fall in (suit lengths, aces, bowers, high-card points).
+
+Conditioned dealing is exact: the up-card is drawn uniformly from its allowed set less
+the predealt cards, the predealt cards go to their seats, the other cards are shuffled
+uniformly into the other places, and a deal outside a range is thrown away whole (up-card
+included) and dealt again. Every deal that meets the conditions is equally likely.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.cards import ZERO, bit_nb, hcp_nb, nth_card_nb, popcount_nb
+from kernels.rng import below_nb, shuffle_nb
+from kernels.step import record_dtype
+
+MAX_REQUIREMENTS = 32
+MAX_SEATS = 4
+
+DEALER_DRAWN = -1  # whole games: the first dealer is drawn from the game's deal stream
+DEALER_ALTERNATE = -2  # deal runs: deal i is dealt by seat i mod the number of seats
+
+REQ_COUNT = 0  # cards of the hand in ``mask``
+REQ_HCP = 1  # high-card points (A 4, K 3, Q 2, J 1; Colons none)
+
+# A deal still outside its ranges after this many tries stops the run (sim.dealing checks
+# the acceptance rate before a run starts, so only a run that was told otherwise gets here).
+MAX_TRIES = 10_000_000
+
+PLAN_DTYPE = record_dtype([
+    ("one_deal", np.bool_), ("dealer", np.int8), ("conditioned", np.bool_),
+    ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)), ("n_req", np.int64),
+    ("req_seat", np.int64, (MAX_REQUIREMENTS,)), ("req_kind", np.int64, (MAX_REQUIREMENTS,)),
+    ("req_mask", np.uint64, (MAX_REQUIREMENTS,)), ("req_lo", np.int64, (MAX_REQUIREMENTS,)),
+    ("req_hi", np.int64, (MAX_REQUIREMENTS,)),
+])
+
+
+def games_plan() -> np.ndarray:
+    """The plan of a game run: whole games, dealer drawn, no conditions."""
+    plan = np.zeros(1, dtype=PLAN_DTYPE)
+    plan[0]["dealer"] = DEALER_DRAWN
+    return plan
+
+
+@njit(cache=True)
+def first_dealer_nb(plan, drawn, game_index, seats):
+    """The game's first dealer: ``drawn`` from its stream, or the deal run's choice."""
+    if plan.dealer == DEALER_DRAWN:
+        return drawn
+    if plan.dealer == DEALER_ALTERNATE:
+        return game_index % seats
+    return np.int64(plan.dealer)
+
+
+@njit(cache=True)
+def meets_nb(plan, hands):
+    """Whether every hand is within the plan's ranges."""
+    for r in range(plan.n_req):
+        hand = hands[plan.req_seat[r]]
+        value = popcount_nb(hand & plan.req_mask[r]) if plan.req_kind[r] == REQ_COUNT else hcp_nb(hand)
+        if value < plan.req_lo[r] or value > plan.req_hi[r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def predealt_nb(plan):
+    """Every predealt card."""
+    predealt = ZERO
+    for s in range(MAX_SEATS):
+        predealt |= plan.predeal[s]
+    return predealt
+
+
+@njit(cache=True)
+def candidate_nb(deal_rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos):
+    """One deal with the plan's up-card and predeals, the rest uniform; whether it is within
+    the ranges.
+
+    Place ``k`` of ``order`` is dealt to seat ``(start + k) % seats`` for ``k < dealt``, to
+    ``extra_seat`` at ``k == dealt`` when that is a seat (E-10's joker card), and is the
+    stock otherwise; ``up_pos`` is the up-card's place (-1: none).
+    """
+    n = deck.shape[0]
+    up = -1
+    if plan.upcards != ZERO:
+        allowed = ZERO
+        for c in deck:
+            allowed |= bit_nb(c)
+        allowed &= plan.upcards & ~predealt
+        up = nth_card_nb(allowed, below_nb(deal_rng, popcount_nb(allowed)))
+    free = np.empty(n, dtype=np.int64)
+    m = 0
+    for c in deck:
+        if c != up and not (bit_nb(c) & predealt):
+            free[m] = c
+            m += 1
+    shuffle_nb(deal_rng, free[:m])
+    left = plan.predeal.copy()
+    hands[:] = ZERO
+    j = 0
+    for k in range(n):
+        seat = (start + k) % seats if k < dealt else (extra_seat if k == dealt else -1)
+        if k == up_pos and up >= 0:
+            card = up
+        elif seat >= 0 and left[seat] != ZERO:
+            card = nth_card_nb(left[seat], 0)
+            left[seat] &= ~bit_nb(card)
+        else:
+            card = free[j]
+            j += 1
+        order[k] = card
+        if seat >= 0:
+            hands[seat] |= bit_nb(card)
+    return meets_nb(plan, hands)
+
+
+@njit(cache=True)
+def conditioned_order_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos):
+    """Deal ``deck`` into ``order`` and ``hands`` under the plan's conditions (places as in
+    ``candidate_nb``); the tries it took, or -1 when MAX_TRIES deals all missed the ranges."""
+    predealt = predealt_nb(plan)
+    for tries in range(1, MAX_TRIES + 1):
+        if candidate_nb(deal_rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos):
+            return tries
+    return -1
+
+
+@njit(cache=True)
+def acceptance_nb(plan, deck, seed, tries, start, seats, dealt, extra_seat, up_pos):
+    """How many of ``tries`` candidate deals from a pilot stream meet the ranges."""
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed)
+    order = np.empty(deck.shape[0], dtype=np.int64)
+    hands = np.zeros(MAX_SEATS, dtype=np.uint64)
+    predealt = predealt_nb(plan)
+    met = 0
+    for _ in range(tries):
+        met += candidate_nb(rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos)
+    return met
+
+
+@njit(cache=True)
+def sample_nb(plan, deck, seed, start, seats, dealt, extra_seat, up_pos, hands_out, up_out):
+    """Deal ``hands_out.shape[0]`` conditioned deals from a stream of their own: each one's
+    hands and up-card (-1 where the game has none)."""
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed)
+    order = np.empty(deck.shape[0], dtype=np.int64)
+    hands = np.zeros(MAX_SEATS, dtype=np.uint64)
+    for i in range(hands_out.shape[0]):
+        conditioned_order_nb(rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos)
+        hands_out[i] = hands[:seats]
+        up_out[i] = order[up_pos] if up_pos >= 0 else -1

@@ -1,0 +1,315 @@
+"""Deal runs and conditions on the cards, checked once and compiled into the kernels' plan.
+
+    python -m sim.run --deals 1e5 --dealer 0 --upcard ace
+    python -m sim.run --deals 1e5 --predeal 0=CG,AS --require "0:hcp>=12,spades>=5"
+
+A deal run plays independent deals, deal ``i`` a pure function of (seed, i), dealt by a
+fixed seat (``--dealer 0``) or by seat ``i`` mod the number of seats (the default). Its
+records are those of a game run whose games last one counted deal (a passed-out deal that
+C-5 redeals is dealt again under the same conditions).
+
+Conditions (deal runs only):
+- the up-card (Bridgette, B-3): cards and classes, ``CG``, ``AS,AH``, ``numeral``
+  (2-10 and the Little Colon), ``face`` (J, Q, K and the Royal Colon), ``ace`` (aces and
+  the Grand Colon), ``colon`` (any Colon);
+- predeals: cards a seat holds as dealt (``0=CG,AS``; with the double deck a card named
+  twice predeals both copies);
+- ranges: ``SEAT:FEATURE OP N`` terms, comma-separated, OP one of >= <= = > <. Features
+  count cards of the seat's hand as dealt: the suits (``spades``; a Colon is of no suit,
+  B-6), ``aces``, ``hcp`` (A 4, K 3, Q 2, J 1; the bridge games), ``colons`` (Bridgette),
+  and in Bid Euchre ``trumps_S`` (the suit S, its left bower, and the joker) and
+  ``bowers_S`` (the jacks of S's colour) for S one of clubs, diamonds, hearts, spades.
+
+The other cards are dealt uniformly; a deal outside a range is dealt again whole
+(kernels.dealing), and the acceptance rate is measured by a pilot before the run starts
+and counted exactly during it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+SUITS = ("clubs", "diamonds", "hearts", "spades")
+UPCARD_CLASSES = ("numeral", "face", "ace", "colon")
+DEALERS = ("alternate", "0", "1", "2", "3")
+PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptance rate
+OPS = {">=": (0, None), "<=": (None, 0), "=": (0, 0), "==": (0, 0), ">": (1, None), "<": (None, -1)}
+TERM = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|=|>|<)\s*(-?\d+)\s*$")
+
+
+class DealingError(ValueError):
+    """Deal-run settings or conditions that cannot be used: one line for the user."""
+
+
+@dataclass(frozen=True)
+class Dealing:
+    """How a run deals. ``unit`` "games" (whole games, the default) or "deals"; the rest
+    apply to deal runs: ``dealer`` "alternate" or a seat, ``upcard`` card and class names,
+    ``predeal`` {seat: [cards]}, ``require`` {seat: ["hcp>=12", ...]}."""
+
+    unit: str = "games"
+    dealer: str = "alternate"
+    upcard: tuple = ()
+    predeal: dict = field(default_factory=dict)
+    require: dict = field(default_factory=dict)
+
+    @property
+    def deal_run(self) -> bool:
+        return self.unit == "deals"
+
+    @property
+    def conditioned(self) -> bool:
+        return bool(self.upcard or self.predeal or self.require)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["upcard"] = list(self.upcard)
+        out["predeal"] = {str(s): list(c) for s, c in sorted(self.predeal.items())}
+        out["require"] = {str(s): list(t) for s, t in sorted(self.require.items())}
+        return out
+
+    def describe(self) -> str:
+        """One line for the terminal."""
+        if not self.deal_run:
+            return "whole games"
+        parts = [f"single deals, dealer {'alternating' if self.dealer == 'alternate' else 'seat ' + self.dealer}"]
+        if self.upcard:
+            parts.append("up-card " + ",".join(self.upcard))
+        parts += [f"seat {s} holds {','.join(c)}" for s, c in sorted(self.predeal.items())]
+        parts += [f"seat {s}: {','.join(t)}" for s, t in sorted(self.require.items())]
+        return "; ".join(parts)
+
+
+def from_dict(data: dict | None) -> Dealing:
+    """The Dealing a run folder's manifest recorded (None: whole games)."""
+    if not data:
+        return Dealing()
+    return Dealing(data["unit"], data["dealer"], tuple(data["upcard"]),
+                   {int(s): tuple(c) for s, c in data["predeal"].items()},
+                   {int(s): tuple(t) for s, t in data["require"].items()})
+
+
+def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=()) -> Dealing:
+    """A Dealing from the command line's words: ``upcard`` "ace" or "AS,AH", ``predeal``
+    ["0=CG,AS"], ``require`` ["0:hcp>=12,spades>=5"]. Settings of deal runs without
+    ``unit="deals"`` are a DealingError."""
+    if unit not in ("games", "deals"):
+        raise DealingError(f"unit must be games or deals, got '{unit}'")
+    given = [name for name, value in (("--dealer", dealer), ("--upcard", upcard), ("--predeal", predeal),
+                                      ("--require", require)) if value]
+    if unit == "games" and given:
+        raise DealingError(f"{given[0]} applies to deal runs: play --deals N instead of --games N")
+    dealer = "alternate" if dealer is None else str(dealer)
+    if dealer not in DEALERS:
+        raise DealingError(f"--dealer must be alternate or a seat number, got '{dealer}'")
+    cards = tuple(_items(upcard or "", "--upcard"))
+    holds: dict = {}
+    for text in predeal:
+        seat, _, names = str(text).partition("=")
+        seat = _seat(seat, "--predeal", text)
+        holds[seat] = holds.get(seat, ()) + tuple(_items(names, "--predeal"))
+    ranges: dict = {}
+    for text in require:
+        seat, colon, terms = str(text).partition(":")
+        if not colon:
+            raise DealingError(f"--require '{text}' is not SEAT:TERM,...  (e.g. 0:hcp>=12,spades>=5)")
+        seat = _seat(seat, "--require", text)
+        ranges[seat] = ranges.get(seat, ()) + tuple(_items(terms, "--require"))
+    return Dealing(unit, dealer, cards, holds, ranges)
+
+
+def _items(text: str, flag: str) -> list[str]:
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if text and not items:
+        raise DealingError(f"{flag} '{text}' names nothing")
+    return items
+
+
+def _seat(text: str, flag: str, whole: str) -> int:
+    if not text.strip().isdigit():
+        raise DealingError(f"{flag} '{whole}' does not start with a seat number")
+    return int(text)
+
+
+# --- Compiling a Dealing for a game ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    """A game's deck as the kernel deals it: card ids, names, seats, cards per hand, and the
+    places of kernels.dealing.candidate_nb for dealer 0."""
+
+    deck: np.ndarray
+    names: dict  # name -> card ids of the deck (two with the double deck)
+    seats: int
+    hand: int
+    dealt: int
+    extra_seat: int
+    up_pos: int
+    features: dict  # feature name -> (kind, mask)
+
+
+def layout(game: str, rules) -> Layout:
+    """The deck and features of ``game`` under ``rules``."""
+    from kernels.cards import COLONS, RANK_ACE, SUIT_MASKS, card_name
+    from kernels.dealing import REQ_COUNT, REQ_HCP
+
+    kr = rules.to_kernel()
+    if game == "bid-euchre":
+        from kernels.cards import EUCHRE_ACES, euchre_card_name
+
+        deck = np.asarray(kr.deck, dtype=np.int64)
+        per_seat = int(kr.params[0]["tricks"])
+        names: dict = {}
+        for c in deck:
+            names.setdefault(euchre_card_name(int(c)), []).append(int(c))
+
+        def cards_where(test) -> int:
+            return sum(1 << int(c) for c in deck if test(euchre_card_name(int(c))))
+
+        features = {suit: (REQ_COUNT, cards_where(lambda n, s=suit: n[1] == s[0].upper() and n != "JO"))
+                    for suit in SUITS}
+        features["aces"] = (REQ_COUNT, int(EUCHRE_ACES) & cards_where(lambda n: True))
+        for t, suit in enumerate(SUITS):
+            partner = SUITS[3 - t]  # E-2: the other suit of the same colour
+            jacks = cards_where(lambda n, s=suit, o=partner: n in (f"J{s[0].upper()}", f"J{o[0].upper()}"))
+            features[f"bowers_{suit}"] = (REQ_COUNT, jacks)
+            features[f"trumps_{suit}"] = (REQ_COUNT, features[suit][1] | jacks | cards_where(lambda n: n == "JO"))
+        return Layout(deck, names, 4, per_seat, 4 * per_seat, 0, -1, features)
+    deck = np.asarray(kr.deck if game == "bridgette" else np.arange(52), dtype=np.int64)
+    names = {card_name(int(c)): [int(c)] for c in deck}
+    features = {suit: (REQ_COUNT, int(SUIT_MASKS[s])) for s, suit in enumerate(SUITS)}
+    features["aces"] = (REQ_COUNT, sum(1 << (s * 13 + RANK_ACE) for s in range(4)))
+    features["hcp"] = (REQ_HCP, 0)
+    if game == "bridgette":
+        features["colons"] = (REQ_COUNT, int(COLONS))
+    return Layout(deck, names, 2, 13, 26, -1, 26 if game == "bridgette" else -1, features)
+
+
+def upcard_mask(lay: Layout, items) -> int:
+    """The allowed up-cards: named cards and classes (B-3)."""
+    from kernels.cards import CARD_CLASS, COLON_GRAND, COLON_LITTLE
+
+    mask = 0
+    for item in items:
+        if item in UPCARD_CLASSES:
+            chosen = [int(c) for c in lay.deck
+                      if (COLON_LITTLE <= c <= COLON_GRAND if item == "colon"
+                          else CARD_CLASS[int(c)] == UPCARD_CLASSES.index(item))]
+            if not chosen:
+                raise DealingError(f"--upcard {item}: no card of the deck is of that class")
+            mask |= sum(1 << c for c in chosen)
+        elif item in lay.names:
+            mask |= 1 << lay.names[item][0]
+        else:
+            raise DealingError(f"--upcard: '{item}' is not a card of this deck nor one of {', '.join(UPCARD_CLASSES)}")
+    return mask
+
+
+def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
+    """The kernels' plan record (kernels.dealing.PLAN_DTYPE) for ``dealing`` in ``game``
+    under ``rules``; a DealingError names the first thing that cannot be dealt."""
+    from kernels.dealing import DEALER_ALTERNATE, MAX_REQUIREMENTS, games_plan
+
+    out = games_plan()
+    if not dealing.deal_run:
+        return out
+    lay = layout(game, rules)
+    row = out[0]
+    row["one_deal"] = True
+    if dealing.dealer == "alternate":
+        row["dealer"] = DEALER_ALTERNATE
+    else:
+        if int(dealing.dealer) >= lay.seats:
+            raise DealingError(f"--dealer {dealing.dealer}: {game} has seats 0 to {lay.seats - 1}")
+        row["dealer"] = int(dealing.dealer)
+    if dealing.upcard:
+        if lay.up_pos < 0:
+            raise DealingError("--upcard: only Bridgette turns an up-card (B-3)")
+        row["upcards"] = np.uint64(upcard_mask(lay, dealing.upcard))
+    taken: dict = {}
+    for seat, cards in sorted(dealing.predeal.items()):
+        _check_seat(seat, lay, "--predeal", game)
+        if len(cards) > lay.hand:
+            raise DealingError(f"--predeal: seat {seat} is dealt {lay.hand} cards, not {len(cards)}")
+        mask = 0
+        for name in cards:
+            if name not in lay.names:
+                raise DealingError(f"--predeal: '{name}' is not a card of this deck")
+            copies = [c for c in lay.names[name] if c not in taken]
+            if not copies:
+                raise DealingError(f"--predeal: {name} is predealt more times than the deck holds it")
+            taken[copies[0]] = seat
+            mask |= 1 << copies[0]
+        row["predeal"][seat] = np.uint64(mask)
+    if dealing.upcard and not int(row["upcards"]) & ~sum(1 << c for c in taken):
+        raise DealingError("--upcard: every allowed up-card is predealt to a seat")
+    n = 0
+    for seat, terms in sorted(dealing.require.items()):
+        _check_seat(seat, lay, "--require", game)
+        for term in terms:
+            kind, mask, lo, hi = _term(term, lay, game)
+            if n == MAX_REQUIREMENTS:
+                raise DealingError(f"--require: at most {MAX_REQUIREMENTS} terms")
+            row["req_seat"][n], row["req_kind"][n], row["req_mask"][n] = seat, kind, np.uint64(mask)
+            row["req_lo"][n], row["req_hi"][n] = lo, hi
+            n += 1
+    row["n_req"] = n
+    row["conditioned"] = dealing.conditioned
+    return out
+
+
+def _check_seat(seat: int, lay: Layout, flag: str, game: str) -> None:
+    if seat >= lay.seats:
+        raise DealingError(f"{flag}: {game} has seats 0 to {lay.seats - 1}, not {seat}")
+
+
+def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
+    """(kind, mask, lowest, highest) of one range term."""
+    match = TERM.match(term)
+    if not match:
+        raise DealingError(f"--require: '{term}' is not FEATURE OP NUMBER (e.g. hcp>=12)")
+    name, op, number = match.group(1), match.group(2), int(match.group(3))
+    if name not in lay.features:
+        raise DealingError(f"--require: '{name}' is not a feature of {game}; features: {', '.join(lay.features)}")
+    kind, mask = lay.features[name]
+    low, high = OPS[op]
+    return (kind, mask, -(2**62) if low is None else number + low, 2**62 if high is None else number + high)
+
+
+def acceptance(game: str, rules, plan_row: np.ndarray, tries: int = PILOT_TRIES) -> float:
+    """The share of candidate deals that meet the plan's ranges, from a pilot of ``tries``."""
+    from kernels.dealing import acceptance_nb
+
+    if not plan_row[0]["n_req"]:
+        return 1.0
+    lay = layout(game, rules)
+    # Dealt by seat 0: the first card goes to seat 1 in every game.
+    met = acceptance_nb(plan_row[0], lay.deck, 0x5EED, tries, 1, lay.seats, lay.dealt, lay.extra_seat, lay.up_pos)
+    return met / tries
+
+
+def checked_plan(game: str, rules, dealing: Dealing) -> tuple[np.ndarray, float]:
+    """The plan and its pilot acceptance rate; conditions too rare to finish are a
+    DealingError."""
+    row = plan(game, rules, dealing)
+    rate = acceptance(game, rules, row)
+    if rate == 0:
+        raise DealingError(f"the conditions accepted none of {PILOT_TRIES:,} deals tried: loosen them")
+    return row, rate
+
+
+def sample(game: str, rules, dealing: Dealing, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` deals dealt by seat 0 under ``dealing``'s conditions, as the kernels deal them:
+    (hands as card bitmasks, shape (n, seats); up-cards, -1 where the game has none)."""
+    from kernels.dealing import sample_nb
+
+    row = plan(game, rules, Dealing("deals", "0", dealing.upcard, dealing.predeal, dealing.require))
+    row[0]["conditioned"] = True  # dealt by the conditioned path even with no condition
+    lay = layout(game, rules)
+    hands = np.zeros((n, lay.seats), dtype=np.uint64)
+    ups = np.zeros(n, dtype=np.int64)
+    sample_nb(row[0], lay.deck, seed, 1, lay.seats, lay.dealt, lay.extra_seat, lay.up_pos, hands, ups)
+    return hands, ups

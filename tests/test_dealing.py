@@ -1,0 +1,245 @@
+"""Deal runs and conditioned dealing (sim.dealing, kernels.dealing): exact distributions,
+records that are pure functions of (seed, index), the referee's agreement, and bad input.
+
+The expected frequencies are computed here by counting hands (math.comb and enumeration of
+suit holdings), independently of the kernels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cards import CARD_CLASS, CARD_IDS, euchre_card_name, mask_to_cards
+from sim import dealing
+from sim.api import resolve_policies, resolve_rules
+from sim.games import game_module
+from sim.replay import matches, replay_case
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chi2_bound(df: int) -> float:
+    """A bound the chi-square statistic of a true hypothesis passes but for about 1e-6."""
+    return df + 5 * math.sqrt(2 * df)
+
+
+def plan_for(game, **conditions):
+    rules = resolve_rules(game)
+    return rules, dealing.plan(game, rules, dealing.parse("deals", **conditions))
+
+
+def hcp_of(mask: int) -> int:
+    return sum({9: 1, 10: 2, 11: 3, 12: 4}.get(c % 13, 0) for c in mask_to_cards(mask) if c < 52)
+
+
+def shape_of(mask: int) -> tuple:
+    return tuple(sorted((sum(1 for c in mask_to_cards(mask) if c < 52 and c // 13 == s) for s in range(4)),
+                        reverse=True))
+
+
+# --- Exact distributions ---------------------------------------------------------------------
+
+def test_five_or_more_spades_is_as_often_as_counting_says():
+    """13 cards from 52 hold 5+ spades with probability 0.17634 (hypergeometric); the pilot
+    and a run's exact tries agree."""
+    exact = sum(math.comb(13, k) * math.comb(39, 13 - k) for k in range(5, 14)) / math.comb(52, 13)
+    assert round(exact, 5) == 0.17634
+    rules, plan = plan_for("draw-bridge", require=["0:spades>=5"])
+    rate = dealing.acceptance("draw-bridge", rules, plan, 200_000)
+    assert abs(rate - exact) < 5 * math.sqrt(exact * (1 - exact) / 200_000)
+    deals, _ = game_module("draw-bridge").run_block(rules, resolve_policies("draw-bridge", {"all": "random"}), 3, 0,
+                                                    4000, plan=plan)
+    run_rate = len(deals) / deals["tries"].sum()
+    assert abs(run_rate - exact) < 5 * math.sqrt(exact * (1 - exact) / deals["tries"].sum())
+
+
+def suit_holdings():
+    """ways[k][h]: subsets of one 13-card suit with k cards and h high-card points."""
+    ways = np.zeros((14, 11), dtype=object)
+    ways[:] = 0
+    honours = (1, 2, 3, 4)
+    for chosen in range(16):
+        points = sum(p for i, p in enumerate(honours) if chosen >> i & 1)
+        n_honours = bin(chosen).count("1")
+        for spots in range(10):
+            ways[n_honours + spots][points] += math.comb(9, spots)
+    return ways
+
+
+def exact_given_points(min_hcp: int) -> tuple[float, float]:
+    """(P(4-4-3-2 | hcp >= min_hcp), E[hcp | hcp >= min_hcp]) for 13 cards from 52, by
+    enumerating the suit lengths and each suit's points."""
+    ways = suit_holdings()
+    total = shaped = points = 0
+    for lengths in itertools.product(range(14), repeat=4):
+        if sum(lengths) != 13:
+            continue
+        dist = {0: 1}
+        for k in lengths:
+            new = {}
+            for h, w in dist.items():
+                for p in range(11):
+                    if ways[k][p]:
+                        new[h + p] = new.get(h + p, 0) + w * ways[k][p]
+            dist = new
+        for h, w in dist.items():
+            if h >= min_hcp:
+                total += w
+                points += w * h
+                if sorted(lengths, reverse=True) == [4, 4, 3, 2]:
+                    shaped += w
+    return shaped / total, points / total
+
+
+def test_points_condition_holds_on_every_hand_and_keeps_the_shapes_uniform():
+    """Given 12+ points, 4-4-3-2 and the mean points match enumeration; every hand has 12+."""
+    p_shape, mean_hcp = exact_given_points(12)
+    rules = resolve_rules("bridgette", "bridgette-no-colons")
+    n = 20_000
+    hands, _ = dealing.sample("bridgette", rules, dealing.parse("deals", require=["0:hcp>=12"]), n, seed=5)
+    points = np.array([hcp_of(int(h)) for h in hands[:, 0]])
+    assert points.min() >= 12
+    shaped = np.mean([shape_of(int(h)) == (4, 4, 3, 2) for h in hands[:, 0]])
+    assert abs(shaped - p_shape) < 5 * math.sqrt(p_shape * (1 - p_shape) / n)
+    assert abs(points.mean() - mean_hcp) < 5 * points.std() / math.sqrt(n)
+
+
+def test_predealt_cards_are_held_and_the_rest_dealt_uniformly():
+    """Bridgette, seat 0 dealt CG and AS: in traced deals of the game kernel both are in
+    seat 0's hand and every other card lies with seat 0, seat 1 or the stock as often as
+    11, 13 and 29 places in 53 say (chi-square over cards and holders)."""
+    rules, plan = plan_for("bridgette", predeal=["0=CG,AS"])
+    policies = resolve_policies("bridgette", {"all": "random"})
+    _, headers, outcomes, _ = game_module("bridgette").trace_raw(rules, policies, 8, np.arange(3000), plan)
+    counted = headers[headers["counted"].astype(bool)]
+    fixed = (1 << CARD_IDS["CG"]) | (1 << CARD_IDS["AS"])
+    hands = counted["hands"]
+    holder = np.full((len(counted), 55), 2)
+    for seat in (0, 1):
+        for c in range(55):
+            holder[:, c] = np.where((hands[:, seat] >> np.uint64(c)) & np.uint64(1), seat, holder[:, c])
+    assert np.all(hands[:, 0] & np.uint64(fixed) == np.uint64(fixed))
+    free = [c for c in range(55) if not fixed >> c & 1]
+    observed = np.array([[np.sum(holder[:, c] == h) for h in range(3)] for c in free])
+    expected = len(counted) * np.array([11, 13, 29]) / 53
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    assert chi2 < chi2_bound(len(free) * 2)
+
+
+def test_an_upcard_class_fixes_the_class_and_is_uniform_within_it():
+    """--upcard face: every deal's up-card is a J, Q, K or the Royal Colon, each equally
+    often, so the dealer always draws the face class's cards (B-3)."""
+    rules, plan = plan_for("bridgette", upcard="face", dealer="0")
+    hands, ups = dealing.sample("bridgette", rules, dealing.parse("deals", upcard="face"), 13_000, seed=2)
+    faces = [c for c in range(55) if CARD_CLASS[c] == 1]
+    assert len(faces) == 13 and set(ups) <= set(faces)
+    counts = np.array([np.sum(ups == c) for c in faces])
+    assert ((counts - 1000) ** 2 / 1000).sum() < chi2_bound(12)
+    assert not np.any(hands[:, 0] & hands[:, 1])
+    deals, _ = game_module("bridgette").run_block(rules, resolve_policies("bridgette", {"all": "heuristic"}), 4, 0,
+                                                  500, plan=plan)
+    assert np.all(deals["upcard_class"] == 1) and np.all(deals["dealer"] == 0)
+
+
+def test_euchre_features_count_what_their_names_say():
+    """trumps_spades counts spades, the jack of clubs (left bower) and the joker;
+    bowers_hearts the two red jacks; checked on sampled hands from card names."""
+    rules = resolve_rules("bid-euchre", "bid-euchre-joker")
+    hands, _ = dealing.sample("bid-euchre", rules,
+                              dealing.parse("deals", require=["1:trumps_spades>=3", "2:bowers_hearts=1"]), 3000, 1)
+
+    def names(mask):
+        return [euchre_card_name(c) for c in mask_to_cards(int(mask))]
+
+    for h1, h2 in zip(hands[:, 1], hands[:, 2]):
+        assert sum(n[1] == "S" or n in ("JC", "JO") for n in names(h1)) >= 3
+        assert sum(n in ("JH", "JD") for n in names(h2)) == 1
+
+
+# --- Deal runs -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_a_deal_is_a_pure_function_of_seed_and_index(game):
+    """The same deal records whatever the blocks; one counted deal per index, dealers
+    alternating by index."""
+    rules, plan = plan_for(game, require=["1:hearts>=2"])
+    module, policies = game_module(game), resolve_policies(game, {"all": "heuristic"})
+    whole, games = module.run_block(rules, policies, 6, 0, 300, plan=plan)
+    parts = [module.run_block(rules, policies, 6, first, 100, plan=plan)[0] for first in (0, 100, 200)]
+    assert np.array_equal(whole, np.concatenate(parts))
+    assert len(whole) == 300 and np.all(whole["deal"] == 0) and np.all(games["deals"] == 1)
+    assert np.array_equal(whole["dealer"], whole["game"] % len(policies))
+
+
+@pytest.mark.parametrize("game,conditions", [
+    ("bridgette", {"upcard": "ace", "predeal": ["1=CG"], "require": ["0:spades>=4"]}),
+    ("draw-bridge", {"predeal": ["0=AS,KS,QS"], "require": ["1:hcp>=10"]}),
+    ("bid-euchre", {"predeal": ["2=JS"], "require": ["0:trumps_spades>=2"]}),
+])
+def test_the_referee_agrees_on_conditioned_deals(game, conditions):
+    """Traced conditioned deals replay in the readable referee with the kernel's outcome."""
+    rules, plan = plan_for(game, **conditions)
+    policies = resolve_policies(game, {"all": "heuristic"})
+    _, traces = game_module(game).trace_games(rules, policies, 3, list(range(40)), plan)
+    for deals in traces:
+        for deal in deals:
+            case = {k: v for k, v in deal.items() if k not in ("counted", "seats", "legal", "chosen_returns")}
+            assert matches(case["expect"], replay_case(case, "reference")), case
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "sim.run", *args], capture_output=True, text=True, cwd=cwd or ROOT)
+
+
+def test_a_deal_run_resumes_to_the_same_records_and_reports_its_acceptance(tmp_path):
+    out = tmp_path / "run"
+    args = ["--deals", "600", "--block-size", "200", "--upcard", "ace", "--require", "0:hearts>=4", "--seed", "3",
+            "--out", str(out), "--quiet"]
+    assert run_cli(*args).returncode == 0
+    first = {p.name: p.read_bytes() for p in (out / "records").iterdir()}
+    summary = json.loads((out / "summary.json").read_text())
+    section = summary["dealing"]
+    assert section["deals"] == 600 and section["acceptance"] == 600 / section["tries"]
+    assert abs(section["acceptance"] - section["pilot_acceptance"]) < 0.06
+    (out / "blocks" / "000001.json").unlink()
+    (out / "records" / "deals-000001.parquet").unlink()
+    assert run_cli(*args).returncode == 0
+    assert {p.name: p.read_bytes() for p in (out / "records").iterdir()} == first
+    assert json.loads((out / "summary.json").read_text()) == summary
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["dealing"]["upcard"] == ["ace"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--games", "10", "--upcard", "ace"], "--upcard applies to deal runs"),
+    (["--games", "10", "--deals", "10"], "either --games N"),
+    (["--deals", "10", "--game", "draw-bridge", "--upcard", "ace"], "only Bridgette turns an up-card"),
+    (["--deals", "10", "--upcard", "ZZ"], "'ZZ' is not a card of this deck"),
+    (["--deals", "10", "--predeal", "0=AS", "--predeal", "1=AS"], "AS is predealt more times"),
+    (["--deals", "10", "--predeal", "2=AS"], "bridgette has seats 0 to 1"),
+    (["--deals", "10", "--require", "0:spades>=14"], "accepted none"),
+    (["--deals", "10", "--require", "0:tricks>=2"], "'tricks' is not a feature"),
+    (["--deals", "10", "--require", "0 hcp>=2"], "is not SEAT:TERM"),
+    (["--deals", "10", "--dealer", "north"], "--dealer must be"),
+    (["--deals", "10", "--set", "deck.colons=[]", "--upcard", "colon"], "no card of the deck is of that class"),
+])
+def test_bad_dealing_is_one_line_and_exit_2(tmp_path, args, message):
+    result = run_cli(*args, "--out", str(tmp_path / "x"))
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_deal_run_is_not_resumed_as_a_game_run(tmp_path):
+    out = str(tmp_path / "run")
+    assert run_cli("--deals", "50", "--out", out, "--quiet").returncode == 0
+    result = run_cli("--games", "50", "--out", out, "--quiet")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
