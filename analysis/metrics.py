@@ -360,6 +360,7 @@ class RunRecords:
             self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
             self.block_size, self.records = self.config["block_size"], self.config["records"]
             self.games = manifest.get("games_played", self.games)  # a run stopped by --until
+            self.dealing = self.config.get("dealing")  # a deal run's dealing (sim.dealing); None: games
         except FileNotFoundError:
             raise MetricsError(f"{self.path} is not a run folder (no manifest.json)") from None
         except (OSError, ValueError, KeyError, TypeError):
@@ -593,6 +594,11 @@ def check_pairable(a: RunRecords, b: RunRecords) -> None:
             raise MetricsError(f"runs {a.path} and {b.path} cannot be paired: different {what} "
                                f"({getattr(a, what)} and {getattr(b, what)}); a paired comparison "
                                f"needs the same game, seed and number of games")
+    if a.dealing != b.dealing:
+        from sim.dealing import from_dict
+
+        raise MetricsError(f"runs {a.path} and {b.path} cannot be paired: one deals "
+                           f"{from_dict(a.dealing).describe()}, the other {from_dict(b.dealing).describe()}")
 
 
 def compare_runs(path_a, path_b, names=None) -> dict:

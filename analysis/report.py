@@ -4,13 +4,15 @@ Writes a self-contained HTML report of a finished run into DIR (default RUN_DIR/
 index.html, its plots as PNG files beside it, and every table as a CSV file. Records are
 read block by block, a few columns at a time, so runs larger than memory are fine; a run
 made with --records none gets every section its block aggregates allow, and the report
-says which sections need records.
+says which sections need records. A stratified folder (sim.strata) gets the strata's
+tables; each stratum's run folder has its own report.
 """
 
 from __future__ import annotations
 
 import csv
 import html
+import json
 import re
 from dataclasses import dataclass
 from functools import partial
@@ -24,6 +26,7 @@ from matplotlib.figure import Figure
 import sim
 from analysis.tables import DealScoreTally, GameTally, Hist, ReportError, RunData, fill
 from sim.cli import OneLineParser, exit_with
+from sim.games import game_info
 from sim.rules import GAMES as RULE_CLASSES, option_table
 from sim.summary import percent
 
@@ -290,6 +293,18 @@ def figure(w: float, h: float, title: str, rows: int = 1, cols: int = 1):
 
 # --- Sections ---------------------------------------------------------------------------------
 
+def dealing_rows(dealing: dict | None, games: str) -> list[list[str]]:
+    """The configuration rows that say what was dealt: whole games, or a deal run's
+    conditions and how many of the deals tried met them (sim.dealing)."""
+    if dealing is None:
+        return [["games", games]]
+    rows = [["independent deals", games], ["dealt", dealing["description"]]]
+    if "tries" in dealing:
+        rows.append(["deals meeting the conditions", f"{dealing['acceptance']:.2%} of {dealing['tries']:,} tried "
+                                                     f"(pilot {dealing['pilot_acceptance']:.2%})"])
+    return rows
+
+
 def run_section(rep: Report) -> None:
     d, m, c = rep.data, rep.data.manifest, rep.data.config
     rep.section("run", "The run")
@@ -299,7 +314,8 @@ def run_section(rep: Report) -> None:
     games = f"{c['games']:,}" if until is None else (
         f"{m['games_played']:,} (--until {c['until']}: {'reached' if until['reached'] else 'not reached'}, "
         f"half-width {until['achieved_half_width']:.4g}; cap {c['games']:,})")
-    rows = [["game", info.title], ["games", games], [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
+    dealing = d.summary.get("dealing")
+    rows = [["game", info.title], *dealing_rows(dealing, games), [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
             ["seed", str(c["seed"])], ["block size", f"{c['block_size']:,}"], ["records kept", c["records"]],
             ["tricksim version (run)", m.get("package_version", "?")],
             ["RULES_VERSION (run)", str(c.get("rules_version", "?"))],
@@ -462,16 +478,8 @@ def is_report_folder(out: Path) -> bool:
         return False
 
 
-def build_report(run_dir, out=None) -> Path:
-    """Read a run folder and write its report; returns the path of index.html.
-
-    The run's game decides the sections (``report_sections`` of its module in
-    ``analysis.games``); the run and the scores and game wins are the same in every game,
-    and a --dd run ends with its double-dummy section (analysis.dd)."""
-    from analysis.games import analysis_module
-
-    data = RunData(run_dir)
-    out = Path(out) if out is not None else data.path / "report"
+def report_folder(out: Path) -> Path:
+    """``out``, made, when it can take a report: new, empty, or an earlier report's."""
     if out.exists() and not out.is_dir():
         raise ReportError(f"output folder {out} is a file")
     if out.is_dir() and not is_report_folder(out):
@@ -480,6 +488,64 @@ def build_report(run_dir, out=None) -> Path:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"cannot create output folder {out}: {exc.strerror}") from None
+    return out
+
+
+def build_strata_report(path: Path, out=None) -> Path:
+    """The report of a stratified run (sim.strata): its strata, and each metric per stratum
+    and overall with the variance saved against plain sampling; every stratum's own run
+    folder has its full report."""
+    from analysis.metrics import METRICS
+    from sim.summary import Z95
+
+    try:
+        result = json.loads((path / "strata.json").read_text())
+    except (OSError, ValueError):
+        raise ReportError(f"{path}/strata.json is unreadable") from None
+    out = report_folder(Path(out) if out is not None else path / "report")
+    game, rep = result["game"], Report(None, out)
+    rep.section("strata", "Strata")
+    rep.para(f"{result['deals']:,} independent deals, seed {result['seed']}, stratified by "
+             f"<code>{html.escape(result['stratify'])}</code> with the <code>{html.escape(result['allocation'])}"
+             f"</code> allocation; each stratum is a conditioned deal run in its own folder, and the overall "
+             f"estimates weight the strata by their exact probabilities.")
+    rep.table(Table("strata", "Strata", ["stratum", "probability", "deals", "run folder"],
+                    [[s["name"], s["probability"], f"{s['deals']:,}", s["folder"]] for s in result["strata"]]))
+    for name, entry in result["metrics"].items():
+        m = METRICS[name]
+        signed = m.balance == 0
+        rep.section(name, f"{m.words(game)} ({m.unit_for(game)})")
+
+        def row(label, e):
+            ci = e["ci95"] or [None, None]
+            return [label, m.format(e["value"], signed), m.format(ci[0], signed), m.format(ci[1], signed)]
+
+        o = entry["overall"]
+        rows = [row(s["name"], e) for s, e in zip(result["strata"], entry["by_stratum"])] + [row("overall", o)]
+        rep.table(Table(f"strata_{name}", "Per stratum and overall (95% intervals)",
+                        ["stratum", "value", "low", "high"], rows))
+        if o["variance_saved"] is not None:
+            rep.para(f"Plain sampling of as many deals would have given +-"
+                     f"{m.format(Z95 * o['plain_variance'] ** 0.5)}; the strata saved "
+                     f"{o['variance_saved']:.0%} of its variance (negative: the allocation cost precision overall).")
+    return rep.write(f"{game_info(game).title} stratified deal run: {result['deals']:,} deals, seed {result['seed']}")
+
+
+def build_report(run_dir, out=None) -> Path:
+    """Read a run folder and write its report; returns the path of index.html.
+
+    The run's game decides the sections (``report_sections`` of its module in
+    ``analysis.games``); the run and the scores and game wins are the same in every game,
+    and a --dd run ends with its double-dummy section (analysis.dd)."""
+    from analysis.games import analysis_module
+
+    if (Path(run_dir) / "strata.json").is_file():
+        try:
+            return build_strata_report(Path(run_dir), out)
+        except (KeyError, TypeError, AttributeError):
+            raise ReportError(f"{run_dir}/strata.json is not a stratified run's (sim.strata)") from None
+    data = RunData(run_dir)
+    out = report_folder(Path(out) if out is not None else data.path / "report")
     deals_rec, games_rec = data.has("deals"), data.has("games")
     agg = data.aggregates() if not (deals_rec and games_rec) else None
     info = data.info
@@ -501,12 +567,14 @@ def build_report(run_dir, out=None) -> Path:
     for section in sections:
         section.write(rep)
     c = data.config
-    return rep.write(f"{info.title} run report: {c['games']:,} games, seed {c['seed']}")
+    unit = "independent deals" if c.get("dealing") else "games"
+    return rep.write(f"{info.title} run report: {c['games']:,} {unit}, seed {c['seed']}")
 
 
 def main(argv=None) -> int:
     p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
-    p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (made by python -m sim.run)")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder (made by python -m sim.run), or a "
+                                                      "stratified run's folder")
     p.add_argument("--out", metavar="DIR", help="folder for index.html, PNG and CSV files (default RUN_DIR/report)")
     args = p.parse_args(argv)
     try:

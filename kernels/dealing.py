@@ -35,7 +35,8 @@ MAX_TRIES = 10_000_000
 
 PLAN_DTYPE = record_dtype([
     ("one_deal", np.bool_), ("dealer", np.int8), ("conditioned", np.bool_),
-    ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)), ("n_req", np.int64),
+    ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)), ("n_predeal", np.int64, (MAX_SEATS,)),
+    ("n_req", np.int64),
     ("req_seat", np.int64, (MAX_REQUIREMENTS,)), ("req_kind", np.int64, (MAX_REQUIREMENTS,)),
     ("req_mask", np.uint64, (MAX_REQUIREMENTS,)), ("req_lo", np.int64, (MAX_REQUIREMENTS,)),
     ("req_hi", np.int64, (MAX_REQUIREMENTS,)),
@@ -80,46 +81,63 @@ def predealt_nb(plan):
 
 
 @njit(cache=True)
-def candidate_nb(deal_rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos):
-    """One deal with the plan's up-card and predeals, the rest uniform; whether it is within
-    the ranges.
+def candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat, up_pos):
+    """One deal with the plan's up-card (drawn from ``allowed``) and predeals, the rest
+    uniform; whether it is within the ranges.
 
     Place ``k`` of ``order`` is dealt to seat ``(start + k) % seats`` for ``k < dealt``, to
     ``extra_seat`` at ``k == dealt`` when that is a seat (E-10's joker card), and is the
-    stock otherwise; ``up_pos`` is the up-card's place (-1: none).
+    stock otherwise; ``up_pos`` is the up-card's place (-1: none). A seat's predealt cards
+    take its first places. The free cards are shuffled at the front of ``order`` and moved
+    back to their places from the last one down, so nothing is allocated.
     """
     n = deck.shape[0]
     up = -1
-    if plan.upcards != ZERO:
-        allowed = ZERO
-        for c in deck:
-            allowed |= bit_nb(c)
-        allowed &= plan.upcards & ~predealt
+    if allowed != ZERO:
         up = nth_card_nb(allowed, below_nb(deal_rng, popcount_nb(allowed)))
-    free = np.empty(n, dtype=np.int64)
     m = 0
     for c in deck:
         if c != up and not (bit_nb(c) & predealt):
-            free[m] = c
+            order[m] = c
             m += 1
-    shuffle_nb(deal_rng, free[:m])
-    left = plan.predeal.copy()
+    shuffle_nb(deal_rng, order[:m])
+    j = m - 1
     hands[:] = ZERO
-    j = 0
-    for k in range(n):
-        seat = (start + k) % seats if k < dealt else (extra_seat if k == dealt else -1)
+    for k in range(n - 1, dealt - 1, -1):  # the stock, and E-10's extra card
         if k == up_pos and up >= 0:
             card = up
-        elif seat >= 0 and left[seat] != ZERO:
-            card = nth_card_nb(left[seat], 0)
-            left[seat] &= ~bit_nb(card)
         else:
-            card = free[j]
-            j += 1
+            card = order[j]
+            j -= 1
         order[k] = card
-        if seat >= 0:
-            hands[seat] |= bit_nb(card)
+        if k == dealt and extra_seat >= 0:
+            hands[extra_seat] |= bit_nb(card)
+    seat, r, slot = (start + dealt - 1) % seats, (dealt - 1) % seats, (dealt - 1) // seats
+    for k in range(dealt - 1, -1, -1):  # the hands, without a division per place
+        if slot < plan.n_predeal[seat]:
+            card = nth_card_nb(plan.predeal[seat], slot)
+        else:
+            card = order[j]
+            j -= 1
+        order[k] = card
+        hands[seat] |= bit_nb(card)
+        seat = seat - 1 if seat > 0 else seats - 1
+        if r == 0:
+            r, slot = seats - 1, slot - 1
+        else:
+            r -= 1
     return meets_nb(plan, hands)
+
+
+@njit(cache=True)
+def allowed_upcards_nb(plan, deck, predealt):
+    """The up-cards the plan allows (none: any card may be the up-card, unconditioned)."""
+    if plan.upcards == ZERO:
+        return ZERO
+    allowed = ZERO
+    for c in deck:
+        allowed |= bit_nb(c)
+    return allowed & plan.upcards & ~predealt
 
 
 @njit(cache=True)
@@ -127,8 +145,10 @@ def conditioned_order_nb(deal_rng, plan, deck, order, hands, start, seats, dealt
     """Deal ``deck`` into ``order`` and ``hands`` under the plan's conditions (places as in
     ``candidate_nb``); the tries it took, or -1 when MAX_TRIES deals all missed the ranges."""
     predealt = predealt_nb(plan)
+    allowed = allowed_upcards_nb(plan, deck, predealt)
     for tries in range(1, MAX_TRIES + 1):
-        if candidate_nb(deal_rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos):
+        if candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat,
+                        up_pos):
             return tries
     return -1
 
@@ -141,9 +161,10 @@ def acceptance_nb(plan, deck, seed, tries, start, seats, dealt, extra_seat, up_p
     order = np.empty(deck.shape[0], dtype=np.int64)
     hands = np.zeros(MAX_SEATS, dtype=np.uint64)
     predealt = predealt_nb(plan)
+    allowed = allowed_upcards_nb(plan, deck, predealt)
     met = 0
     for _ in range(tries):
-        met += candidate_nb(rng, plan, deck, order, hands, predealt, start, seats, dealt, extra_seat, up_pos)
+        met += candidate_nb(rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat, up_pos)
     return met
 
 

@@ -317,8 +317,12 @@ class Run:
 
 def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
-             threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False) -> Run:
+             threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False,
+             dealing=None) -> Run:
     """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.
+
+    ``dealing``: a sim.dealing.Dealing (``sim.dealing.parse("deals", upcard="ace")``) to play
+    ``games`` independent deals, dealt as it says, instead of whole games.
 
     ``dd``: also value every deal double dummy, as ``--dd`` (sim.dd_run).
 
@@ -337,9 +341,10 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
         import numba
 
         numba.set_num_threads(threads)
-    path = Path(out) if out is not None else default_out(game, seed, games)
+    deal_run = dealing is not None and dealing.deal_run
+    path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
-            until=until, dd=dd)
+            until=until, dd=dd, dealing=dealing)
     return Run(path)
 
 

@@ -16,7 +16,8 @@ Conditions (deal runs only):
   twice predeals both copies);
 - ranges: ``SEAT:FEATURE OP N`` terms, comma-separated, OP one of >= <= = > <. Features
   count cards of the seat's hand as dealt: the suits (``spades``; a Colon is of no suit,
-  B-6), ``aces``, ``hcp`` (A 4, K 3, Q 2, J 1; the bridge games), ``colons`` (Bridgette),
+  B-6), ``aces``, ``hcp`` (A 4, K 3, Q 2, J 1; the bridge games), ``colons`` and each
+  Colon, ``little``, ``royal``, ``grand`` (Bridgette),
   and in Bid Euchre ``trumps_S`` (the suit S, its left bower, and the joker) and
   ``bowers_S`` (the jacks of S's colour) for S one of clubs, diamonds, hearts, spades.
 
@@ -185,6 +186,9 @@ def layout(game: str, rules) -> Layout:
     features["hcp"] = (REQ_HCP, 0)
     if game == "bridgette":
         features["colons"] = (REQ_COUNT, int(COLONS))
+        for colon, card in zip(("little", "royal", "grand"), ("CL", "CR", "CG")):
+            if card in names:
+                features[colon] = (REQ_COUNT, 1 << names[card][0])
     return Layout(deck, names, 2, 13, 26, -1, 26 if game == "bridgette" else -1, features)
 
 
@@ -244,6 +248,7 @@ def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
             taken[copies[0]] = seat
             mask |= 1 << copies[0]
         row["predeal"][seat] = np.uint64(mask)
+        row["n_predeal"][seat] = bin(mask).count("1")
     if dealing.upcard and not int(row["upcards"]) & ~sum(1 << c for c in taken):
         raise DealingError("--upcard: every allowed up-card is predealt to a seat")
     n = 0

@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=count,
                    help="instead of --games: independent deals to play, deal i a pure function of (seed, i)")
     add_dealing_flags(p)
+    add_stratify_flags(p)
     p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
                         "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
@@ -87,7 +88,17 @@ def add_dealing_flags(p: argparse.ArgumentParser) -> None:
                    help="deal runs: cards a seat holds as dealt, e.g. 0=CG,AS (repeatable)")
     p.add_argument("--require", action="append", default=[], metavar="SEAT:TERMS",
                    help="deal runs: ranges a seat's hand must meet, e.g. '0:hcp>=12,spades>=5' (repeatable; "
-                        "features: clubs..spades, aces, hcp, colons; Bid Euchre trumps_S, bowers_S)")
+                        "features: clubs..spades, aces, hcp, colons, little, royal, grand; Bid Euchre trumps_S, "
+                        "bowers_S)")
+
+
+def add_stratify_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stratify", metavar="NAME",
+                   help="deal runs, Bridgette: one conditioned run per stratum, reweighted by exact "
+                        "probabilities (sim.strata): upcard_class, little_holder, royal_holder, grand_holder")
+    p.add_argument("--allocation", default="proportional", metavar="RULE",
+                   help="with --stratify: deals per stratum, proportional (default), equal, neyman (from a pilot "
+                        "of the dealer's advantage), or shares such as ace=0.5,face=0.25,numeral=0.25")
 
 
 def dealing_of(args, parser):
@@ -96,6 +107,9 @@ def dealing_of(args, parser):
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
+    if getattr(args, "stratify", None) and (args.games or args.upcard or args.predeal or args.require):
+        raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
+                           "drop --games, --upcard, --predeal and --require")
     return parse("deals" if args.deals else "games", args.dealer, args.upcard, args.predeal, args.require)
 
 
@@ -170,6 +184,26 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
     return lines
 
 
+def play_stratified(args, rules, policies, dealing) -> int:
+    """--stratify: every stratum's deal run, then the stratified tables."""
+    from sim import strata
+
+    out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-{args.stratify}"
+    notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
+                                       args.allocation, args.records, args.block_size or 50_000, args.cluster,
+                                       args.threads, notify, dealing.dealer)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
+        return INTERRUPTED_STATUS
+    if not args.quiet:
+        print(f"{args.game}: {plural(args.deals, 'independent deal')}, seed {args.seed}; "
+              f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
+        print(strata.format_report(result))
+    return 0
+
+
 def dealing_line(section: dict) -> str:
     """A deal run's dealing, and the acceptance rate of its ranges where it has some."""
     line = section["description"]
@@ -204,6 +238,8 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
+    if args.stratify:
+        return play_stratified(args, rules, policies, dealing)
     out = args.out or default_out(args.game, args.seed, n, unit)
     block_size = args.block_size or DEFAULT_BLOCK_SIZE
     progress = None

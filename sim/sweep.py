@@ -28,9 +28,11 @@ from analysis.custom import Custom, split_items
 from analysis.metrics import METRICS, MetricsError, compare_runs, custom_metric, open_run, parse_metrics, \
     resolve_metrics, shown
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
-from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_rule_flags, count, seed_value
+from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, count, \
+    dealing_of, seed_value
 from sim.store import RECORD_MODES, write_atomic, write_json
 
 
@@ -152,8 +154,11 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
 
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
-          cluster=None, threads: int | None = None, log=None, plot_path=None) -> dict:
+          cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
+
+    ``dealing``: a deal run's sim.dealing.Dealing; ``games`` then counts deals, and its
+    conditions are checked under every setting's rules before any deal is played.
 
     ``metrics``: builtin names and custom definitions (``NAME = mean(EXPR) [where COND]``,
     analysis.custom), or a --metrics text; None: every builtin metric. A custom metric's
@@ -182,7 +187,15 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
         except RulesError as exc:
             raise RulesError(f"{', '.join(setting_options(setting))}: {exc}") from None
-    out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games)
+    if dealing is not None:
+        from sim.dealing import checked_plan
+
+        for setting, setting_rules in zip(settings, resolved):
+            try:
+                checked_plan(game, setting_rules, dealing)
+            except ValueError as exc:
+                raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
+    out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games, dealing is not None)
     if plot_path is not None:
         check_plot_path(Path(plot_path))
     block_size = block_size or DEFAULT_BLOCK_SIZE
@@ -191,12 +204,12 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 
         numba.set_num_threads(threads)
     with ExitStack() as stack:
-        extra = {}
+        extra = {} if dealing is None else {"dealing": dealing}
         if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
             from sim.cluster import open_cluster
 
             pool = stack.enter_context(open_cluster(cluster, threads))
-            extra = {"cluster": pool.client, "threads": pool.threads}
+            extra.update(cluster=pool.client, threads=pool.threads)
         folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
                                  log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])
     rows, custom = [], {}
@@ -216,7 +229,10 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
                 row["metrics"][name]["note"] = r["note"]
         rows.append(row)
     result = {"game": game, "seed": seed, "games": games, "vary": [k for k, _ in grid], "out": str(out),
-              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows}
+              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
+              "unit": "game" if dealing is None else "deal"}
+    if dealing is not None:
+        result["dealing"] = dealing.to_dict()
     if numeric_axis(grid):
         key = grid[0][0]
         found, brackets = {}, {}
@@ -235,9 +251,9 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     return result
 
 
-def default_sweep_out(game: str, grid, seed: int, games: int) -> Path:
+def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = False) -> Path:
     keys = "+".join(k for k, _ in grid)
-    return Path("runs") / f"sweep-{game}-{keys}-{seed}-{games}"
+    return Path("runs") / (f"sweep-{game}-{keys}-{seed}-{games}" + ("-deals" if deals else ""))
 
 
 def check_plot_path(path: Path) -> None:
@@ -288,12 +304,13 @@ def _number(x):
 
 def format_report(result: dict) -> str:
     """The table printed by the command: per metric, one line per setting."""
-    game, rows = result["game"], result["settings"]
+    game, rows, unit = result["game"], result["settings"], result.get("unit", "game")
     first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
+    dealt = "" if "dealing" not in result else f" ({from_dict(result['dealing']).describe()})"
     lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
-             f"{plural(result['games'], 'game')} each, seed {result['seed']}, "
+             f"{plural(result['games'], unit)} each{dealt}, seed {result['seed']}, "
              f"policies {', '.join(result['policies'])}; runs in {result['out']}",
-             f"differences are against the first setting ({first}), paired game by game where the "
+             f"differences are against the first setting ({first}), paired {unit} by {unit} where the "
              f"records allow (95% intervals)"]
     width = max(len(_label(r)) for r in rows) + 2
     for name in result["metrics"]:
@@ -392,7 +409,7 @@ def plot(result: dict, path) -> Path:
     else:
         bottom.set_xticks(xs, [_label(r) for r in rows], rotation=20, fontsize=8)
         bottom.set_xlabel(", ".join(result["vary"]))
-    fig.suptitle(f"{game}: {result['games']:,} games per setting, seed {result['seed']}\n"
+    fig.suptitle(f"{game}: {result['games']:,} {result.get('unit', 'game')}s per setting, seed {result['seed']}\n"
                  f"error bars: 95% paired interval against the first setting (first: its own 95% interval)",
                  fontsize=9)
     fig.tight_layout()
@@ -415,7 +432,10 @@ def build_parser():
     p.add_argument("--vary", action="append", default=[], metavar="TABLE.KEY=V1,V2,...",
                    help="an option and its values (repeatable; the grid is every combination); "
                         "values are read as --set reads them")
-    p.add_argument("--games", type=count, required=True, help="whole games per setting; 1e5 works")
+    p.add_argument("--games", type=count, help="whole games per setting; 1e5 works")
+    p.add_argument("--deals", type=count, help="instead of --games: independent deals per setting (sim.dealing), "
+                                               "paired deal by deal")
+    add_dealing_flags(p)
     p.add_argument("--seed", type=seed_value, default=1, help="seed shared by every setting (default 1)")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores)")
     add_rule_flags(p)
@@ -450,10 +470,13 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
                              "threads available")
         log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, args.games)
+        dealing = dealing_of(args, parser)
+        n = args.deals if dealing.deal_run else args.games
+        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
-        result = sweep(args.game, grid, args.games, args.seed, args.rules, args.set_options, args.policy,
-                       out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path)
+        result = sweep(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy,
+                       out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path,
+                       dealing if dealing.deal_run else None)
         try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
             result["plot"], problem = str(plot(result, plot_path)), None
         except SweepError as exc:

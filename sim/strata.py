@@ -1,0 +1,271 @@
+"""Stratified deal runs: each stratum a conditioned deal run, reweighted by exact probabilities.
+
+    python -m sim.run --deals 1e5 --stratify upcard_class --allocation equal
+
+A stratification splits every deal by something fixed when the cards are dealt (the
+up-card's class, B-3; who holds a Colon as dealt) into strata of exactly known probability
+w_h (37/55, 13/55 and 5/55 for the up-card classes of the full deck). Each stratum is a
+deal run under its condition (sim.dealing), in ``<out>/stratum-<name>``, with its own seed,
+so the strata are independent and each one resumes as any run does. The deals are shared
+out by ``--allocation``: proportional (n_h ~ w_h: never worse than plain sampling),
+equal, neyman (n_h ~ w_h s_h, s_h from a pilot of the dealer's advantage), or explicit
+shares (``ace=0.5,face=0.25,numeral=0.25``).
+
+Every deal metric of analysis.metrics is then a ratio R = sum(y) / sum(n) estimated per
+stratum, and overall as R = sum_h w_h ybar_h / sum_h w_h nbar_h with the variance of the
+stratified ratio estimator, Var(R) = sum_h w_h^2 s_h^2(d) / (G_h Nbar^2), d = y - R n. The
+report gives beside it the variance the same number of deals would have had by plain
+sampling, sum_h w_h (s_h^2(d) + dbar_h^2) / (G Nbar^2), and the share of it saved.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from sim.dealing import Dealing, DealingError, layout, upcard_mask
+
+ALLOCATIONS = ("proportional", "equal", "neyman")
+PILOT_DEALS = 400  # per stratum, for the neyman allocation
+_STRATUM_SEED_STEP = 0x9E3779B97F4A7C15
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """A stratum: ``cards`` of the deck's ``of`` cards put a deal in it (its probability), and
+    the conditions that deal only its deals."""
+
+    name: str
+    cards: int
+    of: int
+    dealing: Dealing
+
+    @property
+    def weight(self) -> Fraction:
+        return Fraction(self.cards, self.of)
+
+
+def stratifications(game: str, rules) -> dict:
+    """{name: (its strata, in words)} of ``game`` under ``rules``."""
+    if game != "bridgette":
+        return {}
+    lay = layout(game, rules)
+    n = len(lay.deck)
+    out = {"upcard_class": ([Stratum(c, bin(upcard_mask(lay, [c])).count("1"), n, Dealing("deals", upcard=(c,)))
+                             for c in ("numeral", "face", "ace")],
+                            "the up-card's class (B-3): numeral, face, ace")}
+    for colon in rules.deck.colons:
+        name = {"little": "CL", "royal": "CR", "grand": "CG"}[colon]
+        strata = [Stratum(f"seat{s}", 13, n, Dealing("deals", predeal={s: (name,)})) for s in (0, 1)]
+        strata.append(Stratum("stock", n - 26, n,
+                              Dealing("deals", require={0: (f"{colon}=0",), 1: (f"{colon}=0",)})))
+        out[f"{colon}_holder"] = (strata, f"who holds the {colon.title()} Colon as dealt: seat 0, seat 1 or the stock")
+    return out
+
+
+def strata_of(game: str, rules, name: str) -> list[Stratum]:
+    known = stratifications(game, rules)
+    if name not in known:
+        offered = ", ".join(known) or "none"
+        raise DealingError(f"--stratify: '{name}' is not a stratification of {game} (offered: {offered})")
+    return known[name][0]
+
+
+def stratum_seed(seed: int, index: int) -> int:
+    """Stratum ``index``'s own seed, so the strata's deals are independent of each other."""
+    return (seed + (index + 1) * _STRATUM_SEED_STEP) % 2**64
+
+
+def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) -> list[int]:
+    """Deals per stratum (each at least 2) summing to ``deals``, by largest remainders."""
+    if allocation == "proportional":
+        shares = [float(s.weight) for s in strata]
+    elif allocation == "equal":
+        shares = [1.0] * len(strata)
+    elif allocation == "neyman":
+        shares = [float(s.weight) * sig for s, sig in zip(strata, sigmas)]
+    else:
+        shares = explicit_shares(strata, allocation)
+    if deals < 2 * len(strata):
+        raise DealingError(f"--stratify needs at least {2 * len(strata)} deals for its {len(strata)} strata")
+    total = sum(shares) or 1.0
+    raw = [deals * s / total for s in shares]
+    counts = [math.floor(r) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[:deals - sum(counts)]:
+        counts[i] += 1
+    for i in range(len(counts)):  # two deals at least, for a variance
+        while counts[i] < 2:
+            counts[i] += 1
+            counts[counts.index(max(counts))] -= 1
+    return counts
+
+
+def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
+    """``ace=0.5,face=0.25,numeral=0.25``: a share for every stratum."""
+    names = [s.name for s in strata]
+    shares = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        try:
+            share = float(value)
+        except ValueError:
+            share = -1.0
+        if not eq or name.strip() not in names or not share > 0:
+            raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or positive shares of every "
+                               f"stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
+        shares[name.strip()] = share
+    if set(shares) != set(names):
+        raise DealingError(f"--allocation: give a share to every stratum ({', '.join(names)})")
+    return [shares[n] for n in names]
+
+
+# --- Estimates -------------------------------------------------------------------------------
+
+def stratified_estimate(weights, sums) -> dict:
+    """The stratified ratio estimate from each stratum's exact sums (analysis.metrics.ratio_sums:
+    games, y, n, yy, yn, nn): value, 95% interval, the plain-sampling variance at the same
+    number of deals, and the share of it saved."""
+    from analysis.metrics import interval
+
+    weights = [float(w) for w in weights]
+    if any(s["games"] < 2 or s["n"] == 0 for s in sums):
+        return {"value": None, "ci95": None, "variance": None, "plain_variance": None, "variance_saved": None}
+    ybar = sum(w * s["y"] / s["games"] for w, s in zip(weights, sums))
+    nbar = sum(w * s["n"] / s["games"] for w, s in zip(weights, sums))
+    r = ybar / nbar
+    strat = plain = 0.0
+    total = sum(s["games"] for s in sums)
+    for w, s in zip(weights, sums):
+        g = s["games"]
+        d_sum = s["y"] - r * s["n"]
+        d_sq = s["yy"] - 2 * r * s["yn"] + r * r * s["nn"]
+        var_d = max(d_sq - d_sum * d_sum / g, 0.0) / (g - 1)
+        strat += w * w * var_d / g
+        plain += w * (var_d + (d_sum / g) ** 2)
+    strat /= nbar * nbar
+    plain /= total * nbar * nbar
+    return {"value": r, "ci95": interval(r, strat), "variance": strat, "plain_variance": plain,
+            "variance_saved": 1 - strat / plain if plain > 0 else None}
+
+
+def deal_metrics():
+    """The builtin metrics a deal run answers (those read from deal records)."""
+    from analysis.metrics import METRICS
+
+    return [m for m in METRICS.values() if m.records == "deals"]
+
+
+def stratum_sums(folder: Path, metrics) -> dict:
+    """{metric name: exact ratio sums} over a finished stratum run."""
+    from analysis.metrics import open_run, ratio_sums
+    from sim.summary import merge
+
+    out = {}
+    for _, _, values in open_run(folder).per_game(metrics):
+        for name, (y, n) in values.items():
+            sums = ratio_sums(y, n)
+            out[name] = merge(out[name], sums) if name in out else sums
+    return out
+
+
+def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
+    """Per stratum and overall, each metric's estimate with its interval."""
+    from analysis.metrics import ratio_estimate
+
+    sums = [stratum_sums(f, metrics) for f in folders]
+    out = {"strata": [{"name": s.name, "probability": f"{s.cards}/{s.of}", "deals": sums[i][metrics[0].name]["games"],
+                       "folder": str(folders[i])} for i, s in enumerate(strata)],
+           "metrics": {}}
+    for m in metrics:
+        per = [ratio_estimate(sums[i][m.name]) for i in range(len(strata))]
+        out["metrics"][m.name] = {"by_stratum": [{"value": p["value"], "ci95": p["ci95"]} for p in per],
+                                  "overall": stratified_estimate([s.weight for s in strata],
+                                                                 [x[m.name] for x in sums])}
+    return out
+
+
+# --- Playing ---------------------------------------------------------------------------------
+
+def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
+    """Each stratum's standard deviation of the dealer's advantage per deal, from a pilot of
+    PILOT_DEALS deals played in memory (the same first deals its run plays)."""
+    from analysis.metrics import METRICS
+    from sim.dealing import checked_plan
+    from sim.games import game_info, game_module
+
+    metric, info = METRICS["dealer_advantage"], game_info(game)
+    sigmas = []
+    for i, s in enumerate(strata):
+        plan, _ = checked_plan(game, rules, s.dealing)
+        deals, _ = game_module(game).run_block(rules, policies, stratum_seed(seed, i), 0, PILOT_DEALS, plan=plan)
+        y, n = metric.per_game(info, deals, None, 0, PILOT_DEALS)
+        sigmas.append(float(np.std(np.asarray(y, float) / np.maximum(n, 1), ddof=1)))
+    return sigmas
+
+
+def run_stratified(game: str, rules, policies, seed: int, deals: int, out, stratification: str,
+                   allocation: str = "proportional", records: str = "deals", block_size: int = 50_000,
+                   cluster=None, threads=None, notify=None, dealer: str = "alternate") -> dict:
+    """Play (or resume) every stratum's deal run under ``out`` and write ``out/strata.json``:
+    the allocation, the strata and each deal metric per stratum and overall."""
+    from dataclasses import replace
+
+    from sim.api import execute, resolve_policies
+
+    policies = resolve_policies(game) if policies is None else policies
+    if records != "deals":
+        raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
+    strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]
+    if allocation not in ALLOCATIONS:
+        explicit_shares(strata, allocation)  # checked before anything is played
+    sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
+    counts = allocate(strata, deals, allocation, sigmas)
+    out = Path(out)
+    folders = []
+    for i, (s, n) in enumerate(zip(strata, counts)):
+        folder = out / f"stratum-{s.name}"
+        if notify is not None:
+            notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} deals -> {folder}")
+        execute(game, rules, policies, stratum_seed(seed, i), n, folder, records, block_size, cluster=cluster,
+                threads=threads, dealing=s.dealing)
+        folders.append(folder)
+    metrics = deal_metrics()
+    result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
+              "neyman_sigmas": sigmas, **report(game, strata, folders, metrics)}
+    (out / "strata.json").write_text(json.dumps(result, indent=1))
+    return result
+
+
+def format_report(result: dict) -> str:
+    """The stratified run's tables."""
+    from analysis.metrics import METRICS
+    from sim.summary import Z95
+
+    game = result["game"]
+    lines = [f"stratified by {result['stratify']}, allocation {result['allocation']}: "
+             + "; ".join(f"{s['name']} p={s['probability']} {s['deals']:,} deals" for s in result["strata"])]
+    for name, entry in result["metrics"].items():
+        m = METRICS[name]
+
+        signed = m.balance == 0  # a difference between the sides
+
+        def shown(value, ci):
+            if value is None:
+                return "-"
+            return m.format(value, signed) + ("" if ci is None else
+                                              f" [{m.format(ci[0], signed)}, {m.format(ci[1], signed)}]")
+
+        lines += ["", f"{m.words(game)} ({m.unit_for(game)}):"]
+        for s, e in zip(result["strata"], entry["by_stratum"]):
+            lines.append(f"  {s['name']:10s} {shown(e['value'], e['ci95'])}")
+        o = entry["overall"]
+        saved = "" if o["variance_saved"] is None else (
+            f"; plain sampling of as many deals: +-{m.format(Z95 * math.sqrt(o['plain_variance']))}, "
+            f"variance saved {o['variance_saved']:.0%}")
+        lines.append(f"  {'overall':10s} {shown(o['value'], o['ci95'])}{saved}")
+    return "\n".join(lines)

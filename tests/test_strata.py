@@ -1,0 +1,121 @@
+"""Stratified deal runs (sim.strata): exact weights, the estimator against a direct
+computation, agreement with a plain deal run and the narrower interval a stratum earns."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.metrics import METRICS, ratio_estimate, ratio_sums
+from sim import dealing, strata
+from sim.api import load_run, resolve_rules, simulate
+from sim.games import game_info
+from sim.summary import Z95
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_strata_weigh_what_the_deck_says():
+    """B-3 classes: 37, 13 and 5 of 55 cards (2-10 and the Little Colon; J Q K and the Royal;
+    aces and the Grand); without Colons 36, 12 and 4 of 52. A Colon's holder: 13, 13, 29."""
+    full = strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")
+    assert [(s.name, s.cards, s.of) for s in full] == [("numeral", 37, 55), ("face", 13, 55), ("ace", 5, 55)]
+    bare = strata.strata_of("bridgette", resolve_rules("bridgette", "bridgette-no-colons"), "upcard_class")
+    assert [(s.cards, s.of) for s in bare] == [(36, 52), (12, 52), (4, 52)]
+    holder = strata.strata_of("bridgette", resolve_rules("bridgette"), "grand_holder")
+    assert [(s.name, s.cards) for s in holder] == [("seat0", 13), ("seat1", 13), ("stock", 29)]
+    assert sum(s.weight for s in holder) == 1
+
+
+def test_the_stock_stratum_deals_the_colon_to_neither_hand_as_often_as_29_in_55():
+    rules = resolve_rules("bridgette")
+    stock = strata.strata_of("bridgette", rules, "grand_holder")[2]
+    rate = dealing.acceptance("bridgette", rules, dealing.plan("bridgette", rules, stock.dealing), 100_000)
+    assert abs(rate - 29 / 55) < 5 * math.sqrt((29 / 55) * (26 / 55) / 100_000)
+
+
+def test_the_stratified_estimate_is_the_textbook_one():
+    """Means (n = 1 per deal): the weighted mean of the stratum means, variance
+    sum w_h^2 s_h^2 / G_h, and plain sampling's sum w_h (s_h^2 + (mean_h - mean)^2) / G,
+    computed here with numpy."""
+    rng = np.random.default_rng(3)
+    weights = [Fraction(37, 55), Fraction(13, 55), Fraction(5, 55)]
+    ys = [rng.integers(-50, 60, 400), rng.integers(0, 300, 250), rng.integers(100, 900, 150)]
+    sums = [ratio_sums(y, np.ones_like(y)) for y in ys]
+    got = strata.stratified_estimate(weights, sums)
+    w = np.array([float(x) for x in weights])
+    means = np.array([y.mean() for y in ys])
+    var = sum(wh ** 2 * y.var(ddof=1) / len(y) for wh, y in zip(w, ys))
+    mean = float(w @ means)
+    plain = sum(wh * (y.var(ddof=1) + (y.mean() - mean) ** 2) for wh, y in zip(w, ys)) / sum(map(len, ys))
+    assert got["value"] == pytest.approx(mean, rel=1e-12)
+    assert got["variance"] == pytest.approx(var, rel=1e-9)
+    assert got["ci95"] == pytest.approx([mean - Z95 * math.sqrt(var), mean + Z95 * math.sqrt(var)], rel=1e-9)
+    assert got["plain_variance"] == pytest.approx(plain, rel=1e-9)
+    assert got["variance_saved"] == pytest.approx(1 - var / plain, rel=1e-9)
+
+
+def test_allocations():
+    s = strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")
+    assert strata.allocate(s, 5500, "proportional") == [3700, 1300, 500]
+    assert strata.allocate(s, 3000, "equal") == [1000, 1000, 1000]
+    assert strata.allocate(s, 1000, "ace=0.5,face=0.25,numeral=0.25") == [250, 250, 500]
+    neyman = strata.allocate(s, 10_000, "neyman", [1.0, 2.0, 4.0])
+    raw = np.array([37 * 1.0, 13 * 2.0, 5 * 4.0])
+    assert np.abs(np.array(neyman) - 10_000 * raw / raw.sum()).max() <= 2 and sum(neyman) == 10_000
+    with pytest.raises(dealing.DealingError, match="give a share to every stratum"):
+        strata.allocate(s, 100, "ace=1")
+
+
+def class_interval(run, upcard_class: str):
+    """The plain run's dealer's advantage over the deals of one up-card class (the same
+    domain estimate its summary gives by up-card), from its records."""
+    deals = run.deals(columns=["game", "dealer", "score0", "score1", "upcard_class"])
+    picked = deals[deals["upcard_class"] == upcard_class]
+    arrays = {c: picked[c].to_numpy() for c in ("game", "dealer", "score0", "score1")}
+    games = run.manifest["config"]["games"]
+    y, n = METRICS["dealer_advantage"].per_game(game_info("bridgette"), arrays, None, 0, games)
+    return ratio_estimate(ratio_sums(y, n))
+
+
+def test_a_stratified_run_agrees_with_a_plain_one_and_halves_the_ace_interval(tmp_path):
+    """At equal deals, the stratified dealer's advantage agrees with a plain deal run's
+    within their intervals, and the ace stratum (half the deals) has an interval at least
+    twice as narrow as the plain run's ace class."""
+    deals = 8000
+    plain = simulate("bridgette", deals, seed=21, out=tmp_path / "plain", dealing=dealing.parse("deals"))
+    rules = resolve_rules("bridgette")
+    result = strata.run_stratified("bridgette", rules, None, 22, deals, tmp_path / "strata", "upcard_class",
+                                   "ace=0.5,face=0.25,numeral=0.25")
+    overall = result["metrics"]["dealer_advantage"]["overall"]
+    plain_all = plain.summary["dealer_advantage"]
+    diff = overall["value"] - plain_all["value"]
+    half = lambda ci: (ci[1] - ci[0]) / 2  # noqa: E731
+    assert abs(diff) < math.hypot(half(overall["ci95"]), half(plain_all["ci95"]))
+    ace = result["metrics"]["dealer_advantage"]["by_stratum"][2]
+    plain_ace = class_interval(plain, "ace")
+    assert half(ace["ci95"]) * 2 <= half(plain_ace["ci95"])
+    assert [s["deals"] for s in result["strata"]] == [2000, 2000, 4000]
+    assert load_run(tmp_path / "strata" / "stratum-ace").summary["dealing"]["upcard"] == ["ace"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--deals", "100", "--stratify", "suits"], "'suits' is not a stratification of bridgette"),
+    (["--deals", "100", "--game", "draw-bridge", "--stratify", "upcard_class"], "offered: none"),
+    (["--games", "100", "--stratify", "upcard_class"], "drop --games"),
+    (["--deals", "100", "--stratify", "upcard_class", "--upcard", "ace"], "drop --games, --upcard"),
+    (["--deals", "100", "--stratify", "upcard_class", "--allocation", "most"], "--allocation must be"),
+    (["--deals", "4", "--stratify", "upcard_class"], "at least 6 deals"),
+])
+def test_bad_stratification_is_one_line_and_exit_2(tmp_path, args, message):
+    result = subprocess.run([sys.executable, "-m", "sim.run", *args, "--out", str(tmp_path / "x")],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "x").exists()
