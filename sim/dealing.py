@@ -122,6 +122,48 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
     return Dealing(unit, dealer, cards, holds, ranges)
 
 
+def read_conditions(path) -> dict:
+    """The deal-run settings of a TOML file, in the words ``parse`` takes:
+
+        dealer = 0
+        upcard = "ace"            # or ["AS", "AH"]
+        [predeal]
+        0 = ["CG", "AS"]
+        [require]
+        0 = ["hcp>=12", "spades>=5"]
+    """
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise DealingError(f"cannot read conditions file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise DealingError(f"conditions file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DealingError(f"conditions file {path} is not valid TOML: {exc}") from None
+    unknown = set(data) - {"dealer", "upcard", "predeal", "require"}
+    if unknown:
+        raise DealingError(f"conditions file {path}: unknown key '{sorted(unknown)[0]}' "
+                           "(keys: dealer, upcard, predeal, require)")
+
+    def words(value, key):
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        raise DealingError(f"conditions file {path}: {key} must be a string or a list of strings")
+
+    for table in ("predeal", "require"):
+        if not isinstance(data.get(table, {}), dict):
+            raise DealingError(f"conditions file {path}: [{table}] must be a table of seats")
+    return {"dealer": None if "dealer" not in data else str(data["dealer"]),
+            "upcard": None if "upcard" not in data else words(data["upcard"], "upcard"),
+            "predeal": [f"{s}={words(v, f'predeal.{s}')}" for s, v in data.get("predeal", {}).items()],
+            "require": [f"{s}:{words(v, f'require.{s}')}" for s, v in data.get("require", {}).items()]}
+
+
 def _items(text: str, flag: str) -> list[str]:
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if text and not items:

@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_dealing_flags(p: argparse.ArgumentParser) -> None:
     """The deal-run flags (sim.dealing), shared by sim.run and sim.sweep."""
+    p.add_argument("--conditions", metavar="FILE",
+                   help="deal runs: dealer, upcard, [predeal] and [require] from a TOML file (sim.dealing); "
+                        "the flags add to it")
     p.add_argument("--dealer", metavar="SEAT", help="deal runs: the dealer of every deal, or 'alternate' (default: "
                                                      "deal i is dealt by seat i mod the seats)")
     p.add_argument("--upcard", metavar="CARDS",
@@ -103,14 +106,19 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
 
 def dealing_of(args, parser):
     """The run's sim.dealing.Dealing from --games/--deals and the deal-run flags."""
-    from sim.dealing import parse
+    from sim.dealing import parse, read_conditions
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
-    if getattr(args, "stratify", None) and (args.games or args.upcard or args.predeal or args.require):
+    if getattr(args, "stratify", None) and (args.games or args.upcard or args.predeal or args.require
+                                            or args.conditions):
         raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
-                           "drop --games, --upcard, --predeal and --require")
-    return parse("deals" if args.deals else "games", args.dealer, args.upcard, args.predeal, args.require)
+                           "drop --games, --upcard, --predeal, --require and --conditions")
+    given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
+                                                                       "predeal": [], "require": []}
+    upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
+    return parse("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
+                 given["predeal"] + args.predeal, given["require"] + args.require)
 
 
 def cluster_address(text: str) -> str:

@@ -92,6 +92,18 @@ def test_sweep_on_the_cluster_equals_the_local_sweep(cluster, tmp_path):
         assert folder_content(Path(a["run"])) == folder_content(Path(b["run"]))
 
 
+def test_a_conditioned_deal_run_on_the_cluster_equals_the_threaded_one(cluster, tmp_path):
+    from sim.api import simulate
+    from sim.dealing import parse
+
+    conditions = parse("deals", upcard="face", require=["1:hcp>=10"])
+    local = simulate("bridgette", 1200, seed=4, out=tmp_path / "local", block_size=300, dealing=conditions)
+    remote = simulate("bridgette", 1200, seed=4, out=tmp_path / "remote", block_size=300, dealing=conditions,
+                      cluster=cluster)
+    assert folder_content(remote.path) == folder_content(local.path)
+    assert local.summary["dealing"]["deals"] == 1200
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
     out = tmp_path / "killed"
     pids = cluster.run(os.getpid)

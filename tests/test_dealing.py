@@ -243,3 +243,27 @@ def test_a_deal_run_is_not_resumed_as_a_game_run(tmp_path):
     assert run_cli("--deals", "50", "--out", out, "--quiet").returncode == 0
     result = run_cli("--games", "50", "--out", out, "--quiet")
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_conditions_file_deals_as_the_flags_do(tmp_path):
+    conditions = tmp_path / "c.toml"
+    conditions.write_text('dealer = 1\nupcard = ["face"]\n[predeal]\n0 = ["CG"]\n[require]\n1 = ["hcp>=10"]\n')
+    common = ["--deals", "300", "--quiet", "--seed", "4"]
+    assert run_cli(*common, "--conditions", str(conditions), "--out", str(tmp_path / "a")).returncode == 0
+    assert run_cli(*common, "--dealer", "1", "--upcard", "face", "--predeal", "0=CG", "--require", "1:hcp>=10",
+                   "--out", str(tmp_path / "b")).returncode == 0
+    for name in ("deals-000000.parquet", "games-000000.parquet"):
+        assert (tmp_path / "a" / "records" / name).read_bytes() == (tmp_path / "b" / "records" / name).read_bytes()
+
+
+@pytest.mark.parametrize("text,message", [
+    ("dealer = 0\nseat = 1\n", "unknown key 'seat'"),
+    ("upcard = 3\n", "upcard must be a string"),
+    ("predeal = 1\n", "[predeal] must be a table"),
+    ("dealer = \n", "is not valid TOML"),
+])
+def test_a_bad_conditions_file_is_one_line_and_exit_2(tmp_path, text, message):
+    conditions = tmp_path / "c.toml"
+    conditions.write_text(text)
+    result = run_cli("--deals", "10", "--conditions", str(conditions), "--out", str(tmp_path / "x"))
+    assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.stderr
