@@ -147,6 +147,10 @@ def test_an_upcard_class_fixes_the_class_and_is_uniform_within_it():
     deals, _ = game_module("bridgette").run_block(rules, resolve_policies("bridgette", {"all": "heuristic"}), 4, 0,
                                                   500, plan=plan)
     assert np.all(deals["upcard_class"] == 1) and np.all(deals["dealer"] == 0)
+    _, traces = game_module("bridgette").trace_games(rules, resolve_policies("bridgette", {"all": "heuristic"}), 4,
+                                                     list(range(60)), plan)
+    dealer_draws = {len(d["discards"][d["dealer"]]) for deals in traces for d in deals}
+    assert dealer_draws == {rules.exchange.dealer_draw_face}  # B-3: 8 after a face card
 
 
 def test_euchre_features_count_what_their_names_say():
@@ -267,3 +271,17 @@ def test_a_bad_conditions_file_is_one_line_and_exit_2(tmp_path, text, message):
     conditions.write_text(text)
     result = run_cli("--deals", "10", "--conditions", str(conditions), "--out", str(tmp_path / "x"))
     assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_compare_pairs_deal_runs_deal_by_deal_and_refuses_a_game_run(tmp_path):
+    from analysis.metrics import MetricsError, compare_runs
+
+    common = ["--deals", "400", "--upcard", "ace", "--quiet", "--seed", "2"]
+    assert run_cli(*common, "--out", str(tmp_path / "a")).returncode == 0
+    assert run_cli(*common, "--set", "exchange.dealer_draw_ace=6", "--out", str(tmp_path / "b")).returncode == 0
+    result = compare_runs(tmp_path / "a", tmp_path / "b", ["dealer_advantage"])
+    entry = result["metrics"]["dealer_advantage"]
+    assert entry["games"] == 400 and entry["variance_reduction"] > 0  # the same deals, paired
+    assert run_cli("--games", "400", "--seed", "2", "--quiet", "--out", str(tmp_path / "g")).returncode == 0
+    with pytest.raises(MetricsError, match="cannot be paired: one deals single deals"):
+        compare_runs(tmp_path / "a", tmp_path / "g")
