@@ -495,7 +495,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     """The report of a stratified run (sim.strata): its strata, and each metric per stratum
     and overall with the variance saved against plain sampling; every stratum's own run
     folder has its full report."""
-    from analysis.metrics import METRICS
+    from analysis.metrics import shown
     from sim.summary import Z95
 
     try:
@@ -512,7 +512,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     rep.table(Table("strata", "Strata", ["stratum", "probability", "deals", "run folder"],
                     [[s["name"], s["probability"], f"{s['deals']:,}", s["folder"]] for s in result["strata"]]))
     for name, entry in result["metrics"].items():
-        m = METRICS[name]
+        m = shown(name, entry)
         signed = m.balance == 0
         rep.section(name, f"{m.words(game)} ({m.unit_for(game)})")
 

@@ -19,9 +19,10 @@ from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, parse_until
 
+from analysis.metrics import MetricsError
 from sim.dealing import DealingError
 
-USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError)
+USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError)
 
 
 def count(text: str) -> int:
@@ -102,6 +103,9 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allocation", default="proportional", metavar="RULE",
                    help="with --stratify: deals per stratum, proportional (default), equal, neyman (from a pilot "
                         "of the dealer's advantage), or shares such as ace=0.5,face=0.25,numeral=0.25")
+    p.add_argument("--metrics", action="append", metavar="M1,M2,...",
+                   help="with --stratify: metrics to estimate (default dealer_advantage, contract_made, mean_score); "
+                        "builtin names or custom NAME = mean(EXPR) [where COND], as analysis.compare takes them")
 
 
 def dealing_of(args, parser):
@@ -194,6 +198,7 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
 
 def play_stratified(args, rules, policies, dealing) -> int:
     """--stratify: every stratum's deal run, then the stratified tables."""
+    from analysis.metrics import parse_metrics
     from sim import strata
 
     out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-{args.stratify}"
@@ -201,7 +206,8 @@ def play_stratified(args, rules, policies, dealing) -> int:
     try:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
                                        args.allocation, args.records, args.block_size or 50_000, args.cluster,
-                                       args.threads, notify, dealing.dealer)
+                                       args.threads, notify, dealing.dealer,
+                                       None if args.metrics is None else parse_metrics(args.metrics))
     except KeyboardInterrupt:
         print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
         return INTERRUPTED_STATUS

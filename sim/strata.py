@@ -174,7 +174,8 @@ def stratum_sums(folder: Path, metrics) -> dict:
 
 
 def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
-    """Per stratum and overall, each metric's estimate with its interval."""
+    """Per stratum and overall, each metric's estimate with its interval (a custom metric
+    with its label, unit and definition, as analysis.metrics.shown reads them)."""
     from analysis.metrics import ratio_estimate
 
     sums = [stratum_sums(f, metrics) for f in folders]
@@ -183,7 +184,9 @@ def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
            "metrics": {}}
     for m in metrics:
         per = [ratio_estimate(sums[i][m.name]) for i in range(len(strata))]
-        out["metrics"][m.name] = {"by_stratum": [{"value": p["value"], "ci95": p["ci95"]} for p in per],
+        out["metrics"][m.name] = {"label": m.words(game), "unit": m.unit_for(game), "percent": m.percent,
+                                  "balance": m.balance, "definition": m.definition,
+                                  "by_stratum": [{"value": p["value"], "ci95": p["ci95"]} for p in per],
                                   "overall": stratified_estimate([s.weight for s in strata],
                                                                  [x[m.name] for x in sums])}
     return out
@@ -210,14 +213,19 @@ def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
 
 def run_stratified(game: str, rules, policies, seed: int, deals: int, out, stratification: str,
                    allocation: str = "proportional", records: str = "deals", block_size: int = 50_000,
-                   cluster=None, threads=None, notify=None, dealer: str = "alternate") -> dict:
+                   cluster=None, threads=None, notify=None, dealer: str = "alternate", metrics=None) -> dict:
     """Play (or resume) every stratum's deal run under ``out`` and write ``out/strata.json``:
-    the allocation, the strata and each deal metric per stratum and overall."""
+    the allocation, the strata and each metric per stratum and overall. ``metrics``: names
+    and custom definitions as analysis.compare takes them (None: every deal metric)."""
     from dataclasses import replace
+
+    from analysis.custom import Custom
+    from analysis.metrics import custom_metric, open_run, resolve_metrics
 
     from sim.api import execute, resolve_policies
 
     policies = resolve_policies(game) if policies is None else policies
+    specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
     if records != "deals":
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]
@@ -234,23 +242,28 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
         execute(game, rules, policies, stratum_seed(seed, i), n, folder, records, block_size, cluster=cluster,
                 threads=threads, dealing=s.dealing)
         folders.append(folder)
-    metrics = deal_metrics()
+        if i == 0:  # a custom metric's columns, checked before the other strata are played
+            for m in specs:
+                if isinstance(m, Custom):
+                    custom_metric(m, [open_run(folder)])
+    runs = [open_run(f) for f in folders]
+    bound = [custom_metric(m, runs) if isinstance(m, Custom) else m for m in specs]
     result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
-              "neyman_sigmas": sigmas, **report(game, strata, folders, metrics)}
+              "neyman_sigmas": sigmas, **report(game, strata, folders, bound)}
     (out / "strata.json").write_text(json.dumps(result, indent=1))
     return result
 
 
 def format_report(result: dict) -> str:
     """The stratified run's tables."""
-    from analysis.metrics import METRICS
+    from analysis.metrics import shown as metric_shown
     from sim.summary import Z95
 
     game = result["game"]
     lines = [f"stratified by {result['stratify']}, allocation {result['allocation']}: "
              + "; ".join(f"{s['name']} p={s['probability']} {s['deals']:,} deals" for s in result["strata"])]
     for name, entry in result["metrics"].items():
-        m = METRICS[name]
+        m = metric_shown(name, entry)
 
         signed = m.balance == 0  # a difference between the sides
 

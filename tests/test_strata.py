@@ -119,3 +119,33 @@ def test_bad_stratification_is_one_line_and_exit_2(tmp_path, args, message):
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_custom_metrics_per_stratum_and_a_bad_one_stops_after_the_first_stratum(tmp_path):
+    """made4 per stratum equals the share of 4-level contracts made in that stratum's own
+    records (pandas), and the overall value is their weighted mean; a metric over a column
+    the records lack stops the run after its first stratum."""
+    rules = resolve_rules("bridgette")
+    result = strata.run_stratified("bridgette", rules, None, 5, 1200, tmp_path / "s", "upcard_class",
+                                   metrics=["made4 = mean(made) where level == 4"])
+    entry = result["metrics"]["made4"]
+    shares, weights = [], []
+    for s, e in zip(result["strata"], entry["by_stratum"]):
+        deals = load_run(s["folder"]).deals(columns=["level", "made"])
+        shares.append(deals.loc[deals["level"] == 4, "made"].mean())
+        weights.append(Fraction(s["probability"]))
+        assert e["value"] == pytest.approx(shares[-1], rel=1e-12)
+    # Per deal, made4 is a ratio (made 4-level contracts over 4-level contracts): the overall
+    # value weights each stratum's counts, not its share.
+    counts = []
+    for s in result["strata"]:
+        deals = load_run(s["folder"]).deals(columns=["level", "made"])
+        four = deals[deals["level"] == 4]
+        counts.append((four["made"].sum() / len(deals), len(four) / len(deals)))
+    overall = sum(float(w) * y for w, (y, _) in zip(weights, counts)) / sum(float(w) * n for w, (_, n) in
+                                                                             zip(weights, counts))
+    assert entry["overall"]["value"] == pytest.approx(overall, rel=1e-12)
+    with pytest.raises(Exception, match="no column 'nonsense'"):
+        strata.run_stratified("bridgette", rules, None, 5, 1200, tmp_path / "bad", "upcard_class",
+                              metrics=["x = mean(nonsense)"])
+    assert sorted(p.name for p in (tmp_path / "bad").iterdir()) == ["stratum-numeral"]
