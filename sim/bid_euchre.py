@@ -39,6 +39,33 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
     return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd, plan)
 
 
+def deal_layout(rules):
+    """How E-1 deals, for conditions (sim.dealing): four hands from the dealer's left and
+    E-10's joker card to the dealer (seat 0 in the layout); the suits, aces, and each
+    suit's bowers and trumps-to-be (E-2: the suit, its left bower and the joker)."""
+    from kernels.cards import EUCHRE_ACES, EUCHRE_RANKS
+    from kernels.dealing import REQ_COUNT
+    from sim.dealing import SUITS, Layout
+
+    kr = rules.to_kernel()
+    deck = np.asarray(kr.deck, dtype=np.int64)
+    names: dict = {}
+    for c in deck:
+        names.setdefault(euchre_card_name(int(c)), []).append(int(c))
+
+    def cards(*wanted) -> int:
+        return sum(1 << c for name in wanted for c in names.get(name, []))
+
+    features = {suit: (REQ_COUNT, cards(*(r + suit[0].upper() for r in EUCHRE_RANKS))) for suit in SUITS}
+    features["aces"] = (REQ_COUNT, int(EUCHRE_ACES) & cards(*names))
+    for t, suit in enumerate(SUITS):
+        jacks = cards("J" + suit[0].upper(), "J" + SUITS[3 - t][0].upper())  # E-2: the same colour's jacks
+        features[f"bowers_{suit}"] = (REQ_COUNT, jacks)
+        features[f"trumps_{suit}"] = (REQ_COUNT, features[suit][1] | jacks | cards("JO"))
+    per_seat = int(kr.params[0]["tricks"])
+    return Layout(deck, names, 4, per_seat, 4 * per_seat, 0, -1, features)
+
+
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
     return trace_kernel(ke, trace_bid_euchre_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)

@@ -28,6 +28,13 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
                                plan)
 
 
+def deal_layout(rules):
+    """How B-2 deals, for conditions (sim.dealing): the up-card is the stock's first card."""
+    from sim.dealing import bridge_layout
+
+    return bridge_layout(rules.to_kernel().deck, 2 * kb.HAND_SIZE)
+
+
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
     return contract.trace_kernel(kb, trace_bridgette_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)

@@ -195,43 +195,29 @@ class Layout:
 
 
 def layout(game: str, rules) -> Layout:
-    """The deck and features of ``game`` under ``rules``."""
+    """The deck and features of ``game`` under ``rules`` (its module's ``deal_layout``)."""
+    from sim.games import game_module
+
+    return game_module(game).deal_layout(rules)
+
+
+def bridge_layout(deck, up_pos: int) -> Layout:
+    """Two hands of 13 dealt alternately from ``deck`` (C-1 card ids), the stock after them:
+    the suits (a Colon is of none, B-6), aces, high-card points, and Bridgette's Colons."""
     from kernels.cards import COLONS, RANK_ACE, SUIT_MASKS, card_name
     from kernels.dealing import REQ_COUNT, REQ_HCP
 
-    kr = rules.to_kernel()
-    if game == "bid-euchre":
-        from kernels.cards import EUCHRE_ACES, euchre_card_name
-
-        deck = np.asarray(kr.deck, dtype=np.int64)
-        per_seat = int(kr.params[0]["tricks"])
-        names: dict = {}
-        for c in deck:
-            names.setdefault(euchre_card_name(int(c)), []).append(int(c))
-
-        def cards_where(test) -> int:
-            return sum(1 << int(c) for c in deck if test(euchre_card_name(int(c))))
-
-        features = {suit: (REQ_COUNT, cards_where(lambda n, s=suit: n[1] == s[0].upper() and n != "JO"))
-                    for suit in SUITS}
-        features["aces"] = (REQ_COUNT, int(EUCHRE_ACES) & cards_where(lambda n: True))
-        for t, suit in enumerate(SUITS):
-            partner = SUITS[3 - t]  # E-2: the other suit of the same colour
-            jacks = cards_where(lambda n, s=suit, o=partner: n in (f"J{s[0].upper()}", f"J{o[0].upper()}"))
-            features[f"bowers_{suit}"] = (REQ_COUNT, jacks)
-            features[f"trumps_{suit}"] = (REQ_COUNT, features[suit][1] | jacks | cards_where(lambda n: n == "JO"))
-        return Layout(deck, names, 4, per_seat, 4 * per_seat, 0, -1, features)
-    deck = np.asarray(kr.deck if game == "bridgette" else np.arange(52), dtype=np.int64)
+    deck = np.asarray(deck, dtype=np.int64)
     names = {card_name(int(c)): [int(c)] for c in deck}
     features = {suit: (REQ_COUNT, int(SUIT_MASKS[s])) for s, suit in enumerate(SUITS)}
     features["aces"] = (REQ_COUNT, sum(1 << (s * 13 + RANK_ACE) for s in range(4)))
     features["hcp"] = (REQ_HCP, 0)
-    if game == "bridgette":
+    if up_pos >= 0:  # Bridgette
         features["colons"] = (REQ_COUNT, int(COLONS))
         for colon, card in zip(("little", "royal", "grand"), ("CL", "CR", "CG")):
             if card in names:
                 features[colon] = (REQ_COUNT, 1 << names[card][0])
-    return Layout(deck, names, 2, 13, 26, -1, 26 if game == "bridgette" else -1, features)
+    return Layout(deck, names, 2, 13, 26, -1, up_pos, features)
 
 
 def upcard_mask(lay: Layout, items) -> int:

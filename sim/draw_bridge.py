@@ -30,6 +30,13 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
                                plan)
 
 
+def deal_layout(rules):
+    """How D-1 deals, for conditions (sim.dealing): no up-card."""
+    from sim.dealing import bridge_layout
+
+    return bridge_layout(kd.DECK, -1)
+
+
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
     return contract.trace_kernel(kd, trace_draw_bridge_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)

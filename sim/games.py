@@ -9,7 +9,8 @@ too.
 
 The engine module (``game_module``) provides ``PLAYERS``, ``RULES`` (its rules dataclass),
 ``run_block``, ``trace_games``, ``replay_deal``, ``deal_table``, ``game_table``,
-``aggregate``, ``summarize``, ``format_summary`` and ``describe_game``; the referee module
+``aggregate``, ``summarize``, ``format_summary``, ``describe_game`` and ``deal_layout`` (how
+it deals, for deal-run conditions: sim.dealing); the referee module
 provides ``replay``, ``deck_for`` (the cards a deal of given rules is dealt from) and the
 deal class named by ``referee_deal``; the analysis module (``analysis.games``) provides the
 game's record tallies and ``report_sections``. Everything in ``sim.run``, ``sim.show``, ``sim.match``,
