@@ -991,6 +991,25 @@ def euchre_load_nb(dd, hands, trump, out_seat, double_deck, joker):
 
 
 @njit(cache=True)
+def euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played, lead, best, best_seat):
+    """The position after ``to_move`` plays ``b`` (solver layout) into the trick in progress,
+    led by ``leader`` with ``lead`` and won so far by ``best`` (of ``best_seat``) after
+    ``played`` cards: (the trick for ``side`` if this card ends it, 0 or 1; the next trick's
+    leader, cards in it, best, best seat, lead; the seat to move)."""
+    nb, nbs, nlead = best, best_seat, lead
+    if played == 0:
+        nb, nbs, nlead = b, to_move, b
+    elif euchre_layout_beats_nb(b, best, dd.power, dd.seg_of):
+        nb, nbs = b, to_move
+    if played + 1 == (4 if out_seat < 0 else 3):  # the trick is complete: its winner leads the next
+        return int(nbs % 2 == side), nbs, 0, -1, -1, -1, nbs
+    nxt = (to_move + 1) % 4
+    if nxt == out_seat:
+        nxt = (nxt + 1) % 4
+    return 0, leader if played > 0 else to_move, played + 1, nb, nbs, nlead, nxt
+
+
+@njit(cache=True)
 def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead, best,
                       best_seat):
     """E-6: the legal card of ``to_move`` (kernel card ids) whose double-dummy value for its
@@ -1001,27 +1020,14 @@ def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, l
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
     side = to_move % 2
-    n_active = 4 if out_seat < 0 else 3
-    nxt = (to_move + 1) % 4
-    if nxt == out_seat:
-        nxt = (nxt + 1) % 4
     legal = euchre_follow_nb(dd.hands[to_move], lead_b, dd.segs, dd.seg_of)
     chosen, value = -1, -1
     while legal:
         b = lowest_nb(legal)
         legal &= legal - ONE
         dd.hands[to_move] &= ~bit_nb(b)
-        nb, nbs, nlead = best_b, best_seat, lead_b
-        if played == 0:
-            nb, nbs, nlead = b, to_move, b
-        elif euchre_layout_beats_nb(b, best_b, dd.power, dd.seg_of):
-            nb, nbs = b, to_move
-        won = 0
-        if played + 1 == n_active:  # the trick is complete: its winner leads the next
-            won = int(nbs % 2 == side)
-            nl, np_, nb, nbs, nlead, nt = nbs, 0, -1, -1, -1, nbs
-        else:
-            nl, np_, nt = leader if played > 0 else to_move, played + 1, nxt
+        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
+                                                                lead_b, best_b, best_seat)
         if chosen < 0:
             chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
         elif euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won):

@@ -36,6 +36,7 @@ MAX_TRIES = 10_000_000
 PLAN_DTYPE = record_dtype([
     ("one_deal", np.bool_), ("dealer", np.int8), ("conditioned", np.bool_),
     ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)), ("n_predeal", np.int64, (MAX_SEATS,)),
+    ("predealt", np.uint64),
     ("n_req", np.int64),
     ("req_seat", np.int64, (MAX_REQUIREMENTS,)), ("req_kind", np.int64, (MAX_REQUIREMENTS,)),
     ("req_mask", np.uint64, (MAX_REQUIREMENTS,)), ("req_lo", np.int64, (MAX_REQUIREMENTS,)),
@@ -72,18 +73,9 @@ def meets_nb(plan, hands):
 
 
 @njit(cache=True)
-def predealt_nb(plan):
-    """Every predealt card."""
-    predealt = ZERO
-    for s in range(MAX_SEATS):
-        predealt |= plan.predeal[s]
-    return predealt
-
-
-@njit(cache=True)
-def candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat, up_pos):
-    """One deal with the plan's up-card (drawn from ``allowed``) and predeals, the rest
-    uniform; whether it is within the ranges.
+def candidate_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos):
+    """One deal with the plan's up-card (drawn from ``plan.upcards``: cards of the deck, none
+    predealt) and predeals, the rest uniform; whether it is within the ranges.
 
     Place ``k`` of ``order`` is dealt to seat ``(start + k) % seats`` for ``k < dealt``, to
     ``extra_seat`` at ``k == dealt`` when that is a seat (E-10's joker card), and is the
@@ -93,11 +85,11 @@ def candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, s
     """
     n = deck.shape[0]
     up = -1
-    if allowed != ZERO:
-        up = nth_card_nb(allowed, below_nb(deal_rng, popcount_nb(allowed)))
+    if plan.upcards != ZERO:
+        up = nth_card_nb(plan.upcards, below_nb(deal_rng, popcount_nb(plan.upcards)))
     m = 0
     for c in deck:
-        if c != up and not (bit_nb(c) & predealt):
+        if c != up and not (bit_nb(c) & plan.predealt):
             order[m] = c
             m += 1
     shuffle_nb(deal_rng, order[:m])
@@ -130,25 +122,11 @@ def candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, s
 
 
 @njit(cache=True)
-def allowed_upcards_nb(plan, deck, predealt):
-    """The up-cards the plan allows (none: any card may be the up-card, unconditioned)."""
-    if plan.upcards == ZERO:
-        return ZERO
-    allowed = ZERO
-    for c in deck:
-        allowed |= bit_nb(c)
-    return allowed & plan.upcards & ~predealt
-
-
-@njit(cache=True)
 def conditioned_order_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos):
     """Deal ``deck`` into ``order`` and ``hands`` under the plan's conditions (places as in
     ``candidate_nb``); the tries it took, or -1 when MAX_TRIES deals all missed the ranges."""
-    predealt = predealt_nb(plan)
-    allowed = allowed_upcards_nb(plan, deck, predealt)
     for tries in range(1, MAX_TRIES + 1):
-        if candidate_nb(deal_rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat,
-                        up_pos):
+        if candidate_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos):
             return tries
     return -1
 
@@ -160,11 +138,9 @@ def acceptance_nb(plan, deck, seed, tries, start, seats, dealt, extra_seat, up_p
     rng[0] = np.uint64(seed)
     order = np.empty(deck.shape[0], dtype=np.int64)
     hands = np.zeros(MAX_SEATS, dtype=np.uint64)
-    predealt = predealt_nb(plan)
-    allowed = allowed_upcards_nb(plan, deck, predealt)
     met = 0
     for _ in range(tries):
-        met += candidate_nb(rng, plan, deck, order, hands, predealt, allowed, start, seats, dealt, extra_seat, up_pos)
+        met += candidate_nb(rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos)
     return met
 
 

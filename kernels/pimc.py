@@ -54,7 +54,7 @@ from kernels.cards import (
 )
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT,
-    contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb, euchre_layout_beats_nb,
+    contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_after_card_nb, euchre_follow_nb,
     euchre_rules_nb, euchre_value_nb, renew_nb, representatives_nb,
 )
 from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS, legal_calls_nb
@@ -367,14 +367,7 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
             if segs[k] & bit_nb(c):
                 above = in_play & segs[k] & ~((bit_nb(c) << ONE) - ONE)
                 sums[c] = sums[lowest_nb(above)]
-    best_card, best = -1, -1
-    rest = legal
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        if sums[c] > best:
-            best_card, best = c, sums[c]
-    return best_card
+    return best_of_nb(legal, sums)
 
 
 @njit(cache=True)
@@ -515,28 +508,28 @@ def euchre_values_nb(dd, to_move, out_seat, leader, played, lead, best, best_sea
     trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
     winning it after ``played`` cards."""
     side = to_move % 2
-    n_active = 4 if out_seat < 0 else 3
-    nxt = (to_move + 1) % 4
-    if nxt == out_seat:
-        nxt = (nxt + 1) % 4
     rest = moves
     while rest:
         b = lowest_nb(rest)
         rest &= rest - ONE
         dd.hands[to_move] &= ~bit_nb(b)
-        nb, nbs, nlead = best, best_seat, lead
-        if played == 0:
-            nb, nbs, nlead = b, to_move, b
-        elif euchre_layout_beats_nb(b, best, dd.power, dd.seg_of):
-            nb, nbs = b, to_move
-        won = 0
-        if played + 1 == n_active:  # the trick is complete: its winner leads the next
-            won = int(nbs % 2 == side)
-            nl, np_, nb, nbs, nlead, nt = nbs, 0, -1, -1, -1, nbs
-        else:
-            nl, np_, nt = leader if played > 0 else to_move, played + 1, nxt
+        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
+                                                                lead, best, best_seat)
         sums[b] += won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
         dd.hands[to_move] |= bit_nb(b)
+
+
+@njit(cache=True)
+def best_of_nb(cards, sums):
+    """The card of ``cards`` with the highest sum of values over the worlds, the lowest of
+    equals."""
+    chosen, value = -1, -1
+    while cards:
+        c = lowest_nb(cards)
+        cards &= cards - ONE
+        if sums[c] > value:
+            chosen, value = c, sums[c]
+    return chosen
 
 
 @njit(cache=True, inline="always")
@@ -618,11 +611,4 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
             if t >= 0:
                 dd.hands[t] = _to_layout_nb(world[h], to_layout)
         euchre_values_nb(dd, seat, out_seat, leader, in_trick, lead_b, best_b, best_seat, moves, sums)
-    chosen, value = -1, -1
-    rest = moves
-    while rest:
-        b = lowest_nb(rest)
-        rest &= rest - ONE
-        if sums[b] > value:
-            chosen, value = b, sums[b]
-    return EUCHRE_FROM_LAYOUT[d, j, trump, chosen]
+    return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(moves, sums)]

@@ -277,8 +277,11 @@ def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
             mask |= 1 << copies[0]
         row["predeal"][seat] = np.uint64(mask)
         row["n_predeal"][seat] = bin(mask).count("1")
-    if dealing.upcard and not int(row["upcards"]) & ~sum(1 << c for c in taken):
-        raise DealingError("--upcard: every allowed up-card is predealt to a seat")
+    row["predealt"] = np.uint64(sum(1 << c for c in taken))
+    if dealing.upcard:  # the kernel draws the up-card among these
+        row["upcards"] = np.uint64(int(row["upcards"]) & ~int(row["predealt"]))
+        if not row["upcards"]:
+            raise DealingError("--upcard: every allowed up-card is predealt to a seat")
     n = 0
     for seat, terms in sorted(dealing.require.items()):
         _check_seat(seat, lay, "--require", game)
