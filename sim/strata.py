@@ -51,18 +51,19 @@ class Stratum:
 
 
 def stratifications(game: str, rules) -> dict:
-    """{name: (its strata, in words)} of ``game`` under ``rules``."""
-    if game != "bridgette":
-        return {}
+    """{name: (its strata, in words)} of ``game`` under ``rules``: the up-card's class where
+    the game turns one (B-3), and the holder as dealt of each Colon in its deck."""
     lay = layout(game, rules)
     n = len(lay.deck)
-    out = {"upcard_class": ([Stratum(c, bin(upcard_mask(lay, [c])).count("1"), n, Dealing("deals", upcard=(c,)))
-                             for c in ("numeral", "face", "ace")],
-                            "the up-card's class (B-3): numeral, face, ace")}
-    for colon in rules.deck.colons:
-        name = {"little": "CL", "royal": "CR", "grand": "CG"}[colon]
-        strata = [Stratum(f"seat{s}", 13, n, Dealing("deals", predeal={s: (name,)})) for s in (0, 1)]
-        strata.append(Stratum("stock", n - 26, n,
+    out = {}
+    if lay.up_pos >= 0:
+        out["upcard_class"] = ([Stratum(c, bin(upcard_mask(lay, [c])).count("1"), n, Dealing("deals", upcard=(c,)))
+                                for c in ("numeral", "face", "ace")], "the up-card's class (B-3): numeral, face, ace")
+    for colon, name in (("little", "CL"), ("royal", "CR"), ("grand", "CG")):
+        if colon not in lay.features:
+            continue
+        strata = [Stratum(f"seat{s}", lay.hand, n, Dealing("deals", predeal={s: (name,)})) for s in (0, 1)]
+        strata.append(Stratum("stock", n - lay.dealt, n,
                               Dealing("deals", require={0: (f"{colon}=0",), 1: (f"{colon}=0",)})))
         out[f"{colon}_holder"] = (strata, f"who holds the {colon.title()} Colon as dealt: seat 0, seat 1 or the stock")
     return out
