@@ -1,9 +1,10 @@
 """python -m sim.run --games N [options], or --deals N [conditions]
 
 Plays N whole games (Bridgette: 6 deals and any tie-breaks, B-15), or N independent deals
-dealt under conditions (sim.dealing), into a run folder and prints a summary. Rerunning the same command on the same folder resumes an interrupted
-run; the records do not depend on --threads or --block-size, nor on whether a Dask
-cluster plays the blocks (--cluster, see sim.cluster).
+dealt under conditions (sim.dealing, sim.strata), into a run folder and prints a summary.
+Rerunning the same command on the same folder resumes an interrupted run; the records do
+not depend on --threads or --block-size, nor on whether a Dask cluster plays the blocks
+(--cluster, see sim.cluster).
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stratify", metavar="NAME",
                    help="deal runs, Bridgette: one conditioned run per stratum, reweighted by exact "
                         "probabilities (sim.strata): upcard_class, little_holder, royal_holder, grand_holder")
-    p.add_argument("--allocation", default="proportional", metavar="RULE",
+    p.add_argument("--allocation", metavar="RULE",
                    help="with --stratify: deals per stratum, proportional (default), equal, neyman (from a pilot "
                         "of the dealer's advantage), or shares such as ace=0.5,face=0.25,numeral=0.25")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
@@ -114,10 +115,14 @@ def dealing_of(args, parser):
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
-    if getattr(args, "stratify", None) and (args.games or args.upcard or args.predeal or args.require
-                                            or args.conditions):
-        raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
-                           "drop --games, --upcard, --predeal, --require and --conditions")
+    if getattr(args, "stratify", None):
+        if args.games or args.upcard or args.predeal or args.require or args.conditions:
+            raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
+                               "drop --games, --upcard, --predeal, --require and --conditions")
+        if args.until or args.dd:
+            raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
+    elif getattr(args, "allocation", None) or getattr(args, "metrics", None):
+        raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
     given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
                                                                        "predeal": [], "require": []}
     upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
@@ -205,7 +210,7 @@ def play_stratified(args, rules, policies, dealing) -> int:
     notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
-                                       args.allocation, args.records, args.block_size or 50_000, args.cluster,
+                                       args.allocation or "proportional", args.records, args.block_size or 50_000, args.cluster,
                                        args.threads, notify, dealing.dealer,
                                        None if args.metrics is None else parse_metrics(args.metrics))
     except KeyboardInterrupt:

@@ -112,6 +112,9 @@ def test_a_stratified_run_agrees_with_a_plain_one_and_halves_the_ace_interval(tm
     (["--deals", "100", "--stratify", "upcard_class", "--upcard", "ace"], "drop --games, --upcard"),
     (["--deals", "100", "--stratify", "upcard_class", "--allocation", "most"], "--allocation must be"),
     (["--deals", "4", "--stratify", "upcard_class"], "at least 6 deals"),
+    (["--deals", "100", "--stratify", "upcard_class", "--dd"], "--stratify does not take --dd"),
+    (["--deals", "100", "--allocation", "equal"], "--allocation applies to --stratify runs"),
+    (["--deals", "100", "--metrics", "mean_score"], "--metrics applies to --stratify runs"),
 ])
 def test_bad_stratification_is_one_line_and_exit_2(tmp_path, args, message):
     result = subprocess.run([sys.executable, "-m", "sim.run", *args, "--out", str(tmp_path / "x")],
