@@ -104,6 +104,17 @@ def test_a_conditioned_deal_run_on_the_cluster_equals_the_threaded_one(cluster, 
     assert local.summary["dealing"]["deals"] == 1200
 
 
+def test_a_pimc_run_on_the_cluster_equals_the_threaded_one(cluster, tmp_path):
+    """The pimc seat's worlds come from the policy stream: the same records on workers."""
+    from sim.api import simulate
+
+    seats = {0: "pimc:worlds=2", 2: "pimc:worlds=2"}
+    local = simulate("bid-euchre", 24, seed=6, policies=seats, out=tmp_path / "local", block_size=8)
+    remote = simulate("bid-euchre", 24, seed=6, policies=seats, out=tmp_path / "remote", block_size=8,
+                      cluster=cluster)
+    assert folder_content(remote.path) == folder_content(local.path)
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
     out = tmp_path / "killed"
     pids = cluster.run(os.getpid)
