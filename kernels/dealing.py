@@ -7,16 +7,16 @@ counted deal per game index, its dealer fixed or alternating by index. Condition
 the up-card's set (Bridgette), cards a seat holds as dealt (predeal), and ranges of counts
 a seat's hand must fall in (suit lengths, aces, bowers, high-card points).
 
-Conditioned dealing is exact: the up-card is drawn uniformly from its allowed set less
-the predealt cards, the predealt cards go to their seats, the other cards are shuffled
-uniformly into the other places, and a deal outside a range is thrown away whole (up-card
-included) and dealt again. Every deal that meets the conditions is equally likely.
+Conditioned dealing is exact: the deck is shuffled, the up-card drawn uniformly from its
+allowed set less the predealt cards and swapped into its place, each predealt card swapped
+into its seat's places, and a deal outside a range thrown away whole (up-card included)
+and dealt again. Every deal that meets the conditions is equally likely.
 """
 
 import numpy as np
 from numba import njit
 
-from kernels.cards import ZERO, bit_nb, hcp_nb, nth_card_nb, popcount_nb
+from kernels.cards import ONE, ZERO, bit_nb, hcp_nb, lowest_nb, nth_card_nb, popcount_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import record_dtype
 
@@ -35,8 +35,7 @@ MAX_TRIES = 10_000_000
 
 PLAN_DTYPE = record_dtype([
     ("one_deal", np.bool_), ("dealer", np.int8), ("conditioned", np.bool_),
-    ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)), ("n_predeal", np.int64, (MAX_SEATS,)),
-    ("predealt", np.uint64),
+    ("upcards", np.uint64), ("predeal", np.uint64, (MAX_SEATS,)),
     ("n_req", np.int64),
     ("req_seat", np.int64, (MAX_REQUIREMENTS,)), ("req_kind", np.int64, (MAX_REQUIREMENTS,)),
     ("req_mask", np.uint64, (MAX_REQUIREMENTS,)), ("req_lo", np.int64, (MAX_REQUIREMENTS,)),
@@ -72,6 +71,15 @@ def meets_nb(plan, hands):
     return True
 
 
+@njit(cache=True, inline="always")
+def swap_in_nb(order, card, place):
+    """Move ``card`` to ``place`` of ``order``, the card there to where ``card`` was."""
+    k = 0
+    while order[k] != card:
+        k += 1
+    order[k], order[place] = order[place], card
+
+
 @njit(cache=True)
 def candidate_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_seat, up_pos):
     """One deal with the plan's up-card (drawn from ``plan.upcards``: cards of the deck, none
@@ -79,45 +87,31 @@ def candidate_nb(deal_rng, plan, deck, order, hands, start, seats, dealt, extra_
 
     Place ``k`` of ``order`` is dealt to seat ``(start + k) % seats`` for ``k < dealt``, to
     ``extra_seat`` at ``k == dealt`` when that is a seat (E-10's joker card), and is the
-    stock otherwise; ``up_pos`` is the up-card's place (-1: none). A seat's predealt cards
-    take its first places. The free cards are shuffled at the front of ``order`` and moved
-    back to their places from the last one down, so nothing is allocated.
+    stock otherwise; ``up_pos`` is the up-card's place (-1: none). The deck is shuffled as
+    an unconditioned deal is, then the up-card and each predealt card are swapped into
+    their places (a seat's predealt cards into its first places): every arrangement with
+    those cards there is reached from as many shuffles, so the rest stays uniform.
     """
     n = deck.shape[0]
-    up = -1
+    order[:n] = deck
+    shuffle_nb(deal_rng, order[:n])
     if plan.upcards != ZERO:
-        up = nth_card_nb(plan.upcards, below_nb(deal_rng, popcount_nb(plan.upcards)))
-    m = 0
-    for c in deck:
-        if c != up and not (bit_nb(c) & plan.predealt):
-            order[m] = c
-            m += 1
-    shuffle_nb(deal_rng, order[:m])
-    j = m - 1
+        swap_in_nb(order, nth_card_nb(plan.upcards, below_nb(deal_rng, popcount_nb(plan.upcards))), up_pos)
+    for seat in range(seats):
+        cards = plan.predeal[seat]
+        slot = 0
+        while cards:
+            card = lowest_nb(cards)
+            cards &= cards - ONE
+            swap_in_nb(order, card, slot * seats + (seat - start) % seats)
+            slot += 1
     hands[:] = ZERO
-    for k in range(n - 1, dealt - 1, -1):  # the stock, and E-10's extra card
-        if k == up_pos and up >= 0:
-            card = up
-        else:
-            card = order[j]
-            j -= 1
-        order[k] = card
-        if k == dealt and extra_seat >= 0:
-            hands[extra_seat] |= bit_nb(card)
-    seat, r, slot = (start + dealt - 1) % seats, (dealt - 1) % seats, (dealt - 1) // seats
-    for k in range(dealt - 1, -1, -1):  # the hands, without a division per place
-        if slot < plan.n_predeal[seat]:
-            card = nth_card_nb(plan.predeal[seat], slot)
-        else:
-            card = order[j]
-            j -= 1
-        order[k] = card
-        hands[seat] |= bit_nb(card)
-        seat = seat - 1 if seat > 0 else seats - 1
-        if r == 0:
-            r, slot = seats - 1, slot - 1
-        else:
-            r -= 1
+    seat = start
+    for k in range(dealt):
+        hands[seat] |= bit_nb(order[k])
+        seat = seat + 1 if seat + 1 < seats else 0
+    if n > dealt and extra_seat >= 0:
+        hands[extra_seat] |= bit_nb(order[dealt])
     return meets_nb(plan, hands)
 
 

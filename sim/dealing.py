@@ -276,10 +276,8 @@ def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
             taken[copies[0]] = seat
             mask |= 1 << copies[0]
         row["predeal"][seat] = np.uint64(mask)
-        row["n_predeal"][seat] = bin(mask).count("1")
-    row["predealt"] = np.uint64(sum(1 << c for c in taken))
     if dealing.upcard:  # the kernel draws the up-card among these
-        row["upcards"] = np.uint64(int(row["upcards"]) & ~int(row["predealt"]))
+        row["upcards"] = np.uint64(int(row["upcards"]) & ~sum(1 << c for c in taken))
         if not row["upcards"]:
             raise DealingError("--upcard: every allowed up-card is predealt to a seat")
     n = 0
