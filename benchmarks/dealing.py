@@ -1,8 +1,10 @@
 """python -m benchmarks.dealing [--deals N] [--threads T] [--policy random]
 
-Deal runs per game: deals/s without conditions, with an up-card class (Bridgette), with
-predealt cards, and with a range met by rejection, warm, best of several blocks taken in turn, and each rate
-as a share of the unconditioned one. The target (issue "Deal studies"): up-card and
+Per game: deals/s of the dealing alone and of deal runs, without conditions, with an up-card
+class (Bridgette), with predealt cards, and (deal runs) with a range met by rejection;
+warm, best of several blocks taken in turn, each rate as a share of the unconditioned
+one. A condition also changes what is played (an ace up-card means 12-card draws), so the
+dealing alone is the cost of the conditions themselves. The target (issue "Deal studies"): up-card and
 predeal conditions cost at most 10% of the unconditioned deal rate. Random play makes the
 dealing's share of the work the largest, so it is the default policy.
 """
@@ -13,6 +15,13 @@ import argparse
 import time
 
 import numba
+import numpy as np
+from numba import njit
+
+from kernels import bid_euchre as ke
+from kernels import bridgette as kb
+from kernels import draw_bridge as kd
+from kernels.cards import bit_nb
 
 from benchmarks.throughput import machine_facts, machine_line
 from sim import dealing
@@ -28,6 +37,59 @@ CASES = {  # game -> (label, conditions)
     "bid-euchre": [("none", {}), ("predeal 0=JS,JC", {"predeal": ["0=JS,JC"]}),
                    ("require 0:trumps_spades>=3", {"require": ["0:trumps_spades>=3"]})],
 }
+
+
+@njit(cache=True)
+def _deal_bridgette(plan, deck, n):
+    rng, hands, order = np.zeros(1, np.uint64), np.zeros(2, np.uint64), np.empty(64, np.int64)
+    mask, seen = np.uint64(0), np.uint64(0)
+    for c in deck:
+        mask |= bit_nb(c)
+    for i in range(n):
+        kb.deal_cards_nb(rng, plan, deck, mask, i % 2, hands, order)
+        seen ^= hands[0]
+    return seen
+
+
+@njit(cache=True)
+def _deal_draw_bridge(plan, deck, n):
+    rng, hands, order = np.zeros(1, np.uint64), np.zeros(2, np.uint64), np.empty(64, np.int64)
+    seen = np.uint64(0)
+    for i in range(n):
+        kd.deal_cards_nb(rng, plan, i % 2, hands, order)
+        seen ^= hands[0]
+    return seen
+
+
+@njit(cache=True)
+def _deal_bid_euchre(plan, deck, n):
+    rng, hands, order = np.zeros(1, np.uint64), np.zeros(4, np.uint64), np.empty(64, np.int64)
+    seen = np.uint64(0)
+    for i in range(n):
+        ke.deal_cards_nb(rng, plan, deck, deck.shape[0] // 4, i % 4, hands, order)
+        seen ^= hands[0]
+    return seen
+
+
+DEAL_LOOPS = {"bridgette": _deal_bridgette, "draw-bridge": _deal_draw_bridge, "bid-euchre": _deal_bid_euchre}
+
+
+def measure_dealing(game: str, cases, deals: int, repeats: int) -> list[float]:
+    """Deals dealt per second by the game's own dealing function alone, nothing played:
+    each case's best of ``repeats``, the cases in turn."""
+    rules = resolve_rules(game)
+    deck = np.asarray(dealing.layout(game, rules).deck, dtype=np.int64)
+    plans = [dealing.plan(game, rules, dealing.parse("deals", **conditions))[0] for _, conditions in cases]
+    loop = DEAL_LOOPS[game]
+    for plan in plans:
+        loop(plan, deck, 10)
+    best = [0.0] * len(cases)
+    for _ in range(repeats):
+        for i, plan in enumerate(plans):
+            start = time.perf_counter()
+            loop(plan, deck, deals)
+            best[i] = max(best[i], deals / (time.perf_counter() - start))
+    return best
 
 
 def measure(game: str, cases, deals: int, policy: str, repeats: int) -> list[tuple[float, float]]:
@@ -60,6 +122,13 @@ def main(argv=None) -> int:
     print(machine_line(machine_facts()))
     print(f"{numba.get_num_threads()} threads, {args.deals:,} deals per block, policy {args.policy}, warm, "
           f"best of {args.repeats} (cases in turn)")
+    print("dealing alone (the game's deal function in a loop, nothing played; ranges left out):")
+    for game, cases in CASES.items():
+        shown = [(label, c) for label, c in cases if "require" not in c]
+        rates = measure_dealing(game, shown, 10 * args.deals, args.repeats)
+        for (label, _), rate in zip(shown, rates):
+            print(f"  {game:12s} {label:34s} {rate:12,.0f} deals/s  {rate / rates[0]:6.1%} of unconditioned")
+    print(f"deal runs (dealt and played by {args.policy} seats):")
     for game, cases in CASES.items():
         results = measure(game, cases, args.deals, args.policy, args.repeats)
         base = results[0][0]
