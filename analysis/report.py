@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 import sim
 from analysis.tables import DealScoreTally, GameTally, Hist, ReportError, RunData, fill
-from sim.cli import OneLineParser, exit_with
+from sim.cli import OneLineParser, claim_folder, exit_with
 from sim.games import game_info
 from sim.rules import GAMES as RULE_CLASSES, option_table
 from sim.summary import percent
@@ -480,15 +480,7 @@ def is_report_folder(out: Path) -> bool:
 
 def report_folder(out: Path) -> Path:
     """``out``, made, when it can take a report: new, empty, or an earlier report's."""
-    if out.exists() and not out.is_dir():
-        raise ReportError(f"output folder {out} is a file")
-    if out.is_dir() and not is_report_folder(out):
-        raise ReportError(f"output folder {out} is not empty and holds no report; use another --out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ReportError(f"cannot create output folder {out}: {exc.strerror}") from None
-    return out
+    return claim_folder(out, is_report_folder, "report", ReportError)
 
 
 def build_strata_report(path: Path, out=None) -> Path:

@@ -79,3 +79,33 @@ def exit_with(main, prog: str):
 def plural(n: int, one: str, many: str | None = None) -> str:
     """'1 thread', '2 threads'."""
     return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
+def read_toml(path, what: str, error: type) -> dict:
+    """The tables of a TOML file; unreadable, non-UTF-8 or invalid TOML is an ``error``
+    naming the ``what`` file ("rules", "conditions") in one line."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise error(f"cannot read {what} file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise error(f"{what} file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{what} file {path} is not valid TOML: {exc}") from None
+
+
+def claim_folder(out, owns, what: str, error: type):
+    """``out`` (a Path), made, when a command may write its ``what`` there: new, empty, or
+    one ``owns(out)`` recognises as its own; otherwise an ``error`` in one line."""
+    if out.exists() and not out.is_dir():
+        raise error(f"output folder {out} is a file")
+    if out.is_dir() and not owns(out):
+        raise error(f"output folder {out} is not empty and holds no {what}; use another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise error(f"cannot create output folder {out}: {exc.strerror}") from None
+    return out

@@ -132,17 +132,9 @@ def read_conditions(path) -> dict:
         [require]
         0 = ["hcp>=12", "spades>=5"]
     """
-    import tomllib
+    from sim.cli import read_toml
 
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise DealingError(f"cannot read conditions file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise DealingError(f"conditions file {path} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DealingError(f"conditions file {path} is not valid TOML: {exc}") from None
+    data = read_toml(path, "conditions", DealingError)
     unknown = set(data) - {"dealer", "upcard", "predeal", "require"}
     if unknown:
         raise DealingError(f"conditions file {path}: unknown key '{sorted(unknown)[0]}' "

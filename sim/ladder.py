@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
 
@@ -254,14 +254,7 @@ def _is_ladder_folder(out: Path) -> bool:
 
 def prepare_out(out: Path) -> None:
     """Check (before anything is played) and create the output folder."""
-    if out.exists() and not out.is_dir():
-        raise LadderError(f"output folder {out} is a file")
-    if out.is_dir() and not _is_ladder_folder(out):
-        raise LadderError(f"output folder {out} is not empty and holds no ladder; use another --out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LadderError(f"cannot create output folder {out}: {exc.strerror}") from None
+    claim_folder(out, _is_ladder_folder, "ladder", LadderError)
 
 
 def write_files(out: Path, result: dict) -> None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.cli import read_toml
+
 
 class RulesError(ValueError):
     """A variant file or rule override the simulator cannot accept."""
@@ -377,15 +379,7 @@ def read_variant(source: str | Path) -> dict:
             shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
             raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
                              f"{_did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise RulesError(f"rules file {path} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"rules file {path} is not valid TOML: {exc}") from None
+    return read_toml(path, "rules", RulesError)
 
 
 def load_rules_file(game: str, path: str | Path):
