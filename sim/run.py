@@ -115,19 +115,25 @@ def dealing_of(args, parser):
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
-    if getattr(args, "stratify", None):
-        if args.games or args.upcard or args.predeal or args.require or args.conditions:
-            raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
-                               "drop --games, --upcard, --predeal, --require and --conditions")
-        if args.until or args.dd:
-            raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
-    elif getattr(args, "allocation", None) or getattr(args, "metrics", None):
-        raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
+    if hasattr(args, "stratify"):  # sim.run's strata flags (sim.sweep has none)
+        strata_flags_of(args)
     given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
                                                                        "predeal": [], "require": []}
     upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
     return parse("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
                  given["predeal"] + args.predeal, given["require"] + args.require)
+
+
+def strata_flags_of(args) -> None:
+    """--stratify takes --deals and no other condition; --allocation and --metrics need it."""
+    if args.stratify:
+        if args.games or args.upcard or args.predeal or args.require or args.conditions:
+            raise DealingError("--stratify plays --deals N with its strata's own conditions, and no other: "
+                               "drop --games, --upcard, --predeal, --require and --conditions")
+        if args.until or args.dd:
+            raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
+    elif args.allocation or args.metrics:
+        raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
 
 
 def cluster_address(text: str) -> str:
