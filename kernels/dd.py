@@ -687,23 +687,100 @@ def last_trick_nb(ctx, played, trick_best, trick_best_seat, to_play):
     return best_seat
 
 
+@njit(cache=True, inline="always")
+def _above_nb(cards):
+    """The bits above the highest card of ``cards`` (every bit when empty)."""
+    return ~ZERO if cards == ZERO else ~((bit_nb(highest_nb(cards)) << ONE) - ONE)
+
+
 @njit(cache=True)
-def top_trumps_nb(hands, trumps):
-    """(team, k): one hand holds the ``k`` highest trumps in play (single deck), each of
-    which takes a trick of its own whoever leads: its team takes at least k, the other at
-    most the rest. (-1, 0) when no trump is in play."""
-    in_play = (hands[0] | hands[1] | hands[2] | hands[3]) & trumps
-    if in_play == ZERO:
-        return -1, 0
-    top = bit_nb(highest_nb(in_play))
-    holder = 0
-    while hands[holder] & top == ZERO:
-        holder += 1
-    k = 0
-    while in_play and hands[holder] & bit_nb(highest_nb(in_play)):
-        k += 1
-        in_play &= ~bit_nb(highest_nb(in_play))
-    return holder % 2, k
+def sure_trumps_nb(hands, trumps):
+    """(team 0's, team 1's) sure tricks from trumps (single deck): a trump above every trump
+    the other team holds wins the trick it is played to, and one hand's cards go to
+    different tricks, so a team takes at least as many tricks as either of its hands holds
+    such trumps; the other team takes at most the rest."""
+    t0 = (hands[0] | hands[2]) & trumps
+    t1 = (hands[1] | hands[3]) & trumps
+    above1, above0 = _above_nb(t1), _above_nb(t0)
+    sure0 = max(popcount_nb(hands[0] & trumps & above1), popcount_nb(hands[2] & trumps & above1))
+    sure1 = max(popcount_nb(hands[1] & trumps & above0), popcount_nb(hands[3] & trumps & above0))
+    return sure0, sure1
+
+
+@njit(cache=True, inline="always")
+def _next_seat_nb(seat, out_seat):
+    """E-6: the seat after ``seat`` in play, skipping the one that sits out."""
+    nxt = (seat + 1) % 4
+    return (nxt + 1) % 4 if nxt == out_seat else nxt
+
+
+@njit(cache=True, inline="always")
+def _winner_nb(c0, c1, c2, c3, s1, s2, s3, leader, power, seg_of):
+    """The seat winning a trick led by ``leader`` with ``c0``, then ``c1`` by ``s1`` ... (c3
+    -1 in a three-card trick)."""
+    best, best_seat = c0, leader
+    if euchre_layout_beats_nb(c1, best, power, seg_of):
+        best, best_seat = c1, s1
+    if euchre_layout_beats_nb(c2, best, power, seg_of):
+        best, best_seat = c2, s2
+    if c3 >= 0 and euchre_layout_beats_nb(c3, best, power, seg_of):
+        best_seat = s3
+    return best_seat
+
+
+@njit(cache=True)
+def last_two_tricks_nb(ctx, leader, side, target):
+    """Can team ``side`` take ``target`` of the last two tricks, every active hand holding
+    two cards and ``leader`` to lead? The ways to play the first trick (at most 16), each
+    followed by the forced last trick, by plain minimax that stops at a seat as soon as one
+    card settles the answer for its team."""
+    hands, power, seg_of, segs, out = ctx.hands, ctx.power, ctx.seg_of, ctx.segs, ctx.out_seat
+    s1 = _next_seat_nb(leader, out)
+    s2 = _next_seat_nb(s1, out)
+    s3 = _next_seat_nb(s2, out) if out < 0 else -1
+    h0, h1, h2 = hands[leader], hands[s1], hands[s2]
+    # At each seat: a card that reaches the target settles it for the side (``mine``), one
+    # that misses it for the other team.
+    mine0, mine1, mine2, mine3 = leader % 2 == side, s1 % 2 == side, s2 % 2 == side, s3 % 2 == side
+    ok0, rest0 = not mine0, h0
+    while rest0:
+        c0 = lowest_nb(rest0)
+        rest0 &= rest0 - ONE
+        ok1, rest1 = not mine1, euchre_follow_nb(h1, c0, segs, seg_of)
+        while rest1:
+            c1 = lowest_nb(rest1)
+            rest1 &= rest1 - ONE
+            ok2, rest2 = not mine2, euchre_follow_nb(h2, c0, segs, seg_of)
+            while rest2:
+                c2 = lowest_nb(rest2)
+                rest2 &= rest2 - ONE
+                # Three-handed (E-6): one pass with no fourth card.
+                ok3, rest3 = not mine3, euchre_follow_nb(hands[s3], c0, segs, seg_of) if s3 >= 0 else ONE
+                while rest3:
+                    c3 = lowest_nb(rest3) if s3 >= 0 else -1
+                    rest3 &= rest3 - ONE
+                    w = _winner_nb(c0, c1, c2, c3, s1, s2, s3, leader, power, seg_of)
+                    # The last trick: every hand's other card, the first trick's winner leading.
+                    gone = ~(bit_nb(c0) | bit_nb(c1) | bit_nb(c2) | (bit_nb(c3) if c3 >= 0 else ZERO))
+                    t1 = _next_seat_nb(w, out)
+                    t2 = _next_seat_nb(t1, out)
+                    t3 = _next_seat_nb(t2, out) if out < 0 else -1
+                    w2 = _winner_nb(lowest_nb(hands[w] & gone), lowest_nb(hands[t1] & gone),
+                                    lowest_nb(hands[t2] & gone), lowest_nb(hands[t3] & gone) if t3 >= 0 else -1,
+                                    t1, t2, t3, w, power, seg_of)
+                    if (int(w % 2 == side) + int(w2 % 2 == side) >= target) == mine3:
+                        ok3 = mine3
+                        break
+                if ok3 == mine2:
+                    ok2 = mine2
+                    break
+            if ok2 == mine1:
+                ok1 = mine1
+                break
+        if ok1 == mine0:
+            ok0 = mine0
+            break
+    return ok0
 
 
 @njit(cache=True)
@@ -727,6 +804,8 @@ def euchre_enter_nb(tt, ctx, d):
     if n == 1:
         won = last_trick_nb(ctx, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play) % 2 == side
         return RESOLVED_TRUE if won else RESOLVED_FALSE
+    if n == 2 and played == 0:
+        return RESOLVED_TRUE if last_two_tricks_nb(ctx, leader, side, target) else RESOLVED_FALSE
     in_play = hands[0] | hands[1] | hands[2] | hands[3]
     best = -1
     hand = hands[to_play]
@@ -734,9 +813,12 @@ def euchre_enter_nb(tt, ctx, d):
         t_lead = target if leader % 2 == side else n - target + 1
         fr[FR_T_LEAD] = t_lead
         if flags & USE_BOUNDS and not ctx.double_deck:
-            team, sure = top_trumps_nb(hands, segs[0])
-            if (team == leader % 2 and sure >= t_lead) or (team == 1 - leader % 2 and n - sure < t_lead):
-                return RESOLVED_TRUE if (team == leader % 2) == (leader % 2 == side) else RESOLVED_FALSE
+            sure0, sure1 = sure_trumps_nb(hands, segs[0])
+            mine, theirs = (sure0, sure1) if side == 0 else (sure1, sure0)
+            if mine >= target:
+                return RESOLVED_TRUE
+            if n - theirs < target:
+                return RESOLVED_FALSE
         if flags & USE_TT:
             if ctx.double_deck:
                 k0, k1 = copies_key_nb(hands[0]), copies_key_nb(hands[1])
@@ -754,6 +836,10 @@ def euchre_enter_nb(tt, ctx, d):
     else:
         in_play |= bit_nb(fr[FR_BEST])  # the card to beat parts runs it falls between
         moves = euchre_follow_nb(hand, fr[FR_LEAD], segs, seg_of)
+        if moves & (moves - ONE) == ZERO:  # one legal card
+            ctx.order[d, 0] = lowest_nb(moves)
+            fr[FR_N], fr[FR_I] = 1, 0
+            return EXPAND
     if flags & USE_EQUIV:
         moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
     fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, best, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play, segs,
