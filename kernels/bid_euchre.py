@@ -342,7 +342,6 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
     tricks0 = penalty0 = penalty1 = n_reneges = n_played = 0
     leader = bidder
     dd_on = dd_out.shape[0] > 0
-    lost = np.zeros(4, dtype=np.int64)
     value = 0
     if dd_on:
         ask = p.tricks - EUCHRE_FIRST_LEVEL
@@ -381,14 +380,14 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
                 best, best_seat = card, seat
             if dd_on:
                 value = euchre_card_lost_nb(dd, hands, trump, out_seat, p.double_deck, p.joker, seat, value, leader,
-                                            in_trick, lead, best, best_seat, lost)
+                                            in_trick, lead, best, best_seat)
             seat = (seat + 1) % 4
         tricks0 += best_seat % 2 == 0
         leader = best_seat
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
     if dd_on:
-        euchre_play_end_nb(dd_out[0], lost, out_seat)
+        euchre_play_end_nb(dd_out[0], dd, out_seat)
     # E-7 scores, then E-8 penalties.
     row.tricks0 = tricks0
     row.tricks1 = p.tricks - tricks0

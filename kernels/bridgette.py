@@ -258,7 +258,6 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
     barred = -1
     n_played = 0
     dd_on = dd_out.shape[0] > 0
-    lost = np.zeros(2, dtype=np.int64)
     value = 0
     if dd_on:
         contract_play_start_nb(dd, hands, trump, when_void)
@@ -281,7 +280,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
             if turn == 0:
                 lead = card
                 if dd_on:
-                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1, lost)
+                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1)
                 continue
             leader_wins, barred = trick_nb(lead, card, trump)
             if lead >= 52:
@@ -292,12 +291,12 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
             if not leader_wins:
                 leader = seat
             if dd_on:
-                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, barred, lost)
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, barred)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     if dd_on:
-        contract_play_end_nb(dd_out[0], lost)
+        contract_play_end_nb(dd_out[0], dd)
     return True
 
 

@@ -55,6 +55,7 @@ CTX_DTYPE = record_dtype([
     ("fr", np.int64, (MAX_DEPTH, 12)),  # the search stack: one frame (FR_* slots) per depth
     ("keys", np.uint64, (MAX_DEPTH, 4)),  # each frame's table key
     ("stats", np.int64, (4,)),
+    ("lost", np.int64, (4,)),  # a --dd run: what each seat's cards lost so far in the deal (kernels.dd_run)
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)

@@ -209,30 +209,31 @@ def contract_play_start_nb(dd, hands, trump, when_void):
     ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
     ctx.trump = trump
     ctx.when_void = when_void
+    ctx.lost[:] = 0
     renew_nb(ctx, contract_rules_nb(trump, when_void))
 
 
 @njit(cache=True)
-def contract_card_lost_nb(dd, hands, seat, value, won, nxt, lead, barred, lost):
+def contract_card_lost_nb(dd, hands, seat, value, won, nxt, lead, barred):
     """After ``seat``'s card, which had ``value`` (its tricks from the position before the
     card, the trick in progress counted): the position's value for ``nxt``, the seat to play
     next (following ``lead``, or leading barred from ``barred``, B-8), searched in the
-    context; ``lost[seat]`` grows by what the card cost (``won``: it completed a trick its
-    seat won)."""
+    context; the context's ``lost[seat]`` grows by what the card cost (``won``: it
+    completed a trick its seat won)."""
+    ctx = dd[0]
     left = popcount_nb(hands[nxt])
     after = 0
     if left:
-        ctx = dd[0]
         ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
         after = contract_best_nb(ctx.tt, ctx, nxt if lead < 0 else 1 - nxt, lead, barred, nxt)
-    lost[seat] += value - won - (after if nxt == seat else left - after)
+    ctx.lost[seat] += value - won - (after if nxt == seat else left - after)
     return after
 
 
 @njit(cache=True)
-def contract_play_end_nb(out, lost):
-    out.dd_lost0 = lost[0]
-    out.dd_lost1 = lost[1]
+def contract_play_end_nb(out, dd):
+    out.dd_lost0 = dd[0].lost[0]
+    out.dd_lost1 = dd[0].lost[1]
 
 
 # --- Bid Euchre ----------------------------------------------------------------------------------
@@ -244,6 +245,7 @@ def euchre_play_start_nb(dd, out, hands, trump, out_seat, double_deck, joker, bi
     (``kernels.dd.renew_nb``); the bidding team's tricks (the bidder leading) and whether
     they reach ``need`` go to the hand's row. Returns them: the value of the first position
     for the bidder's team."""
+    dd[0].lost[:] = 0
     value = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, bidder, 0, -1, -1, -1, bidder)
     out.dd_tricks = value
     out.dd_makeable = value >= need
@@ -265,11 +267,11 @@ def euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, lea
 
 @njit(cache=True)
 def euchre_card_lost_nb(dd, hands, trump, out_seat, double_deck, joker, seat, value, leader, in_trick, lead, best,
-                        best_seat, lost):
+                        best_seat):
     """After ``seat``'s card (the ``in_trick``-th of the trick led by ``leader``; ``best`` by
     ``best_seat`` now winning it), which had ``value`` for its team: the value of the new
-    position for the team of the seat to play next, and ``lost[seat]`` grows by what the
-    card cost its team (the trick, if it completed one its team won, counts as got)."""
+    position for the team of the seat to play next, and the context's ``lost[seat]`` grows
+    by what the card cost its team (the trick, if it completed one its team won, counts as got)."""
     if in_trick == (4 if out_seat < 0 else 3):
         nxt, won = best_seat, int(best_seat % 2 == seat % 2)
         nl, np_, nlead, nbest, nbs = best_seat, 0, -1, -1, -1
@@ -284,13 +286,14 @@ def euchre_card_lost_nb(dd, hands, trump, out_seat, double_deck, joker, seat, va
     if left:
         after = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, nl, np_, nlead, nbest, nbs,
                                          nxt)
-    lost[seat] += value - won - (after if nxt % 2 == seat % 2 else left - after)
+    dd[0].lost[seat] += value - won - (after if nxt % 2 == seat % 2 else left - after)
     return after
 
 
 @njit(cache=True)
-def euchre_play_end_nb(out, lost, out_seat):
+def euchre_play_end_nb(out, dd, out_seat):
     """Each seat's tricks lost; null for a seat that sits out (E-6)."""
+    lost = dd[0].lost
     out.dd_lost0 = lost[0] if out_seat != 0 else NULL
     out.dd_lost1 = lost[1] if out_seat != 1 else NULL
     out.dd_lost2 = lost[2] if out_seat != 2 else NULL

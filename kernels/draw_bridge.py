@@ -170,7 +170,6 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
     leader = 1 - declarer
     n_played = 2 * HAND_SIZE
     dd_on = dd_out.shape[0] > 0
-    lost = np.zeros(2, dtype=np.int64)
     value = 0
     if dd_on:
         contract_play_start_nb(dd, hands, trump, False)
@@ -191,17 +190,17 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
             if turn == 0:
                 lead = card
                 if dd_on:
-                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1, lost)
+                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1)
                 continue
             if not trick_nb(lead, card, trump)[0]:
                 leader = seat
             if dd_on:
-                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, -1, lost)
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, -1)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)
     if dd_on:
-        contract_play_end_nb(dd_out[0], lost)
+        contract_play_end_nb(dd_out[0], dd)
     return True
 
 
