@@ -19,7 +19,9 @@ the table. What makes them fast:
   copies count as in play between them unless held by the same hand);
 - move ordering: the table's best lead first, then cards that win the trick, cheapest first;
 - bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
-  takes a trick of its own); the last two tricks are played out directly.
+  takes a trick of its own; in Bid Euchre, a hand's trumps above all of the other team's);
+  the last two tricks are played out directly;
+- a card with no choice (one legal card) goes straight to the child, unordered.
 
 Bid Euchre's cards are searched in a *solver layout* per trump (``euchre_layout``): each
 effective suit a contiguous run of bits in power order, so the follow rule, the trick
