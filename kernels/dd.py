@@ -110,12 +110,6 @@ def renew_nb(ctx, rules):
         ctx.rules = rules
 
 
-@njit(cache=True)
-def renew_arr_nb(ctx_arr, rules):
-    """``renew_nb`` for a context held in a 1-element array (from Python)."""
-    renew_nb(ctx_arr[0], rules)
-
-
 @njit(cache=True, inline="always")
 def contract_rules_nb(trump, when_void):
     """The rules code of contract play: the trump (-1 no-trump) and ``play.colon_discard``."""
@@ -959,12 +953,6 @@ def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, se
 
 
 @njit(cache=True)
-def euchre_best_nb(tt, ctx_arr, leader, played, best, best_seat, lead, to_play, side):
-    """The most tricks team ``side`` takes from this position."""
-    return euchre_value_nb(tt, ctx_arr[0], leader, played, best, best_seat, lead, to_play, side, 0)
-
-
-@njit(cache=True)
 def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, floor):
     """The most tricks team ``side`` takes from this position (known to be at least
     ``floor``): zero-window searches narrowing [lo, hi], the table shared between them."""
@@ -1010,7 +998,7 @@ def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, gr
         ctx.group[:] = group[t]
         ctx.stats[ST_GEN] += 1  # independent deals: each solved cold
         ctx.rules = 0
-        out[i] = euchre_best_nb(tt, ctx_arr, leaders[i], 0, -1, -1, -1, leaders[i], leaders[i] % 2)
+        out[i] = euchre_value_nb(tt, ctx, leaders[i], 0, -1, -1, -1, leaders[i], leaders[i] % 2, 0)
 
 
 # --- A seat that plays double dummy (the ``dd`` policy) ---------------------------------------
@@ -1096,6 +1084,40 @@ def euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played, lead, b
     if nxt == out_seat:
         nxt = (nxt + 1) % 4
     return 0, leader if played > 0 else to_move, played + 1, nb, nbs, nlead, nxt
+
+
+@njit(cache=True)
+def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead,
+                          best, best_seat, values):
+    """E-6 from Python (``sim.dd.Solver``): the tricks the team of ``to_move`` takes from this
+    position (kernel card ids; the trick in progress as for ``euchre_dd_card_nb``) and, when
+    ``values`` has room, ``values[card]`` for each legal card: the tricks after playing it
+    (-1 for the others; a double-deck card under the first copy held)."""
+    dd = ctx_arr[0]
+    to_layout = euchre_load_nb(dd, hands, trump, out_seat, double_deck, joker)
+    from_layout = EUCHRE_FROM_LAYOUT[int(double_deck), int(joker), trump]
+    lead_b = to_layout[lead] if lead >= 0 else -1
+    best_b = to_layout[best] if best >= 0 else -1
+    side = to_move % 2
+    if values.shape[0] == 0:
+        return euchre_value_nb(tt, dd, leader, played, best_b, best_seat, lead_b, to_move, side, 0)
+    values[:] = -1
+    top = 0
+    legal = euchre_follow_nb(dd.hands[to_move], lead_b, dd.segs, dd.seg_of)
+    while legal:
+        b = lowest_nb(legal)
+        legal &= legal - ONE
+        card = from_layout[b] % 24 if from_layout[b] < 48 else from_layout[b]
+        if values[card] >= 0:
+            continue  # the other copy of a double-deck card, already valued
+        dd.hands[to_move] &= ~bit_nb(b)
+        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
+                                                                lead_b, best_b, best_seat)
+        v = won + euchre_value_nb(tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
+        dd.hands[to_move] |= bit_nb(b)
+        values[card] = v
+        top = max(top, v)
+    return top
 
 
 @njit(cache=True)

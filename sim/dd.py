@@ -13,7 +13,8 @@ from functools import lru_cache
 import numpy as np
 
 from kernels import dd
-from kernels.cards import N_CARDS
+from kernels.cards import EUCHRE_BITS, N_CARDS
+from kernels.tricks import euchre_beats_nb
 
 
 def _mask(cards) -> np.uint64:
@@ -79,50 +80,20 @@ class Solver:
         return values
 
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
-        to_layout, from_layout, segs, seg_of, power, group = euchre_layout(trump, double_deck, joker)
-        ctx = self.ctx
-        h = ctx["hands"][0]
-        h[:] = [_mask(to_layout[c] for c in hand) for hand in hands]
-        if out_seat >= 0:
-            h[out_seat] = 0  # E-6: the seat that sits out plays no cards, whatever it holds
-        ctx["segs"], ctx["seg_of"], ctx["power"], ctx["group"] = segs, seg_of, power, group
-        ctx["double_deck"], ctx["out_seat"] = double_deck, out_seat
-        dd.renew_arr_nb(ctx, dd.euchre_rules_nb(trump, out_seat, double_deck, joker))
+        masks = np.array([_mask(hand) for hand in hands], dtype=np.uint64)
         leader = trick[0][0] if trick else to_move
         lead = best = best_seat = -1
         for seat, card in trick:
-            b = int(to_layout[card])
             if lead < 0:
-                lead, best, best_seat = b, b, seat
-            elif dd.euchre_layout_beats_nb(b, best, power, seg_of):
-                best, best_seat = b, seat
-        side = to_move % 2
-        if values is None:
-            return int(dd.euchre_best_nb(self.table, ctx, leader, len(trick), best, best_seat, lead, to_move, side))
-        n_active = 3 if out_seat >= 0 else 4
-        nxt = (to_move + 1) % 4
-        if nxt == out_seat:
-            nxt = (nxt + 1) % 4
-        legal = int(dd.euchre_follow_nb(h[to_move], lead, segs, seg_of))
-        for b in (b for b in range(64) if legal >> b & 1):
-            card = int(from_layout[b])
-            card = card % 24 if card < 48 else card
-            if card in values:
-                continue
-            h[to_move] &= ~np.uint64(1 << b)
-            nb, nbs, nlead = best, best_seat, lead
-            if lead < 0:
-                nb, nbs, nlead = b, to_move, b
-            elif dd.euchre_layout_beats_nb(b, best, power, seg_of):
-                nb, nbs = b, to_move
-            if len(trick) + 1 == n_active:
-                later = dd.euchre_best_nb(self.table, ctx, nbs, 0, -1, -1, -1, nbs, side)
-                values[card] = int(nbs % 2 == side) + int(later)
-            else:
-                values[card] = int(dd.euchre_best_nb(self.table, ctx, leader, len(trick) + 1, nb, nbs, nlead, nxt,
-                                                     side))
-            h[to_move] |= np.uint64(1 << b)
-        return None
+                lead, best, best_seat = card, card, seat
+            elif euchre_beats_nb(card, best, trump):
+                best, best_seat = card, seat
+        out = np.empty(EUCHRE_BITS if values is not None else 0, dtype=np.int64)
+        value = dd.euchre_card_values_nb(self.table, self.ctx, masks, to_move, trump, out_seat, double_deck, joker,
+                                         leader, len(trick), lead, best, best_seat, out)
+        if values is not None:
+            values.update((c, int(v)) for c, v in enumerate(out) if v >= 0)
+        return int(value)
 
 
 @lru_cache(maxsize=None)
