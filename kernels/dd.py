@@ -21,7 +21,7 @@ the table. What makes them fast:
 - bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
   takes a trick of its own; in Bid Euchre, a hand's trumps above all of the other team's);
   the last two tricks are played out directly;
-- a card with no choice (one legal card) goes straight to the child, unordered.
+- Bid Euchre: a follower with one legal card goes straight to the child, unordered.
 
 Bid Euchre's cards are searched in a *solver layout* per trump (``euchre_layout``): each
 effective suit a contiguous run of bits in power order, so the follow rule, the trick
