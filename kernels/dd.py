@@ -1087,6 +1087,67 @@ def euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played, lead, b
 
 
 @njit(cache=True)
+def euchre_value_near_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, guess):
+    """``euchre_value_nb`` by zero-window searches stepping from ``guess`` (negative: none,
+    a binary search), cheap when the guess is close."""
+    if guess < 0:
+        return euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, 0)
+    n = popcount_nb(ctx.hands[to_play])
+    v = min(guess, n)
+    ctx.stats[ST_SEARCHES] += 1
+    if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v):
+        while v < n:
+            ctx.stats[ST_SEARCHES] += 1
+            if not euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v + 1):
+                break
+            v += 1
+        return v
+    while v > 1:
+        v -= 1
+        ctx.stats[ST_SEARCHES] += 1
+        if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v):
+            return v
+    return 0
+
+
+@njit(cache=True)
+def euchre_move_values_nb(dd, to_move, leader, played, lead, best, best_seat, moves, values):
+    """Set ``values[b]``, for each card ``b`` of ``moves`` (solver layout, cards of
+    ``to_move``), to the tricks the team of ``to_move`` takes from here after playing it;
+    the trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
+    winning it after ``played`` cards. Each value is searched from a guess: ``values[b]``
+    as it comes in (the card's value in another world; -1: none), else the value of the
+    card before, since values move little between worlds and between cards."""
+    side = to_move % 2
+    rest = moves
+    guess = -1
+    while rest:
+        b = lowest_nb(rest)
+        rest &= rest - ONE
+        if values[b] >= 0:
+            guess = values[b]
+        dd.hands[to_move] &= ~bit_nb(b)
+        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, dd.out_seat, side, leader, played,
+                                                                lead, best, best_seat)
+        values[b] = guess = won + euchre_value_near_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side,
+                                                       guess - won if guess >= 0 else -1)
+        dd.hands[to_move] |= bit_nb(b)
+
+
+@njit(cache=True)
+def euchre_share_runs_nb(skipped, hand, segs, seg_of, group, values):
+    """Give each card of ``skipped`` (cards of ``hand`` that ``euchre_representatives_nb``
+    left out) the value of the next card of ``hand`` above it in its effective suit, past
+    its own copies: the card that stands for its run, or one that took its value already
+    (highest first)."""
+    while skipped:
+        b = highest_nb(skipped)
+        skipped &= ~bit_nb(b)
+        above = hand & segs[seg_of[b]] & ~((bit_nb(b) << ONE) - ONE) & ~group[b]
+        values[b] = values[lowest_nb(above)]
+
+
+@njit(cache=True)
 def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead,
                           best, best_seat, values):
     """E-6 from Python (``sim.dd.Solver``): the tricks the team of ``to_move`` takes from this
@@ -1098,25 +1159,26 @@ def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_d
     from_layout = EUCHRE_FROM_LAYOUT[int(double_deck), int(joker), trump]
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
-    side = to_move % 2
     if values.shape[0] == 0:
-        return euchre_value_nb(tt, dd, leader, played, best_b, best_seat, lead_b, to_move, side, 0)
+        return euchre_value_nb(tt, dd, leader, played, best_b, best_seat, lead_b, to_move, to_move % 2, 0)
+    hand = dd.hands[to_move]
+    in_play = dd.hands[0] | dd.hands[1] | dd.hands[2] | dd.hands[3]
+    if best_b >= 0:
+        in_play |= bit_nb(best_b)
+    legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
+    moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group) if dd.flags & USE_EQUIV else legal
+    by_bit = np.full(64, -1, dtype=np.int64)
+    euchre_move_values_nb(dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
+    euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0
-    legal = euchre_follow_nb(dd.hands[to_move], lead_b, dd.segs, dd.seg_of)
     while legal:
         b = lowest_nb(legal)
         legal &= legal - ONE
         card = from_layout[b] % 24 if from_layout[b] < 48 else from_layout[b]
-        if values[card] >= 0:
-            continue  # the other copy of a double-deck card, already valued
-        dd.hands[to_move] &= ~bit_nb(b)
-        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
-                                                                lead_b, best_b, best_seat)
-        v = won + euchre_value_nb(tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
-        dd.hands[to_move] |= bit_nb(b)
-        values[card] = v
-        top = max(top, v)
+        if values[card] < 0:  # else the other copy of a double-deck card, of equal value
+            values[card] = by_bit[b]
+            top = max(top, by_bit[b])
     return top
 
 

@@ -53,9 +53,9 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEG_OF, EUCHRE_SEGS, EUCHRE_TO_LAYOUT,
-    contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_after_card_nb, euchre_follow_nb,
-    euchre_rules_nb, euchre_value_nb, renew_nb, representatives_nb,
+    EUCHRE_FROM_LAYOUT, contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb,
+    euchre_load_nb, euchre_move_values_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb,
+    representatives_nb,
 )
 from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS, legal_calls_nb
 from kernels.policies import P_BID_WORLDS, P_WORLDS, heuristic_call_nb
@@ -502,24 +502,6 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
 # --- Bid Euchre --------------------------------------------------------------------------------
 
 @njit(cache=True)
-def euchre_values_nb(dd, to_move, out_seat, leader, played, lead, best, best_seat, moves, sums):
-    """Add to ``sums[b]``, for each card ``b`` of ``moves`` (solver layout), the tricks the
-    team of ``to_move`` takes from here after playing it (``dd`` set: one world); the
-    trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
-    winning it after ``played`` cards."""
-    side = to_move % 2
-    rest = moves
-    while rest:
-        b = lowest_nb(rest)
-        rest &= rest - ONE
-        dd.hands[to_move] &= ~bit_nb(b)
-        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
-                                                                lead, best, best_seat)
-        sums[b] += won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
-        dd.hands[to_move] |= bit_nb(b)
-
-
-@njit(cache=True)
 def best_of_nb(cards, sums):
     """The card of ``cards`` with the highest sum of values over the worlds, the lowest of
     equals."""
@@ -587,28 +569,38 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
         m += 1
     if placed != n_unseen or counts[:m].min() < 0:
         return lowest_nb(legal)  # not a deal this seat can be in (the kernels never reach it)
-    cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
 
-    to_layout = EUCHRE_TO_LAYOUT[d, j, trump]
-    dd.segs[:] = EUCHRE_SEGS[d, j, trump]
-    dd.seg_of[:] = EUCHRE_SEG_OF[d, j, trump]
-    dd.power[:] = EUCHRE_LAYOUT_POWER[d, j, trump]
-    dd.group[:] = EUCHRE_GROUP[d, j, trump]
-    dd.double_deck, dd.out_seat = d, out_seat
-    renew_nb(dd, euchre_rules_nb(trump, out_seat, d, j))
-    own = _to_layout_nb(hands[seat], to_layout)
+    own_only = np.zeros(4, dtype=np.uint64)
+    own_only[seat] = hands[seat]
+    to_layout = euchre_load_nb(dd, own_only, trump, out_seat, d, j)
+    own = dd.hands[seat]
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
-    moves = euchre_follow_nb(own, lead_b, dd.segs, dd.seg_of)
+    # Cards of the seat with no card between them that may be in play (nor the trick's best)
+    # are worth the same in every world (kernels.dd's equivalence): solve one of each run.
+    in_play = own | _to_layout_nb(unseen, to_layout)
+    if best_b >= 0:
+        in_play |= bit_nb(best_b)
+    legal_b = euchre_follow_nb(own, lead_b, dd.segs, dd.seg_of)
+    moves = euchre_representatives_nb(legal_b, own, in_play, dd.segs, dd.group)
     sums = np.zeros(64, dtype=np.int64)
-    world = np.empty(m, dtype=np.uint64)
-    for _ in range(worlds_of_nb(seats, seat, n_deals)):
-        sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
-        dd.hands[:] = ZERO
-        dd.hands[seat] = own
-        for h in range(m):
-            t = holder_seat[h]
-            if t >= 0:
-                dd.hands[t] = _to_layout_nb(world[h], to_layout)
-        euchre_values_nb(dd, seat, out_seat, leader, in_trick, lead_b, best_b, best_seat, moves, sums)
-    return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(moves, sums)]
+    if moves & (moves - ONE):
+        cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
+        values = np.full(64, -1, dtype=np.int64)
+        world = np.empty(m, dtype=np.uint64)
+        for _ in range(worlds_of_nb(seats, seat, n_deals)):
+            sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
+            dd.hands[:] = ZERO
+            dd.hands[seat] = own
+            for h in range(m):
+                t = holder_seat[h]
+                if t >= 0:
+                    dd.hands[t] = _to_layout_nb(world[h], to_layout)
+            euchre_move_values_nb(dd, seat, leader, in_trick, lead_b, best_b, best_seat, moves, values)
+            rest = moves
+            while rest:
+                b = lowest_nb(rest)
+                rest &= rest - ONE
+                sums[b] += values[b]
+        euchre_share_runs_nb(legal_b & ~moves, own, dd.segs, dd.seg_of, dd.group, sums)
+    return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(legal_b, sums)]
