@@ -839,8 +839,8 @@ def euchre_enter_nb(tt, ctx, d):
             return EXPAND
     if flags & USE_EQUIV:
         moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
-    fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, best, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play, segs,
-                                power, seg_of, flags)
+    fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, in_play, hands[(to_play + 2) % 4], best, played, fr[FR_BEST],
+                                fr[FR_BEST_SEAT], to_play, segs, power, seg_of, flags)
     fr[FR_I] = 0
     return EXPAND
 
@@ -918,10 +918,12 @@ def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, si
 
 
 @njit(cache=True)
-def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, seat, segs, power, seg_of, flags):
-    """Cards to try: the table's best lead first; leading, the highest card of each suit
-    then the rest from the lowest; following, the cheapest card that takes the trick from
-    the opponents, then the rest from the lowest."""
+def _order_euchre_nb(order, moves, in_play, partner, best, played, trick_best, trick_best_seat, seat, segs, power,
+                     seg_of, flags):
+    """Cards to try: the table's best lead first; leading, the top card in play of a suit,
+    then a low card of a suit whose top card the partner holds, then the highest card of
+    each other suit; following, the cheapest card that takes the trick from the opponents;
+    then the rest from the lowest, trumps last."""
     n = 0
     if best >= 0 and moves & bit_nb(best):
         order[0] = best
@@ -929,12 +931,23 @@ def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, se
         moves &= ~bit_nb(best)
     if flags & USE_ORDER and moves:
         if played == 0:
-            for k in range(4):  # the highest card of each effective suit
-                mine = moves & segs[k]
-                if mine:
-                    order[n] = highest_nb(mine)
-                    moves &= ~bit_nb(order[n])
+            for step in range(3):
+                for k in range(4):
+                    mine = moves & segs[k]
+                    if mine == ZERO:
+                        continue
+                    top = highest_nb(in_play & segs[k])
+                    if step == 0 and highest_nb(mine) == top:
+                        c = top
+                    elif step == 1 and partner & bit_nb(top):
+                        c = lowest_nb(mine)
+                    elif step == 2:
+                        c = highest_nb(mine)
+                    else:
+                        continue
+                    order[n] = c
                     n += 1
+                    moves &= ~bit_nb(c)
         elif trick_best_seat % 2 != seat % 2:
             rest = moves
             while rest:
@@ -945,10 +958,11 @@ def _order_euchre_nb(order, moves, best, played, trick_best, trick_best_seat, se
                     n += 1
                     moves &= ~bit_nb(c)
                     break
-    while moves:
-        order[n] = lowest_nb(moves)
-        moves &= moves - ONE
-        n += 1
+    for rest in (moves & ~segs[0], moves & segs[0]):  # side cards before trumps, each from the lowest
+        while rest:
+            order[n] = lowest_nb(rest)
+            rest &= rest - ONE
+            n += 1
     return n
 
 
