@@ -1125,7 +1125,7 @@ def euchre_value_near_nb(tt, ctx, leader, played, best, best_seat, lead, to_play
 
 
 @njit(cache=True)
-def euchre_move_values_nb(dd, to_move, leader, played, lead, best, best_seat, moves, values):
+def euchre_move_values_nb(tt, dd, to_move, leader, played, lead, best, best_seat, moves, values):
     """Set ``values[b]``, for each card ``b`` of ``moves`` (solver layout, cards of
     ``to_move``), to the tricks the team of ``to_move`` takes from here after playing it;
     the trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
@@ -1143,7 +1143,7 @@ def euchre_move_values_nb(dd, to_move, leader, played, lead, best, best_seat, mo
         dd.hands[to_move] &= ~bit_nb(b)
         won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, dd.out_seat, side, leader, played,
                                                                 lead, best, best_seat)
-        values[b] = guess = won + euchre_value_near_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side,
+        values[b] = guess = won + euchre_value_near_nb(tt, dd, nl, np_, nb, nbs, nlead, nt, side,
                                                        guess - won if guess >= 0 else -1)
         dd.hands[to_move] |= bit_nb(b)
 
@@ -1182,7 +1182,7 @@ def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_d
     legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
     moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group) if dd.flags & USE_EQUIV else legal
     by_bit = np.full(64, -1, dtype=np.int64)
-    euchre_move_values_nb(dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
+    euchre_move_values_nb(tt, dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
     euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0

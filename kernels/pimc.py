@@ -596,7 +596,7 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
                 t = holder_seat[h]
                 if t >= 0:
                     dd.hands[t] = _to_layout_nb(world[h], to_layout)
-            euchre_move_values_nb(dd, seat, leader, in_trick, lead_b, best_b, best_seat, moves, values)
+            euchre_move_values_nb(dd.tt, dd, seat, leader, in_trick, lead_b, best_b, best_seat, moves, values)
             rest = moves
             while rest:
                 b = lowest_nb(rest)
