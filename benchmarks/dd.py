@@ -12,7 +12,8 @@ deals, beside the full solver on the same tenth):
   multiplies the search);
 - Draw Bridge's contract phase: the hands after the 13 draw-phase tricks, the same way;
 - Bid Euchre, single deck: whole solves of uniform random deals (the leader's team's
-  tricks from the first lead).
+  tricks from the first lead), in the table the game kernels use (``Solver.euchre_table``),
+  the best of three passes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import numpy as np
 from benchmarks.throughput import machine_facts, machine_line
 from kernels import dd
 from sim.dd import Solver, contract_table, euchre_layout
+
+EUCHRE_PASSES = 3  # each deal is solved cold (a new table generation); the best pass counts
 
 TECHNIQUES = {"table": dd.USE_TT, "equivalent cards": dd.USE_EQUIV, "move ordering": dd.USE_ORDER,
               "quick tricks": dd.USE_BOUNDS}
@@ -99,12 +102,14 @@ def bench_euchre(rng, n, flags):
     tables = [np.array([lay[k] for lay in layouts]) for k in (2, 3, 4, 5)]
     solver = Solver(flags=flags)
     out = np.zeros(n, dtype=np.int64)
-    dd.euchre_batch_nb(solver.table, solver.ctx, hands[:1], trumps, leaders, *tables, out)
-    before = int(solver.stats[dd.ST_NODES])
-    start = time.perf_counter()
-    dd.euchre_batch_nb(solver.table, solver.ctx, hands, trumps, leaders, *tables, out)
-    seconds = time.perf_counter() - start
-    return {"solves_per_s": n / seconds, "nodes_per_solve": (int(solver.stats[dd.ST_NODES]) - before) / n}
+    dd.euchre_batch_nb(solver.euchre_table, solver.ctx, hands[:1], trumps, leaders, *tables, out)
+    seconds = []
+    for _ in range(EUCHRE_PASSES):
+        before = int(solver.stats[dd.ST_NODES])
+        start = time.perf_counter()
+        dd.euchre_batch_nb(solver.euchre_table, solver.ctx, hands, trumps, leaders, *tables, out)
+        seconds.append(time.perf_counter() - start)
+    return {"solves_per_s": n / min(seconds), "nodes_per_solve": (int(solver.stats[dd.ST_NODES]) - before) / n}
 
 
 def main(argv=None) -> int:

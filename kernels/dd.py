@@ -17,7 +17,9 @@ the table. What makes them fast:
 - equivalent cards searched once: cards of one hand with no other card in play between
   them (in Bridgette also of one class while a Colon is in play; in the double deck equal
   copies count as in play between them unless held by the same hand);
-- move ordering: the table's best lead first, then cards that win the trick, cheapest first;
+- move ordering: the table's best lead first, then cards that win the trick, cheapest first
+  (Bid Euchre: side-suit leads before trumps, a suit an opponent can ruff left to the
+  last, and a follower's cheapest card that the opponent still to play cannot beat);
 - bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
   takes a trick of its own; in Bid Euchre, a hand's trumps above all of the other team's);
   the last two tricks are played out directly;
@@ -130,7 +132,7 @@ def _hash_nb(k0, k1, k2, k3, meta):
     return h ^ (h >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta):
     """The entry holding this key (index), or -1."""
     i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
@@ -142,7 +144,7 @@ def tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
     """Narrow the bounds of a key's entry (new entry: [0, n_max]) with one search result:
     the value is >= ``bound`` (``is_lower``) or < ``bound``."""
@@ -334,7 +336,7 @@ def last_tricks_nb(lead_hand, follow_hand, lead, barred, trump, when_void):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contract_enter_nb(tt, ctx, d):
     """Open the node of frame ``d``: RESOLVED_TRUE or RESOLVED_FALSE when its question
     ("can ``ctx.side`` take ``target`` of the tricks left?") is answered at once (too many or
@@ -396,7 +398,7 @@ def contract_enter_nb(tt, ctx, d):
     return EXPAND
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contract_child_nb(ctx, d, c):
     """Play card ``c`` at frame ``d`` and set up the next frame."""
     fr, child = ctx.fr[d], ctx.fr[d + 1]
@@ -411,7 +413,7 @@ def contract_child_nb(ctx, d, c):
         child[FR_TARGET] = fr[FR_TARGET] - (nxt == ctx.side)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contract_close_nb(tt, ctx, d, found, chosen):
     """A trick boundary's answer goes to the table as a bound on the leader's tricks."""
     fr = ctx.fr[d]
@@ -460,7 +462,7 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _order_leads_nb(order, moves, other, trump, best, flags):
     """Leads to try, best first: the table's best lead, then cards that win the trick as
     they stand (highest first), then the rest from the lowest."""
@@ -500,7 +502,7 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _order_follows_nb(order, moves, lead, trump, flags):
     """Follows to try: the cheapest card that wins the trick, then the others from the
     lowest (Colons last)."""
@@ -668,7 +670,7 @@ def copies_key_nb(hand):
     return (low | high) | ((low & high) << ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def last_trick_nb(ctx, played, trick_best, trick_best_seat, to_play):
     """The winner of the last trick, every seat from ``to_play`` on holding one card."""
     best, best_seat = trick_best, trick_best_seat
@@ -690,7 +692,7 @@ def _above_nb(cards):
     return ~ZERO if cards == ZERO else ~((bit_nb(highest_nb(cards)) << ONE) - ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sure_trumps_nb(hands, trumps):
     """(team 0's, team 1's) sure tricks from trumps (single deck): a trump above every trump
     the other team holds wins the trick it is played to, and one hand's cards go to
@@ -780,7 +782,7 @@ def last_two_tricks_nb(ctx, leader, side, target):
     return ok0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def euchre_enter_nb(tt, ctx, d):
     """Open the node of frame ``d`` (see ``contract_enter_nb``): can team ``ctx.side`` take
     ``target`` of the tricks left, counting the trick in progress? The frame holds the
@@ -797,12 +799,10 @@ def euchre_enter_nb(tt, ctx, d):
         return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
     flags = ctx.flags
-    segs, seg_of, power = ctx.segs, ctx.seg_of, ctx.power
+    segs, seg_of = ctx.segs, ctx.seg_of
     if n == 1:
         won = last_trick_nb(ctx, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play) % 2 == side
         return RESOLVED_TRUE if won else RESOLVED_FALSE
-    if n == 2 and played == 0:
-        return RESOLVED_TRUE if last_two_tricks_nb(ctx, leader, side, target) else RESOLVED_FALSE
     in_play = hands[0] | hands[1] | hands[2] | hands[3]
     best = -1
     hand = hands[to_play]
@@ -816,6 +816,8 @@ def euchre_enter_nb(tt, ctx, d):
                 return RESOLVED_TRUE
             if n - theirs < target:
                 return RESOLVED_FALSE
+        if n == 2:
+            return RESOLVED_TRUE if last_two_tricks_nb(ctx, leader, side, target) else RESOLVED_FALSE
         if flags & USE_TT:
             if ctx.double_deck:
                 k0, k1 = copies_key_nb(hands[0]), copies_key_nb(hands[1])
@@ -839,13 +841,13 @@ def euchre_enter_nb(tt, ctx, d):
             return EXPAND
     if flags & USE_EQUIV:
         moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
-    fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, in_play, hands[(to_play + 2) % 4], best, played, fr[FR_BEST],
-                                fr[FR_BEST_SEAT], to_play, segs, power, seg_of, flags)
+    fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, ctx, to_play, played, fr[FR_LEAD], fr[FR_BEST], fr[FR_BEST_SEAT],
+                                best)
     fr[FR_I] = 0
     return EXPAND
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def euchre_child_nb(ctx, d, c):
     """Play card ``c`` at frame ``d`` and set up the next frame (E-6: the seat that sits out
     is skipped; a complete trick's winner leads the next)."""
@@ -870,7 +872,7 @@ def euchre_child_nb(ctx, d, c):
         child[FR_TARGET] = fr[FR_TARGET]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def euchre_close_nb(tt, ctx, d, found, chosen):
     """A trick boundary's answer goes to the table as a bound on the leader's team's tricks."""
     fr = ctx.fr[d]
@@ -917,53 +919,103 @@ def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, si
             break
 
 
-@njit(cache=True)
-def _order_euchre_nb(order, moves, in_play, partner, best, played, trick_best, trick_best_seat, seat, segs, power,
-                     seg_of, flags):
-    """Cards to try: the table's best lead first; leading, the top card in play of a suit,
-    then a low card of a suit whose top card the partner holds, then the highest card of
-    each other suit; following, the cheapest card that takes the trick from the opponents;
-    then the rest from the lowest, trumps last."""
+@njit(cache=True, inline="always")
+def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_best_seat, best):
+    """Cards to try: the table's best lead first, then (leading) ``_order_euchre_leads_nb``
+    or (following) the cheapest card that takes the trick from the opponents for good; then
+    the rest from the lowest, side cards before trumps."""
     n = 0
     if best >= 0 and moves & bit_nb(best):
         order[0] = best
         n = 1
         moves &= ~bit_nb(best)
-    if flags & USE_ORDER and moves:
+    if ctx.flags & USE_ORDER and moves:
         if played == 0:
-            for step in range(3):
-                for k in range(4):
-                    mine = moves & segs[k]
-                    if mine == ZERO:
-                        continue
-                    top = highest_nb(in_play & segs[k])
-                    if step == 0 and highest_nb(mine) == top:
-                        c = top
-                    elif step == 1 and partner & bit_nb(top):
-                        c = lowest_nb(mine)
-                    elif step == 2:
-                        c = highest_nb(mine)
-                    else:
-                        continue
-                    order[n] = c
-                    n += 1
-                    moves &= ~bit_nb(c)
-        elif trick_best_seat % 2 != seat % 2:
-            rest = moves
-            while rest:
-                c = lowest_nb(rest)
-                rest &= rest - ONE
-                if euchre_layout_beats_nb(c, trick_best, power, seg_of):
-                    order[n] = c
-                    n += 1
-                    moves &= ~bit_nb(c)
-                    break
-    for rest in (moves & ~segs[0], moves & segs[0]):  # side cards before trumps, each from the lowest
+            n, moves = _order_euchre_leads_nb(order, n, moves, ctx.hands, seat, ctx.segs)
+        else:
+            c = _euchre_overtake_nb(moves, ctx, seat, played, lead, trick_best, trick_best_seat)
+            if c >= 0:
+                order[n] = c
+                n += 1
+                moves &= ~bit_nb(c)
+    segs = ctx.segs
+    for rest in (moves & ~segs[0], moves & segs[0]):
         while rest:
             order[n] = lowest_nb(rest)
             rest &= rest - ONE
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def _order_euchre_leads_nb(order, n, moves, hands, seat, segs):
+    """Leads to try, side suits before trumps (cut-offs come sooner that way), each in
+    steps: the top card in play of a suit; a low card of a suit whose top card the partner
+    holds; a low card of a suit the partner can ruff; the highest card of any other suit.
+    A suit an opponent can ruff (void, holding trumps) is left to the rest."""
+    partner, opp1, opp2 = hands[(seat + 2) % 4], hands[(seat + 1) % 4], hands[(seat + 3) % 4]
+    in_play = hands[0] | hands[1] | hands[2] | hands[3]
+    trumps = segs[0]
+    for trump_suit in (False, True):
+        for step in range(4):
+            for k in range(0 if trump_suit else 1, 1 if trump_suit else 4):
+                mine = moves & segs[k]
+                if mine == ZERO:
+                    continue
+                if k > 0 and ((opp1 & segs[k] == ZERO and opp1 & trumps != ZERO)
+                              or (opp2 & segs[k] == ZERO and opp2 & trumps != ZERO)):
+                    continue
+                top = highest_nb(in_play & segs[k])
+                if step == 0 and highest_nb(mine) == top:
+                    c = top
+                elif step == 1 and partner & bit_nb(top):
+                    c = lowest_nb(mine)
+                elif step == 2 and k > 0 and partner & segs[k] == ZERO and partner & trumps != ZERO:
+                    c = lowest_nb(mine)
+                elif step == 3:
+                    c = highest_nb(mine)
+                else:
+                    continue
+                order[n] = c
+                n += 1
+                moves &= ~bit_nb(c)
+    return n, moves
+
+
+@njit(cache=True, inline="always")
+def _euchre_overtake_nb(moves, ctx, seat, played, lead, trick_best, trick_best_seat):
+    """A follower's card to try first, or -1: while the opponents win the trick, or could
+    still overtake the partner's card, the cheapest card that takes it beyond the reach of
+    the opponents still to play (failing that, while the opponents win, the cheapest that
+    takes it at all)."""
+    power, seg_of = ctx.power, ctx.seg_of
+    # The strongest card the opponent still to play (at most one: seats alternate between
+    # the teams) can put on the trick, -1 if none.
+    threat = -1
+    s = seat
+    for _ in range((4 if ctx.out_seat < 0 else 3) - played - 1):
+        s = _next_seat_nb(s, ctx.out_seat)
+        if s % 2 != seat % 2:
+            hand = ctx.hands[s]
+            held = hand & ctx.segs[seg_of[lead]]
+            if held:
+                threat = highest_nb(held)
+            elif hand & ctx.segs[0]:
+                threat = highest_nb(hand & ctx.segs[0])
+    theirs = trick_best_seat % 2 != seat % 2
+    if not theirs and (threat < 0 or not euchre_layout_beats_nb(threat, trick_best, power, seg_of)):
+        return -1
+    first = -1
+    rest = moves
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        if euchre_layout_beats_nb(c, trick_best, power, seg_of):
+            if threat < 0 or not euchre_layout_beats_nb(threat, c, power, seg_of):
+                return c
+            if first < 0 and theirs:
+                first = c
+    return first
 
 
 @njit(cache=True)

@@ -36,6 +36,12 @@ class Solver:
         self.ctx = dd.new_context(self.flags)
 
     @property
+    def euchre_table(self) -> np.ndarray:
+        """The table Bid Euchre's solves use: the context's own, small one. A deal's search
+        is a few hundred nodes, and a table that stays in the cache beats a large one."""
+        return self.ctx["tt"][0]
+
+    @property
     def stats(self) -> np.ndarray:
         """Nodes, table hits and searches so far (``kernels.dd.ST_*``)."""
         return self.ctx["stats"][0]
@@ -89,7 +95,7 @@ class Solver:
             elif euchre_beats_nb(card, best, trump):
                 best, best_seat = card, seat
         out = np.empty(EUCHRE_BITS if values is not None else 0, dtype=np.int64)
-        value = dd.euchre_card_values_nb(self.table, self.ctx, masks, to_move, trump, out_seat, double_deck, joker,
+        value = dd.euchre_card_values_nb(self.euchre_table, self.ctx, masks, to_move, trump, out_seat, double_deck, joker,
                                          leader, len(trick), lead, best, best_seat, out)
         if values is not None:
             values.update((c, int(v)) for c, v in enumerate(out) if v >= 0)
