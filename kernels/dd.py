@@ -465,7 +465,8 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
 @njit(cache=True, inline="always")
 def _order_leads_nb(order, moves, other, trump, best, flags):
     """Leads to try, best first: the table's best lead, then cards that win the trick as
-    they stand (highest first), then the rest from the lowest."""
+    they stand (highest first, side suits before trumps), then the rest from the lowest:
+    side suits, trumps, suits the other hand can ruff, Colons."""
     n = 0
     if best >= 0 and moves & bit_nb(best):
         order[n] = best
@@ -477,7 +478,9 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
             moves &= moves - ONE
             n += 1
         return n
-    winners = ZERO
+    trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    can_ruff = other & trumps != ZERO
+    winners, ruffed = ZERO, ZERO
     for s in range(4):
         mine = moves & SUIT_MASKS[s]
         if mine == ZERO:
@@ -485,45 +488,51 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
         theirs = other & SUIT_MASKS[s]
         if theirs != ZERO:
             winners |= mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE)
-        elif s == trump or trump < 0 or other & SUIT_MASKS[trump] == ZERO:
+        elif s == trump or not can_ruff:
             winners |= mine
+        else:
+            ruffed |= mine
+    for w in (winners & ~trumps, winners & trumps):
+        while w:
+            top = highest_nb(w)
+            order[n] = top
+            w &= ~bit_nb(top)
+            n += 1
     rest = moves & ~winners
-    w = winners
-    m = n
-    while w:  # highest winners first
-        top = bit_nb(highest_nb(w))
-        order[m] = lowest_nb(top)
-        w ^= top
-        m += 1
-    while rest:
-        order[m] = lowest_nb(rest)
-        rest &= rest - ONE
-        m += 1
-    return m
+    for part in (rest & ALL_SUITED & ~trumps & ~ruffed, rest & trumps, ruffed, rest & ~ALL_SUITED):
+        while part:
+            order[n] = lowest_nb(part)
+            part &= part - ONE
+            n += 1
+    return n
 
 
 @njit(cache=True, inline="always")
 def _order_follows_nb(order, moves, lead, trump, flags):
     """Follows to try: the cheapest card that wins the trick, then the others from the
-    lowest (Colons last)."""
+    lowest, trumps last."""
     n = 0
-    if flags & USE_ORDER:
-        rest = moves & ALL_SUITED
-        cheapest = -1
-        while rest:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
-            if not trick_nb(lead, c, trump)[0]:
-                cheapest = c
-                break
-        if cheapest >= 0:
-            order[0] = cheapest
+    if not flags & USE_ORDER:
+        while moves:
+            order[n] = lowest_nb(moves)
+            moves &= moves - ONE
+            n += 1
+        return n
+    rest = moves & ALL_SUITED
+    while rest:
+        c = lowest_nb(rest)
+        rest &= rest - ONE
+        if not trick_nb(lead, c, trump)[0]:
+            order[0] = c
             n = 1
-            moves &= ~bit_nb(cheapest)
-    while moves:
-        order[n] = lowest_nb(moves)
-        moves &= moves - ONE
-        n += 1
+            moves &= ~bit_nb(c)
+            break
+    trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    for part in (moves & ~trumps, moves & trumps):
+        while part:
+            order[n] = lowest_nb(part)
+            part &= part - ONE
+            n += 1
     return n
 
 
