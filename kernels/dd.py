@@ -463,6 +463,16 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
 
 
 @njit(cache=True, inline="always")
+def _push_lowest_first_nb(order, n, cards):
+    """Append the cards of ``cards`` to ``order[n:]`` from the lowest; the new length."""
+    while cards:
+        order[n] = lowest_nb(cards)
+        cards &= cards - ONE
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
 def _order_leads_nb(order, moves, other, trump, best, flags):
     """Leads to try, best first: the table's best lead, then cards that win the trick as
     they stand (highest first, side suits before trumps), then the rest from the lowest:
@@ -473,11 +483,7 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
         n += 1
         moves &= ~bit_nb(best)
     if not flags & USE_ORDER:
-        while moves:
-            order[n] = lowest_nb(moves)
-            moves &= moves - ONE
-            n += 1
-        return n
+        return _push_lowest_first_nb(order, n, moves)
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     can_ruff = other & trumps != ZERO
     winners, ruffed = ZERO, ZERO
@@ -500,10 +506,7 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
             n += 1
     rest = moves & ~winners
     for part in (rest & ALL_SUITED & ~trumps & ~ruffed, rest & trumps, ruffed, rest & ~ALL_SUITED):
-        while part:
-            order[n] = lowest_nb(part)
-            part &= part - ONE
-            n += 1
+        n = _push_lowest_first_nb(order, n, part)
     return n
 
 
@@ -513,11 +516,7 @@ def _order_follows_nb(order, moves, lead, trump, flags):
     lowest, trumps last."""
     n = 0
     if not flags & USE_ORDER:
-        while moves:
-            order[n] = lowest_nb(moves)
-            moves &= moves - ONE
-            n += 1
-        return n
+        return _push_lowest_first_nb(order, n, moves)
     rest = moves & ALL_SUITED
     while rest:
         c = lowest_nb(rest)
@@ -529,10 +528,7 @@ def _order_follows_nb(order, moves, lead, trump, flags):
             break
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     for part in (moves & ~trumps, moves & trumps):
-        while part:
-            order[n] = lowest_nb(part)
-            part &= part - ONE
-            n += 1
+        n = _push_lowest_first_nb(order, n, part)
     return n
 
 
@@ -947,12 +943,8 @@ def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_be
                 order[n] = c
                 n += 1
                 moves &= ~bit_nb(c)
-    segs = ctx.segs
-    for rest in (moves & ~segs[0], moves & segs[0]):
-        while rest:
-            order[n] = lowest_nb(rest)
-            rest &= rest - ONE
-            n += 1
+    for part in (moves & ~ctx.segs[0], moves & ctx.segs[0]):
+        n = _push_lowest_first_nb(order, n, part)
     return n
 
 
