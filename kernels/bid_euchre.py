@@ -11,18 +11,21 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.calls import EUCHRE_FIRST_LEVEL, EUCHRE_PASS
+from kernels.calls import EUCHRE_FIRST_LEVEL, EUCHRE_PASS, euchre_legal_bids_nb
 from kernels.cards import (
-    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, lowest_nb, popcount_nb,
+    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
 from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
 from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
-from kernels.pimc import note_ask_exchange_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_card_nb
+from kernels.pimc import (
+    note_ask_exchange_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
+    pimc_euchre_trump_nb,
+)
 from kernels.policies import (
-    POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
+    P_BID_WORLDS, POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
     choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
 )
 from kernels.rng import below_nb, shuffle_nb
@@ -31,7 +34,7 @@ from kernels.step import (
     header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb,
     scripted_nb, start_game_nb, stop_nb, trace_row_nb,
 )
-from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb
+from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, highest_trumps_nb
 from sim.rules import kernel_params
 
 JOKER = EUCHRE_JOKER
@@ -144,26 +147,6 @@ def pick_copy_nb(hand, card):
     return -1
 
 
-@njit(cache=True)
-def highest_trumps_nb(hand, trump, k):
-    """E-4: the ``k`` highest trumps of ``hand`` (all of them if fewer), as a card set."""
-    chosen = ZERO
-    trumps = hand & EUCHRE_SUIT_OF[trump, trump]
-    for _ in range(k):
-        if trumps == ZERO:
-            break
-        best, best_power = -1, -1
-        rest = trumps
-        while rest:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
-            if EUCHRE_POWER[trump, c] > best_power:
-                best, best_power = c, EUCHRE_POWER[trump, c]
-        chosen |= bit_nb(best)
-        trumps &= ~bit_nb(best)
-    return chosen
-
-
 # --- Decision steps: a replayed card is matched to the copy held -------------------------------
 
 @njit(cache=True, inline="always")
@@ -176,21 +159,48 @@ def discard_step_nb(seats, trace, seat, hand, copies):
 
 
 @njit(cache=True, inline="always")
-def bid_step_nb(seats, trace, seat, hand, legal, high, bidder, tricks, copies):
-    """E-3: a pass or a bid."""
+def samples_calls_nb(seats, seat):
+    """A ``pimc`` seat with ``bid_worlds`` > 0: its bids and trump come from sampled worlds."""
+    return seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0
+
+
+@njit(cache=True)
+def bid_gain_nb(p):
+    """E-7 for the seats that sample their calls: ``gain[bid, tricks]``, the bidding team's
+    points minus the defenders' when it takes ``tricks``."""
+    gain = np.empty((p.tricks - EUCHRE_FIRST_LEVEL + 2, p.tricks + 1))
+    for bid in range(gain.shape[0]):
+        for tricks in range(p.tricks + 1):
+            points, defenders = score_hand_nb(p, bid, tricks)
+            gain[bid, tricks] = points - defenders
+    return gain
+
+
+@njit(cache=True, inline="always")
+def bid_step_nb(seats, trace, p, dealer, turn, hands, seat, legal, high, bidder, dd):
+    """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``)."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], hand, legal, high, bidder, seat, tricks,
-                                    copies, seats.rng)
+        if samples_calls_nb(seats, seat):
+            call = pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, turn, dealer, bid_gain_nb(p),
+                                      p.tricks, p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
+        else:
+            call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, high, bidder, seat,
+                                        p.tricks, 1 + p.double_deck, seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True, inline="always")
-def trump_step_nb(seats, trace, seat, hand, copies):
+def trump_step_nb(seats, trace, p, dealer, hands, seat, bid, dd):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
-        trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], hand, copies, seats.rng)
+        if samples_calls_nb(seats, seat):
+            trump = pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, bid_gain_nb(p), p.tricks, p.ask_cards,
+                                         p.double_deck, p.joker, p.stick_the_dealer)
+        else:
+            trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], hands[seat], 1 + p.double_deck,
+                                           seats.rng)
     return record_nb(seats, trace, KIND_TRUMP, seat, trump, ALL_SUITS)
 
 
@@ -254,19 +264,18 @@ def ace_no_face_nb(hands):
 
 
 @njit(cache=True)
-def auction_nb(p, dealer, hands, seats, trace, row):
+def auction_nb(p, dealer, hands, seats, trace, row, dd):
     """E-3: one round from the dealer's left, the dealer last; the high bid and bidder go
-    to ``row`` (bid -1: all passed). False when a replayed call is illegal."""
-    levels = p.tricks - EUCHRE_FIRST_LEVEL
+    to ``row`` (bid -1: all passed), the calls to ``seats.calls``. False when a replayed
+    call is illegal."""
     high, bidder = -1, -1
     for turn in range(4):
         seat = (dealer + 1 + turn) % 4
-        legal = (bit_nb(levels + 2) - ONE) & ~(bit_nb(high + 1) - ONE)  # every bid above the high one
-        if not (turn == 3 and high < 0 and p.stick_the_dealer):
-            legal |= bit_nb(EUCHRE_PASS)
-        call = bid_step_nb(seats, trace, seat, hands[seat], legal, high, bidder, p.tricks, 1 + p.double_deck)
+        legal = euchre_legal_bids_nb(p.tricks, high, turn, p.stick_the_dealer)
+        call = bid_step_nb(seats, trace, p, dealer, turn, hands, seat, legal, high, bidder, dd)
         if not legal_nb(call, legal):
             return stop_nb(row, ERR_AUCTION, AT_CALLS, turn)
+        seats.calls[turn] = call
         if call != EUCHRE_PASS:
             high, bidder = call, seat
     if left_over_nb(seats, LIST_CALLS):
@@ -428,7 +437,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     elif replaying and seats.script_len[LIST_DISCARD] > 0:
         stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
         return
-    if not auction_nb(p, dealer, hands, seats, trace, row):
+    if not auction_nb(p, dealer, hands, seats, trace, row, dd[0]):
         return
     if row.bid < 0:
         row.void = VOID_ALL_PASS
@@ -444,7 +453,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     if seats.pol[bidder] == POLICY_SCRIPT and seats.script_len[LIST_TRUMP] != 1:
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
-    trump = trump_step_nb(seats, trace, bidder, hands[bidder], 1 + p.double_deck)
+    trump = trump_step_nb(seats, trace, p, dealer, hands, bidder, row.bid, dd[0])
     if not legal_nb(trump, ALL_SUITS):
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return

@@ -78,3 +78,13 @@ def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_c
 
 EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0
 EUCHRE_PASS = 15  # above every bid id of either deck
+
+
+@njit(cache=True)
+def euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer):
+    """E-3: the calls open at the ``turn``-th call (0-3) after the bid ``high`` (-1: none):
+    every bid above it, and the pass, unless the dealer is stuck (three passes before)."""
+    legal = (bit_nb(tricks - EUCHRE_FIRST_LEVEL + 2) - ONE) & ~(bit_nb(high + 1) - ONE)
+    if not (turn == 3 and high < 0 and stick_the_dealer):
+        legal |= bit_nb(EUCHRE_PASS)
+    return legal

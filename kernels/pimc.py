@@ -5,11 +5,11 @@ each deal drawn uniformly among those consistent with everything the seat knows,
 every legal card in each world with the double-dummy solver (kernels.dd: its side's tricks
 from here, the trick in progress included) and plays the card with the highest average,
 the lowest of equals (the ``dd`` seat's tie rule, so a seat whose knowledge fixes every
-hand plays exactly as ``dd``). With ``bid_worlds`` above 0 its calls in the two-player
-games are sampled as well (``pimc_call_nb``: the call whose likely contract has the best
-expected score over worlds in which the opponent's calls so far are the heuristic's);
-otherwise its calls, and always its exchanges, draws and Bid Euchre calls, are the
-heuristic's.
+hand plays exactly as ``dd``). With ``bid_worlds`` above 0 its calls are sampled as well:
+the call whose likely contract has the best expected score over worlds in which the
+other seats' calls so far are the heuristic's (``pimc_call_nb``; Bid Euchre's
+``pimc_euchre_bid_nb``, and its trump, ``pimc_euchre_trump_nb``); otherwise its calls,
+and always its exchanges and draws, are the heuristic's.
 
 **What a seat knows.** Its own hand and every card played; in Bridgette its own discards
 and the up-card (B-3: ``unseen`` of the deal kernel, which leaves out its discards and a
@@ -54,14 +54,20 @@ from kernels.cards import (
 )
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb,
-    euchre_load_nb, euchre_move_values_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb,
-    representatives_nb,
+    euchre_load_nb, euchre_move_values_nb, euchre_representatives_nb, euchre_share_runs_nb, euchre_value_near_nb,
+    renew_nb, representatives_nb,
 )
-from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS, legal_calls_nb
-from kernels.policies import P_BID_WORLDS, P_WORLDS, heuristic_call_nb
+from kernels.calls import (
+    BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_FIRST_LEVEL, EUCHRE_PASS, N_BIDS, STRAIN_BIDS,
+    euchre_legal_bids_nb, legal_calls_nb,
+)
+from kernels.policies import (
+    P_BID_WORLDS, P_WORLDS, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
+    heuristic_euchre_return_nb, heuristic_euchre_trump_nb,
+)
 from kernels.rng import next_u64_nb
 from kernels.step import MAX_SEATS
-from kernels.tricks import trick_nb
+from kernels.tricks import highest_trumps_nb, trick_nb
 
 # ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
 # and how many cards each seat discarded (B-3); Bid Euchre's joker dealer (seat + 1; 0: no
@@ -524,30 +530,23 @@ def _to_layout_nb(cards, to_layout):
 
 
 @njit(cache=True)
-def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_deck, joker, leader, in_trick, lead,
-                        best, best_seat, played):
-    """E-6: the ``pimc`` card of ``seat`` (kernel card ids): the legal card with the best
-    average double-dummy value for its team over sampled worlds, the lowest of equals in
-    the solver layout (as ``dd``). ``played``: every card played this hand; the trick in
-    progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it
-    after ``in_trick`` cards.
-
-    Holders: the other seats that play (their counts, the cards play has not ruled out), a
-    partner who sits out (the rest, less the cards the seat saw given to it; E-4's forced
-    returns rule out its higher trumps for the bidder), and the joker dealer's discard
-    (one card) for every seat but the dealer."""
-    if popcount_nb(legal) == 1:
-        return lowest_nb(legal)
-    rng = decision_stream_nb(seats)
-    d, j = int(double_deck), int(joker)
-    deck = (ONE << np.uint64(48 if d else 24)) - ONE
-    if j:
+def euchre_unseen_nb(seats, seat, hand, played, double_deck, joker):
+    """The cards of the deck (E-1, E-10) that ``seat`` holding ``hand`` has not seen: not
+    in its hand, not played, not set aside before its eyes."""
+    deck = (ONE << np.uint64(48 if double_deck else 24)) - ONE
+    if joker:
         deck |= bit_nb(EUCHRE_JOKER)
-    unseen = deck & ~hands[seat] & ~played & ~seats.aside[seat]
-    n_unseen = popcount_nb(unseen)
-    counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
-    allowed = np.zeros(MAX_HOLDERS, dtype=np.uint64)
-    holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
+    return deck & ~hand & ~played & ~seats.aside[seat]
+
+
+@njit(cache=True)
+def euchre_holders_nb(seats, seat, hands, unseen, out_seat, counts, allowed, holder_seat):
+    """Where the ``unseen`` cards of ``seat`` lie, into ``counts``, ``allowed`` and
+    ``holder_seat`` (-1: out of play): the other seats that play (their counts, the cards
+    play has not ruled out), a partner who sits out (the rest, less the cards the seat saw
+    given to it; E-4's forced returns rule out its higher trumps for the bidder), and the
+    joker dealer's discard (one card) for every seat but the dealer. Returns how many
+    holders, or -1 when the counts do not add up (not a deal this seat can be in)."""
     m = 0
     placed = 0
     for k in range(1, 4):
@@ -559,6 +558,7 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
         m += 1
     dealer = seats.facts[FACT_JOKER_DEALER] - 1
     discard = 1 if dealer >= 0 and dealer != seat else 0
+    n_unseen = popcount_nb(unseen)
     if out_seat >= 0 and out_seat != seat:
         counts[m], allowed[m] = n_unseen - placed - discard, seats.may_hold[seat, out_seat] & unseen
         placed += counts[m]
@@ -568,6 +568,28 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
         placed += 1
         m += 1
     if placed != n_unseen or counts[:m].min() < 0:
+        return -1
+    return m
+
+
+@njit(cache=True)
+def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_deck, joker, leader, in_trick, lead,
+                        best, best_seat, played):
+    """E-6: the ``pimc`` card of ``seat`` (kernel card ids): the legal card with the best
+    average double-dummy value for its team over sampled worlds, the lowest of equals in
+    the solver layout (as ``dd``). ``played``: every card played this hand; the trick in
+    progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it
+    after ``in_trick`` cards; the worlds place the unseen cards as ``euchre_holders_nb``."""
+    if popcount_nb(legal) == 1:
+        return lowest_nb(legal)
+    rng = decision_stream_nb(seats)
+    d, j = int(double_deck), int(joker)
+    unseen = euchre_unseen_nb(seats, seat, hands[seat], played, d, j)
+    counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
+    allowed = np.zeros(MAX_HOLDERS, dtype=np.uint64)
+    holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
+    m = euchre_holders_nb(seats, seat, hands, unseen, out_seat, counts, allowed, holder_seat)
+    if m < 0:
         return lowest_nb(legal)  # not a deal this seat can be in (the kernels never reach it)
 
     own_only = np.zeros(4, dtype=np.uint64)
@@ -604,3 +626,179 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
                 sums[b] += values[b]
         euchre_share_runs_nb(legal_b & ~moves, own, dd.segs, dd.seg_of, dd.group, sums)
     return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(legal_b, sums)]
+
+
+# --- Bid Euchre's calls --------------------------------------------------------------------------
+
+# How the bidding team plays a bid: both partners (3-5), alone after E-4's exchange (6A),
+# alone (6M, E-5).
+WITH_PARTNER, ASKING, ALONE = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def euchre_bid_kind_nb(bid, tricks):
+    ask = tricks - EUCHRE_FIRST_LEVEL
+    return WITH_PARTNER if bid < ask else (ASKING if bid == ask else ALONE)
+
+
+@njit(cache=True)
+def euchre_calls_agree_nb(prm, hands, seat, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
+    """Whether every seat but ``seat``, holding ``hands``, would have made its calls among
+    the auction's first ``n_calls`` ``calls`` as a heuristic with the parameters ``prm`` (E-3)."""
+    high, bidder = -1, -1
+    for turn in range(n_calls):
+        caller = (dealer + 1 + turn) % 4
+        call = calls[turn]
+        if caller != seat:
+            legal = euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer)
+            if heuristic_euchre_bid_nb(prm, hands[caller], legal, high, bidder, caller, tricks, copies) != call:
+                return False
+        if call != EUCHRE_PASS:
+            high, bidder = call, caller
+    return True
+
+
+@njit(cache=True)
+def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
+                                    stick_the_dealer):
+    """``bid_worlds`` deals of the four hands (``[w, s]``; the seat's own as it is) drawn as
+    ``euchre_holders_nb`` places the cards ``seat`` has not seen, kept when the other seats,
+    modelled as heuristics with this seat's parameters, would have made their calls among
+    the first ``n_calls`` of ``seats.calls``: rejection among at most 50 draws per world
+    wanted; with too few accepted, the rest are drawn unconditioned. One number from the
+    policy stream starts the draws."""
+    rng = decision_stream_nb(seats)
+    unseen = euchre_unseen_nb(seats, seat, hands[seat], ZERO, double_deck, joker)
+    counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
+    allowed = np.zeros(MAX_HOLDERS, dtype=np.uint64)
+    holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
+    m = euchre_holders_nb(seats, seat, hands, unseen, -1, counts, allowed, holder_seat)
+    cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
+    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
+    out = np.zeros((n, 4), dtype=np.uint64)
+    world = np.empty(m, dtype=np.uint64)
+    got = 0
+    tries = 0
+    while got < n:
+        sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
+        out[got, seat] = hands[seat]
+        for h in range(m):
+            if holder_seat[h] >= 0:
+                out[got, holder_seat[h]] = world[h]
+        tries += 1
+        if tries > 50 * n or euchre_calls_agree_nb(seats.prm[seat], out[got], seat, seats.calls, n_calls, dealer,
+                                                    tricks, 1 + double_deck, stick_the_dealer):
+            got += 1
+    return out
+
+
+@njit(cache=True)
+def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_deck, joker, guess):
+    """E-4..E-6: the tricks the team of ``bidder`` takes double dummy from the deal ``hands``
+    with ``trump``, the bidder leading: with partner (``WITH_PARTNER``), alone (``ALONE``,
+    partner out) or alone after E-4's exchange made as heuristics with ``prm`` make it
+    (``ASKING``: the bidder gives ``ask_cards``, partner returns its highest trumps and
+    its choice of the rest). Searched from ``guess`` (-1: none)."""
+    held = hands.copy()
+    out_seat = -1
+    if kind != WITH_PARTNER:
+        out_seat = (bidder + 2) % 4
+    if kind == ASKING:
+        before = held[out_seat]
+        given = ZERO
+        for _ in range(ask_cards):
+            given |= bit_nb(heuristic_euchre_give_nb(prm, held[bidder] & ~given, trump))
+        returned = highest_trumps_nb(before, trump, ask_cards)
+        for _ in range(ask_cards - popcount_nb(returned)):
+            returned |= bit_nb(heuristic_euchre_return_nb(prm, before & ~returned & ~EUCHRE_SUIT_OF[trump, trump],
+                                                          trump))
+        held[bidder] = (held[bidder] & ~given) | returned
+    euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
+    return euchre_value_near_nb(dd.tt, dd, bidder, 0, -1, -1, -1, bidder, bidder % 2, guess)
+
+
+@njit(cache=True)
+def bid_tricks_nb(dd, prm, worlds, bidder, kind, ask_cards, double_deck, joker):
+    """``tricks[t, w]``: ``euchre_bid_tricks_nb`` in each of the ``worlds`` with each trump
+    ``t``. The worlds of a trump share the search context's table, and each is searched
+    from the last one's tricks."""
+    n = worlds.shape[0]
+    tricks = np.empty((4, n), dtype=np.int64)
+    for t in range(4):
+        guess = -1
+        for w in range(n):
+            guess = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
+            tricks[t, w] = guess
+    return tricks
+
+
+@njit(cache=True)
+def best_trump_nb(gain, bid, tricks):
+    """E-7: the trump whose mean score of ``bid`` over the worlds (``gain[bid, tricks[t, w]]``:
+    the bidding team's points minus the defenders') is highest, the lowest of equals, and
+    that mean."""
+    best_t, best = 0, -np.inf
+    for t in range(4):
+        total = 0.0
+        for w in range(tricks.shape[1]):
+            total += gain[bid, tricks[t, w]]
+        if total / tricks.shape[1] > best:
+            best_t, best = t, total / tricks.shape[1]
+    return best_t, best
+
+
+@njit(cache=True)
+def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dealer, gain, tricks, ask_cards,
+                       double_deck, joker, stick_the_dealer):
+    """E-3: the ``pimc`` call of ``seat`` with ``bid_worlds`` > 0: the legal call whose
+    contract has the best expected score for its team over worlds consistent with its hand
+    and the ``n_calls`` calls so far (``sample_euchre_calling_worlds_nb``). A bid is worth
+    its expected score played by this seat with the trump best on average over the
+    worlds; a pass, the high bid as it stands, played by its bidder with the trump the
+    heuristic would name from the bidder's hand in each world (no bid yet: nothing, 0).
+    It looks no further: a later seat may still bid on. Ties go to the pass, then the
+    lowest bid."""
+    if legal & (legal - ONE) == ZERO:
+        return lowest_nb(legal)
+    worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
+                                             stick_the_dealer)
+    n = worlds.shape[0]
+    prm = seats.prm[seat]
+    call, best = -1, -np.inf
+    if legal & bit_nb(EUCHRE_PASS):
+        call, best = EUCHRE_PASS, 0.0
+        if high >= 0:
+            kind = euchre_bid_kind_nb(high, tricks)
+            total = 0.0
+            for w in range(n):
+                trump = heuristic_euchre_trump_nb(prm, worlds[w, bidder], 1 + double_deck)
+                won = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, -1)
+                total += gain[high, won]
+            best = total / n if bidder % 2 == seat % 2 else -total / n
+    tables = np.empty((3, 4, n), dtype=np.int64)  # per way of playing a bid, solved when first needed
+    solved = np.zeros(3, dtype=np.bool_)
+    bids = legal & ~bit_nb(EUCHRE_PASS)
+    while bids:
+        bid = lowest_nb(bids)
+        bids &= bids - ONE
+        kind = euchre_bid_kind_nb(bid, tricks)
+        if not solved[kind]:
+            tables[kind] = bid_tricks_nb(dd, prm, worlds, seat, kind, ask_cards, double_deck, joker)
+            solved[kind] = True
+        value = best_trump_nb(gain, bid, tables[kind])[1]
+        if value > best:
+            call, best = bid, value
+    return call
+
+
+@njit(cache=True)
+def pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, ask_cards, double_deck, joker,
+                         stick_the_dealer):
+    """E-3: the trump a ``pimc`` bidder with ``bid_worlds`` > 0 names for its ``bid``: the
+    suit whose contract has the best expected score over worlds consistent with its hand
+    and the whole auction, the lowest of equals."""
+    worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker,
+                                             stick_the_dealer)
+    table = bid_tricks_nb(dd, seats.prm[seat], worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards,
+                          double_deck, joker)
+    return best_trump_nb(gain, bid, table)[0]

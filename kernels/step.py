@@ -62,7 +62,7 @@ SEATS_DTYPE = record_dtype([
     # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
     # not yet (kernels.pimc).
     ("known_tricks", np.int8, (MAX_SEATS, 5, 2)),
-    ("calls", np.int64, (MAX_CALLS,)),  # the two-player auction's calls so far (kernels.contract)
+    ("calls", np.int64, (MAX_CALLS,)),  # the auction's calls so far (kernels.contract; Bid Euchre's E-3)
 ])
 
 

@@ -7,14 +7,14 @@ The deal kernels, the policies and the independent analyses all read these:
   phase (D-4) is the same play without Colons;
 - the Draw Bridge draw phase (D-2): ``draw_follow_legal_nb``, ``draw_beats_nb``;
 - Bid Euchre (C-3 over E-2's effective suits and powers): ``euchre_follow_legal_nb``,
-  ``euchre_beats_nb``.
+  ``euchre_beats_nb``; E-4's forced returns, ``highest_trumps_nb``.
 """
 
 from numba import njit
 
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, SUIT_MASKS, ZERO,
-    above_in_suit_nb, bit_nb,
+    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_EFF_SUIT, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, SUIT_MASKS, ZERO,
+    above_in_suit_nb, bit_nb, lowest_nb,
 )
 
 # --- Contract play: C-3 with B-7..B-10 ----------------------------------------------------
@@ -132,3 +132,23 @@ def euchre_beats_nb(card, best, trump):
     if cs == bs:
         return EUCHRE_POWER[trump, card] > EUCHRE_POWER[trump, best]
     return cs == trump
+
+
+@njit(cache=True)
+def highest_trumps_nb(hand, trump, k):
+    """E-4: the ``k`` highest trumps of ``hand`` (all of them if fewer), as a card set."""
+    chosen = ZERO
+    trumps = hand & EUCHRE_SUIT_OF[trump, trump]
+    for _ in range(k):
+        if trumps == ZERO:
+            break
+        best, best_power = -1, -1
+        rest = trumps
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if EUCHRE_POWER[trump, c] > best_power:
+                best, best_power = c, EUCHRE_POWER[trump, c]
+        chosen |= bit_nb(best)
+        trumps &= ~bit_nb(best)
+    return chosen

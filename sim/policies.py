@@ -106,12 +106,13 @@ def _bid_worlds_error(value: float) -> str | None:
 # the heuristic's, with the heuristic's parameters.
 POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                               "plays the card best double dummy on average over worlds sampled from what its seat "
-                              "knows; calls (bid_worlds > 0: by the expected score over sampled worlds in the "
-                              "two-player games), discards, draws and exchanges as the heuristic", {
+                              "knows; calls (bid_worlds > 0: by the expected score over sampled worlds; Bid "
+                              "Euchre's trump too), discards, draws and exchanges as the heuristic", {
     **POLICIES["heuristic"].columns,
     "worlds": Column(kp.P_WORLDS, 16.0, "deals of the unseen cards sampled per card played", _worlds_error),
-    "bid_worlds": Column(kp.P_BID_WORLDS, 0.0, "deals of the unseen cards sampled for each call, each solved in "
-                                               "the strains the call needs (0: calls as the heuristic)",
+    "bid_worlds": Column(kp.P_BID_WORLDS, 0.0, "deals of the unseen cards sampled for each call (and Bid Euchre's "
+                                               "trump), each solved in the strains the call needs (0: calls as the "
+                                               "heuristic)",
                          _bid_worlds_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 

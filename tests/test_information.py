@@ -16,8 +16,8 @@ knows once D-2 has shown every card played).
 A ``pimc`` seat samples worlds from the game's policy stream, which every seat of a game
 shares. So its worlds A and B are each one deal played from the same stream state, the
 ``pimc`` seat choosing, the other seats playing the heuristic (world A) or replaying
-world A's actions (world B); its checked decisions are its calls in the contract games
-and its cards (the rest are the heuristic's, checked above).
+world A's actions (world B); its checked decisions are its calls (sampled, ``bid_worlds``),
+Bid Euchre's trump and its cards (the rest are the heuristic's, checked above).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class DrawBridgeWorld:
 class BidEuchreWorld:
     players = 4
     kind_play = ke.KIND_PLAY
-    pimc_kinds = (ke.KIND_PLAY,)  # its calls, trump and exchange are the heuristic's
+    pimc_kinds = (ke.KIND_CALL, ke.KIND_TRUMP, ke.KIND_PLAY)  # its exchange is the heuristic's
     policy = parse_policy("heuristic", "bid-euchre")
     games = 40
 

@@ -448,16 +448,174 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow():
     assert agree == total
 
 
+# Bid Euchre's calls, restated from docs/rules.md for the single deck.
+EUCHRE_PASS = 15
+ASK, MOON = 3, 4  # the 6A and 6M bid ids
+
+
+def _euchre_legal_bids(high, turn, stick_the_dealer=False):
+    """E-3: every bid above ``high`` (ids 0-4: 3, 4, 5, 6A, 6M), and the pass unless the
+    dealer is stuck."""
+    legal = sum(1 << b for b in range(high + 1, 5))
+    if not (turn == 3 and high < 0 and stick_the_dealer):
+        legal |= 1 << EUCHRE_PASS
+    return legal
+
+
+def _euchre_gain(bid, tricks):
+    """E-7: the bidding team's points minus the defenders' when it takes ``tricks``."""
+    need = 3 + bid if bid < ASK else 6
+    points = -need if tricks < need else {ASK: 12, MOON: 24}.get(bid, tricks)
+    return points - (6 - tricks)
+
+
+def _euchre_auction(prm, hands, dealer, calls):
+    """Whether heuristics with ``prm`` holding ``hands`` make ``calls`` (None: theirs), and
+    (calls, high, bidder) after them."""
+    made, high, bidder = [], -1, -1
+    for turn, call in enumerate(calls):
+        caller = (dealer + 1 + turn) % 4
+        mine = int(kp.heuristic_euchre_bid_nb(prm, np.uint64(hands[caller]), np.uint64(_euchre_legal_bids(high, turn)),
+                                              high, bidder, caller, 6, 1))
+        made.append(mine if call is None else call)
+        if made[-1] != EUCHRE_PASS:
+            high, bidder = made[-1], caller
+    return made, high, bidder
+
+
+def _euchre_bid_tricks(solver, prm, world, bidder, trump, bid):
+    """E-4..E-6: the bidding team's double-dummy tricks, the bidder leading; 6A after the
+    one-card exchange as the heuristics make it (partner's highest trump back, if any)."""
+    hands = [int(h) for h in world]
+    partner = (bidder + 2) % 4
+    if bid == ASK:
+        give = int(kp.heuristic_euchre_give_nb(prm, np.uint64(hands[bidder]), trump))
+        back = int(ke.highest_trumps_nb(np.uint64(hands[partner]), trump, 1))
+        if not back:
+            back = 1 << int(kp.heuristic_euchre_return_nb(prm, np.uint64(hands[partner]), trump))
+        hands[bidder] = hands[bidder] & ~(1 << give) | back
+    return solver.euchre_tricks([mask_to_cards(np.uint64(h)) for h in hands], trump, bidder,
+                                out_seat=partner if bid >= ASK else -1)
+
+
+def _euchre_worlds(prm, seat, hands, dealer, calls, n, stream):
+    """The worlds a pimc seat with ``bid_worlds=n`` samples after ``calls``, checked: its own
+    hand as it is, six of the other cards to each other seat; and how many of them agree
+    with the others' calls (all, unless 50 draws per world found too few that do)."""
+    seats = seats_for(np.array([kp.POLICY_PIMC] * 4), np.stack([prm] * 4))
+    seats["may_hold"] = ALL
+    seats["rng"] = stream
+    seats["calls"][0, :len(calls)] = calls
+    worlds = pimc.sample_euchre_calling_worlds_nb(seats.copy()[0], seat, hands, len(calls), dealer, 6, False, False,
+                                                  False)
+    assert worlds.shape == (n, 4)
+    for w in worlds:
+        assert w[seat] == hands[seat] and _mask(range(24)) == int(np.bitwise_or.reduce(w))
+        assert all(bin(int(h)).count("1") == 6 for h in w)
+    agree = [_euchre_auction(prm, w, dealer, [None if (dealer + 1 + t) % 4 != seat else c
+                                              for t, c in enumerate(calls)])[0] == list(calls) for w in worlds]
+    assert agree == sorted(agree, reverse=True)  # the worlds drawn unconditioned come last
+    return seats, worlds, sum(agree)
+
+
+def test_bid_euchre_bid_gain_is_e7():
+    kr = BidEuchreRules().to_kernel()
+    gain = ke.bid_gain_nb(kr.params[0])
+    assert gain.tolist() == [[_euchre_gain(b, x) for x in range(7)] for b in range(5)]
+
+
+def test_bid_euchre_pimc_bids_are_best_by_the_worlds_the_calls_before_allow():
+    """A Bid Euchre pimc seat with ``bid_worlds=5`` samples worlds in which the earlier
+    callers, as heuristics, made their calls, and makes the call best by them: a bid is its
+    expected E-7 score played by this seat in the suit best on average; a pass, the high
+    bid played by its bidder in the suit the heuristic names from the bidder's hand (no
+    bid: 0); ties to the pass, then the lowest bid. Solved here with sim.dd."""
+    prm = parse_policy("pimc:bid_worlds=5", "bid-euchre").row()
+    gain = np.array([[_euchre_gain(b, x) for x in range(7)] for b in range(5)], dtype=np.float64)
+    rng = np.random.default_rng(5)
+    solver, kinds, agree = Solver(), set(), 0
+    for k in range(16):
+        deck = rng.permutation(24)
+        hands = np.array([_mask(deck[6 * s:6 * s + 6]) for s in range(4)], dtype=np.uint64)
+        dealer, turn = int(rng.integers(4)), int(rng.integers(4))
+        seat = (dealer + 1 + turn) % 4
+        calls, high, bidder = _euchre_auction(prm, hands, dealer, [None] * turn)
+        seats, worlds, agreeing = _euchre_worlds(prm, seat, hands, dealer, calls, 5, 40 + k)
+        agree += agreeing
+        legal = _euchre_legal_bids(high, turn)
+        options = {}
+        if legal >> EUCHRE_PASS & 1:
+            options[EUCHRE_PASS] = 0
+            if high >= 0:
+                total = sum(_euchre_gain(high, _euchre_bid_tricks(
+                    solver, prm, w, bidder, int(kp.heuristic_euchre_trump_nb(prm, w[bidder], 1)), high)) for w in worlds)
+                options[EUCHRE_PASS] = total if bidder % 2 == seat % 2 else -total
+        for bid in (b for b in range(5) if legal >> b & 1):
+            options[bid] = max(sum(_euchre_gain(bid, _euchre_bid_tricks(solver, prm, w, seat, t, bid)) for w in worlds)
+                               for t in range(4))
+        expected = max(options, key=lambda c: (options[c], c == EUCHRE_PASS, -c))
+        got = pimc.pimc_euchre_bid_nb(new_context()[0], seats[0], seat, hands, np.uint64(legal), high, bidder, turn,
+                                      dealer, gain, 6, 1, False, False, False)
+        assert got == expected, (k, options)
+        kinds.add("pass" if got == EUCHRE_PASS else "bid")
+    assert kinds == {"pass", "bid"}
+    assert agree >= 75  # of 80 (78 here; 45 of 80 worlds drawn without the calls agree with them)
+
+
+def test_bid_euchre_pimc_trump_is_best_by_the_worlds_of_the_whole_auction():
+    """The trump a pimc bidder with ``bid_worlds`` names: the suit whose contract scores best
+    on average over worlds consistent with all four calls, the lowest of equals."""
+    prm = parse_policy("pimc:bid_worlds=4", "bid-euchre").row()
+    gain = np.array([[_euchre_gain(b, x) for x in range(7)] for b in range(5)], dtype=np.float64)
+    rng = np.random.default_rng(6)
+    solver, checked = Solver(), 0
+    while checked < 8:
+        deck = rng.permutation(24)
+        hands = np.array([_mask(deck[6 * s:6 * s + 6]) for s in range(4)], dtype=np.uint64)
+        dealer = int(rng.integers(4))
+        calls, high, bidder = _euchre_auction(prm, hands, dealer, [None] * 4)
+        if high < 0:
+            continue
+        seats, worlds, _ = _euchre_worlds(prm, bidder, hands, dealer, calls, 4, 60 + checked)
+        totals = [sum(_euchre_gain(high, _euchre_bid_tricks(solver, prm, w, bidder, t, high)) for w in worlds)
+                  for t in range(4)]
+        got = pimc.pimc_euchre_trump_nb(new_context()[0], seats[0], bidder, hands, high, dealer, gain, 6, 1, False,
+                                        False, False)
+        assert got == totals.index(max(totals))
+        checked += 1
+
+
+def test_bid_euchre_sampled_calls_change_the_auctions():
+    """``bid_worlds`` > 0 in Bid Euchre: the pimc seat's calls and trumps are its own, not the
+    heuristic's, on some of the same cards (with 0 they are the heuristic's)."""
+    from sim import bid_euchre
+
+    rules = BidEuchreRules()
+    auctions = []
+    for spec in ("pimc:worlds=1,bid_worlds=8", "pimc:worlds=1", "heuristic"):
+        seats = [parse_policy(spec, "bid-euchre")] + [parse_policy("heuristic", "bid-euchre")] * 3
+        _, headers, _, trace = bid_euchre.trace_raw(rules, seats, 4, range(2))
+        auctions.append({(int(h["game"]), int(h["dealer"]), h["hands"].tobytes()):
+                         [tuple(r) for r in trace[h["actions_start"]:h["actions_end"]]
+                          if r[0] in (ke.KIND_CALL, ke.KIND_TRUMP)] for h in headers})
+    sampled, plain, heuristic = auctions
+    same = plain.keys() & heuristic.keys()
+    assert len(same) >= 5 and all(plain[k] == heuristic[k] for k in same)
+    same = sampled.keys() & heuristic.keys()
+    assert len(same) >= 5 and sum(sampled[k] != heuristic[k] for k in same) >= 2
+
 # --- Reproducible runs ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game, games", [("bridgette", 6), ("draw-bridge", 6), ("bid-euchre", 4)])
-def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games):
+@pytest.mark.parametrize("game, games, last", [("bridgette", 6, "pimc:worlds=2"), ("draw-bridge", 6, "pimc:worlds=2"),
+                                               ("bid-euchre", 4, "pimc:worlds=2"),
+                                               ("bid-euchre", 3, "pimc:worlds=2,bid_worlds=3")])
+def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games, last):
     """Worlds come from the game's policy stream: 1 or 2 threads, one block or two, the same
     records."""
     info = game_info(game)
     rules = resolve_rules(game, None)
     seats = [parse_policy("pimc:worlds=4", game)] + [parse_policy("heuristic", game)] * (info.seats - 2) + \
-        [parse_policy("pimc:worlds=2", game)]
+        [parse_policy(last, game)]
     play = game_module(game).run_block
     before = numba.get_num_threads()
     try:
@@ -475,11 +633,11 @@ def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games):
 
 # --- The parameter ---------------------------------------------------------------------------
 
-def test_worlds_is_a_parameter_of_every_game_and_bid_worlds_of_the_contract_games():
+def test_worlds_and_bid_worlds_are_parameters_of_every_game():
     from sim.policies import parameters
 
-    for game, own in (("bridgette", ["worlds", "bid_worlds"]), ("draw-bridge", ["worlds", "bid_worlds"]),
-                      ("bid-euchre", ["worlds"])):
+    for game in ("bridgette", "draw-bridge", "bid-euchre"):
+        own = ["worlds", "bid_worlds"]
         names = [p for p, _, _ in parameters("pimc", game)]
         assert names == [p for p, _, _ in parameters("heuristic", game)] + own
         assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
@@ -488,8 +646,7 @@ def test_worlds_is_a_parameter_of_every_game_and_bid_worlds_of_the_contract_game
     assert parse_policy("pimc", "bridgette").row()[kp.P_BID_WORLDS] == 0
     assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc"
     assert str(parse_policy("pimc:bid_worlds=8", "draw-bridge")) == "pimc:bid_worlds=8"
-    with pytest.raises(PolicyError, match="only bridgette and draw-bridge decisions read it"):
-        parse_policy("pimc:bid_worlds=4", "bid-euchre")
+    assert parse_policy("pimc:bid_worlds=4", "bid-euchre").row()[kp.P_BID_WORLDS] == 4
 
 
 @pytest.mark.parametrize("value", ["-1", "2.5", "1e9", "nan"])
