@@ -637,6 +637,7 @@ WITH_PARTNER, ASKING, ALONE = 0, 1, 2
 
 @njit(cache=True, inline="always")
 def euchre_bid_kind_nb(bid, tricks):
+    """How a bid (ladder id) is played in a deck of ``tricks`` tricks (E-3..E-5)."""
     ask = tricks - EUCHRE_FIRST_LEVEL
     return WITH_PARTNER if bid < ask else (ASKING if bid == ask else ALONE)
 
