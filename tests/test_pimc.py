@@ -470,8 +470,9 @@ def _euchre_gain(bid, tricks):
 
 
 def _euchre_auction(prm, hands, dealer, calls):
-    """Whether heuristics with ``prm`` holding ``hands`` make ``calls`` (None: theirs), and
-    (calls, high, bidder) after them."""
+    """The calls from the dealer's left: ``calls[turn]``, or where it is None the call of a
+    heuristic with ``prm`` holding its hand of ``hands``; and the high bid and bidder after
+    them."""
     made, high, bidder = [], -1, -1
     for turn, call in enumerate(calls):
         caller = (dealer + 1 + turn) % 4
@@ -636,8 +637,8 @@ def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games, last):
 def test_worlds_and_bid_worlds_are_parameters_of_every_game():
     from sim.policies import parameters
 
+    own = ["worlds", "bid_worlds"]
     for game in ("bridgette", "draw-bridge", "bid-euchre"):
-        own = ["worlds", "bid_worlds"]
         names = [p for p, _, _ in parameters("pimc", game)]
         assert names == [p for p, _, _ in parameters("heuristic", game)] + own
         assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
