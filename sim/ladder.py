@@ -1,7 +1,8 @@
-"""python -m sim.ladder --game G [--games N] [--seed S] [--worlds 4,16] [--dd-games N] [--threads T]
-                       [--rules FILE_OR_NAME] [--set KEY=VALUE] [--out DIR] [--json]
+"""python -m sim.ladder --game G [--games N] [--seed S] [--worlds 4,16] [--bid-worlds N] [--dd-games N]
+                       [--threads T] [--rules FILE_OR_NAME] [--set KEY=VALUE] [--out DIR] [--json]
 
-The policy ladder: random, the heuristic, pimc at each --worlds and dd, each measured
+The policy ladder: random, the heuristic, pimc at each --worlds (its calls sampled from
+--bid-worlds worlds, or the heuristic's) and dd, each measured
 against the game's heuristic in one table. For each rung, a duplicate match of the rung (A)
 against the heuristic (B) as sim.match plays it (A minus B points per deal, A's game win
 rate, 95% intervals; in Bid Euchre both partners of A play the rung), and a --dd run (sim.dd_run)
@@ -51,12 +52,24 @@ def worlds_list(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(values))
 
 
-def rungs(game: str, worlds=DEFAULT_WORLDS) -> list[tuple[str, object]]:
+def bid_worlds_count(text: str) -> int:
+    """--bid-worlds: pimc's ``bid_worlds``, checked as pimc checks it."""
+    from sim.policies import PolicyError, parse_policy
+
+    try:
+        parse_policy(f"pimc:bid_worlds={text.strip()}")
+    except PolicyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return int(float(text))
+
+
+def rungs(game: str, worlds=DEFAULT_WORLDS, bid_worlds: int = 0) -> list[tuple[str, object]]:
     """(label, Policy) of each rung, weakest first: random, the heuristic, pimc at each
-    ``worlds``, dd."""
+    ``worlds`` (with ``bid_worlds`` > 0 its calls sampled), dd."""
     from sim.policies import parse_policy
 
-    specs = ["random", BASELINE, *(f"pimc:worlds={w}" for w in worlds), "dd"]
+    calls = f",bid_worlds={bid_worlds}" if bid_worlds else ""
+    specs = ["random", BASELINE, *(f"pimc:worlds={w}{calls}" for w in worlds), "dd"]
     return [(spec, parse_policy(spec, game)) for spec in specs]
 
 
@@ -132,7 +145,8 @@ def check_rules(game: str, rules) -> None:
         raise RunError(reason)
 
 
-def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAULT_WORLDS, progress=None) -> dict:
+def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAULT_WORLDS, progress=None,
+           bid_worlds: int = 0) -> dict:
     """Every rung's match against the heuristic, --dd run and speed: the JSON-ready result.
 
     A rung's speed is the deals of both plays of its match over the match's wall time, the
@@ -150,7 +164,7 @@ def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAUL
     threads = numba.get_num_threads()
     compile_seconds = warm_up(game, rules, seed, progress)
     out = []
-    ladder_rungs = rungs(game, worlds)
+    ladder_rungs = rungs(game, worlds, bid_worlds)
     for k, (label, policy) in enumerate(ladder_rungs, 1):
         if progress is not None:
             progress(f"rung {k}/{len(ladder_rungs)}: {label}: a duplicate match of {plural(games, 'game')} "
@@ -167,7 +181,7 @@ def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAUL
                       "threads": threads, "warm": True},
         })
     return {"kind": KIND, "game": game, "baseline": BASELINE, "seed": seed, "games": games, "dd_games": dd_games,
-            "worlds": list(worlds), "rules": overrides(rules), "threads": threads,
+            "worlds": list(worlds), "bid_worlds": bid_worlds, "rules": overrides(rules), "threads": threads,
             "compile_seconds": compile_seconds, "rungs": out}
 
 
@@ -277,6 +291,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=seed_value, default=1)
     parser.add_argument("--worlds", type=worlds_list, default=DEFAULT_WORLDS, metavar="W1,W2,...",
                         help="pimc rungs: worlds sampled per card (default 4,16)")
+    parser.add_argument("--bid-worlds", type=bid_worlds_count, default=0, metavar="N",
+                        help="pimc rungs: worlds sampled per call (0, the default: the heuristic's calls)")
     parser.add_argument("--threads", type=count, help="numba threads (default: all cores)")
     parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
@@ -298,7 +314,7 @@ def main(argv=None) -> int:
         check_rules(args.game, rules)
         prepare_out(out)
         result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
-                        lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True))
+                        lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True), args.bid_worlds)
     except (*USER_ERRORS, LadderError) as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:

@@ -94,6 +94,20 @@ def test_match_figures_are_sim_match(which, request):
     assert reference["mean_diff_per_deal"] == 0 and reference["a_game_win_rate"] == 0.5
 
 
+def test_bid_worlds_samples_the_pimc_rungs_calls(tmp_path):
+    """--bid-worlds N: the pimc rungs are pimc:worlds=W,bid_worlds=N, and their matches are
+    sim.match's of that policy."""
+    status, _, stderr = run_main(["--game", "bid-euchre", "--games", "3", "--worlds", "1", "--bid-worlds", "2",
+                                  "--seed", "4", "--threads", "1", "--out", str(tmp_path / "out")])
+    assert status == 0, stderr
+    result = json.loads((tmp_path / "out" / "ladder.json").read_text())
+    assert result["bid_worlds"] == 2
+    assert [r["policy"] for r in result["rungs"]] == ["random", "heuristic", "pimc:worlds=1,bid_worlds=2", "dd"]
+    alone = play_match("bid-euchre", parse_policy("pimc:worlds=1,bid_worlds=2", "bid-euchre"),
+                       parse_policy("heuristic", "bid-euchre"), 3, 4)
+    assert result["rungs"][2]["match"] == json.loads(json.dumps(alone))
+
+
 def test_match_figures_are_the_match_command(euchre):
     """The same figures by the command line of sim.match, in another process."""
     result = euchre[0]
@@ -218,6 +232,8 @@ def test_rerun_over_its_own_folder_and_refuse_others(tmp_path):
     (["--worlds", "0"], "pimc:worlds must be a whole number from 1 to 1000000, got '0'"),
     (["--worlds", "x"], "pimc:worlds must be a number, got 'x'"),
     (["--worlds", "4,2.5"], "got '2.5'"),
+    (["--bid-worlds", "-1"], "pimc:bid_worlds must be a whole number from 1 to 1000000, got '-1'"),
+    (["--bid-worlds", "x"], "pimc:bid_worlds must be a number, got 'x'"),
     (["--games", "0"], "argument --games: '0' is not a whole number of at least 1"),
     (["--games", "-2"], "argument --games: '-2' is not a whole number of at least 1"),
     (["--dd-games", "1.5"], "argument --dd-games: '1.5' is not a whole number of at least 1"),
