@@ -11,7 +11,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.calls import EUCHRE_FIRST_LEVEL, EUCHRE_PASS, euchre_legal_bids_nb
+from kernels.calls import (
+    ALONE, ASKING, EUCHRE_FIRST_LEVEL, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb,
+    euchre_need_nb,
+)
 from kernels.cards import (
     EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, popcount_nb,
 )
@@ -123,14 +126,14 @@ def score_hand_nb(p, bid, bidding_team_tricks):
     """E-7: (bidding team's points, defenders' points) for a bid (ladder id) and the tricks
     the bidding team took. A set team scores minus its bid and no trick points; an ask or
     a moon is made only by taking every trick and then scores ask_all or moon_all."""
-    ask = p.tricks - EUCHRE_FIRST_LEVEL
     defenders = p.tricks - bidding_team_tricks
-    need = EUCHRE_FIRST_LEVEL + bid if bid < ask else p.tricks
+    need = euchre_need_nb(bid, p.tricks)
     if bidding_team_tricks < need:
         return -need, defenders
-    if bid == ask:
+    kind = euchre_bid_kind_nb(bid, p.tricks)
+    if kind == ASKING:
         return p.ask_all, defenders
-    if bid == ask + 1:
+    if kind == ALONE:
         return p.moon_all, defenders
     return bidding_team_tricks, defenders
 
@@ -353,9 +356,8 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
     dd_on = dd_out.shape[0] > 0
     value = 0
     if dd_on:
-        ask = p.tricks - EUCHRE_FIRST_LEVEL
-        need = EUCHRE_FIRST_LEVEL + row.bid if row.bid < ask else p.tricks  # E-7
-        value = euchre_play_start_nb(dd, dd_out[0], hands, trump, out_seat, p.double_deck, p.joker, bidder, need)
+        value = euchre_play_start_nb(dd, dd_out[0], hands, trump, out_seat, p.double_deck, p.joker, bidder,
+                                     euchre_need_nb(row.bid, p.tricks))
     for _ in range(p.tricks):
         lead, best, best_seat = -1, -1, -1
         seat = leader
@@ -458,14 +460,15 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
     row.trump = trump
-    ask = p.tricks - EUCHRE_FIRST_LEVEL
-    if row.bid == ask:  # E-4 / E-5
+    kind = euchre_bid_kind_nb(row.bid, p.tricks)
+    if kind == ASKING:  # E-4 / E-5
         if not ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
             return
     elif replaying and (seats.script_len[LIST_GIVE] or seats.script_len[LIST_RETURN]):
         stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         return
-    play_tricks_nb(p, hands, bidder, trump, (bidder + 2) % 4 if row.bid >= ask else -1, seats, trace, reneges, row,
+    out_seat = -1 if kind == WITH_PARTNER else (bidder + 2) % 4
+    play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row,
                    dd, dd_out)
 
 

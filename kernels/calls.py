@@ -79,6 +79,24 @@ def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_c
 EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0
 EUCHRE_PASS = 15  # above every bid id of either deck
 
+# How the bidding team plays a bid (E-3..E-5): both partners (the number bids), the bidder
+# alone after the ask exchange (6A, 12A), the bidder alone (6M, 12M).
+WITH_PARTNER, ASKING, ALONE = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def euchre_bid_kind_nb(bid, tricks):
+    """How a bid (ladder id) is played in a deck of ``tricks`` tricks: ``WITH_PARTNER``,
+    ``ASKING`` or ``ALONE`` (the partner sits out of the last two, E-4, E-5)."""
+    ask = tricks - EUCHRE_FIRST_LEVEL
+    return WITH_PARTNER if bid < ask else (ASKING if bid == ask else ALONE)
+
+
+@njit(cache=True, inline="always")
+def euchre_need_nb(bid, tricks):
+    """E-7: the tricks a bid (ladder id) needs: its number, or every trick for 6A and 6M."""
+    return EUCHRE_FIRST_LEVEL + bid if euchre_bid_kind_nb(bid, tricks) == WITH_PARTNER else tricks
+
 
 @njit(cache=True)
 def euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer):

@@ -847,7 +847,7 @@ def euchre_enter_nb(tt, ctx, d):
     if flags & USE_EQUIV:
         moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
     fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, ctx, to_play, played, fr[FR_LEAD], fr[FR_BEST], fr[FR_BEST_SEAT],
-                                best)
+                                best, in_play)
     fr[FR_I] = 0
     return EXPAND
 
@@ -925,7 +925,7 @@ def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, si
 
 
 @njit(cache=True, inline="always")
-def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_best_seat, best):
+def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_best_seat, best, in_play):
     """Cards to try: the table's best lead first, then (leading) ``_order_euchre_leads_nb``
     or (following) the cheapest card that takes the trick from the opponents for good; then
     the rest from the lowest, side cards before trumps."""
@@ -936,7 +936,7 @@ def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_be
         moves &= ~bit_nb(best)
     if ctx.flags & USE_ORDER and moves:
         if played == 0:
-            n, moves = _order_euchre_leads_nb(order, n, moves, ctx.hands, seat, ctx.segs)
+            n, moves = _order_euchre_leads_nb(order, n, moves, ctx.hands, seat, ctx.segs, in_play)
         else:
             c = _euchre_overtake_nb(moves, ctx, seat, played, lead, trick_best, trick_best_seat)
             if c >= 0:
@@ -949,13 +949,12 @@ def _order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_be
 
 
 @njit(cache=True, inline="always")
-def _order_euchre_leads_nb(order, n, moves, hands, seat, segs):
+def _order_euchre_leads_nb(order, n, moves, hands, seat, segs, in_play):
     """Leads to try, side suits before trumps (cut-offs come sooner that way), each in
     steps: the top card in play of a suit; a low card of a suit whose top card the partner
     holds; a low card of a suit the partner can ruff; the highest card of any other suit.
     A suit an opponent can ruff (void, holding trumps) is left to the rest."""
     partner, opp1, opp2 = hands[(seat + 2) % 4], hands[(seat + 1) % 4], hands[(seat + 3) % 4]
-    in_play = hands[0] | hands[1] | hands[2] | hands[3]
     trumps = segs[0]
     for trump_suit in (False, True):
         for step in range(4):
@@ -1178,7 +1177,7 @@ def euchre_value_near_nb(tt, ctx, leader, played, best, best_seat, lead, to_play
 
 
 @njit(cache=True)
-def euchre_move_values_nb(tt, dd, to_move, leader, played, lead, best, best_seat, moves, values):
+def euchre_move_values_nb(dd, to_move, leader, played, lead, best, best_seat, moves, values):
     """Set ``values[b]``, for each card ``b`` of ``moves`` (solver layout, cards of
     ``to_move``), to the tricks the team of ``to_move`` takes from here after playing it;
     the trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
@@ -1196,7 +1195,7 @@ def euchre_move_values_nb(tt, dd, to_move, leader, played, lead, best, best_seat
         dd.hands[to_move] &= ~bit_nb(b)
         won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, dd.out_seat, side, leader, played,
                                                                 lead, best, best_seat)
-        values[b] = guess = won + euchre_value_near_nb(tt, dd, nl, np_, nb, nbs, nlead, nt, side,
+        values[b] = guess = won + euchre_value_near_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side,
                                                        guess - won if guess >= 0 else -1)
         dd.hands[to_move] |= bit_nb(b)
 
@@ -1215,7 +1214,7 @@ def euchre_share_runs_nb(skipped, hand, segs, seg_of, group, values):
 
 
 @njit(cache=True)
-def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead,
+def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead,
                           best, best_seat, values):
     """E-6 from Python (``sim.dd.Solver``): the tricks the team of ``to_move`` takes from this
     position (kernel card ids; the trick in progress as for ``euchre_dd_card_nb``) and, when
@@ -1227,7 +1226,7 @@ def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_d
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
     if values.shape[0] == 0:
-        return euchre_value_nb(tt, dd, leader, played, best_b, best_seat, lead_b, to_move, to_move % 2, 0)
+        return euchre_value_nb(dd.tt, dd, leader, played, best_b, best_seat, lead_b, to_move, to_move % 2, 0)
     hand = dd.hands[to_move]
     in_play = dd.hands[0] | dd.hands[1] | dd.hands[2] | dd.hands[3]
     if best_b >= 0:
@@ -1235,7 +1234,7 @@ def euchre_card_values_nb(tt, ctx_arr, hands, to_move, trump, out_seat, double_d
     legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
     moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group) if dd.flags & USE_EQUIV else legal
     by_bit = np.full(64, -1, dtype=np.int64)
-    euchre_move_values_nb(tt, dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
+    euchre_move_values_nb(dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
     euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0

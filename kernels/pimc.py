@@ -53,13 +53,13 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb, euchre_follow_nb,
-    euchre_load_nb, euchre_move_values_nb, euchre_representatives_nb, euchre_share_runs_nb, euchre_value_near_nb,
-    renew_nb, representatives_nb,
+    EUCHRE_FROM_LAYOUT, ST_SEARCHES, contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb,
+    euchre_after_card_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb, euchre_search_nb,
+    euchre_share_runs_nb, euchre_value_near_nb, renew_nb, representatives_nb,
 )
 from kernels.calls import (
-    BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_FIRST_LEVEL, EUCHRE_PASS, N_BIDS, STRAIN_BIDS,
-    euchre_legal_bids_nb, legal_calls_nb,
+    ASKING, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS, STRAIN_BIDS, WITH_PARTNER,
+    euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
     P_BID_WORLDS, P_WORLDS, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
@@ -256,6 +256,130 @@ def decision_stream_nb(seats):
     return rng
 
 
+# --- Choosing a card over worlds ----------------------------------------------------------------
+
+@njit(cache=True)
+def best_of_nb(cards, sums):
+    """The card of ``cards`` with the highest sum of values over the worlds, the lowest of
+    equals."""
+    chosen, value = -1, -1
+    while cards:
+        c = lowest_nb(cards)
+        cards &= cards - ONE
+        if sums[c] > value:
+            chosen, value = c, sums[c]
+    return chosen
+
+
+@njit(cache=True)
+def card_reaches_nb(dd, euchre, to_move, pos, c, target):
+    """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
+    trick in progress included, after it plays ``c`` in the world ``dd.hands``: one
+    zero-window search. ``pos``: the position, Bid Euchre's (leader, cards played to the
+    trick, lead, best card, its seat) in the solver layout, or the bridge games' (lead,)."""
+    dd.hands[to_move] &= ~bit_nb(c)
+    if euchre:
+        side = to_move % 2
+        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, c, to_move, dd.out_seat, side, pos[0], pos[1],
+                                                                pos[2], pos[3], pos[4])
+        ok = euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, target - won)
+    elif pos[0] < 0:
+        ok = contract_search_nb(dd.tt, dd, to_move, c, -1, to_move, target)
+    else:
+        leader_wins, barred = trick_nb(pos[0], c, dd.trump)
+        leader = 1 - to_move if leader_wins else to_move
+        ok = contract_search_nb(dd.tt, dd, leader, -1, barred, to_move, target - int(leader == to_move))
+    dd.hands[to_move] |= bit_nb(c)
+    dd.stats[ST_SEARCHES] += 1
+    return ok
+
+
+@njit(cache=True)
+def card_value_nb(dd, euchre, to_move, pos, c, guess, lo, hi):
+    """The tricks of ``card_reaches_nb``'s question with the most ``c`` can reach, known
+    to lie in [lo, hi]: zero-window searches stepping from ``guess`` (negative: halving
+    the range), cheap when the guess is close."""
+    if guess < 0:
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if card_reaches_nb(dd, euchre, to_move, pos, c, mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+    v = min(max(guess, lo), hi)
+    if v == lo or card_reaches_nb(dd, euchre, to_move, pos, c, v):
+        while v < hi and card_reaches_nb(dd, euchre, to_move, pos, c, v + 1):
+            v += 1
+        return v
+    v -= 1
+    while v > lo and not card_reaches_nb(dd, euchre, to_move, pos, c, v):
+        v -= 1
+    return v
+
+
+@njit(cache=True)
+def _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
+    """``card_sums_nb``: value ``c`` exactly in the first world where it is only bounded,
+    its sum lowered to match; False when it has no such world."""
+    for w in range(held.shape[0]):
+        if bounded[w, c]:
+            dd.hands[:] = held[w]
+            v = card_value_nb(dd, euchre, to_move, pos, c, value[w, c], 0, value[w, c])
+            sums[c] -= value[w, c] - v
+            value[w, c], bounded[w, c] = v, False
+            return True
+    return False
+
+
+@njit(cache=True)
+def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
+    """Add to ``sums[c]``, for each card ``c`` of ``moves``, its double-dummy value (as
+    ``card_reaches_nb``) summed over the worlds ``held[w]`` (the hands, as ``dd.hands``
+    takes them): exact for the card with the best sum and every card that equals it; for
+    the others an upper bound below the best, which is all the choice needs.
+
+    In each world the card best so far (the *leader*; the lowest card in the first world)
+    is valued exactly and every other card is searched once, for one trick more than the
+    leader: it is valued exactly only where it reaches that, elsewhere the leader's value
+    bounds it. Then, best first, a card with the highest sum is valued exactly in a world
+    where it was bounded, until every card with the highest sum is exact. Exact values are
+    searched from a guess: the leader's value in the last world."""
+    n_w = held.shape[0]
+    n = popcount_nb(held[0, to_move])
+    value = np.zeros((n_w, 64), dtype=np.int64)
+    bounded = np.zeros((n_w, 64), dtype=np.bool_)  # value[w, c] only an upper bound
+    leader = lowest_nb(moves)
+    for w in range(n_w):
+        dd.hands[:] = held[w]
+        top = card_value_nb(dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
+        value[w, leader] = top
+        rest = moves & ~bit_nb(leader)
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if top < n and card_reaches_nb(dd, euchre, to_move, pos, c, top + 1):
+                value[w, c] = card_value_nb(dd, euchre, to_move, pos, c, top + 2, top + 1, n)
+            else:
+                value[w, c], bounded[w, c] = top, True
+        rest = moves
+        while rest:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            sums[c] += value[w, c]
+        leader = best_of_nb(moves, sums)
+    settled = False
+    while not settled:
+        best = best_of_nb(moves, sums)
+        settled = True
+        rest = moves
+        while rest and settled:
+            c = lowest_nb(rest)
+            rest &= rest - ONE
+            if sums[c] == sums[best] and _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
+                settled = False
+
+
 # --- Bridgette and Draw Bridge ---------------------------------------------------------------------
 
 @njit(cache=True)
@@ -273,39 +397,6 @@ def contract_value_near_nb(dd, leader, lead, barred, side, guess, n):
         while v > 0 and not contract_search_nb(dd.tt, dd, leader, lead, barred, side, v):
             v -= 1
     return v
-
-
-@njit(cache=True)
-def contract_values_nb(dd, to_move, lead, barred, moves, sums, last):
-    """Add to ``sums[c]``, for each card ``c`` of ``moves``, the tricks the side to move
-    takes from here after playing it (``dd.hands``, ``dd.trump`` set: one world). Each value
-    is found by zero-window searches stepping from a guess, ``last[c]``: the card's value
-    in the previous world (-1: none yet; then the previous card's, or a full binary search
-    for the first), since a card's value moves little between worlds and between cards."""
-    hands = dd.hands
-    rest = moves
-    guess = -1
-    shift = 0  # how much better this world has been than the last for the cards so far
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        hands[to_move] &= ~bit_nb(c)
-        if last[c] >= 0:
-            guess = last[c] + shift
-        if lead < 0:
-            leader, nxt_lead, nxt_barred, won = to_move, c, -1, 0
-        else:
-            leader_wins, nxt_barred = trick_nb(lead, c, dd.trump)
-            leader, nxt_lead = (1 - to_move if leader_wins else to_move), -1
-            won = int(leader == to_move)
-        n = popcount_nb(hands[to_move]) + (1 if lead < 0 else 0)  # the tricks left after this one's card
-        v = contract_value_near_nb(dd, leader, nxt_lead, nxt_barred, to_move, -1 if guess < 0 else max(guess - won, 0),
-                                   n)
-        hands[to_move] |= bit_nb(c)
-        if last[c] >= 0:
-            shift = won + v - last[c]
-        last[c] = guess = won + v
-        sums[c] += guess
 
 
 @njit(cache=True)
@@ -352,17 +443,16 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     if popcount_nb(moves) == 1:
         return lowest_nb(legal)
     rng = decision_stream_nb(seats)
-    opp = 1 - seat
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
+    held = np.zeros((worlds_of_nb(seats, seat, n_deals), 4), dtype=np.uint64)
+    world = np.empty(counts.shape[0], dtype=np.uint64)
+    for w in range(held.shape[0]):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        held[w, seat], held[w, 1 - seat] = hands[seat], world[0]
     dd.trump, dd.when_void = trump, when_void
     renew_nb(dd, contract_rules_nb(trump, when_void))
     sums = np.zeros(64, dtype=np.int64)
-    last = np.full(64, -1, dtype=np.int64)
-    world = np.empty(counts.shape[0], dtype=np.uint64)
-    for _ in range(worlds_of_nb(seats, seat, n_deals)):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        dd.hands[seat], dd.hands[opp] = hands[seat], world[0]
-        contract_values_nb(dd, seat, lead, barred, moves, sums, last)
+    card_sums_nb(dd, False, seat, np.array([lead]), moves, held, sums)
 
     # A card left out takes the value of the next card above it in play (its run's top).
     skipped = legal & ~moves
@@ -507,19 +597,6 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
 
 # --- Bid Euchre --------------------------------------------------------------------------------
 
-@njit(cache=True)
-def best_of_nb(cards, sums):
-    """The card of ``cards`` with the highest sum of values over the worlds, the lowest of
-    equals."""
-    chosen, value = -1, -1
-    while cards:
-        c = lowest_nb(cards)
-        cards &= cards - ONE
-        if sums[c] > value:
-            chosen, value = c, sums[c]
-    return chosen
-
-
 @njit(cache=True, inline="always")
 def _to_layout_nb(cards, to_layout):
     out = ZERO
@@ -608,39 +685,21 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
     sums = np.zeros(64, dtype=np.int64)
     if moves & (moves - ONE):
         cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
-        values = np.full(64, -1, dtype=np.int64)
+        held = np.zeros((worlds_of_nb(seats, seat, n_deals), 4), dtype=np.uint64)
         world = np.empty(m, dtype=np.uint64)
-        for _ in range(worlds_of_nb(seats, seat, n_deals)):
+        for w in range(held.shape[0]):
             sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
-            dd.hands[:] = ZERO
-            dd.hands[seat] = own
+            held[w, seat] = own
             for h in range(m):
                 t = holder_seat[h]
                 if t >= 0:
-                    dd.hands[t] = _to_layout_nb(world[h], to_layout)
-            euchre_move_values_nb(dd.tt, dd, seat, leader, in_trick, lead_b, best_b, best_seat, moves, values)
-            rest = moves
-            while rest:
-                b = lowest_nb(rest)
-                rest &= rest - ONE
-                sums[b] += values[b]
+                    held[w, t] = _to_layout_nb(world[h], to_layout)
+        card_sums_nb(dd, True, seat, np.array([leader, in_trick, lead_b, best_b, best_seat]), moves, held, sums)
         euchre_share_runs_nb(legal_b & ~moves, own, dd.segs, dd.seg_of, dd.group, sums)
     return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(legal_b, sums)]
 
 
 # --- Bid Euchre's calls --------------------------------------------------------------------------
-
-# How the bidding team plays a bid: both partners (3-5), alone after E-4's exchange (6A),
-# alone (6M, E-5).
-WITH_PARTNER, ASKING, ALONE = 0, 1, 2
-
-
-@njit(cache=True, inline="always")
-def euchre_bid_kind_nb(bid, tricks):
-    """How a bid (ladder id) is played in a deck of ``tricks`` tricks (E-3..E-5)."""
-    ask = tricks - EUCHRE_FIRST_LEVEL
-    return WITH_PARTNER if bid < ask else (ASKING if bid == ask else ALONE)
-
 
 @njit(cache=True)
 def euchre_calls_agree_nb(prm, hands, seat, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
@@ -771,9 +830,10 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
         if high >= 0:
             kind = euchre_bid_kind_nb(high, tricks)
             total = 0.0
+            won = -1  # the last world's tricks: the next one's guess
             for w in range(n):
                 trump = heuristic_euchre_trump_nb(prm, worlds[w, bidder], 1 + double_deck)
-                won = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, -1)
+                won = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, won)
                 total += gain[high, won]
             best = total / n if bidder % 2 == seat % 2 else -total / n
     tables = np.empty((3, 4, n), dtype=np.int64)  # per way of playing a bid, solved when first needed

@@ -95,7 +95,7 @@ class Solver:
             elif euchre_beats_nb(card, best, trump):
                 best, best_seat = card, seat
         out = np.empty(EUCHRE_BITS if values is not None else 0, dtype=np.int64)
-        value = dd.euchre_card_values_nb(self.euchre_table, self.ctx, masks, to_move, trump, out_seat, double_deck, joker,
+        value = dd.euchre_card_values_nb(self.ctx, masks, to_move, trump, out_seat, double_deck, joker,
                                          leader, len(trick), lead, best, best_seat, out)
         if values is not None:
             values.update((c, int(v)) for c, v in enumerate(out) if v >= 0)

@@ -17,7 +17,9 @@ import pytest
 from kernels import bid_euchre as ke
 from kernels import pimc
 from kernels.cards import mask_to_cards
-from kernels.dd import contract_dd_card_nb, euchre_dd_card_nb, new_context
+from kernels.dd import (
+    contract_dd_card_nb, euchre_card_values_nb, euchre_dd_card_nb, euchre_follow_nb, euchre_load_nb, new_context,
+)
 from kernels import policies as kp
 from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, legal_calls_nb
 from kernels.contract import KIND_CALL, KIND_PLAY
@@ -342,6 +344,100 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
         assert means[got] == ranked[0]
         decided += 1
     assert decided >= 20
+
+
+def _check_card_sums(sums, exact, cards):
+    """The sums ``card_sums_nb`` gave against the exact ones (by a search per card and
+    world): the best, and every sum equal to it, exact; the others an upper bound below
+    the best. Returns (cards only bounded, cards tied with the best)."""
+    best = max(exact[c] for c in cards)
+    bounded = tied = 0
+    for c in cards:
+        if exact[c] == best:
+            assert sums[c] == best
+            tied += 1
+        else:
+            assert exact[c] <= sums[c] < best
+            bounded += sums[c] > exact[c]
+    return bounded, tied - 1
+
+
+def test_card_sums_are_exact_where_the_choice_needs_them_in_the_bridge_games():
+    """Two-hand positions (leading or following, 3-6 cards each, any strain) over 2-6
+    worlds of the other hand: against each card's exact value in each world (the Python
+    solver), ``card_sums_nb`` makes the best sum and its equals exact and bounds the rest
+    below it, so the choice is the exact average's."""
+    rng = np.random.default_rng(12)
+    solver, ctx = Solver(), new_context()
+    dd = ctx[0]
+    bounded = tied = 0
+    for _ in range(200):
+        k = int(rng.integers(3, 7))
+        deck = rng.permutation(52)
+        mine, rest = deck[:k], deck[k + 1:]
+        seat, trump = int(rng.integers(2)), int(rng.integers(-1, 4))
+        lead = int(deck[k]) if rng.integers(2) else -1
+        legal = lead_legal_nb(np.uint64(_mask(mine)), -1) if lead < 0 else \
+            follow_legal_nb(np.uint64(_mask(mine)), lead, False)
+        n_worlds = int(rng.integers(2, 7))
+        held = np.zeros((n_worlds, 4), dtype=np.uint64)
+        exact = dict.fromkeys(mask_to_cards(legal), 0)
+        for w in range(n_worlds):
+            other = rng.choice(rest, k - (lead >= 0), replace=False)
+            hands = [list(mine), list(other)] if seat == 0 else [list(other), list(mine)]
+            held[w, seat], held[w, 1 - seat] = _mask(mine), _mask(other)
+            for c, v in solver.contract_card_values(hands, trump, seat, lead).items():
+                exact[c] += v
+        dd.trump, dd.when_void = trump, 0
+        pimc.renew_nb(dd, pimc.contract_rules_nb(trump, 0))
+        sums = np.zeros(64, dtype=np.int64)
+        pimc.card_sums_nb(dd, False, seat, np.array([lead]), legal, held, sums)
+        b, t = _check_card_sums(sums, exact, exact)
+        bounded, tied = bounded + b, tied + t
+    assert bounded >= 100 and tied >= 20
+
+
+@pytest.mark.parametrize("joker", [False, True])
+def test_card_sums_are_exact_where_the_choice_needs_them_in_bid_euchre(joker):
+    """Bid Euchre positions played at random (lone hands, tricks in progress) over 2-6
+    worlds that deal the other active seats' cards anew: the same as in the bridge games,
+    against the kernels' exact value of each card in each world."""
+    rng = np.random.default_rng(13)
+    ctx, ref = new_context(), new_context()
+    dd = ctx[0]
+    bounded = tied = 0
+    for _ in range(200):
+        hands, trump, out_seat, leader, in_trick, lead, best, best_seat, played, seat, _ = \
+            _random_euchre_position(rng, joker)
+        others = [t for t in range(4) if t not in (seat, out_seat)]
+        pool = np.array([c for t in others for c in mask_to_cards(hands[t])])
+        legal = mask_to_cards(euchre_follow_legal_nb(hands[seat], lead, trump))
+        if len(legal) < 2:
+            continue
+        n_worlds = int(rng.integers(2, 7))
+        held = np.zeros((n_worlds, 4), dtype=np.uint64)
+        exact = dict.fromkeys(legal, 0)
+        values = np.empty(64, dtype=np.int64)
+        for w in range(n_worlds):
+            world = hands.copy()
+            dealt = rng.permutation(pool)
+            for t in others:
+                n = len(mask_to_cards(hands[t]))
+                world[t], dealt = np.uint64(_mask(dealt[:n])), dealt[n:]
+            euchre_card_values_nb(ref, world, seat, trump, out_seat, False, joker, leader, in_trick, lead, best,
+                                  best_seat, values)
+            for c in legal:
+                exact[c] += values[c]
+            to_layout = euchre_load_nb(dd, world, trump, out_seat, False, joker)
+            held[w] = dd.hands
+        moves = euchre_follow_nb(held[0, seat], to_layout[lead] if lead >= 0 else -1, dd.segs, dd.seg_of)
+        sums = np.zeros(64, dtype=np.int64)
+        pos = np.array([leader, in_trick, to_layout[lead] if lead >= 0 else -1,
+                        to_layout[best] if best >= 0 else -1, best_seat])
+        pimc.card_sums_nb(dd, True, seat, pos, moves, held, sums)
+        b, t = _check_card_sums({c: sums[to_layout[c]] for c in legal}, exact, legal)
+        bounded, tied = bounded + b, tied + t
+    assert bounded >= 50 and tied >= 20
 
 
 # --- Calls ---------------------------------------------------------------------------------------
