@@ -498,43 +498,39 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     opponent, modelled as a heuristic with this seat's parameters, would have made its
     calls so far: rejection among at most 50 draws per world wanted; with too few
     accepted, the rest are drawn unconditioned (the calls then say nothing this model
-    explains). One number from the policy stream starts the draws."""
+    explains). One number from the policy stream starts the draws. Also returns whether
+    only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
-    opp = 1 - seat
-    got = 0
-    for _ in range(50 * n if n > 1 else 0):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        if calls_agree_nb(seats.prm[seat], world[0], opp, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                          nt_needs_all_suits, jump_min_cards, gain):
-            out[got] = world[0]
-            got += 1
-            if got == n:
-                break
+    got = tries = 0
     while got < n:
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
         out[got] = world[0]
-        got += 1
-    return out
+        tries += 1
+        if n_deals == 1.0 or tries > 50 * n or calls_agree_nb(seats.prm[seat], world[0], 1 - seat, calls, n_calls,
+                                                              dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                                                              jump_min_cards, gain):
+            got += 1
+    return out, n_deals == 1.0
 
 
 @njit(cache=True)
-def expected_scores_nb(dd, seat, hand, opponents, gain, when_void, strain, declarer, value, known):
+def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain, declarer, value, known):
     """B-11..B-14, D-5/D-6: into ``value[bid, doubled]``, for every bid of ``strain`` played
     by ``declarer``, the expected deal score for ``seat`` (its points minus the opponent's,
     ``gain``) over worlds where the opponent holds ``opponents[w]``, the opponent of the
     declarer leading (as ``kernels.dd.contract_table_nb``); the worlds of a strain share
-    the search context's table. A single world is the deal itself (the seat knows it
-    whole): its tricks are kept in ``known`` for the deal's later calls."""
+    the search context's table. With ``whole`` the one world is the deal itself (the seat
+    knows it whole): its tricks are kept in ``known`` for the deal's later calls."""
     n_tricks = popcount_nb(hand)
     n = opponents.shape[0]
     sign = (1.0 if declarer == seat else -1.0) / n
     defence = -1  # the defenders' tricks in the last world: the next one's guess
     for w in range(n):
-        if n == 1 and known[strain, declarer] >= 0:
+        if whole and known[strain, declarer] >= 0:
             defence = n_tricks - known[strain, declarer]
         else:
             if w == 0:
@@ -544,7 +540,7 @@ def expected_scores_nb(dd, seat, hand, opponents, gain, when_void, strain, decla
                 dd.hands[2], dd.hands[3] = ZERO, ZERO
             dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
             defence = contract_value_near_nb(dd, 1 - declarer, -1, -1, 1 - declarer, defence, n_tricks)
-            if n == 1:
+            if whole:
                 known[strain, declarer] = n_tricks - defence
         bids = STRAIN_BIDS[strain]
         while bids:
@@ -567,14 +563,14 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
     then the lowest bid. Only the strains a call needs are solved."""
     if legal == bit_nb(CALL_PASS):
         return CALL_PASS
-    opponents = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
+    opponents, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
                                          min_trump_cards, nt_needs_all_suits, jump_min_cards, gain)
     mine = np.zeros((N_BIDS, 3))
     call, best = CALL_PASS, 0.0
     if cur_bid >= 0:
         theirs = np.zeros((N_BIDS, 3))
         strain = BID_STRAIN[cur_bid]
-        expected_scores_nb(dd, seat, hands[seat], opponents, gain, when_void, strain, bidder,
+        expected_scores_nb(dd, seat, hands[seat], opponents, whole, gain, when_void, strain, bidder,
                            mine if bidder == seat else theirs, seats.known_tricks[seat])
         stands = mine if bidder == seat else theirs
         best = stands[cur_bid, doubled]
@@ -585,7 +581,7 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
     bids = legal & ((ONE << np.uint64(N_BIDS)) - ONE)
     for strain in range(5):
         if bids & STRAIN_BIDS[strain] and not (cur_bid >= 0 and bidder == seat and strain == BID_STRAIN[cur_bid]):
-            expected_scores_nb(dd, seat, hands[seat], opponents, gain, when_void, strain, seat, mine,
+            expected_scores_nb(dd, seat, hands[seat], opponents, whole, gain, when_void, strain, seat, mine,
                                seats.known_tricks[seat])
     while bids:
         bid = lowest_nb(bids)
@@ -737,8 +733,7 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
     n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
     out = np.zeros((n, 4), dtype=np.uint64)
     world = np.empty(m, dtype=np.uint64)
-    got = 0
-    tries = 0
+    got = tries = 0
     while got < n:
         sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
         out[got, seat] = hands[seat]
@@ -746,8 +741,9 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         tries += 1
-        if tries > 50 * n or euchre_calls_agree_nb(seats.prm[seat], out[got], seat, seats.calls, n_calls, dealer,
-                                                    tricks, 1 + double_deck, stick_the_dealer):
+        if n_deals == 1.0 or tries > 50 * n or euchre_calls_agree_nb(seats.prm[seat], out[got], seat, seats.calls,
+                                                                     n_calls, dealer, tricks, 1 + double_deck,
+                                                                     stick_the_dealer):
             got += 1
     return out
 

@@ -504,14 +504,15 @@ def test_draw_bridge_pimc_calls_are_best_by_the_exact_table(seat):
     assert checked >= 100
 
 
-def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow():
+@pytest.mark.parametrize("bid_worlds", [6, 1])
+def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_worlds):
     """After the opponent's opening call, the worlds a Bridgette pimc seat bids from hold
     the cards it has not seen, 13 to the opponent, who as the heuristic would have made
-    that call; its call is the best by those worlds' tables (sim.dd)."""
+    that call (a single world too); its call is the best by those worlds' tables (sim.dd)."""
     kr = BridgetteRules().to_kernel()
     p = kr.params[0]
     b6 = (0, int(p.min_trump_cards), bool(p.nt_needs_all_suits), int(p.jump_min_cards))  # B-5, B-6
-    prm = parse_policy("pimc:bid_worlds=6", "bridgette").row()
+    prm = parse_policy(f"pimc:bid_worlds={bid_worlds}", "bridgette").row()
     rng = np.random.default_rng(8)
     solver, agree, total = Solver(), 0, 0
     for _ in range(12):
@@ -527,8 +528,9 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow():
         seats = seats_for(np.array([kp.POLICY_PIMC] * 2), np.stack([prm, prm]))
         seats["may_hold"] = ALL
         seats["rng"] = 1234
-        worlds = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, kr.gain)
-        assert len(worlds) == 6
+        worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6,
+                                                      kr.gain)
+        assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
