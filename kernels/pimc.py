@@ -1,15 +1,16 @@
 """Players that search: card play by sampling worlds and solving them double dummy (``pimc``).
 
-At each card with a choice, a ``pimc`` seat deals the cards it cannot see ``worlds`` times,
-each deal drawn uniformly among those consistent with everything the seat knows, values
-every legal card in each world with the double-dummy solver (kernels.dd: its side's tricks
-from here, the trick in progress included) and plays the card with the highest average,
-the lowest of equals (the ``dd`` seat's tie rule, so a seat whose knowledge fixes every
-hand plays exactly as ``dd``). With ``bid_worlds`` above 0 its calls are sampled as well:
-the call whose likely contract has the best expected score over worlds in which the
-other seats' calls so far are the heuristic's (``pimc_call_nb``; Bid Euchre's
-``pimc_euchre_bid_nb``, and its trump, ``pimc_euchre_trump_nb``); otherwise its calls,
-and always its exchanges and draws, are the heuristic's.
+At each card with a choice, a ``pimc`` seat deals the cards it cannot see ``worlds``
+times, each deal drawn uniformly among those consistent with everything the seat knows,
+values every legal card in each world with the double-dummy solver (kernels.dd: its side's
+tricks from here, the trick in progress included; no more exactly than the choice needs,
+``card_sums_nb``) and plays the card with the highest average, the lowest of equals (the
+``dd`` seat's tie rule, so a seat whose knowledge fixes every hand plays exactly as
+``dd``). With ``bid_worlds`` above 0 its calls are sampled as well: the call whose likely
+contract has the best expected score over worlds in which the other seats' calls so far
+are the heuristic's (``pimc_call_nb``; Bid Euchre's ``pimc_euchre_bid_nb``, and its trump,
+``pimc_euchre_trump_nb``); otherwise its calls, and always its exchanges and draws, are
+the heuristic's.
 
 **What a seat knows.** Its own hand and every card played; in Bridgette its own discards
 and the up-card (B-3: ``unseen`` of the deal kernel, which leaves out its discards and a
@@ -296,9 +297,9 @@ def card_reaches_nb(dd, euchre, to_move, pos, c, target):
 
 @njit(cache=True)
 def card_value_nb(dd, euchre, to_move, pos, c, guess, lo, hi):
-    """The tricks of ``card_reaches_nb``'s question with the most ``c`` can reach, known
-    to lie in [lo, hi]: zero-window searches stepping from ``guess`` (negative: halving
-    the range), cheap when the guess is close."""
+    """The exact value of ``c``: the most tricks ``card_reaches_nb`` finds it reaching,
+    known to lie in [lo, hi]. Zero-window searches stepping from ``guess`` (negative:
+    halving the range), cheap when the guess is close."""
     if guess < 0:
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -343,8 +344,9 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     is valued exactly and every other card is searched once, for one trick more than the
     leader: it is valued exactly only where it reaches that, elsewhere the leader's value
     bounds it. Then, best first, a card with the highest sum is valued exactly in a world
-    where it was bounded, until every card with the highest sum is exact. Exact values are
-    searched from a guess: the leader's value in the last world."""
+    where it was bounded, until every card with the highest sum is exact. Exact values step
+    from a guess: the leader's from its value in the last world, a card that beats the
+    leader upwards from there, a bounded card downwards from its bound."""
     n_w = held.shape[0]
     n = popcount_nb(held[0, to_move])
     value = np.zeros((n_w, 64), dtype=np.int64)
