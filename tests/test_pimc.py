@@ -705,19 +705,6 @@ def test_bid_euchre_sampled_calls_change_the_auctions():
 
 # --- Reproducible runs ---------------------------------------------------------------------------
 
-def test_the_pimc_benchmark_times_a_pimc_seat_in_every_game(monkeypatch, capsys):
-    """benchmarks.pimc: a line per game with the pimc seat's rate, in the game's unit."""
-    from benchmarks import pimc as bench
-
-    monkeypatch.setattr(bench, "GAMES", dict.fromkeys(bench.GAMES, 2))
-    bench.main(["--worlds", "1", "--repeats", "1", "--threads", "1"])
-    lines = capsys.readouterr().out.splitlines()
-    for game, unit in (("bridgette", "deals/s"), ("draw-bridge", "deals/s"), ("bid-euchre", "hands/s")):
-        line = next(line for line in lines if line.startswith(f"{game} "))
-        rate, shown_unit = line.split(": ")[1].split()
-        assert float(rate.replace(",", "")) > 0 and shown_unit == unit
-
-
 @pytest.mark.parametrize("game, games, last", [("bridgette", 6, "pimc:worlds=2"), ("draw-bridge", 6, "pimc:worlds=2"),
                                                ("bid-euchre", 4, "pimc:worlds=2"),
                                                ("bid-euchre", 3, "pimc:worlds=2,bid_worlds=3")])
@@ -798,3 +785,18 @@ def test_bad_worlds_exit_2_from_the_command_line():
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "pimc:worlds must be a whole number" in result.stderr
+
+
+# --- The benchmark -------------------------------------------------------------------------------
+
+def test_the_pimc_benchmark_times_a_pimc_seat_in_every_game(monkeypatch, capsys):
+    """benchmarks.pimc: a line per game with the pimc seat's rate, in the game's unit."""
+    from benchmarks import pimc as bench
+
+    monkeypatch.setattr(bench, "GAMES", dict.fromkeys(bench.GAMES, 2))
+    bench.main(["--worlds", "1", "--repeats", "1", "--threads", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    for game, unit in (("bridgette", "deals/s"), ("draw-bridge", "deals/s"), ("bid-euchre", "hands/s")):
+        line = next(line for line in lines if line.startswith(f"{game} "))
+        rate, shown_unit = line.split(": ")[1].split()
+        assert float(rate.replace(",", "")) > 0 and shown_unit == unit
