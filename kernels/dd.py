@@ -535,16 +535,9 @@ def _order_follows_nb(order, moves, lead, trump, flags):
 @njit(cache=True)
 def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
     """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
-    searches narrowing [lo, hi] until they meet, the table shared between them."""
-    lo, hi = floor, popcount_nb(ctx.hands[1 - leader])
-    while lo < hi:
-        guess = (lo + hi + 1) // 2
-        ctx.stats[ST_SEARCHES] += 1
-        if contract_search_nb(tt, ctx, leader, lead, barred, side, guess):
-            lo = guess
-        else:
-            hi = guess - 1
-    return lo
+    searches halving [floor, tricks left] until they meet, the table shared between them."""
+    at = np.array([leader, lead, barred, side, 0, 0, 0])
+    return value_near_nb(tt, ctx, False, at, -1, floor, popcount_nb(ctx.hands[1 - leader]))
 
 
 @njit(cache=True)
@@ -559,7 +552,8 @@ def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
 @njit(cache=True)
 def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
     """``values[card]``: tricks the side to move takes from here after playing that legal
-    card (-1 for the others); returns the best of them."""
+    card (-1 for the others); returns the best of them. Each card is valued from the value
+    of the card before (values move little between cards)."""
     ctx = ctx_arr[0]
     renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
     hands = ctx.hands
@@ -568,21 +562,28 @@ def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
         legal = lead_legal_nb(hands[to_move], barred)
     else:
         legal = follow_legal_nb(hands[to_move], lead, ctx.when_void != 0)
-    best = 0
+    n = popcount_nb(hands[to_move])
+    pos = np.array([lead])
+    best, guess = 0, -1
     while legal:
         c = lowest_nb(legal)
         legal &= legal - ONE
-        hands[to_move] &= ~bit_nb(c)
-        if lead < 0:
-            v = contract_best_nb(tt, ctx, to_move, c, -1, to_move)
-        else:
-            leader_wins, bar = trick_nb(lead, c, ctx.trump)
-            winner = 1 - to_move if leader_wins else to_move
-            v = (winner == to_move) + contract_best_nb(tt, ctx, winner, -1, bar, to_move)
-        hands[to_move] |= bit_nb(c)
-        values[c] = v
-        best = max(best, v)
+        values[c] = guess = card_value_nb(tt, ctx, False, to_move, pos, c, guess, 0, n)
+        best = max(best, guess)
     return best
+
+
+@njit(cache=True, inline="always")
+def contract_after_card_nb(c, to_move, lead, trump):
+    """C-3 with B-8: the position after ``to_move`` plays ``c`` (``lead``: the card led to
+    it, -1 when ``c`` is the lead): (the trick for ``to_move`` if ``c`` ends it, 0 or 1;
+    the leader; the card led, -1 at the next trick's start; the suit that leader may not
+    lead)."""
+    if lead < 0:
+        return 0, to_move, c, -1
+    leader_wins, barred = trick_nb(lead, c, trump)
+    leader = 1 - to_move if leader_wins else to_move
+    return int(leader == to_move), leader, -1, barred
 
 
 # --- Bid Euchre: four hands in partnerships, E-2 effective suits ---------------------------
@@ -1021,16 +1022,10 @@ def _euchre_overtake_nb(moves, ctx, seat, played, lead, trick_best, trick_best_s
 @njit(cache=True)
 def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, floor):
     """The most tricks team ``side`` takes from this position (known to be at least
-    ``floor``): zero-window searches narrowing [lo, hi], the table shared between them."""
-    lo, hi = floor, popcount_nb(ctx.hands[to_play])
-    while lo < hi:
-        guess = (lo + hi + 1) // 2
-        ctx.stats[ST_SEARCHES] += 1
-        if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, guess):
-            lo = guess
-        else:
-            hi = guess - 1
-    return lo
+    ``floor``): zero-window searches halving [floor, tricks left], the table shared
+    between them."""
+    at = np.array([leader, played, best, best_seat, lead, to_play, side])
+    return value_near_nb(tt, ctx, True, at, -1, floor, popcount_nb(ctx.hands[to_play]))
 
 
 # --- Whole deals ------------------------------------------------------------------------------
@@ -1072,29 +1067,12 @@ def euchre_batch_nb(tt, ctx_arr, hands, trumps, leaders, segs, seg_of, power, gr
 @njit(cache=True)
 def contract_dd_card_nb(dd, hands, to_move, lead, barred, trump, when_void):
     """B-7..B-10: the legal card of ``to_move`` whose double-dummy value is highest (the
-    lowest of equals), every hand seen. Each card after the first is searched once, for
-    "one trick more than the best so far", and valued exactly only when it is."""
+    lowest of equals), every hand seen."""
     dd.hands[0], dd.hands[1] = hands[0], hands[1]
     dd.trump, dd.when_void = trump, when_void
     renew_nb(dd, contract_rules_nb(trump, when_void))
     legal = lead_legal_nb(hands[to_move], barred) if lead < 0 else follow_legal_nb(hands[to_move], lead, when_void)
-    best_card, best = -1, -1
-    while legal:
-        c = lowest_nb(legal)
-        legal &= legal - ONE
-        dd.hands[to_move] &= ~bit_nb(c)
-        won, leader, nxt_lead, nxt_barred = 0, to_move, c, -1
-        if lead >= 0:
-            leader_wins, nxt_barred = trick_nb(lead, c, trump)
-            leader = 1 - to_move if leader_wins else to_move
-            won, nxt_lead = int(leader == to_move), -1
-        if best_card < 0:
-            best_card, best = c, won + contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move)
-        elif contract_search_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move, best + 1 - won):
-            best_card, best = c, won + contract_best_nb(dd.tt, dd, leader, nxt_lead, nxt_barred, to_move,
-                                                        best + 1 - won)
-        dd.hands[to_move] |= bit_nb(c)
-    return best_card
+    return dd_best_card_nb(dd, False, to_move, np.array([lead]), legal)
 
 
 def _euchre_layouts():
@@ -1152,52 +1130,103 @@ def euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played, lead, b
     return 0, leader if played > 0 else to_move, played + 1, nb, nbs, nlead, nxt
 
 
+# --- One card's value, in either family ------------------------------------------------------
+# A position before ``to_move`` plays (``pos``): Bid Euchre's (leader, cards played to the
+# trick, lead, best card, its seat) in the solver layout, or the bridge games' (lead,). A
+# position a search starts from (``at``): Bid Euchre's (leader, cards played, best card, its
+# seat, lead, seat to play, team searched), or the bridge games' (leader, lead, barred suit,
+# seat searched).
+
 @njit(cache=True)
-def euchre_value_near_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, guess):
-    """``euchre_value_nb`` by zero-window searches stepping from ``guess`` (negative: none,
-    a binary search), cheap when the guess is close."""
+def after_card_nb(dd, euchre, to_move, pos, c, at):
+    """Take ``c`` from the hand of ``to_move`` in ``dd.hands`` and set ``at`` to the position
+    after it is played from ``pos``; returns the trick its side wins if ``c`` ends one (0
+    or 1). The caller puts the card back."""
+    dd.hands[to_move] &= ~bit_nb(c)
+    if euchre:
+        side = to_move % 2
+        won, at[0], at[1], at[2], at[3], at[4], at[5] = euchre_after_card_nb(dd, c, to_move, dd.out_seat, side,
+                                                                            pos[0], pos[1], pos[2], pos[3], pos[4])
+        at[6] = side
+        return won
+    won, at[0], at[1], at[2] = contract_after_card_nb(c, to_move, pos[0], dd.trump)
+    at[3] = to_move
+    return won
+
+
+@njit(cache=True, inline="always")
+def reaches_nb(tt, dd, euchre, at, target):
+    """One zero-window search: does the side searched take at least ``target`` of the
+    tricks left from the position ``at``?"""
+    dd.stats[ST_SEARCHES] += 1
+    if euchre:
+        return euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
+    return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
+
+
+@njit(cache=True)
+def value_near_nb(tt, dd, euchre, at, guess, lo, hi):
+    """The most tricks the side searched takes from the position ``at``, known to lie in
+    [lo, hi]: zero-window searches stepping from ``guess``, cheap when the guess is close
+    (negative: halving the range)."""
     if guess < 0:
-        return euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, 0)
-    n = popcount_nb(ctx.hands[to_play])
-    v = min(guess, n)
-    ctx.stats[ST_SEARCHES] += 1
-    if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v):
-        while v < n:
-            ctx.stats[ST_SEARCHES] += 1
-            if not euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v + 1):
-                break
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if reaches_nb(tt, dd, euchre, at, mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+    v = min(max(guess, lo), hi)
+    if v == lo or reaches_nb(tt, dd, euchre, at, v):
+        while v < hi and reaches_nb(tt, dd, euchre, at, v + 1):
             v += 1
         return v
-    while v > 1:
+    v -= 1
+    while v > lo and not reaches_nb(tt, dd, euchre, at, v):
         v -= 1
-        ctx.stats[ST_SEARCHES] += 1
-        if euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, side, v):
-            return v
-    return 0
+    return v
 
 
 @njit(cache=True)
-def euchre_move_values_nb(dd, to_move, leader, played, lead, best, best_seat, moves, values):
-    """Set ``values[b]``, for each card ``b`` of ``moves`` (solver layout, cards of
-    ``to_move``), to the tricks the team of ``to_move`` takes from here after playing it;
-    the trick in progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``)
-    winning it after ``played`` cards. Each value is searched from a guess: ``values[b]``
-    as it comes in (the card's value in another world; -1: none), else the value of the
-    card before, since values move little between worlds and between cards."""
-    side = to_move % 2
-    rest = moves
-    guess = -1
-    while rest:
-        b = lowest_nb(rest)
-        rest &= rest - ONE
-        if values[b] >= 0:
-            guess = values[b]
-        dd.hands[to_move] &= ~bit_nb(b)
-        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, dd.out_seat, side, leader, played,
-                                                                lead, best, best_seat)
-        values[b] = guess = won + euchre_value_near_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side,
-                                                       guess - won if guess >= 0 else -1)
-        dd.hands[to_move] |= bit_nb(b)
+def card_reaches_nb(tt, dd, euchre, to_move, pos, c, target):
+    """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
+    trick in progress included, after it plays ``c`` from ``pos`` in ``dd.hands``."""
+    at = np.empty(7, dtype=np.int64)
+    won = after_card_nb(dd, euchre, to_move, pos, c, at)
+    ok = reaches_nb(tt, dd, euchre, at, target - won)
+    dd.hands[to_move] |= bit_nb(c)
+    return ok
+
+
+@njit(cache=True)
+def card_value_nb(tt, dd, euchre, to_move, pos, c, guess, lo, hi):
+    """The tricks the side of ``to_move`` takes, the trick in progress included, after it
+    plays ``c`` from ``pos`` in ``dd.hands``, known to lie in [lo, hi]: ``value_near_nb``
+    stepping from ``guess`` (negative: halving)."""
+    at = np.empty(7, dtype=np.int64)
+    won = after_card_nb(dd, euchre, to_move, pos, c, at)
+    v = won + value_near_nb(tt, dd, euchre, at, max(guess - won, 0) if guess >= 0 else -1, max(lo - won, 0),
+                            hi - won)
+    dd.hands[to_move] |= bit_nb(c)
+    return v
+
+
+@njit(cache=True)
+def dd_best_card_nb(dd, euchre, to_move, pos, legal):
+    """The card of ``legal`` whose double-dummy value is highest, the lowest of equals (the
+    ``dd`` seat): the first is valued exactly, each other is searched once, for one trick
+    more than the best so far, and valued exactly only when it reaches that."""
+    n = popcount_nb(dd.hands[to_move])
+    chosen, best = -1, -1
+    while legal:
+        c = lowest_nb(legal)
+        legal &= legal - ONE
+        if chosen < 0:
+            chosen, best = c, card_value_nb(dd.tt, dd, euchre, to_move, pos, c, -1, 0, n)
+        elif best < n and card_reaches_nb(dd.tt, dd, euchre, to_move, pos, c, best + 1):
+            chosen, best = c, card_value_nb(dd.tt, dd, euchre, to_move, pos, c, best + 2, best + 1, n)
+    return chosen
 
 
 @njit(cache=True)
@@ -1234,7 +1263,14 @@ def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck,
     legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
     moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group) if dd.flags & USE_EQUIV else legal
     by_bit = np.full(64, -1, dtype=np.int64)
-    euchre_move_values_nb(dd, to_move, leader, played, lead_b, best_b, best_seat, moves, by_bit)
+    pos = np.array([leader, played, lead_b, best_b, best_seat])
+    n = popcount_nb(hand)
+    guess = -1  # each card valued from the value of the card before
+    rest = moves
+    while rest:
+        b = lowest_nb(rest)
+        rest &= rest - ONE
+        by_bit[b] = guess = card_value_nb(dd.tt, dd, True, to_move, pos, b, guess, 0, n)
     euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0
@@ -1258,18 +1294,6 @@ def euchre_dd_card_nb(dd, hands, to_move, trump, out_seat, double_deck, joker, l
     to_layout = euchre_load_nb(dd, hands, trump, out_seat, double_deck, joker)
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
-    side = to_move % 2
     legal = euchre_follow_nb(dd.hands[to_move], lead_b, dd.segs, dd.seg_of)
-    chosen, value = -1, -1
-    while legal:
-        b = lowest_nb(legal)
-        legal &= legal - ONE
-        dd.hands[to_move] &= ~bit_nb(b)
-        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played,
-                                                                lead_b, best_b, best_seat)
-        if chosen < 0:
-            chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, 0)
-        elif euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won):
-            chosen, value = b, won + euchre_value_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, value + 1 - won)
-        dd.hands[to_move] |= bit_nb(b)
+    chosen = dd_best_card_nb(dd, True, to_move, np.array([leader, played, lead_b, best_b, best_seat]), legal)
     return EUCHRE_FROM_LAYOUT[int(double_deck), int(joker), trump, chosen]

@@ -54,9 +54,8 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, ST_SEARCHES, contract_best_nb, contract_rules_nb, contract_search_nb, contract_segs_nb,
-    euchre_after_card_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb, euchre_search_nb,
-    euchre_share_runs_nb, euchre_value_near_nb, renew_nb, representatives_nb,
+    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_rules_nb, contract_segs_nb, euchre_follow_nb,
+    euchre_load_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb, representatives_nb, value_near_nb,
 )
 from kernels.calls import (
     ASKING, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS, STRAIN_BIDS, WITH_PARTNER,
@@ -68,7 +67,7 @@ from kernels.policies import (
 )
 from kernels.rng import next_u64_nb
 from kernels.step import MAX_SEATS
-from kernels.tricks import highest_trumps_nb, trick_nb
+from kernels.tricks import highest_trumps_nb
 
 # ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
 # and how many cards each seat discarded (B-3); Bid Euchre's joker dealer (seat + 1; 0: no
@@ -273,60 +272,13 @@ def best_of_nb(cards, sums):
 
 
 @njit(cache=True)
-def card_reaches_nb(dd, euchre, to_move, pos, c, target):
-    """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
-    trick in progress included, after it plays ``c`` in the world ``dd.hands``: one
-    zero-window search. ``pos``: the position, Bid Euchre's (leader, cards played to the
-    trick, lead, best card, its seat) in the solver layout, or the bridge games' (lead,)."""
-    dd.hands[to_move] &= ~bit_nb(c)
-    if euchre:
-        side = to_move % 2
-        won, nl, np_, nb, nbs, nlead, nt = euchre_after_card_nb(dd, c, to_move, dd.out_seat, side, pos[0], pos[1],
-                                                                pos[2], pos[3], pos[4])
-        ok = euchre_search_nb(dd.tt, dd, nl, np_, nb, nbs, nlead, nt, side, target - won)
-    elif pos[0] < 0:
-        ok = contract_search_nb(dd.tt, dd, to_move, c, -1, to_move, target)
-    else:
-        leader_wins, barred = trick_nb(pos[0], c, dd.trump)
-        leader = 1 - to_move if leader_wins else to_move
-        ok = contract_search_nb(dd.tt, dd, leader, -1, barred, to_move, target - int(leader == to_move))
-    dd.hands[to_move] |= bit_nb(c)
-    dd.stats[ST_SEARCHES] += 1
-    return ok
-
-
-@njit(cache=True)
-def card_value_nb(dd, euchre, to_move, pos, c, guess, lo, hi):
-    """The exact value of ``c``: the most tricks ``card_reaches_nb`` finds it reaching,
-    known to lie in [lo, hi]. Zero-window searches stepping from ``guess`` (negative:
-    halving the range), cheap when the guess is close."""
-    if guess < 0:
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if card_reaches_nb(dd, euchre, to_move, pos, c, mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-    v = min(max(guess, lo), hi)
-    if v == lo or card_reaches_nb(dd, euchre, to_move, pos, c, v):
-        while v < hi and card_reaches_nb(dd, euchre, to_move, pos, c, v + 1):
-            v += 1
-        return v
-    v -= 1
-    while v > lo and not card_reaches_nb(dd, euchre, to_move, pos, c, v):
-        v -= 1
-    return v
-
-
-@njit(cache=True)
 def _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
     """``card_sums_nb``: value ``c`` exactly in the first world where it is only bounded,
     its sum lowered to match; False when it has no such world."""
     for w in range(held.shape[0]):
         if bounded[w, c]:
             dd.hands[:] = held[w]
-            v = card_value_nb(dd, euchre, to_move, pos, c, value[w, c], 0, value[w, c])
+            v = card_value_nb(dd.tt, dd, euchre, to_move, pos, c, value[w, c], 0, value[w, c])
             sums[c] -= value[w, c] - v
             value[w, c], bounded[w, c] = v, False
             return True
@@ -337,16 +289,18 @@ def _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
 def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     """Add to ``sums[c]``, for each card ``c`` of ``moves``, its double-dummy value (as
     ``card_reaches_nb``) summed over the worlds ``held[w]`` (the hands, as ``dd.hands``
-    takes them): exact for the card with the best sum and every card that equals it; for
-    the others an upper bound below the best, which is all the choice needs.
+    takes them), exact where the choice needs it: ``best_of_nb(moves, sums)`` is then the
+    card with the best exact average (the lowest of equals), and its sum is exact; every
+    other sum is an upper bound, below the best for the cards below the chosen one.
 
     In each world the card best so far (the *leader*; the lowest card in the first world)
     is valued exactly and every other card is searched once, for one trick more than the
     leader: it is valued exactly only where it reaches that, elsewhere the leader's value
-    bounds it. Then, best first, a card with the highest sum is valued exactly in a world
-    where it was bounded, until every card with the highest sum is exact. Exact values step
-    from a guess: the leader's from its value in the last world, a card that beats the
-    leader upwards from there, a bounded card downwards from its bound."""
+    bounds it. Then the card with the highest sum (the lowest of equals) is valued exactly
+    in a world where it was only bounded, until that card is exact in every world: the
+    cards below it have lower sums and the cards above it cannot beat it on a tie. Exact
+    values step from a guess: the leader's from its value in the last world, a card that
+    beats the leader upwards from there, a bounded card downwards from its bound."""
     n_w = held.shape[0]
     n = popcount_nb(held[0, to_move])
     value = np.zeros((n_w, 64), dtype=np.int64)
@@ -354,14 +308,14 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     leader = lowest_nb(moves)
     for w in range(n_w):
         dd.hands[:] = held[w]
-        top = card_value_nb(dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
+        top = card_value_nb(dd.tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
         value[w, leader] = top
         rest = moves & ~bit_nb(leader)
         while rest:
             c = lowest_nb(rest)
             rest &= rest - ONE
-            if top < n and card_reaches_nb(dd, euchre, to_move, pos, c, top + 1):
-                value[w, c] = card_value_nb(dd, euchre, to_move, pos, c, top + 2, top + 1, n)
+            if top < n and card_reaches_nb(dd.tt, dd, euchre, to_move, pos, c, top + 1):
+                value[w, c] = card_value_nb(dd.tt, dd, euchre, to_move, pos, c, top + 2, top + 1, n)
             else:
                 value[w, c], bounded[w, c] = top, True
         rest = moves
@@ -370,36 +324,11 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
             rest &= rest - ONE
             sums[c] += value[w, c]
         leader = best_of_nb(moves, sums)
-    settled = False
-    while not settled:
-        best = best_of_nb(moves, sums)
-        settled = True
-        rest = moves
-        while rest and settled:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
-            if sums[c] == sums[best] and _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
-                settled = False
+    while _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, best_of_nb(moves, sums)):
+        pass
 
 
 # --- Bridgette and Draw Bridge ---------------------------------------------------------------------
-
-@njit(cache=True)
-def contract_value_near_nb(dd, leader, lead, barred, side, guess, n):
-    """The tricks ``side`` takes from here (at most ``n``): zero-window searches stepping
-    from ``guess`` (negative: none, a binary search), cheap when the guess is close."""
-    if guess < 0:
-        return contract_best_nb(dd.tt, dd, leader, lead, barred, side)
-    v = min(guess, n)
-    if contract_search_nb(dd.tt, dd, leader, lead, barred, side, v):
-        while v < n and contract_search_nb(dd.tt, dd, leader, lead, barred, side, v + 1):
-            v += 1
-    else:
-        v -= 1
-        while v > 0 and not contract_search_nb(dd.tt, dd, leader, lead, barred, side, v):
-            v -= 1
-    return v
-
 
 @njit(cache=True)
 def contract_deals_nb(seats, seat, hands, unseen):
@@ -541,7 +470,8 @@ def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain
                 renew_nb(dd, contract_rules_nb(dd.trump, when_void))
                 dd.hands[2], dd.hands[3] = ZERO, ZERO
             dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
-            defence = contract_value_near_nb(dd, 1 - declarer, -1, -1, 1 - declarer, defence, n_tricks)
+            at = np.array([1 - declarer, -1, -1, 1 - declarer])
+            defence = value_near_nb(dd.tt, dd, False, at, defence, 0, n_tricks)
             if whole:
                 known[strain, declarer] = n_tricks - defence
         bids = STRAIN_BIDS[strain]
@@ -772,7 +702,8 @@ def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_
                                                           trump))
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
-    return euchre_value_near_nb(dd.tt, dd, bidder, 0, -1, -1, -1, bidder, bidder % 2, guess)
+    at = np.array([bidder, 0, -1, -1, -1, bidder, bidder % 2])
+    return value_near_nb(dd.tt, dd, True, at, guess, 0, popcount_nb(dd.hands[bidder]))
 
 
 @njit(cache=True)

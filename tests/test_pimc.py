@@ -346,31 +346,36 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
     assert decided >= 20
 
 
-def _check_card_sums(sums, exact, cards):
+def _check_card_sums(sums, exact, order):
     """The sums ``card_sums_nb`` gave against the exact ones (by a search per card and
-    world): the best, and every sum equal to it, exact; the others an upper bound below
-    the best. Returns (cards only bounded, cards tied with the best)."""
-    best = max(exact[c] for c in cards)
-    bounded = tied = 0
-    for c in cards:
-        if exact[c] == best:
-            assert sums[c] == best
-            tied += 1
-        else:
-            assert exact[c] <= sums[c] < best
-            bounded += sums[c] > exact[c]
-    return bounded, tied - 1
+    world), the cards in ``order`` (the order in which the lowest of equals is taken): the
+    card chosen by the exact sums has its exact sum, the highest; every other sum is an
+    upper bound, below the highest for the cards before the chosen one. Returns (cards
+    only bounded, cards tied with the chosen one, cards after it whose bound ties it)."""
+    best = max(exact[c] for c in order)
+    chosen = next(i for i, c in enumerate(order) if exact[c] == best)
+    assert sums[order[chosen]] == best
+    bounded = tied = bound_tied = 0
+    for i, c in enumerate(order):
+        assert exact[c] <= sums[c] <= best
+        if i < chosen:
+            assert sums[c] < best
+        bounded += sums[c] > exact[c]
+        tied += i != chosen and exact[c] == best
+        bound_tied += sums[c] == best > exact[c]
+    return bounded, tied, bound_tied
 
 
 def test_card_sums_are_exact_where_the_choice_needs_them_in_the_bridge_games():
     """Two-hand positions (leading or following, 3-6 cards each, any strain) over 2-6
     worlds of the other hand: against each card's exact value in each world (the Python
-    solver), ``card_sums_nb`` makes the best sum and its equals exact and bounds the rest
-    below it, so the choice is the exact average's."""
+    solver), ``card_sums_nb`` makes the chosen card's sum exact and bounds the others, below
+    it before it, so the choice is the exact average's; some cards after it keep a bound
+    that ties it (they need no search: the lowest of equals is chosen)."""
     rng = np.random.default_rng(12)
     solver, ctx = Solver(), new_context()
     dd = ctx[0]
-    bounded = tied = 0
+    bounded = tied = bound_tied = 0
     for _ in range(200):
         k = int(rng.integers(3, 7))
         deck = rng.permutation(52)
@@ -392,9 +397,9 @@ def test_card_sums_are_exact_where_the_choice_needs_them_in_the_bridge_games():
         pimc.renew_nb(dd, pimc.contract_rules_nb(trump, 0))
         sums = np.zeros(64, dtype=np.int64)
         pimc.card_sums_nb(dd, False, seat, np.array([lead]), legal, held, sums)
-        b, t = _check_card_sums(sums, exact, exact)
-        bounded, tied = bounded + b, tied + t
-    assert bounded >= 100 and tied >= 20
+        b, t, bt = _check_card_sums(sums, exact, sorted(exact))
+        bounded, tied, bound_tied = bounded + b, tied + t, bound_tied + bt
+    assert bounded >= 100 and tied >= 20 and bound_tied >= 5
 
 
 @pytest.mark.parametrize("joker", [False, True])
@@ -405,7 +410,7 @@ def test_card_sums_are_exact_where_the_choice_needs_them_in_bid_euchre(joker):
     rng = np.random.default_rng(13)
     ctx, ref = new_context(), new_context()
     dd = ctx[0]
-    bounded = tied = 0
+    bounded = tied = bound_tied = 0
     for _ in range(200):
         hands, trump, out_seat, leader, in_trick, lead, best, best_seat, played, seat, _ = \
             _random_euchre_position(rng, joker)
@@ -435,9 +440,10 @@ def test_card_sums_are_exact_where_the_choice_needs_them_in_bid_euchre(joker):
         pos = np.array([leader, in_trick, to_layout[lead] if lead >= 0 else -1,
                         to_layout[best] if best >= 0 else -1, best_seat])
         pimc.card_sums_nb(dd, True, seat, pos, moves, held, sums)
-        b, t = _check_card_sums({c: sums[to_layout[c]] for c in legal}, exact, legal)
-        bounded, tied = bounded + b, tied + t
-    assert bounded >= 50 and tied >= 20
+        b, t, bt = _check_card_sums({c: sums[to_layout[c]] for c in legal}, exact,
+                                    sorted(legal, key=lambda c: to_layout[c]))
+        bounded, tied, bound_tied = bounded + b, tied + t, bound_tied + bt
+    assert bounded >= 50 and tied >= 20 and bound_tied >= 5
 
 
 # --- Calls ---------------------------------------------------------------------------------------
