@@ -1034,8 +1034,8 @@ def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, sid
 def contract_table_nb(tt, ctx_arr, table):
     """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
     strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two
-    declarers of a strain share the table's entries, and a strain shares them with the same
-    strain of earlier deals."""
+    declarers of a strain share the table's entries (each strain starts a new generation:
+    the keys leave out the trump)."""
     ctx = ctx_arr[0]
     n = popcount_nb(ctx.hands[0])
     for strain in range(5):

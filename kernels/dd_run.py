@@ -10,7 +10,8 @@ records by the game's Python module; other runs pass an empty array and compute 
   contract_table_nb``), its par (``par_nb``, a port of ``sim.par``) and, when a contract is
   played, the declarer's tricks in its strain and whether that makes it.
 - Along the card play, one value search per card (``kernels.dd``, the context's own table
-  serving every position of the deal, and later deals of the game under the same trump):
+  serving every position of the deal; in Bid Euchre also later hands of the game under the
+  same trump, where the bridge games' tables of the next deal change the strain first):
   the double-dummy value of the position for the side to move. A card's seat *loses* the
   value before its card minus what it got after it (the trick, if its card completed one
   its side won, plus the value after), so the side's tricks taken are its double-dummy
