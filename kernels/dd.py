@@ -536,7 +536,7 @@ def _order_follows_nb(order, moves, lead, trump, flags):
 def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
     """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
     searches halving [floor, tricks left] until they meet, the table shared between them."""
-    at = np.array([leader, lead, barred, side, 0, 0, 0])
+    at = np.array([leader, lead, barred, side])
     return value_near_nb(tt, ctx, False, at, -1, floor, popcount_nb(ctx.hands[1 - leader]))
 
 
