@@ -369,9 +369,9 @@ def _check_card_sums(sums, exact, order):
 def test_card_sums_are_exact_where_the_choice_needs_them_in_the_bridge_games():
     """Two-hand positions (leading or following, 3-6 cards each, any strain) over 2-6
     worlds of the other hand: against each card's exact value in each world (the Python
-    solver), ``card_sums_nb`` makes the chosen card's sum exact and bounds the others, below
-    it before it, so the choice is the exact average's; some cards after it keep a bound
-    that ties it (they need no search: the lowest of equals is chosen)."""
+    solver), ``card_sums_nb`` makes the chosen card's sum exact and bounds the others (those
+    before it strictly below it), so the choice is the exact average's; some cards after
+    it keep a bound that ties it (they need no search: the lowest of equals is chosen)."""
     rng = np.random.default_rng(12)
     solver, ctx = Solver(), new_context()
     dd = ctx[0]
