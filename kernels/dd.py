@@ -4,19 +4,21 @@ for Bid Euchre (E-2, E-6, C-3).
 
 Both solvers answer one question, "can this side take at least ``target`` of the tricks
 left?", by a depth-first search with cut-offs (a zero-window search) over an explicit
-stack; the exact value is found by a binary search over the target, every search sharing
-the table. What makes them fast:
+stack; the exact value is found by a binary search over the target, or by stepping from
+a close guess, every search sharing the table. What makes them fast:
 
 - a transposition table at trick boundaries (``TT_DTYPE``), keyed on the *relative* ranks of
-  the cards still in play: the cards of each suit (Bid Euchre: of each E-2 effective suit)
-  are packed to the bottom of the suit, so positions that differ only in which low cards
-  are gone share an entry. Bridgette's Colons make rank classes matter (B-8, B-9 compare
-  a card's class, not its rank), so cards are packed only within the ranges (2-10, J-K, A)
-  of the Colons still in play. The entry holds bounds on the leader's side's tricks and
-  the best lead found;
+  the cards still in play: each segment of the deck (a suit; Bid Euchre: an E-2 effective
+  suit) is reduced to the sequence of owners of its cards in play, so positions that
+  differ only in which low cards are gone share an entry. The key holds the hands' cards
+  compressed over the cards in play (``compress_nb``, a pext) and each segment's count.
+  Bridgette's Colons make rank classes matter (B-8, B-9 compare a card's class, not its
+  rank), so its segments are cut at the ranges (2-10, J-K, A) of the Colons still in
+  play. The entry holds bounds on the leader's side's tricks and the best lead found;
 - equivalent cards searched once: cards of one hand with no other card in play between
-  them (in Bridgette also of one class while a Colon is in play; in the double deck equal
-  copies count as in play between them unless held by the same hand);
+  them (in Bridgette also of one class while a Colon is in play, found for all cards at
+  once by an occluded fill; in the double deck equal copies count as in play between them
+  unless held by the same hand);
 - move ordering: the table's best lead first, then cards that win the trick, cheapest first
   (Bid Euchre: side-suit leads before trumps, a suit an opponent can ruff left to the
   last, and a follower's cheapest card that the opponent still to play cannot beat);
@@ -35,10 +37,10 @@ from numba import njit
 
 from kernels.cards import (
     ALL_SUITED, COLONS, EUCHRE_BITS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, ONE, RANGE_MASKS, SUIT_MASKS, ZERO,
-    bit_nb, highest_nb, lowest_nb, popcount_nb,
+    bit_nb, compress_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.step import record_dtype
-from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
+from kernels.tricks import beaters_nb, follow_legal_nb, lead_legal_nb, trick_nb
 
 # Techniques, as bits of ``flags`` (benchmarks switch them off one at a time).
 USE_TT, USE_EQUIV, USE_ORDER, USE_BOUNDS = 1, 2, 4, 8
@@ -167,62 +169,6 @@ def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
         e.best = best
 
 
-@njit(cache=True, inline="always")
-def pack_nb(h0, h1, h2, h3, in_play, segs):
-    """The hands' cards renumbered by relative rank, in one pass: in each segment (a run of
-    bits; empty ones are skipped), the cards still ``in_play`` move to the bottom of the
-    segment, keeping their order. Cards outside every segment (Colons) keep their bits."""
-    k0 = h0 & ~_union_nb(segs)
-    k1 = h1 & ~_union_nb(segs)
-    k2, k3 = ZERO, ZERO
-    for k in range(segs.shape[0]):
-        rest = in_play & segs[k]
-        if rest == ZERO:
-            continue
-        pos = bit_nb(lowest_nb(segs[k]))
-        while rest:
-            low = rest & (~rest + ONE)
-            if h0 & low:
-                k0 |= pos
-            elif h1 & low:
-                k1 |= pos
-            elif h2 & low:
-                k2 |= pos
-            elif h3 & low:
-                k3 |= pos
-            pos <<= ONE
-            rest ^= low
-    return k0, k1, k2, k3
-
-
-@njit(cache=True, inline="always")
-def _union_nb(segs):
-    u = ZERO
-    for k in range(segs.shape[0]):
-        u |= segs[k]
-    return u
-
-
-@njit(cache=True, inline="always")
-def representatives_nb(legal, hand, in_play, segs):
-    """One card per run of equivalent cards of ``legal``: a card is left out when the next
-    card in play above it in its segment is also in ``hand`` (that card stands for both).
-    Cards outside every segment (Colons) are each their own run."""
-    keep = legal
-    for k in range(segs.shape[0]):
-        seg = segs[k]
-        rest = legal & seg
-        while rest:
-            low = rest & (~rest + ONE)
-            rest ^= low
-            above = in_play & seg & ~((low << ONE) - ONE)
-            if above:
-                nxt = above & (~above + ONE)
-                if hand & nxt:
-                    keep &= ~low
-    return keep
-
-
 # --- Bridgette and Draw Bridge: two hands, C-3 with B-7..B-10 ------------------------------
 
 def _contract_segs(live: int) -> np.ndarray:
@@ -241,24 +187,59 @@ def _contract_segs(live: int) -> np.ndarray:
 
 
 CONTRACT_SEGS = np.array([_contract_segs(live) for live in range(8)], dtype=np.uint64)
+# The highest bit of each segment, by the same index.
+CONTRACT_SEG_TOPS = np.array([sum(1 << (int(seg).bit_length() - 1) for seg in segs if seg) for segs in CONTRACT_SEGS],
+                             dtype=np.uint64)
 _S52 = np.uint64(52)
 
 
 @njit(cache=True, inline="always")
+def _live_colons_nb(in_play):
+    return np.int64((in_play & COLONS) >> _S52)
+
+
+@njit(cache=True, inline="always")
 def contract_segs_nb(in_play):
-    return CONTRACT_SEGS[np.int64((in_play & COLONS) >> _S52)]
+    return CONTRACT_SEGS[_live_colons_nb(in_play)]
+
+
+@njit(cache=True, inline="always")
+def contract_key_nb(leader_hand, follower_hand, in_play):
+    """A trick boundary's table key, by relative rank: the leader's suited cards numbered by
+    their place among the suited cards in play, with the Colons it holds (bits 52-54); and
+    how many cards each segment has in play (4 bits each), with the follower's Colons. Two
+    positions share a key when each segment holds the same sequence of owners."""
+    segs = contract_segs_nb(in_play)
+    counts = ZERO
+    for k in range(segs.shape[0]):
+        counts |= np.uint64(popcount_nb(in_play & segs[k])) << np.uint64(4 * k)
+    return (compress_nb(leader_hand, in_play & ALL_SUITED) | (leader_hand & COLONS),
+            counts | (follower_hand & COLONS))
+
+
+@njit(cache=True, inline="always")
+def contract_representatives_nb(legal, hand, in_play):
+    """One card per run of equivalent cards of ``legal``: a suited card is left out when the
+    next card in play above it in its segment is in ``hand`` too (that card stands for
+    both); each Colon is its own run. For all cards at once: ``hand`` fills down through
+    the cards out of play of each segment (an occluded fill, steps 1, 2, 4, 8), and a card
+    whose upper neighbour is filled has such a card above it."""
+    tops = CONTRACT_SEG_TOPS[_live_colons_nb(in_play)]
+    filled = hand & ALL_SUITED
+    gaps = ALL_SUITED & ~in_play & ~tops  # out of play, and below another card of its segment
+    for step in (1, 2, 4, 8):
+        filled |= gaps & (filled >> np.uint64(step))
+        gaps &= gaps >> np.uint64(step)
+    return legal & ~((filled >> ONE) & ALL_SUITED & ~tops)
 
 
 @njit(cache=True)
 def top_run_nb(hand, other, trumps):
     """How many of the highest trumps in play ``hand`` holds in a row: each takes a trick of
     its own whoever leads (C-3; a Colon never beats a trump, B-8..B-10)."""
-    rest = (hand | other) & trumps
-    k = 0
-    while rest and hand & bit_nb(highest_nb(rest)):
-        k += 1
-        rest &= ~bit_nb(highest_nb(rest))
-    return k
+    theirs = other & trumps
+    mine = hand & trumps
+    return popcount_nb(mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE) if theirs else mine)
 
 
 @njit(cache=True)
@@ -285,16 +266,8 @@ def quick_tricks_nb(hand, other, trump, barred):
     for s in range(4):
         mine = hand & SUIT_MASKS[s]
         theirs = other & SUIT_MASKS[s]
-        rest = mine | theirs
-        top = 0
-        run = ZERO
-        while rest:
-            high = bit_nb(highest_nb(rest))
-            if mine & high == ZERO:
-                break
-            top += 1
-            run |= high
-            rest ^= high
+        run = mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE) if theirs else mine
+        top = popcount_nb(run)
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
         n += top
@@ -360,7 +333,6 @@ def contract_enter_nb(tt, ctx, d):
     in_play = hands[0] | hands[1]
     if lead >= 0:
         in_play |= bit_nb(lead)
-    segs = contract_segs_nb(in_play)
     order = ctx.order[d]
     if lead < 0:
         # A trick boundary: the table holds bounds on the leader's tricks.
@@ -373,7 +345,7 @@ def contract_enter_nb(tt, ctx, d):
                 return RESOLVED_FALSE if leader == side else RESOLVED_TRUE
         best = -1
         if flags & USE_TT:
-            k0, k1, _, _ = pack_nb(hands[leader], hands[follower], ZERO, ZERO, in_play, segs)
+            k0, k1 = contract_key_nb(hands[leader], hands[follower], in_play)
             ctx.keys[d, 0], ctx.keys[d, 1] = k0, k1
             fr[FR_META] = barred + 1
             j = tt_probe_nb(tt, ctx, k0, k1, ZERO, ZERO, barred + 1)
@@ -385,14 +357,14 @@ def contract_enter_nb(tt, ctx, d):
         fr[FR_TO_PLAY] = leader
         moves = lead_legal_nb(hands[leader], barred)
         if flags & USE_EQUIV:
-            moves = representatives_nb(moves, hands[leader], in_play, segs)
+            moves = contract_representatives_nb(moves, hands[leader], in_play)
         fr[FR_N] = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
     else:
         # The follower's turn: C-3 with B-8..B-10.
         fr[FR_TO_PLAY] = follower
         moves = follow_legal_nb(hands[follower], lead, ctx.when_void != 0)
         if flags & USE_EQUIV:
-            moves = representatives_nb(moves, hands[follower], in_play, segs)
+            moves = contract_representatives_nb(moves, hands[follower], in_play)
         fr[FR_N] = _order_follows_nb(order, moves, lead, trump, flags)
     fr[FR_I] = 0
     return EXPAND
@@ -517,16 +489,14 @@ def _order_follows_nb(order, moves, lead, trump, flags):
     n = 0
     if not flags & USE_ORDER:
         return _push_lowest_first_nb(order, n, moves)
-    rest = moves & ALL_SUITED
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        if not trick_nb(lead, c, trump)[0]:
-            order[0] = c
-            n = 1
-            moves &= ~bit_nb(c)
-            break
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    suited = moves & ALL_SUITED
+    # C-3, B-9: a led Colon loses to a trump or a card of its range; a Colon never wins.
+    winners = suited & (trumps | RANGE_MASKS[lead - 52]) if lead >= 52 else beaters_nb(suited, lead, trump)
+    if winners:
+        order[0] = lowest_nb(winners)
+        n = 1
+        moves &= ~bit_nb(order[0])
     for part in (moves & ~trumps, moves & trumps):
         n = _push_lowest_first_nb(order, n, part)
     return n
@@ -662,6 +632,19 @@ def euchre_representatives_nb(legal, hand, in_play, segs, group):
                 if span & ~hand == ZERO:
                     keep &= ~low
     return keep
+
+
+@njit(cache=True, inline="always")
+def euchre_key_nb(hands, in_play, segs):
+    """A trick boundary's table key in the single deck, by relative rank: three hands' cards
+    numbered by their place among the cards in play (the fourth holds the rest), and how
+    many cards each effective suit has in play (4 bits each). Two positions share a key
+    when each effective suit holds the same sequence of owners."""
+    counts = ZERO
+    for k in range(4):
+        counts |= np.uint64(popcount_nb(in_play & segs[k])) << np.uint64(4 * k)
+    return (compress_nb(hands[0], in_play), compress_nb(hands[1], in_play), compress_nb(hands[2], in_play),
+            counts)
 
 
 _EVEN = np.uint64(0x5555555555555555)
@@ -829,7 +812,7 @@ def euchre_enter_nb(tt, ctx, d):
                 k0, k1 = copies_key_nb(hands[0]), copies_key_nb(hands[1])
                 k2, k3 = copies_key_nb(hands[2]), copies_key_nb(hands[3])
             else:
-                k0, k1, k2, k3 = pack_nb(hands[0], hands[1], hands[2], hands[3], in_play, segs)
+                k0, k1, k2, k3 = euchre_key_nb(hands, in_play, segs)
             ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3
             j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, leader)
             if j >= 0:
@@ -1035,14 +1018,19 @@ def contract_table_nb(tt, ctx_arr, table):
     """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
     strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two
     declarers of a strain share the table's entries (each strain starts a new generation:
-    the keys leave out the trump)."""
+    the keys leave out the trump), and the second search steps from the first one's value:
+    a seat takes about as many tricks whoever leads."""
     ctx = ctx_arr[0]
     n = popcount_nb(ctx.hands[0])
+    at = np.empty(4, dtype=np.int64)
     for strain in range(5):
         ctx.trump = strain if strain < 4 else -1
         renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
+        guess = -1
         for declarer in range(2):
-            table[strain, declarer] = n - contract_best_nb(tt, ctx, 1 - declarer, -1, -1, 1 - declarer)
+            at[0], at[1], at[2], at[3] = 1 - declarer, -1, -1, 1 - declarer  # the opponent leads
+            table[strain, declarer] = n - value_near_nb(tt, ctx, False, at, guess, 0, n)
+            guess = table[strain, declarer]  # the first declarer's tricks, now on lead
 
 
 @njit(cache=True)

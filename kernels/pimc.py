@@ -54,8 +54,9 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_rules_nb, contract_segs_nb, euchre_follow_nb,
-    euchre_load_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb, representatives_nb, value_near_nb,
+    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_representatives_nb, contract_rules_nb,
+    contract_segs_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb,
+    value_near_nb,
 )
 from kernels.calls import (
     ASKING, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS, STRAIN_BIDS, WITH_PARTNER,
@@ -369,8 +370,7 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     in_play = hands[seat] | unseen
     if lead >= 0:
         in_play |= bit_nb(lead)
-    segs = contract_segs_nb(in_play)
-    moves = representatives_nb(legal, hands[seat], in_play, segs)
+    moves = contract_representatives_nb(legal, hands[seat], in_play)
     if popcount_nb(moves) == 1:
         return lowest_nb(legal)
     rng = decision_stream_nb(seats)
@@ -387,6 +387,7 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
 
     # A card left out takes the value of the next card above it in play (its run's top).
     skipped = legal & ~moves
+    segs = contract_segs_nb(in_play)
     while skipped:
         c = highest_nb(skipped)
         skipped &= ~bit_nb(c)
