@@ -62,6 +62,7 @@ CTX_DTYPE = record_dtype([
     ("keys", np.uint64, (MAX_DEPTH, 4)),  # each frame's table key
     ("stats", np.int64, (4,)),
     ("lost", np.int64, (4,)),  # a --dd run: what each seat's cards lost so far in the deal (kernels.dd_run)
+    ("at", np.int64, (7,)),  # where a card's searches start (``card_value_nb``, ``card_reaches_nb``; never nested)
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
@@ -218,19 +219,25 @@ def contract_key_nb(leader_hand, follower_hand, in_play):
 
 
 @njit(cache=True, inline="always")
-def contract_representatives_nb(legal, hand, in_play):
-    """One card per run of equivalent cards of ``legal``: a suited card is left out when the
-    next card in play above it in its segment is in ``hand`` too (that card stands for
-    both); each Colon is its own run. For all cards at once: ``hand`` fills down through
-    the cards out of play of each segment (an occluded fill, steps 1, 2, 4, 8), and a card
-    whose upper neighbour is filled has such a card above it."""
-    tops = CONTRACT_SEG_TOPS[_live_colons_nb(in_play)]
-    filled = hand & ALL_SUITED
-    gaps = ALL_SUITED & ~in_play & ~tops  # out of play, and below another card of its segment
+def representatives_nb(legal, hand, in_play, segmented, tops):
+    """One card per run of equivalent cards of ``legal``: a card of the ``segmented`` cards
+    is left out when the next card in play above it in its segment (``tops``: each
+    segment's highest bit) is in ``hand`` too, as that card stands for both; other cards
+    (Colons) are each their own run. For all cards at once: ``hand`` fills down through the
+    cards out of play of each segment (an occluded fill, steps 1, 2, 4, 8: segments of up
+    to 16 cards), and a card whose upper neighbour is filled has such a card above it."""
+    filled = hand & segmented
+    gaps = segmented & ~in_play & ~tops  # out of play, and below another card of its segment
     for step in (1, 2, 4, 8):
         filled |= gaps & (filled >> np.uint64(step))
         gaps &= gaps >> np.uint64(step)
-    return legal & ~((filled >> ONE) & ALL_SUITED & ~tops)
+    return legal & ~((filled >> ONE) & segmented & ~tops)
+
+
+@njit(cache=True, inline="always")
+def contract_representatives_nb(legal, hand, in_play):
+    """``representatives_nb`` over the contract segments of the Colons in play."""
+    return representatives_nb(legal, hand, in_play, ALL_SUITED, CONTRACT_SEG_TOPS[_live_colons_nb(in_play)])
 
 
 @njit(cache=True)
@@ -522,8 +529,7 @@ def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
 @njit(cache=True)
 def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
     """``values[card]``: tricks the side to move takes from here after playing that legal
-    card (-1 for the others); returns the best of them. Each card is valued from the value
-    of the card before (values move little between cards)."""
+    card (-1 for the others, ``card_values_nb``); returns the best of them."""
     ctx = ctx_arr[0]
     renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
     hands = ctx.hands
@@ -532,15 +538,7 @@ def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
         legal = lead_legal_nb(hands[to_move], barred)
     else:
         legal = follow_legal_nb(hands[to_move], lead, ctx.when_void != 0)
-    n = popcount_nb(hands[to_move])
-    pos = np.array([lead])
-    best, guess = 0, -1
-    while legal:
-        c = lowest_nb(legal)
-        legal &= legal - ONE
-        values[c] = guess = card_value_nb(tt, ctx, False, to_move, pos, c, guess, 0, n)
-        best = max(best, guess)
-    return best
+    return card_values_nb(tt, ctx, False, to_move, np.array([lead]), legal, values)
 
 
 @njit(cache=True, inline="always")
@@ -614,10 +612,16 @@ def euchre_layout_beats_nb(card, best, power, seg_of):
 
 
 @njit(cache=True, inline="always")
-def euchre_representatives_nb(legal, hand, in_play, segs, group):
+def euchre_representatives_nb(legal, hand, in_play, segs, group, double_deck):
     """One card per run of equivalent cards of ``legal``: a card is left out when the next
     card in play above it in its effective suit is in ``hand`` too, and so is every card in
-    play of equal power to either (a double-deck copy elsewhere breaks the run)."""
+    play of equal power to either (a double-deck copy elsewhere breaks the run). The single
+    deck has no equal powers: ``representatives_nb`` over the effective suits."""
+    if not double_deck:
+        tops = ZERO
+        for k in range(4):
+            tops |= bit_nb(highest_nb(segs[k]))
+        return representatives_nb(legal, hand, in_play, segs[0] | segs[1] | segs[2] | segs[3], tops)
     keep = legal
     for k in range(4):
         seg = segs[k]
@@ -829,7 +833,7 @@ def euchre_enter_nb(tt, ctx, d):
             fr[FR_N], fr[FR_I] = 1, 0
             return EXPAND
     if flags & USE_EQUIV:
-        moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group)
+        moves = euchre_representatives_nb(moves, hand, in_play, segs, ctx.group, ctx.double_deck)
     fr[FR_N] = _order_euchre_nb(ctx.order[d], moves, ctx, to_play, played, fr[FR_LEAD], fr[FR_BEST], fr[FR_BEST_SEAT],
                                 best, in_play)
     fr[FR_I] = 0
@@ -1180,7 +1184,7 @@ def value_near_nb(tt, dd, euchre, at, guess, lo, hi):
 def card_reaches_nb(tt, dd, euchre, to_move, pos, c, target):
     """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
     trick in progress included, after it plays ``c`` from ``pos`` in ``dd.hands``."""
-    at = np.empty(7, dtype=np.int64)
+    at = dd.at
     won = after_card_nb(dd, euchre, to_move, pos, c, at)
     ok = reaches_nb(tt, dd, euchre, at, target - won)
     dd.hands[to_move] |= bit_nb(c)
@@ -1192,12 +1196,27 @@ def card_value_nb(tt, dd, euchre, to_move, pos, c, guess, lo, hi):
     """The tricks the side of ``to_move`` takes, the trick in progress included, after it
     plays ``c`` from ``pos`` in ``dd.hands``, known to lie in [lo, hi]: ``value_near_nb``
     stepping from ``guess`` (negative: halving)."""
-    at = np.empty(7, dtype=np.int64)
+    at = dd.at
     won = after_card_nb(dd, euchre, to_move, pos, c, at)
     v = won + value_near_nb(tt, dd, euchre, at, max(guess - won, 0) if guess >= 0 else -1, max(lo - won, 0),
                             hi - won)
     dd.hands[to_move] |= bit_nb(c)
     return v
+
+
+@njit(cache=True)
+def card_values_nb(tt, dd, euchre, to_move, pos, moves, values):
+    """``values[c]`` for each card ``c`` of ``moves``: the tricks the side of ``to_move``
+    takes after playing it from ``pos`` (``card_value_nb``), each card valued from the value
+    of the card before (values move little between cards); returns the best of them."""
+    n = popcount_nb(dd.hands[to_move])
+    best, guess = 0, -1
+    while moves:
+        c = lowest_nb(moves)
+        moves &= moves - ONE
+        values[c] = guess = card_value_nb(tt, dd, euchre, to_move, pos, c, guess, 0, n)
+        best = max(best, guess)
+    return best
 
 
 @njit(cache=True)
@@ -1249,16 +1268,11 @@ def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck,
     if best_b >= 0:
         in_play |= bit_nb(best_b)
     legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
-    moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group) if dd.flags & USE_EQUIV else legal
+    moves = legal
+    if dd.flags & USE_EQUIV:
+        moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group, dd.double_deck)
     by_bit = np.full(64, -1, dtype=np.int64)
-    pos = np.array([leader, played, lead_b, best_b, best_seat])
-    n = popcount_nb(hand)
-    guess = -1  # each card valued from the value of the card before
-    rest = moves
-    while rest:
-        b = lowest_nb(rest)
-        rest &= rest - ONE
-        by_bit[b] = guess = card_value_nb(dd.tt, dd, True, to_move, pos, b, guess, 0, n)
+    card_values_nb(dd.tt, dd, True, to_move, np.array([leader, played, lead_b, best_b, best_seat]), moves, by_bit)
     euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0

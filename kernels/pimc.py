@@ -610,7 +610,7 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
     if best_b >= 0:
         in_play |= bit_nb(best_b)
     legal_b = euchre_follow_nb(own, lead_b, dd.segs, dd.seg_of)
-    moves = euchre_representatives_nb(legal_b, own, in_play, dd.segs, dd.group)
+    moves = euchre_representatives_nb(legal_b, own, in_play, dd.segs, dd.group, dd.double_deck)
     sums = np.zeros(64, dtype=np.int64)
     if moves & (moves - ONE):
         cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
