@@ -7,17 +7,20 @@ every game, and the solvers' own consistency:
   the E-10 joker and double deck, E-6 lone hands; mid-trick positions in all);
 * each technique switched off alone gives the same values (kernels.dd.USE_*);
 * the two sides' values add up to the tricks left, and playing out the solver's own best
-  cards for every seat takes exactly the value it promised.
+  cards for every seat takes exactly the value it promised;
+* the bit-parallel steps (pext, the occluded fill of equivalent cards, the table key) equal
+  their one-card-at-a-time definitions.
 """
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from kernels import dd
-from kernels.cards import EUCHRE_EFF_SUIT, EUCHRE_JOKER, card_name, euchre_card_name
+from kernels.cards import EUCHRE_EFF_SUIT, EUCHRE_JOKER, card_name, compress_nb, euchre_card_name
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim import dd as sdd
 from sim.reference import dd as ref
@@ -183,3 +186,109 @@ def test_a_lone_bidders_partner_holds_cards_that_take_no_part():
         emptied = [h if s != out_seat else [] for s, h in enumerate(hands)]
         assert solver.euchre_tricks(hands, trump, leader, out_seat=out_seat) == \
             solver.euchre_tricks(emptied, trump, leader, out_seat=out_seat)
+
+
+# --- The bit-parallel steps against their one-card-at-a-time definitions -------------------
+
+def _bits(x: int) -> list[int]:
+    return [b for b in range(64) if x >> b & 1]
+
+
+def _plain_compress(x: int, mask: int) -> int:
+    """pext by its definition: the bits of ``x`` under ``mask``, moved down in order."""
+    return sum((x >> b & 1) << k for k, b in enumerate(_bits(mask)))
+
+
+def _plain_representatives(legal: int, hand: int, in_play: int, segments) -> int:
+    """A card of ``legal`` is dropped when the next card in play above it in its segment
+    is in ``hand``; a card outside every segment (a Colon) is kept."""
+    keep = legal
+    for c in _bits(legal):
+        seg = next((int(s) for s in segments if int(s) >> c & 1), 0)
+        above = [b for b in _bits(seg & in_play) if b > c]
+        if above and hand >> above[0] & 1:
+            keep &= ~(1 << c)
+    return keep
+
+
+def _live_segments(in_play: int):
+    return dd.CONTRACT_SEGS[in_play >> 52 & 7]
+
+
+def _random_two_hands(rng: random.Random):
+    k = rng.randint(1, 13)
+    cards = rng.sample(range(55), 2 * k)
+    return sum(1 << c for c in cards[:k]), sum(1 << c for c in cards[k:])
+
+
+def test_compress_moves_the_masked_bits_down_in_order():
+    rng = random.Random(17)
+    for i in range(3000):
+        x, mask = rng.getrandbits(64), rng.getrandbits(64)
+        mask = (mask, mask & rng.getrandbits(64), mask | rng.getrandbits(64))[i % 3]  # any, sparse, dense
+        assert int(compress_nb(np.uint64(x), np.uint64(mask))) == _plain_compress(x, mask)
+
+
+def test_equivalent_cards_match_their_definition():
+    """The occluded fill finds the same runs as walking each card to the next card in play
+    above it: contract segments with every set of Colons in play, a card led (in play, in
+    neither hand), and Bid Euchre's single-deck layouts with and without the joker."""
+    rng = random.Random(19)
+    for _ in range(3000):
+        h0, h1 = _random_two_hands(rng)
+        lead = 1 << rng.choice([c for c in range(55) if not (h0 | h1) >> c & 1]) if rng.random() < 0.5 else 0
+        in_play = h0 | h1 | lead
+        for hand in (h0, h1):
+            legal = hand & rng.getrandbits(55) | (hand & -hand)
+            got = dd.contract_representatives_nb(np.uint64(legal), np.uint64(hand), np.uint64(in_play))
+            assert int(got) == _plain_representatives(legal, hand, in_play, _live_segments(in_play))
+    for joker in (False, True):
+        for trump in range(4):
+            to_layout, _, segs, _, _, group = dd.euchre_layout(trump, False, joker)
+            layout_bits = [int(b) for b in to_layout if b >= 0]
+            for _ in range(300):
+                cards = rng.sample(layout_bits, rng.randint(2, len(layout_bits)))
+                in_play = sum(1 << b for b in cards)
+                hand = sum(1 << b for b in cards[:len(cards) // 2])
+                got = dd.euchre_representatives_nb(np.uint64(hand), np.uint64(hand), np.uint64(in_play), segs, group,
+                                                   False)
+                assert int(got) == _plain_representatives(hand, hand, in_play, segs)
+
+
+def _owners(leader_hand: int, follower_hand: int):
+    """A trick boundary as its relative ranks: each segment's owners of the cards in play
+    from the lowest (0 leader, 1 follower), and each seat's Colons."""
+    in_play = leader_hand | follower_hand
+    runs = tuple(tuple(0 if leader_hand >> b & 1 else 1 for b in _bits(int(seg) & in_play))
+                 for seg in _live_segments(in_play))
+    return runs, leader_hand >> 52, follower_hand >> 52
+
+
+def _same_ranks_elsewhere(rng: random.Random, leader_hand: int, follower_hand: int):
+    """The position with each segment's cards in play moved to other ranks of the segment,
+    their order kept: the same relative ranks."""
+    in_play = leader_hand | follower_hand
+    new = [leader_hand & ~((1 << 52) - 1), follower_hand & ~((1 << 52) - 1)]
+    for seg in _live_segments(in_play):
+        held = _bits(int(seg) & in_play)
+        for old, b in zip(held, sorted(rng.sample(_bits(int(seg)), len(held)))):
+            new[0 if leader_hand >> old & 1 else 1] |= 1 << b
+    return new[0], new[1]
+
+
+def test_table_keys_are_equal_exactly_when_relative_ranks_are():
+    rng = random.Random(23)
+
+    def key(h0, h1):
+        k0, k1 = dd.contract_key_nb(np.uint64(h0), np.uint64(h1), np.uint64(h0 | h1))
+        return int(k0), int(k1)
+
+    by_key = {}
+    for _ in range(3000):
+        h0, h1 = _random_two_hands(rng)
+        if rng.random() < 0.3:  # few cards: positions that share relative ranks come up
+            h0 &= rng.getrandbits(55) | (1 << 52)
+        assert key(*_same_ranks_elsewhere(rng, h0, h1)) == key(h0, h1)
+        by_key.setdefault(key(h0, h1), set()).add(_owners(h0, h1))
+    assert all(len(owners) == 1 for owners in by_key.values())
+    assert len(by_key) > 2500
