@@ -62,7 +62,7 @@ CTX_DTYPE = record_dtype([
     ("keys", np.uint64, (MAX_DEPTH, 4)),  # each frame's table key
     ("stats", np.int64, (4,)),
     ("lost", np.int64, (4,)),  # a --dd run: what each seat's cards lost so far in the deal (kernels.dd_run)
-    ("at", np.int64, (7,)),  # where a card's searches start (``card_value_nb``, ``card_reaches_nb``; never nested)
+    ("at", np.int64, (7,)),  # where the next searches start (``contract_at_nb``, ``euchre_at_nb``, ``after_card_nb``)
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
@@ -513,7 +513,7 @@ def _order_follows_nb(order, moves, lead, trump, flags):
 def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
     """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
     searches halving [floor, tricks left] until they meet, the table shared between them."""
-    at = np.array([leader, lead, barred, side])
+    at = contract_at_nb(ctx, leader, lead, barred, side)
     return value_near_nb(tt, ctx, False, at, -1, floor, popcount_nb(ctx.hands[1 - leader]))
 
 
@@ -1011,7 +1011,7 @@ def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, sid
     """The most tricks team ``side`` takes from this position (known to be at least
     ``floor``): zero-window searches halving [floor, tricks left], the table shared
     between them."""
-    at = np.array([leader, played, best, best_seat, lead, to_play, side])
+    at = euchre_at_nb(ctx, leader, played, best, best_seat, lead, to_play, side)
     return value_near_nb(tt, ctx, True, at, -1, floor, popcount_nb(ctx.hands[to_play]))
 
 
@@ -1026,13 +1026,12 @@ def contract_table_nb(tt, ctx_arr, table):
     a seat takes about as many tricks whoever leads."""
     ctx = ctx_arr[0]
     n = popcount_nb(ctx.hands[0])
-    at = np.empty(4, dtype=np.int64)
     for strain in range(5):
         ctx.trump = strain if strain < 4 else -1
         renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
         guess = -1
         for declarer in range(2):
-            at[0], at[1], at[2], at[3] = 1 - declarer, -1, -1, 1 - declarer  # the opponent leads
+            at = contract_at_nb(ctx, 1 - declarer, -1, -1, 1 - declarer)  # the opponent leads
             table[strain, declarer] = n - value_near_nb(tt, ctx, False, at, guess, 0, n)
             guess = table[strain, declarer]  # the first declarer's tricks, now on lead
 
@@ -1129,6 +1128,24 @@ def euchre_after_card_nb(dd, b, to_move, out_seat, side, leader, played, lead, b
 # seat, lead, seat to play, team searched), or the bridge games' (leader, lead, barred suit,
 # seat searched).
 
+@njit(cache=True, inline="always")
+def contract_at_nb(ctx, leader, lead, barred, side):
+    """A bridge-game search's start, written into ``ctx.at``: the leader, the card it led
+    (-1 at a trick boundary), the suit it may not lead (B-8, -1 none) and the seat searched.
+    Searches from one start never nest, so one slot serves every caller."""
+    at = ctx.at
+    at[0], at[1], at[2], at[3] = leader, lead, barred, side
+    return at
+
+
+@njit(cache=True, inline="always")
+def euchre_at_nb(ctx, leader, played, best, best_seat, lead, to_play, side):
+    """A Bid Euchre search's start, written into ``ctx.at``, in the solver layout."""
+    at = ctx.at
+    at[0], at[1], at[2], at[3], at[4], at[5], at[6] = leader, played, best, best_seat, lead, to_play, side
+    return at
+
+
 @njit(cache=True)
 def after_card_nb(dd, euchre, to_move, pos, c, at):
     """Take ``c`` from the hand of ``to_move`` in ``dd.hands`` and set ``at`` to the position
@@ -1184,9 +1201,8 @@ def value_near_nb(tt, dd, euchre, at, guess, lo, hi):
 def card_reaches_nb(tt, dd, euchre, to_move, pos, c, target):
     """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
     trick in progress included, after it plays ``c`` from ``pos`` in ``dd.hands``."""
-    at = dd.at
-    won = after_card_nb(dd, euchre, to_move, pos, c, at)
-    ok = reaches_nb(tt, dd, euchre, at, target - won)
+    won = after_card_nb(dd, euchre, to_move, pos, c, dd.at)
+    ok = reaches_nb(tt, dd, euchre, dd.at, target - won)
     dd.hands[to_move] |= bit_nb(c)
     return ok
 
@@ -1196,9 +1212,8 @@ def card_value_nb(tt, dd, euchre, to_move, pos, c, guess, lo, hi):
     """The tricks the side of ``to_move`` takes, the trick in progress included, after it
     plays ``c`` from ``pos`` in ``dd.hands``, known to lie in [lo, hi]: ``value_near_nb``
     stepping from ``guess`` (negative: halving)."""
-    at = dd.at
-    won = after_card_nb(dd, euchre, to_move, pos, c, at)
-    v = won + value_near_nb(tt, dd, euchre, at, max(guess - won, 0) if guess >= 0 else -1, max(lo - won, 0),
+    won = after_card_nb(dd, euchre, to_move, pos, c, dd.at)
+    v = won + value_near_nb(tt, dd, euchre, dd.at, max(guess - won, 0) if guess >= 0 else -1, max(lo - won, 0),
                             hi - won)
     dd.hands[to_move] |= bit_nb(c)
     return v

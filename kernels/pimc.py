@@ -54,9 +54,9 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_representatives_nb, contract_rules_nb,
-    contract_segs_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb, euchre_share_runs_nb, renew_nb,
-    value_near_nb,
+    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
+    contract_rules_nb, contract_segs_nb, euchre_at_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb,
+    euchre_share_runs_nb, renew_nb, value_near_nb,
 )
 from kernels.calls import (
     ASKING, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS, STRAIN_BIDS, WITH_PARTNER,
@@ -471,7 +471,7 @@ def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain
                 renew_nb(dd, contract_rules_nb(dd.trump, when_void))
                 dd.hands[2], dd.hands[3] = ZERO, ZERO
             dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
-            at = np.array([1 - declarer, -1, -1, 1 - declarer])
+            at = contract_at_nb(dd, 1 - declarer, -1, -1, 1 - declarer)
             defence = value_near_nb(dd.tt, dd, False, at, defence, 0, n_tricks)
             if whole:
                 known[strain, declarer] = n_tricks - defence
@@ -703,7 +703,7 @@ def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_
                                                           trump))
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
-    at = np.array([bidder, 0, -1, -1, -1, bidder, bidder % 2])
+    at = euchre_at_nb(dd, bidder, 0, -1, -1, -1, bidder, bidder % 2)
     return value_near_nb(dd.tt, dd, True, at, guess, 0, popcount_nb(dd.hands[bidder]))
 
 
