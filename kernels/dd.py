@@ -205,17 +205,23 @@ def contract_segs_nb(in_play):
 
 
 @njit(cache=True, inline="always")
+def segment_counts_nb(in_play, segs):
+    """How many cards each segment has in play, 4 bits per segment (at most 12 segments of
+    at most 15 cards): the boundaries of a key's compressed owner sequence."""
+    counts = ZERO
+    for k in range(segs.shape[0]):
+        counts |= np.uint64(popcount_nb(in_play & segs[k])) << np.uint64(4 * k)
+    return counts
+
+
+@njit(cache=True, inline="always")
 def contract_key_nb(leader_hand, follower_hand, in_play):
     """A trick boundary's table key, by relative rank: the leader's suited cards numbered by
     their place among the suited cards in play, with the Colons it holds (bits 52-54); and
     how many cards each segment has in play (4 bits each), with the follower's Colons. Two
     positions share a key when each segment holds the same sequence of owners."""
-    segs = contract_segs_nb(in_play)
-    counts = ZERO
-    for k in range(segs.shape[0]):
-        counts |= np.uint64(popcount_nb(in_play & segs[k])) << np.uint64(4 * k)
     return (compress_nb(leader_hand, in_play & ALL_SUITED) | (leader_hand & COLONS),
-            counts | (follower_hand & COLONS))
+            segment_counts_nb(in_play, contract_segs_nb(in_play)) | (follower_hand & COLONS))
 
 
 @njit(cache=True, inline="always")
@@ -240,13 +246,17 @@ def contract_representatives_nb(legal, hand, in_play):
     return representatives_nb(legal, hand, in_play, ALL_SUITED, CONTRACT_SEG_TOPS[_live_colons_nb(in_play)])
 
 
+@njit(cache=True, inline="always")
+def _above_nb(cards):
+    """The bits above the highest card of ``cards`` (every bit when empty)."""
+    return ~ZERO if cards == ZERO else ~((bit_nb(highest_nb(cards)) << ONE) - ONE)
+
+
 @njit(cache=True)
 def top_run_nb(hand, other, trumps):
     """How many of the highest trumps in play ``hand`` holds in a row: each takes a trick of
     its own whoever leads (C-3; a Colon never beats a trump, B-8..B-10)."""
-    theirs = other & trumps
-    mine = hand & trumps
-    return popcount_nb(mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE) if theirs else mine)
+    return popcount_nb(hand & trumps & _above_nb(other & trumps))
 
 
 @njit(cache=True)
@@ -273,7 +283,7 @@ def quick_tricks_nb(hand, other, trump, barred):
     for s in range(4):
         mine = hand & SUIT_MASKS[s]
         theirs = other & SUIT_MASKS[s]
-        run = mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE) if theirs else mine
+        run = mine & _above_nb(theirs)
         top = popcount_nb(run)
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
@@ -472,7 +482,7 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
             continue
         theirs = other & SUIT_MASKS[s]
         if theirs != ZERO:
-            winners |= mine & ~((bit_nb(highest_nb(theirs)) << ONE) - ONE)
+            winners |= mine & _above_nb(theirs)
         elif s == trump or not can_ruff:
             winners |= mine
         else:
@@ -644,11 +654,8 @@ def euchre_key_nb(hands, in_play, segs):
     numbered by their place among the cards in play (the fourth holds the rest), and how
     many cards each effective suit has in play (4 bits each). Two positions share a key
     when each effective suit holds the same sequence of owners."""
-    counts = ZERO
-    for k in range(4):
-        counts |= np.uint64(popcount_nb(in_play & segs[k])) << np.uint64(4 * k)
     return (compress_nb(hands[0], in_play), compress_nb(hands[1], in_play), compress_nb(hands[2], in_play),
-            counts)
+            segment_counts_nb(in_play, segs))
 
 
 _EVEN = np.uint64(0x5555555555555555)
@@ -677,12 +684,6 @@ def last_trick_nb(ctx, played, trick_best, trick_best_seat, to_play):
         if seat == ctx.out_seat:
             seat = (seat + 1) % 4
     return best_seat
-
-
-@njit(cache=True, inline="always")
-def _above_nb(cards):
-    """The bits above the highest card of ``cards`` (every bit when empty)."""
-    return ~ZERO if cards == ZERO else ~((bit_nb(highest_nb(cards)) << ONE) - ONE)
 
 
 @njit(cache=True, inline="always")
