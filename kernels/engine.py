@@ -18,7 +18,7 @@ from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
 from kernels.policies import POLICY_DD, POLICY_PIMC
-from kernels.step import TRACE_WIDTH
+from kernels.step import no_trace_nb
 
 
 @njit(cache=True)
@@ -44,7 +44,7 @@ def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
 def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                            dd_proto, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    no_trace = no_trace_nb()
     for i in prange(game_indices.shape[0]):
         own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
@@ -69,7 +69,7 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 @njit(cache=True, parallel=True, nogil=True)
 def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                              dd_proto, dd_rows):
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    no_trace = no_trace_nb()
     for i in prange(game_indices.shape[0]):
         own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
@@ -93,7 +93,7 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 @njit(cache=True, parallel=True, nogil=True)
 def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                             dd_proto, dd_rows):
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    no_trace = no_trace_nb()
     for i in prange(game_indices.shape[0]):
         own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,

@@ -132,7 +132,7 @@ def _shown_nb(seats, seat, gone):
         seats.may_hold[s, seat] &= ~gone
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_contract_card_nb(seats, seat, card, lead, barred, when_void):
     """C-3 with B-8..B-10: what a legal card shows of the hand it came from. Not following
     a suited lead with a suited card shows a void (so does a Colon outside the lead's range
@@ -150,7 +150,7 @@ def observe_contract_card_nb(seats, seat, card, lead, barred, when_void):
         _shown_nb(seats, seat, ALL_SUITED | bit_nb(52 + CARD_CLASS[lead]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_euchre_card_nb(seats, seat, card, lead, trump):
     """C-3 over E-2: a card off the effective suit led shows a void in that suit."""
     if lead >= 0 and EUCHRE_EFF_SUIT[trump, card] != EUCHRE_EFF_SUIT[trump, lead]:

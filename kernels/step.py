@@ -8,7 +8,9 @@ write outcomes, and why a replayed deal stopped, straight into the deal record (
 """
 
 import numpy as np
-from numba import njit
+from numba import config, njit, types
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from kernels.calls import MAX_CALLS
 from kernels.cards import ZERO, bit_nb
@@ -20,6 +22,33 @@ BY_POLICY = -4  # what a policy seat reads from the script: nothing
 NO_ACTION = -3  # past the end of a replayed list
 
 TRACE_WIDTH = 4  # a trace row: (kind, seat, action, legal set)
+
+if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the kernels run as Python, for debugging
+    def _empty_trace():
+        return np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+else:
+    @intrinsic
+    def _empty_trace(typingctx):
+        arrty = types.Array(types.int64, 2, "C")
+
+        def codegen(context, builder, signature, args):
+            size = lambda v: context.get_constant(types.intp, v)
+            ary = context.make_array(arrty)(context, builder)
+            populate_array(ary, data=context.get_constant_null(types.CPointer(types.int64)),
+                           shape=[size(0), size(TRACE_WIDTH)], strides=[size(8 * TRACE_WIDTH), size(8)],
+                           itemsize=size(8), meminfo=None)
+            return ary._getvalue()
+
+        return arrty(), codegen
+
+
+@njit(cache=True, inline="always")
+def no_trace_nb():
+    """The trace of a run that does not trace: no rows and no memory behind them. Each
+    decision step is handed the trace, and numba counts the references of an array that
+    owns memory at every step it is handed to (an atomic pair per action); this one
+    costs a test for null."""
+    return _empty_trace()
 
 
 def record_dtype(fields) -> np.dtype:
