@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from kernels import bid_euchre as ke
 from kernels.calls import CALL_IDS
 from kernels.cards import mask_to_cards
+from kernels.policies import N_POLICY_PARAMS
+from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
 from sim.policies import parse_policy
 from sim.rules import BidEuchreRules, DrawBridgeRules
@@ -187,3 +189,26 @@ def test_threads_blocks_and_long_games_do_not_change_records(module, rules, play
     for other in (two, tuple(np.concatenate(x) for x in zip(*split)), tight):
         assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
     assert len(one[0]) == one[1]["deals"].sum()
+
+
+# --- The trace of a run that does not trace ---------------------------------------------------
+
+@numba.njit
+def _record_one_card(seats, trace):
+    record_nb(seats[0], trace, 2, 1, 5, np.uint64(1 << 5))
+    return trace.shape[0], trace.shape[1]
+
+
+@numba.njit
+def _record_one_card_untraced(seats):
+    return _record_one_card(seats, no_trace_nb())
+
+
+def test_a_run_without_trace_records_nothing():
+    """kernels.step.no_trace_nb, the block runs' trace: no rows, and a step writes and counts
+    none; a real trace gets the row (kind, seat, card, legal set)."""
+    seats = seats_for([0, 0], np.zeros((2, N_POLICY_PARAMS)))
+    assert _record_one_card_untraced(seats) == (0, TRACE_WIDTH) and seats[0]["tcur"] == 0
+    trace = np.full((3, TRACE_WIDTH), -1, dtype=np.int64)
+    assert _record_one_card(seats, trace) == (3, TRACE_WIDTH) and seats[0]["tcur"] == 1
+    assert trace[0].tolist() == [2, 1, 5, 32] and (trace[1:] == -1).all()
