@@ -46,8 +46,8 @@ else:
 def no_trace_nb():
     """The trace of a run that does not trace: no rows and no memory behind them. Each
     decision step is handed the trace, and numba counts the references of an array that
-    owns memory at every step it is handed to (an atomic pair per action); this one
-    costs a test for null."""
+    owns memory at every step it is handed to (an atomic pair per action); for this one
+    the counting calls find nothing to count."""
     return _empty_trace()
 
 

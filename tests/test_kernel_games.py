@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from kernels import bid_euchre as ke
 from kernels.calls import CALL_IDS
 from kernels.cards import mask_to_cards
+from kernels.contract import KIND_PLAY
 from kernels.policies import N_POLICY_PARAMS
 from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
@@ -195,7 +196,7 @@ def test_threads_blocks_and_long_games_do_not_change_records(module, rules, play
 
 @numba.njit
 def _record_one_card(seats, trace):
-    record_nb(seats[0], trace, 2, 1, 5, np.uint64(1 << 5))
+    record_nb(seats[0], trace, KIND_PLAY, 1, 5, np.uint64(1 << 5))
     return trace.shape[0], trace.shape[1]
 
 
@@ -211,4 +212,4 @@ def test_a_run_without_trace_records_nothing():
     assert _record_one_card_untraced(seats) == (0, TRACE_WIDTH) and seats[0]["tcur"] == 0
     trace = np.full((3, TRACE_WIDTH), -1, dtype=np.int64)
     assert _record_one_card(seats, trace) == (3, TRACE_WIDTH) and seats[0]["tcur"] == 1
-    assert trace[0].tolist() == [2, 1, 5, 32] and (trace[1:] == -1).all()
+    assert trace[0].tolist() == [KIND_PLAY, 1, 5, 32] and (trace[1:] == -1).all()
