@@ -184,8 +184,8 @@ def bid_step_nb(seats, trace, p, dealer, turn, hands, seat, legal, high, bidder,
     """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``)."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if samples_calls_nb(seats, seat):
-            call = pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, turn, dealer, bid_gain_nb(p),
+        if dd is not None and samples_calls_nb(seats, seat):
+            call = pimc_euchre_bid_nb(dd[0], seats, seat, hands, legal, high, bidder, turn, dealer, bid_gain_nb(p),
                                       p.tricks, p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
         else:
             call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, high, bidder, seat,
@@ -198,8 +198,8 @@ def trump_step_nb(seats, trace, p, dealer, hands, seat, bid, dd):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
-        if samples_calls_nb(seats, seat):
-            trump = pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, bid_gain_nb(p), p.tricks, p.ask_cards,
+        if dd is not None and samples_calls_nb(seats, seat):
+            trump = pimc_euchre_trump_nb(dd[0], seats, seat, hands, bid, dealer, bid_gain_nb(p), p.tricks, p.ask_cards,
                                          p.double_deck, p.joker, p.stick_the_dealer)
         else:
             trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], hands[seat], 1 + p.double_deck,
@@ -231,24 +231,24 @@ def card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump,
     """E-6: a card to play: the copy held, -1 when not held. A replayed card outside
     ``legal`` but in hand is an E-8 renege: it stands, and is traced as played. A ``dd``
     seat sees every hand (the trick led by ``leader``, ``in_trick`` cards so far) and
-    searches in the context ``dd``; a ``pimc`` seat samples what it cannot see (kernels.pimc),
-    and every seat learns what the card shows."""
+    searches in the context ``dd`` (None when no seat searches); a ``pimc`` seat samples
+    what it cannot see (kernels.pimc), and learns what each card shows."""
     hand = hands[seat]
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
-        if seats.pol[seat] == POLICY_DD:
-            card = euchre_dd_card_nb(dd, hands, seat, trump, out_seat, p.double_deck, p.joker, leader, in_trick,
+        if dd is not None and seats.pol[seat] == POLICY_DD:
+            card = euchre_dd_card_nb(dd[0], hands, seat, trump, out_seat, p.double_deck, p.joker, leader, in_trick,
                                      lead, best, best_seat)
-        elif seats.pol[seat] == POLICY_PIMC:
-            card = pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, p.double_deck, p.joker, leader,
-                                       in_trick, lead, best, best_seat, played)
+        elif dd is not None and seats.pol[seat] == POLICY_PIMC:
+            card = pimc_euchre_card_nb(dd[0], seats, seat, hands, legal, trump, out_seat, p.double_deck, p.joker,
+                                       leader, in_trick, lead, best, best_seat, played)
         else:
             card = choose_euchre_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, best, best_seat,
                                          seat, trump, bidder, played, seats.rng)
     held = pick_copy_nb(legal, card)
     if held < 0:
         held = pick_copy_nb(hand, card)
-    if held >= 0:
+    if dd is not None and held >= 0:
         observe_euchre_card_nb(seats, seat, held, lead, trump)
     if held >= 0 and trace.shape[0] > 0:
         trace_row_nb(seats, trace, KIND_PLAY, seat, held, legal)
@@ -353,7 +353,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
     played = ZERO
     tricks0 = penalty0 = penalty1 = n_reneges = n_played = 0
     leader = bidder
-    dd_on = dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0
     value = 0
     if dd_on:
         value = euchre_play_start_nb(dd, dd_out[0], hands, trump, out_seat, p.double_deck, p.joker, bidder,
@@ -369,7 +369,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
             hand = hands[seat]
             legal = euchre_follow_legal_nb(hand, lead, trump)
             card = card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p,
-                                out_seat, leader, in_trick, dd[0])
+                                out_seat, leader, in_trick, dd)
             in_trick += 1
             if card < 0:
                 return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
@@ -439,7 +439,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     elif replaying and seats.script_len[LIST_DISCARD] > 0:
         stop_nb(row, ERR_DISCARD, AT_DISCARDS, dealer)
         return
-    if not auction_nb(p, dealer, hands, seats, trace, row, dd[0]):
+    if not auction_nb(p, dealer, hands, seats, trace, row, dd):
         return
     if row.bid < 0:
         row.void = VOID_ALL_PASS
@@ -455,7 +455,7 @@ def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     if seats.pol[bidder] == POLICY_SCRIPT and seats.script_len[LIST_TRUMP] != 1:
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
-    trump = trump_step_nb(seats, trace, p, dealer, hands, bidder, row.bid, dd[0])
+    trump = trump_step_nb(seats, trace, p, dealer, hands, bidder, row.bid, dd)
     if not legal_nb(trump, ALL_SUITS):
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return

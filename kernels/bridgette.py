@@ -257,7 +257,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
     leader = 1 - declarer
     barred = -1
     n_played = 0
-    dd_on = dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0
     value = 0
     if dd_on:
         contract_play_start_nb(dd, hands, trump, when_void)
@@ -270,7 +270,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
             card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen,
-                                barred, when_void, dd[0])
+                                barred, when_void, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -381,7 +381,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     for k in range(3):
         set_colon_holder_nb(row, k, -1)
         set_colon_play_nb(row, k, -1, 0)
-    dd_on = dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0
     if dd_on:
         start_contract_row_nb(dd_out[0])
     dead_up = draw_nb(p, dealer, hands, stock)
@@ -392,7 +392,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     unseen = deck_mask & ~dead_up
     if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, kr.gain, dealer, 0, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
-                      p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd[0]):
+                      p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])

@@ -96,11 +96,11 @@ def call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, uns
                  n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal. A ``pimc``
     seat that samples its calls searches in the context ``dd`` (kernels.pimc), reading the
-    auction's ``calls`` so far."""
+    auction's ``calls`` so far; ``dd`` is None when no seat searches."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0:
-            call = pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void,
+        if dd is not None and seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0:
+            call = pimc_call_nb(dd[0], seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void,
                                 calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
                                 jump_min_cards)
         else:
@@ -116,8 +116,8 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
 
     ``unseen0``/``unseen1``: the cards each seat has not seen (its own hand is taken off);
     ``gain[doubled, bid, tricks]``: the game's deal score, the declarer's minus the
-    opponent's, for the policies; ``when_void`` (B-10) and the search context ``dd`` for
-    seats that search. Returns False when a replayed call was illegal or
+    opponent's, for the policies; ``when_void`` (B-10) and the search context ``dd`` (a
+    1-record array, None when no seat searches) for seats that search. Returns False when a replayed call was illegal or
     missing (``row`` says why); a passed-out deal completes with contract -1.
     """
     cur_bid, bidder, doubled = -1, -1, 0
@@ -161,17 +161,18 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
 @njit(cache=True, inline="always")
 def card_step_nb(seats, trace, seat, hands, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal.
-    A ``dd`` seat sees both ``hands`` (and searches in the context ``dd``); a ``pimc`` seat
-    samples what it cannot see (kernels.pimc), and every seat learns what the card shows."""
+    A ``dd`` seat sees both ``hands`` (and searches in the context ``dd``, None when no seat
+    searches); a ``pimc`` seat samples what it cannot see (kernels.pimc), and learns what
+    each card shows."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
-        if seats.pol[seat] == POLICY_DD:
-            card = contract_dd_card_nb(dd, hands, seat, lead, barred, trump, when_void)
-        elif seats.pol[seat] == POLICY_PIMC:
-            card = pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen)
+        if dd is not None and seats.pol[seat] == POLICY_DD:
+            card = contract_dd_card_nb(dd[0], hands, seat, lead, barred, trump, when_void)
+        elif dd is not None and seats.pol[seat] == POLICY_PIMC:
+            card = pimc_contract_card_nb(dd[0], seats, seat, hands, legal, lead, barred, trump, when_void, unseen)
         else:
             card = choose_card_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, lead, trump, is_declarer,
                                   unseen, seats.rng)
-    if legal_nb(card, legal):
+    if dd is not None and legal_nb(card, legal):
         observe_contract_card_nb(seats, seat, card, lead, barred, when_void)
     return record_nb(seats, trace, KIND_PLAY, seat, card, legal)

@@ -169,7 +169,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
     declarer = row.declarer
     leader = 1 - declarer
     n_played = 2 * HAND_SIZE
-    dd_on = dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0
     value = 0
     if dd_on:
         contract_play_start_nb(dd, hands, trump, False)
@@ -181,7 +181,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
             card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
-                                False, dd[0])
+                                False, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -245,7 +245,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     row.draw_tricks0 = 0
     row.draw_tricks1 = 0
     new_deal_nb(seats)
-    dd_on = dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0
     if dd_on:
         start_contract_row_nb(dd_out[0])
     deck = hands[0] | hands[1]
@@ -257,7 +257,7 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
     if not auction_nb(hands, deck & ~gone, deck & ~gone, kr.gain, dealer, FIRST_BID, 0, False, 0,
-                      p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd[0]):
+                      p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])

@@ -8,7 +8,8 @@ game row but not written, so a caller can give a long game more room and play it
 A tracing call plays chosen games one after another and records every deal's header and
 outcome (``headers``, ``outcomes``) and every action (``trace``). A --dd run passes
 ``dd_rows``, one double-dummy row per deal row at the same places (kernels.dd_run); other
-runs and traces pass an empty array and no deal computes one.
+runs and traces pass an empty array and no deal computes one. ``dd_proto`` is the search
+context each game copies, None when no seat searches and no row is computed.
 """
 
 import numpy as np
@@ -17,27 +18,28 @@ from numba import njit, prange
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import draw_bridge as kd
-from kernels.policies import POLICY_DD, POLICY_PIMC
 from kernels.step import no_trace_nb
 
 
 @njit(cache=True)
 def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
-    """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
-    and spare double-dummy row and, when a seat searches (``dd`` or ``pimc``) or the run
-    computes double-dummy rows, its own search context (else the shared, unread
-    ``dd_proto``), made in a function of their own so the parallel loop allocates them per
-    game.
+    """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb),
+    its spare double-dummy row and its own copy of the search context ``dd_proto``, made in
+    a function of their own so the parallel loop allocates them per game.
+
+    A run in which no seat searches (``dd`` or ``pimc``) and no double-dummy row is computed
+    passes None for ``dd_proto``: numba then compiles the deal kernels without any search
+    code (each ``dd is not None`` branch is pruned at compile time), which makes plain play
+    faster and its first compile shorter.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
     their array alive: a record's array is always an argument of the function that takes
     the record out of it, never a temporary of that function.
     """
-    uses_dd = dd_rows.shape[0] > 0
-    for pid in seats[0].pol:
-        uses_dd |= pid == POLICY_DD or pid == POLICY_PIMC
-    return (seats.copy(), np.zeros(1, dtype=deal_rows.dtype), dd_proto.copy() if uses_dd else dd_proto,
-            np.zeros(1, dtype=dd_rows.dtype))
+    own, spare, dd_spare = seats.copy(), np.zeros(1, dtype=deal_rows.dtype), np.zeros(1, dtype=dd_rows.dtype)
+    if dd_proto is None:
+        return own, spare, None, dd_spare
+    return own, spare, dd_proto.copy(), dd_spare
 
 
 @njit(cache=True, parallel=True, nogil=True)

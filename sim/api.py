@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sim.cli import seed_number, whole_count
 from sim.games import DEFAULT_GAME, game_info, game_module
-from sim.policies import PolicyError, parse_policy
+from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant
 from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records
 from sim.summary import merge
@@ -82,12 +82,23 @@ def default_out(game: str, seed: int, games: int, unit: str = "game") -> Path:
 COMPILING = "compiling kernels, once per machine (about 20 s)..."
 
 
-def kernels_cached(module) -> bool:
-    """Whether numba's on-disk cache holds the game's run kernel and the block copier
-    (kernels/__init__.py names the cache folder after the kernels' sources)."""
+def kernels_cached(module, searching: bool = False) -> bool:
+    """Whether numba's on-disk cache holds the block copier and the game's run kernel in
+    the version a run needs: plain, or with search code when a seat searches or the run is
+    --dd (kernels.engine: the plain one is compiled for a search context of None).
+    kernels/__init__.py names the cache folder after the kernels' sources."""
     from kernels.engine import copy_rows_nb
 
-    return all(d._cache._cache_file._load_index() for d in (module.RUN_KERNEL, copy_rows_nb))
+    signatures = [key[0] for key in module.RUN_KERNEL._cache._cache_file._load_index()]
+    return searching in searching_versions(signatures) and bool(copy_rows_nb._cache._cache_file._load_index())
+
+
+def searching_versions(signatures) -> set[bool]:
+    """Which versions of a run kernel the argument types ``signatures`` are: True for one
+    with search code, False for the plain one (its search context typed None)."""
+    from numba import types
+
+    return {not any(isinstance(t, types.NoneType) for t in args) for args in signatures}
 
 
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
@@ -152,7 +163,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             todo = _resume_until(stopping, folder, config.blocks(), done)
         compiled, compile_seconds = False, 0.0
         if pool is None and todo:
-            compiled = not kernels_cached(module)
+            compiled = not kernels_cached(module, dd or searches(policies))
             if compiled and notify is not None:
                 notify(COMPILING)
             began = time.perf_counter()

@@ -31,13 +31,13 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices, 
     if plan is not None:
         kr = kr._replace(plan=plan)
     from kernels.step import seats_for
-    from sim.policies import kernel_policies
+    from sim.policies import kernel_policies, searches
 
     from kernels.dd import new_context
 
     indices = np.asarray(game_indices, dtype=np.int64)
     seats = seats_for(*kernel_policies(policies))
-    dd = new_context()
+    dd = new_context() if searches(policies) else None  # None: no search code (kernels.engine)
     games = np.zeros(len(indices), dtype=engine.GAME_DTYPE)
     per_game = engine.max_deals_per_game(kr)
     n_headers, n_actions = 16 * len(indices), 2048 * len(indices)
@@ -64,14 +64,16 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     (kernels.dealing, None: whole games) says how each index is dealt."""
     from kernels.step import seats_for
     from sim.blocks import play_block
-    from sim.policies import kernel_policies
+    from sim.policies import kernel_policies, searches
 
     from kernels.dd import new_context
 
     if plan is not None:
         kr = kr._replace(plan=plan)
     seats = seats_for(*kernel_policies(policies))
-    ctx = new_context()  # copied for each game when a seat plays double dummy or the run is --dd
+    # The search context, copied for each game; None compiles and plays the deals without
+    # any search code when no seat searches and the run is not --dd (kernels.engine).
+    ctx = new_context() if dd or searches(policies) else None
     no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
     no_outcomes = np.zeros(0, dtype=engine.DEAL_DTYPE)
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
@@ -155,14 +157,12 @@ def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
 
     ``play_deal(*args, seats, trace, row, dd, dd_out)`` is the game's deal kernel (no
     double-dummy row); ``lists`` its replay lists."""
-    from kernels.dd import new_context
     from kernels.policies import N_POLICY_PARAMS
     from kernels.step import POLICY_SCRIPT, seats_for
 
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
     seats = seats_for(np.full(players, POLICY_SCRIPT), np.zeros((players, N_POLICY_PARAMS)), lists)
-    dd = new_context()
-    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], dd,
+    play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], None,
               np.zeros(0, dtype=engine.DD_DTYPE))
     return rows[0]
 

@@ -126,7 +126,7 @@ def warm_up(game: str, rules, seed: int, notify=None) -> float:
     from sim.policies import parse_policy
 
     module = game_module(game)
-    if notify is not None and not kernels_cached(module):
+    if notify is not None and not (kernels_cached(module) and kernels_cached(module, searching=True)):
         notify(COMPILING)
     began = time.perf_counter()
     lineup = [parse_policy(BASELINE, game)] * game_info(game).seats

@@ -194,6 +194,11 @@ def _no_parameter(spec: PolicySpec, key: str, game: str | None, values: dict) ->
     return f"policy '{spec.name}' has no parameter '{key}' (parameters{f' in {game}' if game else ''}: {known})"
 
 
+def searches(policies) -> bool:
+    """Whether a seat plays by search (``dd`` or ``pimc``), so its run needs a search context."""
+    return any(p.policy_id in (kp.POLICY_DD, kp.POLICY_PIMC) for p in policies)
+
+
 def kernel_policies(policies) -> tuple[np.ndarray, np.ndarray]:
     """Policy ids and parameter rows, one per seat, for the kernels."""
     ids = np.array([p.policy_id for p in policies], dtype=np.int64)

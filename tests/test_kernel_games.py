@@ -213,3 +213,26 @@ def test_a_run_without_trace_records_nothing():
     trace = np.full((3, TRACE_WIDTH), -1, dtype=np.int64)
     assert _record_one_card(seats, trace) == (3, TRACE_WIDTH) and seats[0]["tcur"] == 1
     assert trace[0].tolist() == [KIND_PLAY, 1, 5, 32] and (trace[1:] == -1).all()
+
+
+# --- Plain runs: the deal kernels without search code -----------------------------------------
+
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_a_plain_run_plays_as_the_kernels_with_search_code(game, monkeypatch):
+    """A run in which no seat searches passes no search context (kernels.engine), so numba
+    compiles the deal kernels without search code; its records are the ones the kernels
+    with search code play for the same seats."""
+    from sim import policies
+    from sim.api import searching_versions
+    from sim.games import game_module
+
+    module = game_module(game)
+    lineup = [parse_policy("heuristic")] + [parse_policy("random")] * (module.PLAYERS - 1)
+    plain = module.run_block(module.RULES(), lineup, 3, 0, 30)
+    assert False in searching_versions(module.RUN_KERNEL.signatures)
+    monkeypatch.setattr(policies, "searches", lambda _: True)  # a search context all the same
+    searched = module.run_block(module.RULES(), lineup, 3, 0, 30)
+    assert True in searching_versions(module.RUN_KERNEL.signatures)
+    assert len(plain[0]) > 30
+    for a, b in zip(plain, searched):
+        assert np.array_equal(a, b)
