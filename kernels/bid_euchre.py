@@ -250,7 +250,7 @@ def card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump,
         held = pick_copy_nb(hand, card)
     if dd is not None and held >= 0:
         observe_euchre_card_nb(seats, seat, held, lead, trump)
-    if held >= 0 and trace.shape[0] > 0:
+    if trace is not None and held >= 0 and trace.shape[0] > 0:
         trace_row_nb(seats, trace, KIND_PLAY, seat, held, legal)
     return held
 

@@ -13,7 +13,8 @@ context each game copies, None when no seat searches and no row is computed.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import config, njit, prange, types
+from numba.extending import overload
 
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
@@ -22,33 +23,46 @@ from kernels.step import no_trace_nb
 
 
 @njit(cache=True)
-def game_buffers_nb(seats, deal_rows, dd_proto, dd_rows):
-    """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb),
-    its spare double-dummy row and its own copy of the search context ``dd_proto``, made in
-    a function of their own so the parallel loop allocates them per game.
-
-    A run in which no seat searches (``dd`` or ``pimc``) and no double-dummy row is computed
-    passes None for ``dd_proto``: numba then compiles the deal kernels without any search
-    code (each ``dd is not None`` branch is pruned at compile time), which makes plain play
-    faster and its first compile shorter.
+def game_buffers_nb(seats, deal_rows, dd_rows):
+    """A game's own copy of the seats record, its spare deal row (kernels.step.deal_row_nb)
+    and its spare double-dummy row, made in a function of their own so the parallel loop
+    allocates them per game.
 
     Kernels pass records (``seats[0]``, ``deal_rows[k]``) as bare pointers that do not keep
     their array alive: a record's array is always an argument of the function that takes
     the record out of it, never a temporary of that function.
     """
-    own, spare, dd_spare = seats.copy(), np.zeros(1, dtype=deal_rows.dtype), np.zeros(1, dtype=dd_rows.dtype)
-    if dd_proto is None:
-        return own, spare, None, dd_spare
-    return own, spare, dd_proto.copy(), dd_spare
+    return seats.copy(), np.zeros(1, dtype=deal_rows.dtype), np.zeros(1, dtype=dd_rows.dtype)
+
+
+def game_context_nb(dd_proto):
+    """A game's own copy of the run's search context ``dd_proto``, or None when the run has
+    none: no seat searches (``dd`` or ``pimc``) and no double-dummy row is computed. Numba
+    then compiles the deal kernels without search code (every ``dd is not None`` branch is
+    pruned), which compile in a fraction of the time and play faster.
+
+    The kernels choose by type when numba compiles them (the overload below): a branch on
+    ``is None`` would give an array that may be None. This body runs with
+    NUMBA_DISABLE_JIT=1."""
+    return None if dd_proto is None else dd_proto.copy()
+
+
+if not config.DISABLE_JIT:
+    @overload(game_context_nb)
+    def _game_context_by_type(dd_proto):
+        if isinstance(dd_proto, types.NoneType):
+            return lambda dd_proto: None
+        return lambda dd_proto: dd_proto.copy()
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                            dd_proto, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
-    no_trace = no_trace_nb()
+    no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
+        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+        dd = game_context_nb(dd_proto)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
@@ -71,9 +85,10 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 @njit(cache=True, parallel=True, nogil=True)
 def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                              dd_proto, dd_rows):
-    no_trace = no_trace_nb()
+    no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
+        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+        dd = game_context_nb(dd_proto)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
@@ -95,9 +110,10 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 @njit(cache=True, parallel=True, nogil=True)
 def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
                             dd_proto, dd_rows):
-    no_trace = no_trace_nb()
+    no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
-        own, spare, dd, dd_spare = game_buffers_nb(seats, deal_rows, dd_proto, dd_rows)
+        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+        dd = game_context_nb(dd_proto)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
                         np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)

@@ -9,7 +9,7 @@ write outcomes, and why a replayed deal stopped, straight into the deal record (
 
 import numpy as np
 from numba import config, njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import populate_array
 
 from kernels.calls import MAX_CALLS
@@ -23,10 +23,21 @@ NO_ACTION = -3  # past the end of a replayed list
 
 TRACE_WIDTH = 4  # a trace row: (kind, seat, action, legal set)
 
-if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the kernels run as Python, for debugging
-    def _empty_trace():
-        return np.zeros((0, TRACE_WIDTH), dtype=np.int64)
-else:
+def no_trace_nb(dd):
+    """The trace of a run that does not trace, by its search context ``dd``.
+
+    A plain run (``dd`` None, kernels.engine) gets None: numba prunes every ``trace is not
+    None`` branch, so its deal kernels hold no trace code and no step counts references to
+    a trace. A run with search code gets an array of no rows with no memory behind it (each
+    step calls numba's counting functions, which find nothing to count), so that it shares
+    its compiled kernels with the traces: search code takes minutes to compile.
+
+    In the kernels the choice is made by type when numba compiles the caller (the overload
+    below); this Python body is what runs with NUMBA_DISABLE_JIT=1."""
+    return None if dd is None else np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+
+
+if not config.DISABLE_JIT:
     @intrinsic
     def _empty_trace(typingctx):
         arrty = types.Array(types.int64, 2, "C")
@@ -41,14 +52,11 @@ else:
 
         return arrty(), codegen
 
-
-@njit(cache=True, inline="always")
-def no_trace_nb():
-    """The trace of a run that does not trace: no rows and no memory behind them. Each
-    decision step is handed the trace, and numba counts the references of an array that
-    owns memory at every step it is handed to (an atomic pair per action); for this one
-    the counting calls find nothing to count."""
-    return _empty_trace()
+    @overload(no_trace_nb, inline="always")
+    def _no_trace_by_type(dd):
+        if isinstance(dd, types.NoneType):
+            return lambda dd: None
+        return lambda dd: _empty_trace()
 
 
 def record_dtype(fields) -> np.dtype:
@@ -141,8 +149,9 @@ def trace_row_nb(seats, trace, kind, seat, action, legal):
 
 @njit(cache=True, inline="always")
 def record_nb(seats, trace, kind, seat, action, legal):
-    """Trace a legal action with its legal set; returns the action, legal or not."""
-    if trace.shape[0] > 0 and legal_nb(action, legal):
+    """Trace a legal action with its legal set; returns the action, legal or not. A run
+    that does not trace passes an empty trace or, with no search code, None."""
+    if trace is not None and trace.shape[0] > 0 and legal_nb(action, legal):
         trace_row_nb(seats, trace, kind, seat, action, legal)
     return action
 

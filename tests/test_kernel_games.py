@@ -13,6 +13,7 @@ from kernels import bid_euchre as ke
 from kernels.calls import CALL_IDS
 from kernels.cards import mask_to_cards
 from kernels.contract import KIND_PLAY
+from kernels.dd import new_context
 from kernels.policies import N_POLICY_PARAMS
 from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
@@ -196,22 +197,27 @@ def test_threads_blocks_and_long_games_do_not_change_records(module, rules, play
 
 @numba.njit
 def _record_one_card(seats, trace):
-    record_nb(seats[0], trace, KIND_PLAY, 1, 5, np.uint64(1 << 5))
-    return trace.shape[0], trace.shape[1]
+    """The card recorded, and the trace's shape ((-1, -1): no trace)."""
+    card = record_nb(seats[0], trace, KIND_PLAY, 1, 5, np.uint64(1 << 5))
+    if trace is None:
+        return card, -1, -1
+    return card, trace.shape[0], trace.shape[1]
 
 
 @numba.njit
-def _record_one_card_untraced(seats):
-    return _record_one_card(seats, no_trace_nb())
+def _record_one_card_untraced(seats, dd):
+    return _record_one_card(seats, no_trace_nb(dd))
 
 
 def test_a_run_without_trace_records_nothing():
-    """kernels.step.no_trace_nb, the block runs' trace: no rows, and a step writes and counts
-    none; a real trace gets the row (kind, seat, card, legal set)."""
+    """kernels.step.no_trace_nb, the block runs' trace: None in a plain run (no search
+    context), no rows in a run with search code; a step writes and counts nothing in
+    either, and a real trace gets the row (kind, seat, card, legal set)."""
     seats = seats_for([0, 0], np.zeros((2, N_POLICY_PARAMS)))
-    assert _record_one_card_untraced(seats) == (0, TRACE_WIDTH) and seats[0]["tcur"] == 0
+    assert _record_one_card_untraced(seats, None) == (5, -1, -1) and seats[0]["tcur"] == 0
+    assert _record_one_card_untraced(seats, new_context()) == (5, 0, TRACE_WIDTH) and seats[0]["tcur"] == 0
     trace = np.full((3, TRACE_WIDTH), -1, dtype=np.int64)
-    assert _record_one_card(seats, trace) == (3, TRACE_WIDTH) and seats[0]["tcur"] == 1
+    assert _record_one_card(seats, trace) == (5, 3, TRACE_WIDTH) and seats[0]["tcur"] == 1
     assert trace[0].tolist() == [KIND_PLAY, 1, 5, 32] and (trace[1:] == -1).all()
 
 
