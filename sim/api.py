@@ -80,6 +80,7 @@ def default_out(game: str, seed: int, games: int, unit: str = "game") -> Path:
 
 
 COMPILING = "compiling kernels, once per machine (about 20 s)..."
+COMPILING_SEARCH = "compiling kernels with search code, once per machine (about 2 minutes)..."
 
 
 def kernels_cached(module, searching: bool = False) -> bool:
@@ -109,7 +110,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
 
     Before the first block, the kernels are compiled (or loaded from numba's cache) on one
     game, timed apart from the blocks (``timing["compile_seconds"]``, ``"compiled"``), and
-    ``notify(COMPILING)`` is called first when they are not cached yet.
+    ``notify(COMPILING)`` (``COMPILING_SEARCH`` when a seat searches or the run is --dd) is
+    called first when they are not cached yet.
 
     With ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) the
     blocks are played by its workers, ``threads`` numba threads each (see ``sim.cluster``);
@@ -163,9 +165,10 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             todo = _resume_until(stopping, folder, config.blocks(), done)
         compiled, compile_seconds = False, 0.0
         if pool is None and todo:
-            compiled = not kernels_cached(module, dd or searches(policies))
+            searching = dd or searches(policies)
+            compiled = not kernels_cached(module, searching)
             if compiled and notify is not None:
-                notify(COMPILING)
+                notify(COMPILING_SEARCH if searching else COMPILING)
             began = time.perf_counter()
             module.run_block(rules, policies, seed, todo[0][1], 1, dd, plan)
             compile_seconds = time.perf_counter() - began

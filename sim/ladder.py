@@ -122,12 +122,12 @@ def warm_up(game: str, rules, seed: int, notify=None) -> float:
     """Compile (or load from numba's cache) the game's kernels with and without --dd on one
     game, so that no rung's time counts it; the seconds it took. ``notify(line)`` is told
     first when the kernels must be compiled."""
-    from sim.api import COMPILING, kernels_cached
+    from sim.api import COMPILING_SEARCH, kernels_cached
     from sim.policies import parse_policy
 
     module = game_module(game)
     if notify is not None and not (kernels_cached(module) and kernels_cached(module, searching=True)):
-        notify(COMPILING)
+        notify(COMPILING_SEARCH)
     began = time.perf_counter()
     lineup = [parse_policy(BASELINE, game)] * game_info(game).seats
     for dd in (False, True):

@@ -145,6 +145,32 @@ def test_the_api_checks_numbers_as_the_command_line_does(tmp_path):
     assert (played.summary["games"], config["games"], config["block_size"], config["seed"]) == (300, 300, 100, 4)
 
 
+@pytest.mark.parametrize("policy,dd,searching", [("heuristic", False, False), ("pimc:worlds=2", False, True),
+                                                 ("dd", False, True), ("heuristic", True, True)])
+def test_the_compile_notice_names_the_kernels_a_run_needs(tmp_path, monkeypatch, policy, dd, searching):
+    """A run with a searching seat or --dd asks for, and announces, the kernels with search
+    code; other runs the plain ones (stopped at the notice, before anything compiles)."""
+    import sim.api
+    from sim.policies import parse_policy
+    from sim.rules import rules_for
+
+    class Stop(Exception):
+        pass
+
+    asked, told = [], []
+    monkeypatch.setattr(sim.api, "kernels_cached", lambda module, search=False: asked.append(search) or False)
+
+    def notify(line):
+        told.append(line)
+        raise Stop
+
+    with pytest.raises(Stop):
+        sim.api.execute("draw-bridge", rules_for("draw-bridge"), [parse_policy(policy, "draw-bridge")] * 2, 1, 10,
+                        tmp_path / "run", notify=notify, dd=dd)
+    assert asked == [searching]
+    assert told == [sim.api.COMPILING_SEARCH if searching else sim.api.COMPILING]
+
+
 @pytest.mark.slow
 def test_first_compile_is_announced_and_kept_out_of_the_throughput(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))  # numba has compiled nothing here
