@@ -561,7 +561,10 @@ def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=
     metric = METRICS["dealer_advantage"]
     out = {"all": ratio_sums(*metric.per_game(info, deals, None, first, count))}
     if len(groups):
-        out["by_upcard"] = [ratio_sums(*metric.per_game(info, deals[mask], None, first, count)) for mask in groups]
+        # Only the columns the metric reads are masked, not the whole wide record.
+        columns = {name: deals[name] for name in ("game", *metric.columns)}
+        out["by_upcard"] = [ratio_sums(*metric.per_game(info, {name: col[mask] for name, col in columns.items()},
+                                                         None, first, count)) for mask in groups]
     return out
 
 
