@@ -22,10 +22,16 @@ GAMES = {"bridgette": 40, "draw-bridge": 200, "bid-euchre": 1000}
 TARGETS = {"bridgette": 200, "bid-euchre": 2000}  # deals/s, 16 worlds, 2 threads
 
 
+def lineup(game: str, worlds: int) -> list:
+    """A ``pimc`` seat 0 against the game's default heuristic in the other seats."""
+    others = game_info(game).seats - 1
+    return [parse_policy(f"pimc:worlds={worlds}", game)] + [parse_policy("heuristic", game)] * others
+
+
 def deals_per_second(game: str, worlds: int, repeats: int, games: int | None = None) -> float:
     """Best of ``repeats`` blocks of a ``pimc`` seat 0 against heuristics, after a warm-up."""
     module = game_module(game)
-    policies = [parse_policy(f"pimc:worlds={worlds}", game)] + [parse_policy("heuristic")] * (module.PLAYERS - 1)
+    policies = lineup(game, worlds)
     rules = module.RULES()
     module.run_block(rules, policies, seed=0, first_game=0, count=2)  # compile or load, warm caches
     count = games or GAMES[game]

@@ -20,8 +20,8 @@ import time
 import numba
 import numpy as np
 
+from sim.api import resolve_policies
 from sim.games import IMPLEMENTED, game_module
-from sim.policies import parse_policy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,6 +60,12 @@ def measure(module, rules, policies, games: int, repeats: int = 3) -> tuple[floa
     return best
 
 
+def lineup(game: str, pairing: str) -> list:
+    """Every seat playing ``pairing`` with ``game``'s default parameters, as a run of
+    ``sim.run --policy all=PAIRING`` plays it."""
+    return resolve_policies(game, {"all": pairing})
+
+
 def timed_subprocess(args, cache_dir) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     start = time.perf_counter()
@@ -77,15 +83,16 @@ def main(argv=None) -> int:
     print(machine_line(machine_facts()))
     with tempfile.TemporaryDirectory() as cold:
         for game in IMPLEMENTED:
-            code = (f"from sim.games import game_module; from sim.policies import parse_policy; m = game_module('{game}'); "
-                    f"[m.run_block(m.RULES(), [parse_policy(p)] * m.PLAYERS, 0, 0, 10) for p in ('random', 'heuristic')]")
+            code = (f"from sim.api import resolve_policies; from sim.games import game_module; "
+                    f"m = game_module('{game}'); [m.run_block(m.RULES(), resolve_policies('{game}', {{'all': p}}), "
+                    f"0, 0, 10) for p in ('random', 'heuristic')]")
             print(f"{game}: cold compile {timed_subprocess(['-c', code], cold):.1f} s, "
                   f"cache load {timed_subprocess(['-c', code], cold):.1f} s (whole process)")
     for game in IMPLEMENTED:
         module = game_module(game)
         rules = module.RULES()
         for pairing in ("random", "heuristic"):
-            policies = [parse_policy(pairing)] * module.PLAYERS
+            policies = lineup(game, pairing)
             speeds = {}
             for threads in args.threads:
                 numba.set_num_threads(threads)

@@ -806,3 +806,20 @@ def test_the_pimc_benchmark_times_a_pimc_seat_in_every_game(monkeypatch, capsys)
         line = next(line for line in lines if line.startswith(f"{game} "))
         rate, shown_unit = line.split(": ")[1].split()
         assert float(rate.replace(",", "")) > 0 and shown_unit == unit
+
+
+def test_the_benchmarks_play_the_default_policies_of_each_game():
+    """benchmarks.throughput and benchmarks.pimc time the policies a run plays: each game's
+    default heuristic, not the neutral parameters of a policy parsed without a game."""
+    from benchmarks import pimc as pimc_bench
+    from benchmarks import throughput
+    from sim.policies import parse_policy
+
+    for game in ("bridgette", "draw-bridge", "bid-euchre"):
+        heuristic = parse_policy("heuristic", game)
+        seats = len(throughput.lineup(game, "heuristic"))
+        assert throughput.lineup(game, "heuristic") == [heuristic] * seats
+        assert throughput.lineup(game, "random") == [parse_policy("random", game)] * seats
+        assert pimc_bench.lineup(game, 4) == [parse_policy("pimc:worlds=4", game)] + [heuristic] * (seats - 1)
+    # What a policy parsed without a game would have timed: not Draw Bridge's defaults.
+    assert parse_policy("heuristic").kernel_params() != parse_policy("heuristic", "draw-bridge").kernel_params()
