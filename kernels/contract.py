@@ -105,7 +105,7 @@ def call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, uns
                                 jump_min_cards)
         else:
             call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hands[seat], legal, cur_bid, bidder,
-                                  doubled, unseen, gain, seats.rng)
+                                  doubled, unseen, gain, seats.odds[seat], seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 

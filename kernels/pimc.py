@@ -400,9 +400,10 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
 
 @njit(cache=True)
 def calls_agree_nb(prm, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                   jump_min_cards, gain):
+                   jump_min_cards, gain, odds):
     """Whether ``seat`` holding ``hand`` would have made its calls among the auction's
-    ``calls`` so far as a heuristic with the parameters ``prm`` (C-4 with B-6).
+    ``calls`` so far as a heuristic with the parameters ``prm`` (C-4 with B-6), ``odds``
+    its memo of trick chances.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
@@ -412,7 +413,7 @@ def calls_agree_nb(prm, hand, seat, calls, n_calls, dealer, lowest_bid, min_trum
         if caller == seat:
             legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
                                    nt_needs_all_suits, jump_min_cards)
-            if heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain) != call:
+            if heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds) != call:
                 return False
         if call == CALL_DOUBLE:
             doubled = 1
@@ -444,7 +445,7 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
         tries += 1
         if n_deals == 1.0 or tries > 50 * n or calls_agree_nb(seats.prm[seat], world[0], 1 - seat, calls, n_calls,
                                                               dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                                              jump_min_cards, gain):
+                                                              jump_min_cards, gain, seats.odds[1 - seat]):
             got += 1
     return out, n_deals == 1.0
 

@@ -105,17 +105,18 @@ def heuristic_discard_nb(prm, hand):
 
 
 @njit(cache=True, inline="always")
-def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, rng):
+def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds, rng):
     """C-4/B-5/B-6: one call from the legal set ``legal`` (bit = call id). ``unseen`` is
     what the seat cannot see; ``gain[doubled, bid, tricks]`` the game's deal score, the
-    declarer's minus the opponent's, by the declarer's tricks (B-11..B-14, D-5, D-6)."""
+    declarer's minus the opponent's, by the declarer's tricks (B-11..B-14, D-5, D-6);
+    ``odds`` the seat's memo of trick chances (``competing_bid_nb``)."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain)
+    return heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds)
 
 
 @njit(cache=True)
-def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain):
+def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds):
     """The heuristic's choice for ``choose_call_nb``.
 
     With ``bid_by_score`` and the opponent's hand known (every card the seat cannot see is
@@ -147,7 +148,7 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, 
     if best_bid >= 0:
         return best_bid
     if by_score and cur_bid >= 0:
-        b = competing_bid_nb(prm, hand, unseen, legal & above, cur_bid, doubled, gain)
+        b = competing_bid_nb(prm, hand, unseen, legal & above, cur_bid, doubled, gain, odds)
         if b >= 0:
             return b
     if cur_bid >= 0 and legal & bit_nb(CALL_DOUBLE):
@@ -182,25 +183,45 @@ def bid_tricks_nb(hand, unseen, strain, by_score):
     return estimate_tricks_nb(hand, strain)
 
 
+# A memo row of ``trick_odds_nb``: [its strain + 1 (0: empty), its tricks, their chances of 0..13].
+ODDS_WIDTH = 16
+
+
 @njit(cache=True)
-def expected_gain_nb(gain, bid, doubled, tricks):
+def trick_odds_nb(odds, strain, tricks, n):
+    """The chances of 0..``n`` declarer tricks falling about ``tricks`` in ``strain`` with the
+    spread of TRICK_SPREAD (a normal law rounded to whole tricks), kept in the memo row
+    ``odds`` and taken from it while ``strain`` and ``tricks`` are the same: a hand's
+    estimates do not change during an auction, and Draw Bridge's competing bids ask again
+    at every call."""
+    if odds[0] != strain + 1 or odds[1] != tricks:
+        spread = TRICK_SPREAD[strain] * math.sqrt(2.0)
+        below = 0.0  # chance of fewer than t tricks
+        for t in range(n + 1):
+            upto = 1.0 if t == n else 0.5 * (1.0 + math.erf((t + 0.5 - tricks) / spread))
+            odds[2 + t] = upto - below
+            below = upto
+        odds[0], odds[1] = strain + 1, tricks
+    return odds[2:3 + n]
+
+
+@njit(cache=True)
+def expected_gain_nb(gain, bid, doubled, tricks, odds):
     """The declarer's expected ``gain[doubled, bid, t]`` when its tricks ``t`` fall about
-    ``tricks`` with the spread of TRICK_SPREAD (a normal law rounded to whole tricks)."""
-    spread = TRICK_SPREAD[BID_STRAIN[bid]] * math.sqrt(2.0)
-    n = gain.shape[2] - 1
+    ``tricks`` (``trick_odds_nb``, with its memo row ``odds``)."""
+    chances = trick_odds_nb(odds, BID_STRAIN[bid], tricks, gain.shape[2] - 1)
     total = 0.0
-    below = 0.0  # chance of fewer than t tricks
-    for t in range(n + 1):
-        upto = 1.0 if t == n else 0.5 * (1.0 + math.erf((t + 0.5 - tricks) / spread))
-        total += (upto - below) * gain[doubled, bid, t]
-        below = upto
+    for t in range(chances.shape[0]):
+        total += chances[t] * gain[doubled, bid, t]
     return total
 
 
 @njit(cache=True)
-def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain):
+def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain, odds):
     """Whether to bid over the opponent's contract beyond this hand's tricks: the cheapest
     bid of ``bids`` with the best expected score, or -1 to let the contract stand.
+    ``odds[0, strain]`` and ``odds[1, strain]``: memo rows of ``trick_odds_nb`` for this
+    seat's tricks and the opponent's.
 
     Passing leaves the opponent's contract, worth minus its expected gain to this seat; a
     bid of ours is worth its own expected gain (if it stands). Bid when that beats passing
@@ -209,14 +230,15 @@ def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain):
     contract is out of its reach; with ``"bridge"`` the undertricks weigh against it.
     """
     aggression = prm[H_AGGRESSION]
-    theirs = expected_gain_nb(gain, cur_bid, doubled, expected_tricks_nb(opponent, hand, BID_STRAIN[cur_bid]))
+    theirs = expected_gain_nb(gain, cur_bid, doubled, expected_tricks_nb(opponent, hand, BID_STRAIN[cur_bid]),
+                              odds[1, BID_STRAIN[cur_bid]])
     best, best_gain = -1, -1e18
     for strain in range(5):
         in_strain = bids & STRAIN_BIDS[strain]
         if in_strain == ZERO:
             continue
         b = lowest_nb(in_strain)
-        ours = expected_gain_nb(gain, b, 0, expected_tricks_nb(hand, opponent, strain) + aggression)
+        ours = expected_gain_nb(gain, b, 0, expected_tricks_nb(hand, opponent, strain) + aggression, odds[0, strain])
         if ours > best_gain:
             best, best_gain = b, ours
     if best >= 0 and best_gain + theirs > prm[H_COMPETE_MARGIN]:

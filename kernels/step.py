@@ -14,7 +14,7 @@ from numba.np.arrayobj import populate_array
 
 from kernels.calls import MAX_CALLS
 from kernels.cards import ZERO, bit_nb
-from kernels.policies import N_POLICY_PARAMS
+from kernels.policies import N_POLICY_PARAMS, ODDS_WIDTH
 from kernels.rng import game_streams_nb
 
 POLICY_SCRIPT = -1  # replay: the seat's actions come from a recorded deal, not a policy
@@ -100,6 +100,9 @@ SEATS_DTYPE = record_dtype([
     # not yet (kernels.pimc).
     ("known_tricks", np.int8, (MAX_SEATS, 5, 2)),
     ("calls", np.int64, (MAX_CALLS,)),  # the auction's calls so far (kernels.contract; Bid Euchre's E-3)
+    # ``odds[s, 0 or 1, strain]``: seat ``s``'s memo rows of kernels.policies.trick_odds_nb,
+    # for its own tricks and its opponent's (all zero: empty).
+    ("odds", np.float64, (MAX_SEATS, 2, 5, ODDS_WIDTH)),
 ])
 
 

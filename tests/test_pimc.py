@@ -527,7 +527,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seat = int(rng.integers(2))
         opp = 1 - seat  # the dealer, who calls first
         first = int(kp.heuristic_call_nb(prm, opp, hands[opp], legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6),
-                                         -1, -1, 0, ~hands[opp], kr.gain))
+                                         -1, -1, 0, ~hands[opp], kr.gain, np.zeros((2, 5, kp.ODDS_WIDTH))))
         calls = np.array([first], dtype=np.int64)
         cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
         unseen = ~hands[seat] & np.uint64(2**52 - 1)

@@ -56,11 +56,16 @@ def legal_bids_above(cur_bid):
 BRIDGETTE_GAIN = BridgetteRules().to_kernel().gain
 
 
+def no_odds():
+    """An empty memo of trick chances for one seat (kernels.policies.trick_odds_nb)."""
+    return np.zeros((2, 5, kp.ODDS_WIDTH))
+
+
 def bridgette_call(prm, hand, legal, cur_bid, bidder):
     """Seat 0's call in a Bridgette auction: it has not seen the stock or the other hand."""
     unseen = full_deck() & ~hand
     return kp.choose_call_nb(kp.POLICY_HEURISTIC, prm, 0, hand, legal, cur_bid, bidder, 0, unseen, BRIDGETTE_GAIN,
-                             RNG)
+                             no_odds(), RNG)
 
 
 def test_opens_cheaply_in_its_best_strain_and_stops_where_its_estimate_does():
@@ -172,6 +177,24 @@ def expected_score(bid, tricks, undertricks):
                * rule_book_score(bid, t, undertricks) for t in range(14))
 
 
+def test_trick_odds_follow_the_normal_law_and_are_kept_while_the_tricks_stay():
+    """trick_odds_nb: the chances of 0..13 tricks are the rule's normal law (as
+    ``expected_score`` reads it); its memo row gives them back for the same strain and
+    tricks, and computes them again for others."""
+    def law(strain, tricks):
+        spread = kp.TRICK_SPREAD[strain] * math.sqrt(2)
+        below = [0.5 * (1 + math.erf((t + 0.5 - tricks) / spread)) for t in range(13)] + [1.0]
+        return [below[0]] + [below[t] - below[t - 1] for t in range(1, 14)]
+
+    odds = np.zeros(kp.ODDS_WIDTH)
+    assert list(kp.trick_odds_nb(odds, 4, 8.25, 13)) == pytest.approx(law(4, 8.25), abs=1e-15)
+    odds[2] = 0.5  # a marked memo: the same strain and tricks are read from it
+    assert kp.trick_odds_nb(odds, 4, 8.25, 13)[0] == 0.5
+    assert list(kp.trick_odds_nb(odds, 4, 7.0, 13)) == pytest.approx(law(4, 7.0), abs=1e-15)
+    assert list(kp.trick_odds_nb(odds, 0, 7.0, 13)) == pytest.approx(law(0, 7.0), abs=1e-15)
+    assert sum(kp.trick_odds_nb(odds, 0, 7.0, 13)) == pytest.approx(1.0)
+
+
 def draw_bridge_gain(undertricks):
     return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().gain
 
@@ -183,7 +206,7 @@ def draw_bridge_call(policy, me, opponent, cur, undertricks):
     cur_bid, bidder = (CALL_IDS[cur], 1) if cur else (-1, -1)
     legal = legal_calls_nb(me, 0, cur_bid, bidder, 0, 1, 0, False, 0)  # D-3: 1C..7NT, no holding limits
     return kp.choose_call_nb(kp.POLICY_HEURISTIC, row(policy, "draw-bridge"), 0, me, legal, cur_bid, bidder, 0,
-                             opponent, draw_bridge_gain(undertricks), RNG)
+                             opponent, draw_bridge_gain(undertricks), no_odds(), RNG)
 
 
 @pytest.mark.parametrize("undertricks", ["none", "bridge"])
