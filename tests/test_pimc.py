@@ -540,7 +540,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
-            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.gain)
+            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.gain, np.zeros((2, 5, kp.ODDS_WIDTH)))
             total += 1
             both = np.zeros(2, dtype=np.uint64)
             both[seat], both[opp] = hands[seat], w
