@@ -21,12 +21,17 @@ run: $(STAMP)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-# Tests compile the kernels into a fresh cache (DESIGN point 9).
+# Tests compile the kernels into a fresh cache (DESIGN point 9), shared by TEST_WORKERS
+# pytest-xdist workers, each taking whole files: numba compiles on one core, so two workers
+# keep two cores busy (make test TEST_WORKERS=0 runs in one process).
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP) chromium
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(PY) -m pytest -q -m "not slow"
+	NUMBA_CACHE_DIR=$$(mktemp -d) $(PYTEST) -m "not slow"
 
 test-all: $(STAMP) chromium
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(PY) -m pytest -q
+	NUMBA_CACHE_DIR=$$(mktemp -d) $(PYTEST)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.throughput
