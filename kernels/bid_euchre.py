@@ -493,13 +493,13 @@ def deal_cards_nb(deal_rng, plan, deck, per_seat, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row, dd_rows, dd_spare):
+                 dd_row, dd_rows, dd_spare):
     """E-9 with C-6: one game to ``game.target``, a pure function of (seed, game index);
     ``dd_rows`` the hands' double-dummy rows (empty: none computed), ``dd_spare`` their spare."""
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
-    hands = np.zeros(4, dtype=np.uint64)
+    hands, order = seats.hands[:4], seats.order
     no_reneges = np.zeros((0, 2), dtype=np.int64)
     plan = kr.plan[0]
     first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 4), game_index, 4)
@@ -508,9 +508,9 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     abandoned = False
     winner = -1
     while True:
-        tries = deal_cards_nb(deal_rng, plan, kr.deck, p.tricks, dealer, hands, scratch)
+        tries = deal_cards_nb(deal_rng, plan, kr.deck, p.tricks, dealer, hands, order)
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
-        header_cards_nb(headers, h, hands, scratch[:0])
+        header_cards_nb(headers, h, hands, order[:0])
         row = deal_row_nb(deal_rows, deals, spare)
         play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries

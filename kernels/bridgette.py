@@ -441,7 +441,7 @@ def deal_cards_nb(deal_rng, plan, deck, deck_mask, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row, dd_rows, dd_spare):
+                 dd_row, dd_rows, dd_spare):
     """B-15 with C-5, C-6: one whole game, its cards a pure function of (seed, game index).
 
     Deals come from their own stream (first dealer, then one shuffle per deal), policies
@@ -451,7 +451,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
-    hands = np.zeros(2, dtype=np.uint64)
+    hands, order = seats.hands[:2], seats.order
     n_deck = kr.deck.shape[0]
     deck_mask = ZERO
     for c in kr.deck:
@@ -462,8 +462,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     deals = redeals = seq = total0 = total1 = 0
     abandoned = False
     while True:
-        tries = deal_cards_nb(deal_rng, plan, kr.deck, deck_mask, dealer, hands, scratch)
-        stock = scratch[2 * HAND_SIZE:n_deck]
+        tries = deal_cards_nb(deal_rng, plan, kr.deck, deck_mask, dealer, hands, order)
+        stock = order[2 * HAND_SIZE:n_deck]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)

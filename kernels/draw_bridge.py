@@ -295,13 +295,13 @@ def deal_cards_nb(deal_rng, plan, dealer, hands, order):
 
 @njit(cache=True)
 def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_out, headers, outcomes, hcur,
-                 scratch, dd_row, dd_rows, dd_spare):
+                 dd_row, dd_rows, dd_spare):
     """D-7 with C-5, C-6: one game to ``game.target``, a pure function of (seed, game index);
     ``dd_rows`` the deals' double-dummy rows (empty: none computed), ``dd_spare`` their spare."""
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
-    hands = np.zeros(2, dtype=np.uint64)
+    hands, order = seats.hands[:2], seats.order
     plan = kr.plan[0]
     first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 2), game_index, 2)
     dealer = first_dealer
@@ -309,8 +309,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     abandoned = False
     winner = -1
     while True:
-        tries = deal_cards_nb(deal_rng, plan, dealer, hands, scratch)
-        stock = scratch[2 * HAND_SIZE:52]
+        tries = deal_cards_nb(deal_rng, plan, dealer, hands, order)
+        stock = order[2 * HAND_SIZE:52]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)

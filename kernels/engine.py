@@ -64,8 +64,7 @@ def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, ga
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
@@ -74,11 +73,10 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
     """Play chosen games one after another, recording every deal header and action."""
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
-    scratch = np.empty(64, dtype=np.int64)
     dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         kb.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        game_rows[i:i + 1], headers, outcomes, hcur, dd_proto,
                         dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 
@@ -90,8 +88,7 @@ def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, 
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
@@ -99,11 +96,10 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
                                dd_proto, dd_rows):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
-    scratch = np.empty(64, dtype=np.int64)
     dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         kd.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        game_rows[i:i + 1], headers, outcomes, hcur, dd_proto,
                         dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 
@@ -115,8 +111,7 @@ def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, g
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64),
-                        np.empty(64, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
@@ -124,11 +119,10 @@ def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_row
                               dd_proto, dd_rows):
     per_game = deal_rows.shape[0] // game_indices.shape[0]
     spare = np.zeros(1, dtype=deal_rows.dtype)
-    scratch = np.empty(64, dtype=np.int64)
     dd_spare = np.zeros(1, dtype=dd_rows.dtype)
     for i in range(game_indices.shape[0]):
         ke.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
-                        game_rows[i:i + 1], headers, outcomes, hcur, scratch, dd_proto,
+                        game_rows[i:i + 1], headers, outcomes, hcur, dd_proto,
                         dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
 
 

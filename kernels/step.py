@@ -103,6 +103,10 @@ SEATS_DTYPE = record_dtype([
     # ``odds[s, 0 or 1, strain]``: seat ``s``'s memo rows of kernels.policies.trick_odds_nb,
     # for its own tricks and its opponent's (all zero: empty).
     ("odds", np.float64, (MAX_SEATS, 2, 5, ODDS_WIDTH)),
+    # The game's working arrays: the hands, the deck order of a shuffle and the deal stream.
+    # Numba counts a reference, with an atomic add and subtract, each time a function binds
+    # an array argument, unless the array owns no memory, as a record's fields do.
+    ("hands", np.uint64, (MAX_SEATS,)), ("order", np.int64, (64,)), ("deal_rng", np.uint64, (1,)),
 ])
 
 
@@ -212,11 +216,11 @@ def header_cards_nb(headers, h, hands, stock):
 
 @njit(cache=True)
 def start_game_nb(seed, game_index, seats):
-    """A game's streams (kernels.rng): the policy stream goes to ``seats``; returns the deal
-    stream."""
+    """A game's streams (kernels.rng), both kept in ``seats``; returns the deal stream."""
     deal_rng, policy_rng = game_streams_nb(seed, game_index)
     seats.rng[0] = policy_rng[0]
-    return deal_rng
+    seats.deal_rng[0] = deal_rng[0]
+    return seats.deal_rng
 
 
 @njit(cache=True)
