@@ -374,7 +374,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
             if card < 0:
                 return stop_nb(row, ERR_PLAY, AT_PLAY, n_played)
             if not legal_nb(card, legal):
-                if n_reneges < reneges.shape[0]:
+                if reneges is not None and n_reneges < reneges.shape[0]:
                     reneges[n_reneges, 0] = n_played
                     reneges[n_reneges, 1] = seat
                 n_reneges += 1
@@ -412,12 +412,20 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
 
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
-    """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated), writing its
-    outcome, or why a replay stopped, into the deal record ``row``; each E-8 renege of a
-    replay goes to ``reneges`` (play index, seat); ``dd`` is the search context (a 1-record
-    array, kernels.dd) of a seat playing double dummy and of a --dd run, whose double-dummy
-    row is ``dd_out`` (none: not a --dd run)."""
-    p = kr.params[0]
+    """``play_hand_nb`` under the rules ``kr``: the deal kernel replays call, as in the other
+    games."""
+    play_hand_nb(kr.params[0], dealer, hands, reneges, seats, trace, row, dd, dd_out)
+
+
+@njit(cache=True)
+def play_hand_nb(p, dealer, hands, reneges, seats, trace, row, dd, dd_out):
+    """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated) under the rule
+    parameters ``p``, writing its outcome, or why a replay stopped, into the deal record
+    ``row``; each E-8 renege of a replay goes to ``reneges`` (play index, seat; None: not
+    kept); ``dd`` is the search context (a 1-record array, kernels.dd) of a seat playing
+    double dummy and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd
+    run). Games pass the parameters record, not the rules tuple, whose arrays numba would
+    count at every hand."""
     start_deal_nb(row)
     if dd_out.shape[0] > 0:
         start_euchre_row_nb(dd_out[0])
@@ -500,7 +508,6 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
     hands, order = seats.hands[:4], seats.order
-    no_reneges = np.zeros((0, 2), dtype=np.int64)
     plan = kr.plan[0]
     first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 4), game_index, 4)
     dealer = first_dealer
@@ -512,7 +519,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, order[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, no_reneges, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
+        play_hand_nb(p, dealer, hands, None, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0
