@@ -64,7 +64,8 @@ def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, ga
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
@@ -88,7 +89,8 @@ def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, 
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
@@ -111,7 +113,8 @@ def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, g
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd, dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
 @njit(cache=True)
