@@ -54,12 +54,10 @@ def shuffle_nb(state, arr):
 
 
 @njit(cache=True)
-def game_streams_nb(seed, game_index):
-    """A game's two streams: the deal stream (cards, first dealer) and the policy stream, so
-    the cards of every deal are the same whatever the policies choose."""
-    deal_rng = np.zeros(1, dtype=np.uint64)
-    policy_rng = np.zeros(1, dtype=np.uint64)
+def game_streams_nb(seed, game_index, deal_rng, policy_rng):
+    """Start a game's two streams in the states given: the deal stream (cards, first dealer)
+    and the policy stream, so the cards of every deal are the same whatever the policies
+    choose."""
     game_stream_nb(seed, game_index, deal_rng)
     game_stream_nb(seed, game_index, policy_rng)
     policy_rng[0] = ~policy_rng[0]
-    return deal_rng, policy_rng

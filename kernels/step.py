@@ -217,9 +217,7 @@ def header_cards_nb(headers, h, hands, stock):
 @njit(cache=True)
 def start_game_nb(seed, game_index, seats):
     """A game's streams (kernels.rng), both kept in ``seats``; returns the deal stream."""
-    deal_rng, policy_rng = game_streams_nb(seed, game_index)
-    seats.rng[0] = policy_rng[0]
-    seats.deal_rng[0] = deal_rng[0]
+    game_streams_nb(seed, game_index, seats.deal_rng, seats.rng)
     return seats.deal_rng
 
 
