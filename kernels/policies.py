@@ -90,15 +90,21 @@ def choose_discard_nb(pid, prm, hand, rng):
 def heuristic_discard_nb(prm, hand):
     """The heuristic's choice for ``choose_discard_nb``."""
     # Heuristic: keep high cards and long suits; drop the lowest card of the shortest suit.
+    # The card of least keep, the lowest of equals. A suit's keep rises with rank, so only
+    # the lowest card of each suit is a candidate; suits are taken in card order.
     best_card, best_keep = -1, 1e18
-    rest = hand
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        if c >= 52:
-            keep = COLON_KEEP[c - 52] * prm[H_KEEP_COLONS]
-        else:
-            keep = HCP[c % 13] + 0.08 * (c % 13) + 0.6 * popcount_nb(hand & SUIT_MASKS[c // 13])
+    for s in range(4):
+        cards = hand & SUIT_MASKS[s]
+        if cards:
+            c = lowest_nb(cards)
+            keep = HCP[c % 13] + 0.08 * (c % 13) + 0.6 * popcount_nb(cards)
+            if keep < best_keep:
+                best_card, best_keep = c, keep
+    colons = hand & COLONS
+    while colons:
+        c = lowest_nb(colons)
+        colons &= colons - ONE
+        keep = COLON_KEEP[c - 52] * prm[H_KEEP_COLONS]
         if keep < best_keep:
             best_card, best_keep = c, keep
     return best_card
@@ -319,13 +325,14 @@ def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
             top = highest_nb(legal & trumps)
             if _is_master_nb(top, unseen):
                 return top
-        # Cash a side-suit winner.
+        # Cash a side-suit winner: the highest master card, the top suit first. Below a
+        # suit's highest card nothing is a master unless that card is.
         side = suited & ~trumps
-        while side:
-            c = highest_nb(side)
-            side &= ~bit_nb(c)
-            if _is_master_nb(c, unseen):
-                return c
+        for s in range(3, -1, -1):
+            if side & SUIT_MASKS[s]:
+                c = highest_nb(side & SUIT_MASKS[s])
+                if _is_master_nb(c, unseen):
+                    return c
         # Lead low from the longest side suit.
         best_suit, best_len = -1, 0
         for s in range(4):
