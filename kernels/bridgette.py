@@ -59,19 +59,23 @@ ERROR_RULES = ("", "B-3", "C-4", "B-6", "B-7", "C-3", "B-10", "B-8", "B-5")
 class KernelRules(NamedTuple):
     """The kernel's view of a validated ``BridgetteRules``.
 
-    ``value[b]`` and ``exact[b]`` are B-11's contract value and B-12's exact bonus by
-    ladder index; ``penalty[level, doubled, short]`` is B-14's table with the chosen
-    last-row reading folded in; ``gain[doubled, bid, tricks]`` is the deal's score by
-    ``score_deal_nb``, the declarer's minus the opponent's, for the policies' auction.
+    ``tables`` is one ``TABLES_DTYPE`` record: ``value[b]`` and ``exact[b]`` are B-11's
+    contract value and B-12's exact bonus by ladder index; ``penalty[level, doubled,
+    short]`` is B-14's table with the chosen last-row reading folded in; ``gain[doubled,
+    bid, tricks]`` is the deal's score by ``score_deal_nb``, the declarer's minus the
+    opponent's, for the policies' auction. A record, so that a game passes it to each deal
+    as one pointer whose arrays numba does not count.
     """
 
     params: np.ndarray  # one record: sim.rules.params_dtype(BridgetteRules)
     deck: np.ndarray
-    value: np.ndarray
-    exact: np.ndarray
-    penalty: np.ndarray
-    gain: np.ndarray
+    tables: np.ndarray  # one record: TABLES_DTYPE
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
+
+
+TABLES_DTYPE = np.dtype([("value", np.int64, N_BIDS), ("exact", np.int64, N_BIDS),
+                         ("penalty", np.int64, (8, 3, MAX_SHORT + 1)), ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))],
+                        align=True)
 
 
 def kernel_rules(rules) -> KernelRules:
@@ -79,8 +83,8 @@ def kernel_rules(rules) -> KernelRules:
     colon_ids = {"little": COLON_LITTLE, "royal": COLON_ROYAL, "grand": COLON_GRAND}
     deck = np.array(list(range(52)) + [colon_ids[c] for c in rules.deck.colons], dtype=np.int64)
 
-    value = np.zeros(N_BIDS, dtype=np.int64)
-    exact = np.zeros(N_BIDS, dtype=np.int64)
+    tables = np.zeros(1, dtype=TABLES_DTYPE)
+    value, exact, penalty = tables["value"][0], tables["exact"][0], tables["penalty"][0]  # views
     for b in range(N_BIDS):
         level, nt = int(BID_LEVEL[b]), BID_STRAIN[b] == 4
         if level <= 1:
@@ -107,7 +111,6 @@ def kernel_rules(rules) -> KernelRules:
     rows = np.array([[100, 200, 300, 400, 700, 1000],
                      [200, 500, 800, 1100, 2000, 3000],
                      [300, 700, 1100, 1500, 2700, 4000]], dtype=np.int64)
-    penalty = np.zeros((8, 3, MAX_SHORT + 1), dtype=np.int64)
     for level in range(8):
         for short in range(1, MAX_SHORT + 1):
             if sc.penalty_last_row == "failed_slam":
@@ -116,8 +119,8 @@ def kernel_rules(rules) -> KernelRules:
                 row = min(short, 6) - 1
             penalty[level, :, short] = rows[:, row]
     params = kernel_params(rules)
-    return KernelRules(params, deck, value, exact, penalty, gain_table_nb(params, value, exact, penalty),
-                       games_plan())
+    tables["gain"][0] = gain_table_nb(params, tables)
+    return KernelRules(params, deck, tables, games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -301,37 +304,38 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
 
 
 @njit(cache=True)
-def score_deal_nb(p, value, exact, penalty, contract, doubled, declarer_tricks):
-    """B-11..B-14: (declarer's gain, opponent's gain) for a played contract."""
+def score_deal_nb(p, tables, contract, doubled, declarer_tricks):
+    """B-11..B-14: (declarer's gain, opponent's gain) for a played contract (``tables``: a
+    ``TABLES_DTYPE`` record)."""
     level = BID_LEVEL[contract]
     need = 6 + level
     if declarer_tricks < need:
-        return 0, penalty[level, doubled, need - declarer_tricks]
+        return 0, tables.penalty[level, doubled, need - declarer_tricks]
     over = declarer_tricks - need
     basis = contract
     if p.made_basis == MADE_BASIS_TRICKS:
         basis = bid_index(min(declarer_tricks - 6, 7), BID_STRAIN[contract])
     bonus = 0
     if over == 0:
-        bonus = exact[contract]
+        bonus = tables.exact[contract]
     elif over == 3 or (over > 3 and p.overtrick_bonus_rule == OVERTRICK_ATLEAST3):
         bonus = 350
     factor = (1, 2, 4)[doubled]
     insult = (0, 400, 1000)[doubled]
     if p.multiply_bonuses:
-        return (value[basis] + bonus + insult) * factor, 0
-    return (value[basis] + bonus) * factor + insult, 0
+        return (tables.value[basis] + bonus + insult) * factor, 0
+    return (tables.value[basis] + bonus) * factor + insult, 0
 
 
 @njit(cache=True)
-def gain_table_nb(params, value, exact, penalty):
+def gain_table_nb(params, tables):
     """``score_deal_nb`` for every doubling, bid and declarer tricks: the declarer's gain
     minus the opponent's."""
     gain = np.zeros((3, N_BIDS, HAND_SIZE + 1), dtype=np.int64)
     for doubled in range(3):
         for b in range(N_BIDS):
             for tricks in range(HAND_SIZE + 1):
-                won, lost = score_deal_nb(params[0], value, exact, penalty, b, doubled, tricks)
+                won, lost = score_deal_nb(params[0], tables[0], b, doubled, tricks)
                 gain[doubled, b, tricks] = won - lost
     return gain
 
@@ -339,28 +343,26 @@ def gain_table_nb(params, value, exact, penalty):
 # --- One deal ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def contract_scores_nb(kr, table, scores):
+def contract_scores_nb(p, tables, table, scores):
     """B-11..B-14: ``scores[bid, declarer, doubled, seat]``, each seat's score of every
     contract when the declarer takes the ``table``'s tricks in its strain (for par)."""
-    p = kr.params[0]
     for bid in range(N_BIDS):
         for declarer in range(2):
             tricks = table[BID_STRAIN[bid], declarer]
             for doubled in range(3):
-                gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, bid, doubled, tricks)
+                gain, loss = score_deal_nb(p, tables, bid, doubled, tricks)
                 scores[bid, declarer, doubled, declarer] = gain
                 scores[bid, declarer, doubled, 1 - declarer] = loss
 
 
 @njit(cache=True)
-def dd_auction_nb(kr, dealer, hands, row, dd, out):
+def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table, its
     par (B-5, B-6 on the hands after the exchange, B-11..B-14) and the contract's tricks."""
-    p = kr.params[0]
     table = np.zeros((5, 2), dtype=np.int64)
     contract_table_at_nb(dd, hands, p.colon_discard == COLON_DISCARD_WHEN_VOID, table)
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
-    contract_scores_nb(kr, table, scores)
+    contract_scores_nb(p, tables, table, scores)
     contract = row.contract
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
                             BID_LEVEL[max(contract, 0)], 0, p.min_trump_cards, p.nt_needs_all_suits != 0,
@@ -369,11 +371,16 @@ def dd_auction_nb(kr, dealer, hands, row, dd, out):
 
 @njit(cache=True)
 def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out):
+    """``deal_nb`` with the records of ``kr`` (replays and tests)."""
+    deal_nb(kr.params[0], kr.tables[0], deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out)
+
+
+@njit(cache=True)
+def deal_nb(p, tables, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out):
     """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is
     the search context (a 1-record array, kernels.dd) of a seat playing double dummy and of
     a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
-    p = kr.params[0]
     start_deal_nb(row)
     new_deal_nb(seats)
     row.upcard = stock[0]
@@ -390,12 +397,12 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
         return
     note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
     unseen = deck_mask & ~dead_up
-    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, kr.gain, dealer, 0, p.min_trump_cards,
+    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables.gain, dealer, 0, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
                       p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
-        dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])
+        dd_auction_nb(p, tables, dealer, hands, row, dd, dd_out[0])
     if row.contract < 0:
         if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
@@ -404,8 +411,7 @@ def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_
     if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
                           seats, trace, row, dd, dd_out):
         return
-    gain, loss = score_deal_nb(p, kr.value, kr.exact, kr.penalty, row.contract, row.doubled,
-                               declarer_tricks_nb(row))
+    gain, loss = score_deal_nb(p, tables, row.contract, row.doubled, declarer_tricks_nb(row))
     score_contract_nb(row, row.declarer, gain, loss)
 
 
@@ -467,8 +473,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
-                     dd_out_nb(dd_rows, deals, dd_spare))
+        deal_nb(p, kr.tables[0], deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
+                dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)

@@ -46,24 +46,28 @@ DRAW_PHASE_ERROR = "D-2"
 class KernelRules(NamedTuple):
     """The kernel's view of a validated ``DrawBridgeRules``.
 
-    ``made[bid, doubled, tricks]`` is D-5's score of a made contract by declarer tricks;
-    ``undertricks[doubled, short]`` is D-6's (zeros for ``scoring.undertricks = "none"``);
-    ``gain[doubled, bid, tricks]`` is both in one, the declarer's score minus the
-    opponent's, for the policies' auction.
+    ``tables`` is one ``TABLES_DTYPE`` record: ``made[bid, doubled, tricks]`` is D-5's
+    score of a made contract by declarer tricks; ``undertricks[doubled, short]`` is D-6's
+    (zeros for ``scoring.undertricks = "none"``); ``gain[doubled, bid, tricks]`` is both in
+    one, the declarer's score minus the opponent's, for the policies' auction. A record, so
+    that a game passes it to each deal as one pointer whose arrays numba does not count.
     """
 
     params: np.ndarray  # one record: sim.rules.params_dtype(DrawBridgeRules)
-    made: np.ndarray
-    undertricks: np.ndarray
-    gain: np.ndarray
+    tables: np.ndarray  # one record: TABLES_DTYPE
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
+
+
+TABLES_DTYPE = np.dtype([("made", np.int64, (N_BIDS, 3, HAND_SIZE + 1)), ("undertricks", np.int64, (3, HAND_SIZE + 1)),
+                         ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))], align=True)
 
 
 DECK = np.arange(52, dtype=np.int64)  # D-1
 
 
 def kernel_rules(rules) -> KernelRules:
-    made = np.zeros((N_BIDS, 3, HAND_SIZE + 1), dtype=np.int64)
+    tables = np.zeros(1, dtype=TABLES_DTYPE)
+    made, undertricks, gain = tables["made"][0], tables["undertricks"][0], tables["gain"][0]  # views
     for b in range(FIRST_BID, N_BIDS):
         strain = BID_STRAIN[b]
         for tricks in range(6 + BID_LEVEL[b], HAND_SIZE + 1):
@@ -73,17 +77,15 @@ def kernel_rules(rules) -> KernelRules:
             else:
                 points = over * (30 if strain >= 2 else 20)
             made[b, :, tricks] = (points, 2 * points, 4 * points)
-    undertricks = np.zeros((3, HAND_SIZE + 1), dtype=np.int64)
     if rules.scoring.undertricks == "bridge":
         for short in range(1, HAND_SIZE + 1):
             doubled = sum(100 if k == 1 else 200 if k <= 3 else 300 for k in range(1, short + 1))
             undertricks[:, short] = (50 * short, doubled, 2 * doubled)
-    gain = np.zeros((3, N_BIDS, HAND_SIZE + 1), dtype=np.int64)
     for b in range(FIRST_BID, N_BIDS):
         need = 6 + BID_LEVEL[b]
         for tricks in range(HAND_SIZE + 1):
             gain[:, b, tricks] = made[b, :, tricks] if tricks >= need else -undertricks[:, need - tricks]
-    return KernelRules(kernel_params(rules), made, undertricks, gain, games_plan())
+    return KernelRules(kernel_params(rules), tables, games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------
@@ -205,7 +207,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
 
 
 @njit(cache=True)
-def contract_scores_nb(kr, table, scores):
+def contract_scores_nb(tables, table, scores):
     """D-5, D-6: ``scores[bid, declarer, doubled, seat]``, each seat's score of every
     contract when the declarer takes the ``table``'s tricks in its strain (for par)."""
     for bid in range(FIRST_BID, N_BIDS):
@@ -214,20 +216,19 @@ def contract_scores_nb(kr, table, scores):
             got = table[BID_STRAIN[bid], declarer]
             for doubled in range(3):
                 if got >= need:
-                    scores[bid, declarer, doubled, declarer] = kr.made[bid, doubled, got]
+                    scores[bid, declarer, doubled, declarer] = tables.made[bid, doubled, got]
                 else:
-                    scores[bid, declarer, doubled, 1 - declarer] = kr.undertricks[doubled, need - got]
+                    scores[bid, declarer, doubled, 1 - declarer] = tables.undertricks[doubled, need - got]
 
 
 @njit(cache=True)
-def dd_auction_nb(kr, dealer, hands, row, dd, out):
+def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table after
     the draw phase, its par (D-3 from 1C, D-5, D-6) and the contract's tricks."""
-    p = kr.params[0]
     table = np.zeros((5, 2), dtype=np.int64)
     contract_table_at_nb(dd, hands, False, table)
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
-    contract_scores_nb(kr, table, scores)
+    contract_scores_nb(tables, table, scores)
     contract = row.contract
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
                             BID_LEVEL[max(contract, 0)], FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS)
@@ -235,12 +236,17 @@ def dd_auction_nb(kr, dealer, hands, row, dd, out):
 
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
+    """``deal_nb`` with the records of ``kr`` (replays and tests)."""
+    deal_nb(kr.params[0], kr.tables[0], dealer, hands, stock, seats, trace, row, dd, dd_out)
+
+
+@njit(cache=True)
+def deal_nb(p, tables, dealer, hands, stock, seats, trace, row, dd, dd_out):
     """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``,
     writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is the
     search context (a 1-record array) of a seat playing the contract double dummy (the draw
     phase it plays as the heuristic: the solver does not search draws) and of a --dd run,
     whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
-    p = kr.params[0]
     start_deal_nb(row)
     row.draw_tricks0 = 0
     row.draw_tricks1 = 0
@@ -256,11 +262,11 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
-    if not auction_nb(hands, deck & ~gone, deck & ~gone, kr.gain, dealer, FIRST_BID, 0, False, 0,
+    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables.gain, dealer, FIRST_BID, 0, False, 0,
                       p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
-        dd_auction_nb(kr, dealer, hands, row, dd, dd_out[0])
+        dd_auction_nb(p, tables, dealer, hands, row, dd, dd_out[0])
     if row.contract < 0:
         if left_over_nb(seats, LIST_PLAY):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
@@ -271,9 +277,9 @@ def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     need = 6 + BID_LEVEL[row.contract]
     got = declarer_tricks_nb(row)
     if got >= need:
-        score_contract_nb(row, row.declarer, kr.made[row.contract, row.doubled, got], 0)
+        score_contract_nb(row, row.declarer, tables.made[row.contract, row.doubled, got], 0)
     else:
-        score_contract_nb(row, row.declarer, 0, kr.undertricks[row.doubled, need - got])
+        score_contract_nb(row, row.declarer, 0, tables.undertricks[row.doubled, need - got])
 
 
 # --- One game ------------------------------------------------------------------------------
@@ -314,7 +320,8 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
+        deal_nb(p, kr.tables[0], dealer, hands, stock, seats, trace, row, dd_row,
+                dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)

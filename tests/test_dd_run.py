@@ -124,10 +124,11 @@ def test_kernel_par_is_sim_par(game, options):
     kr = rules.to_kernel()
     a = rules.auction
     if game == "bridgette":
-        contract_scores_nb, lowest, n_cards = kb.contract_scores_nb, 0, 55
-        limits = (a.min_trump_cards, a.nt_needs_all_suits, a.jump_min_cards)
+        tables, lowest, n_cards = (kr.params[0], kr.tables[0]), 0, 55
+        contract_scores_nb, limits = kb.contract_scores_nb, (a.min_trump_cards, a.nt_needs_all_suits, a.jump_min_cards)
     else:
-        contract_scores_nb, lowest, n_cards, limits = kd.contract_scores_nb, 1, 52, (0, False, 0)
+        tables, lowest, n_cards = (kr.tables[0],), 1, 52
+        contract_scores_nb, limits = kd.contract_scores_nb, (0, False, 0)
     rng = random.Random(zlib.crc32(f"{game} {json.dumps(options, sort_keys=True)}".encode()))
     for _ in range(150):
         t = random_table(rng)
@@ -136,7 +137,7 @@ def test_kernel_par_is_sim_par(game, options):
         masks = np.array([sum(1 << c for c in h) for h in hands], dtype=np.uint64)
         dealer = rng.randint(0, 1)
         scores = np.zeros((36, 2, 3, 2), dtype=np.int64)
-        contract_scores_nb(kr, t, scores)
+        contract_scores_nb(*tables, t, scores)
         out = np.zeros(5, dtype=np.int64)
         par_nb(scores, masks, dealer, lowest, *limits, a.opening_pass == "ends", out)
         want = par(t, hands, dealer, rules)

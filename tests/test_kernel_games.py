@@ -34,7 +34,7 @@ RANDOM = parse_policy("random")
 ])
 def test_draw_bridge_made_scores(contract, doubled, tricks, score):
     """D-5: 20 per trick over six in clubs and diamonds, 30 in the majors, no-trump 40 then 30."""
-    assert DrawBridgeRules().to_kernel().made[CALL_IDS[contract], doubled, tricks] == score
+    assert DrawBridgeRules().to_kernel().tables[0]["made"][CALL_IDS[contract], doubled, tricks] == score
 
 
 @pytest.mark.parametrize("short,undoubled,doubled,redoubled", [
@@ -43,9 +43,9 @@ def test_draw_bridge_made_scores(contract, doubled, tricks, score):
 ])
 def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
     """D-6 'bridge': 50 each; doubled 100, 200, 200, then 300 each; redoubled twice that."""
-    under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel().undertricks
+    under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel().tables[0]["undertricks"]
     assert list(under[:, short]) == [undoubled, doubled, redoubled]
-    assert not DrawBridgeRules().to_kernel().undertricks.any()
+    assert not DrawBridgeRules().to_kernel().tables[0]["undertricks"].any()
 
 
 @pytest.mark.parametrize("options,bid,team_tricks,scores", [

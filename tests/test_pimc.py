@@ -505,7 +505,7 @@ def test_draw_bridge_pimc_calls_are_best_by_the_exact_table(seat):
             if caller != seat:
                 continue
             legal = int(legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, 1, 0, False, 0))
-            assert call == _expected_call([table], kr.gain, seat, legal, cur_bid, bidder, doubled)
+            assert call == _expected_call([table], kr.tables[0]["gain"], seat, legal, cur_bid, bidder, doubled)
             checked += 1
     assert checked >= 100
 
@@ -527,7 +527,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seat = int(rng.integers(2))
         opp = 1 - seat  # the dealer, who calls first
         first = int(kp.heuristic_call_nb(prm, opp, hands[opp], legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6),
-                                         -1, -1, 0, ~hands[opp], kr.gain, np.zeros((2, 5, kp.ODDS_WIDTH))))
+                                         -1, -1, 0, ~hands[opp], kr.tables[0]["gain"], np.zeros((2, 5, kp.ODDS_WIDTH))))
         calls = np.array([first], dtype=np.int64)
         cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
         unseen = ~hands[seat] & np.uint64(2**52 - 1)
@@ -535,20 +535,20 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seats["may_hold"] = ALL
         seats["rng"] = 1234
         worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6,
-                                                      kr.gain)
+                                                      kr.tables[0]["gain"])
         assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
-            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.gain, np.zeros((2, 5, kp.ODDS_WIDTH)))
+            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.tables[0]["gain"], np.zeros((2, 5, kp.ODDS_WIDTH)))
             total += 1
             both = np.zeros(2, dtype=np.uint64)
             both[seat], both[opp] = hands[seat], w
             tables.append(contract_table(solver, [mask_to_cards(h) for h in both]))
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, 0, *b6)
-        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, kr.gain,
+        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, kr.tables[0]["gain"],
                                 False, calls, 1, opp, *b6)
-        assert got == _expected_call(tables, kr.gain, seat, int(legal), cur_bid, bidder, 0)
+        assert got == _expected_call(tables, kr.tables[0]["gain"], seat, int(legal), cur_bid, bidder, 0)
     assert agree == total
 
 

@@ -53,7 +53,7 @@ def legal_bids_above(cur_bid):
     return np.uint64(legal | 1 << CALL_IDS["P"])
 
 
-BRIDGETTE_GAIN = BridgetteRules().to_kernel().gain
+BRIDGETTE_GAIN = BridgetteRules().to_kernel().tables[0]["gain"]
 
 
 def no_odds():
@@ -196,7 +196,7 @@ def test_trick_odds_follow_the_normal_law_and_are_kept_while_the_tricks_stay():
 
 
 def draw_bridge_gain(undertricks):
-    return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().gain
+    return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().tables[0]["gain"]
 
 
 def draw_bridge_call(policy, me, opponent, cur, undertricks):

@@ -128,14 +128,14 @@ def test_kernel_arrays_follow_the_options():
     kr = BridgetteRules.from_dict(
         {"deck": {"colons": ["grand"]}, "exchange": {"upcard_to": "dead", "dealer_draw_face": 7},
          "scoring": {"exact_bonus": "nt_reduced", "penalty_last_row": "failed_slam"}}).to_kernel()
-    p = kr.params[0]
+    p, t = kr.params[0], kr.tables[0]
     assert list(kr.deck) == list(range(52)) + [54]
     assert p["upcard_to"] == kb.UPCARD_DEAD == 2  # the third of ("nondealer", "dealer", "dead")
     assert p["dealer_draw_face"] == 7 and p["nt_needs_all_suits"] == 1 and p["jump_min_cards"] == 4
-    assert kr.exact[CALL_IDS["3NT"]] == 100 and kr.exact[CALL_IDS["3S"]] == 250 and kr.exact[CALL_IDS["7C"]] == 0
-    assert kr.value[CALL_IDS["4D"]] == 250 and kr.value[CALL_IDS["4H"]] == 750 and kr.value[CALL_IDS["7NT"]] == 2500
+    assert t["exact"][CALL_IDS["3NT"]] == 100 and t["exact"][CALL_IDS["3S"]] == 250 and t["exact"][CALL_IDS["7C"]] == 0
+    assert t["value"][CALL_IDS["4D"]] == 250 and t["value"][CALL_IDS["4H"]] == 750 and t["value"][CALL_IDS["7NT"]] == 2500
     # B-14 failed_slam: a 6-level contract one short scores the last row; 3C six short the 5 row.
-    assert kr.penalty[6, 0, 1] == 1000 and kr.penalty[3, 1, 6] == 2000 and kr.penalty[3, 2, 9] == 2700
+    assert t["penalty"][6, 0, 1] == 1000 and t["penalty"][3, 1, 6] == 2000 and t["penalty"][3, 2, 9] == 2700
 
 
 @pytest.mark.parametrize("rules_class", [BridgetteRules, DrawBridgeRules, BidEuchreRules])

@@ -29,7 +29,7 @@ def kernel_score(rules, level: int, strain: str, doubled: int, declarer_tricks: 
 
     kr = rules.to_kernel()
     contract = bid_index(level, ("C", "D", "H", "S", "NT").index(strain))
-    return tuple(int(x) for x in score_deal_nb(kr.params[0], kr.value, kr.exact, kr.penalty, contract, doubled,
+    return tuple(int(x) for x in score_deal_nb(kr.params[0], kr.tables[0], contract, doubled,
                                                declarer_tricks))
 
 
