@@ -73,9 +73,9 @@ class KernelRules(NamedTuple):
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
 
 
-TABLES_DTYPE = np.dtype([("value", np.int64, N_BIDS), ("exact", np.int64, N_BIDS),
-                         ("penalty", np.int64, (8, 3, MAX_SHORT + 1)), ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))],
-                        align=True)
+TABLES_DTYPE = np.dtype((np.record, np.dtype([
+    ("value", np.int64, N_BIDS), ("exact", np.int64, N_BIDS), ("penalty", np.int64, (8, 3, MAX_SHORT + 1)),
+    ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))], align=True)))
 
 
 def kernel_rules(rules) -> KernelRules:

@@ -58,8 +58,9 @@ class KernelRules(NamedTuple):
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
 
 
-TABLES_DTYPE = np.dtype([("made", np.int64, (N_BIDS, 3, HAND_SIZE + 1)), ("undertricks", np.int64, (3, HAND_SIZE + 1)),
-                         ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))], align=True)
+TABLES_DTYPE = np.dtype((np.record, np.dtype([
+    ("made", np.int64, (N_BIDS, 3, HAND_SIZE + 1)), ("undertricks", np.int64, (3, HAND_SIZE + 1)),
+    ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))], align=True)))
 
 
 DECK = np.arange(52, dtype=np.int64)  # D-1
