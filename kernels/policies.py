@@ -199,7 +199,8 @@ def trick_odds_nb(odds, strain, tricks, n):
     spread of TRICK_SPREAD (a normal law rounded to whole tricks), kept in the memo row
     ``odds`` and taken from it while ``strain`` and ``tricks`` are the same: a hand's
     estimates do not change during an auction, and Draw Bridge's competing bids ask again
-    at every call."""
+    at every call. ``n`` is not part of the key: it is the game's hand size, the same at
+    every call of a run."""
     if odds[0] != strain + 1 or odds[1] != tricks:
         spread = TRICK_SPREAD[strain] * math.sqrt(2.0)
         below = 0.0  # chance of fewer than t tricks

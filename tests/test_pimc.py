@@ -42,6 +42,12 @@ def _mask(cards) -> int:
     return m
 
 
+def no_odds():
+    """An empty memo of the heuristic's trick chances (kernels.policies.trick_odds_nb), as a
+    seat's ``odds`` for both sides and five strains."""
+    return np.zeros((2, 5, kp.ODDS_WIDTH))
+
+
 def _seats(players, worlds):
     """A seats record of pimc seats (worlds per card), knowing nothing yet."""
     ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds}")] * players)
@@ -519,6 +525,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
     p = kr.params[0]
     b6 = (0, int(p.min_trump_cards), bool(p.nt_needs_all_suits), int(p.jump_min_cards))  # B-5, B-6
     prm = parse_policy(f"pimc:bid_worlds={bid_worlds}", "bridgette").row()
+    gain = kr.tables[0]["gain"]
     rng = np.random.default_rng(8)
     solver, agree, total = Solver(), 0, 0
     for _ in range(12):
@@ -527,28 +534,27 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seat = int(rng.integers(2))
         opp = 1 - seat  # the dealer, who calls first
         first = int(kp.heuristic_call_nb(prm, opp, hands[opp], legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6),
-                                         -1, -1, 0, ~hands[opp], kr.tables[0]["gain"], np.zeros((2, 5, kp.ODDS_WIDTH))))
+                                         -1, -1, 0, ~hands[opp], gain, no_odds()))
         calls = np.array([first], dtype=np.int64)
         cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
         unseen = ~hands[seat] & np.uint64(2**52 - 1)
         seats = seats_for(np.array([kp.POLICY_PIMC] * 2), np.stack([prm, prm]))
         seats["may_hold"] = ALL
         seats["rng"] = 1234
-        worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6,
-                                                      kr.tables[0]["gain"])
+        worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, gain)
         assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
-            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, kr.tables[0]["gain"], np.zeros((2, 5, kp.ODDS_WIDTH)))
+            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, gain, no_odds())
             total += 1
             both = np.zeros(2, dtype=np.uint64)
             both[seat], both[opp] = hands[seat], w
             tables.append(contract_table(solver, [mask_to_cards(h) for h in both]))
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, 0, *b6)
-        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, kr.tables[0]["gain"],
+        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, gain,
                                 False, calls, 1, opp, *b6)
-        assert got == _expected_call(tables, kr.tables[0]["gain"], seat, int(legal), cur_bid, bidder, 0)
+        assert got == _expected_call(tables, gain, seat, int(legal), cur_bid, bidder, 0)
     assert agree == total
 
 
