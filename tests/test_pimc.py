@@ -30,6 +30,7 @@ from sim.dd import Solver, contract_table
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
+from tests.test_policies import no_odds
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = np.uint64(2**64 - 1)
@@ -40,12 +41,6 @@ def _mask(cards) -> int:
     for c in cards:
         m |= 1 << int(c)
     return m
-
-
-def no_odds():
-    """An empty memo of the heuristic's trick chances (kernels.policies.trick_odds_nb), as a
-    seat's ``odds`` for both sides and five strains."""
-    return np.zeros((2, 5, kp.ODDS_WIDTH))
 
 
 def _seats(players, worlds):
