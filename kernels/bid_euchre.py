@@ -180,29 +180,30 @@ def bid_gain_nb(p):
 
 
 @njit(cache=True, inline="always")
-def bid_step_nb(seats, trace, p, dealer, turn, hands, seat, legal, high, bidder, dd):
+def bid_step_nb(seats, trace, p, dealer, turn, seat, legal, high, bidder, dd):
     """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``)."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
         if dd is not None and samples_calls_nb(seats, seat):
-            call = pimc_euchre_bid_nb(dd[0], seats, seat, hands, legal, high, bidder, turn, dealer, bid_gain_nb(p),
-                                      p.tricks, p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
+            call = pimc_euchre_bid_nb(dd[0], seats, seat, seats.hands[:4], legal, high, bidder, turn, dealer,
+                                      bid_gain_nb(p), p.tricks, p.ask_cards, p.double_deck, p.joker,
+                                      p.stick_the_dealer)
         else:
-            call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, high, bidder, seat,
+            call = choose_euchre_bid_nb(seats.pol[seat], seats.prm[seat], seats.hands[seat], legal, high, bidder, seat,
                                         p.tricks, 1 + p.double_deck, seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True, inline="always")
-def trump_step_nb(seats, trace, p, dealer, hands, seat, bid, dd):
+def trump_step_nb(seats, trace, p, dealer, seat, bid, dd):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
         if dd is not None and samples_calls_nb(seats, seat):
-            trump = pimc_euchre_trump_nb(dd[0], seats, seat, hands, bid, dealer, bid_gain_nb(p), p.tricks, p.ask_cards,
-                                         p.double_deck, p.joker, p.stick_the_dealer)
+            trump = pimc_euchre_trump_nb(dd[0], seats, seat, seats.hands[:4], bid, dealer, bid_gain_nb(p), p.tricks,
+                                         p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
         else:
-            trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], hands[seat], 1 + p.double_deck,
+            trump = choose_euchre_trump_nb(seats.pol[seat], seats.prm[seat], seats.hands[seat], 1 + p.double_deck,
                                            seats.rng)
     return record_nb(seats, trace, KIND_TRUMP, seat, trump, ALL_SUITS)
 
@@ -226,22 +227,22 @@ def return_step_nb(seats, trace, seat, legal, trump, scripted):
 
 
 @njit(cache=True, inline="always")
-def card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p, out_seat,
+def card_step_nb(seats, trace, seat, legal, lead, best, best_seat, trump, bidder, played, p, out_seat,
                  leader, in_trick, dd):
     """E-6: a card to play: the copy held, -1 when not held. A replayed card outside
     ``legal`` but in hand is an E-8 renege: it stands, and is traced as played. A ``dd``
     seat sees every hand (the trick led by ``leader``, ``in_trick`` cards so far) and
     searches in the context ``dd`` (None when no seat searches); a ``pimc`` seat samples
     what it cannot see (kernels.pimc), and learns what each card shows."""
-    hand = hands[seat]
+    hand = seats.hands[seat]
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if dd is not None and seats.pol[seat] == POLICY_DD:
-            card = euchre_dd_card_nb(dd[0], hands, seat, trump, out_seat, p.double_deck, p.joker, leader, in_trick,
-                                     lead, best, best_seat)
+            card = euchre_dd_card_nb(dd[0], seats.hands[:4], seat, trump, out_seat, p.double_deck, p.joker, leader,
+                                     in_trick, lead, best, best_seat)
         elif dd is not None and seats.pol[seat] == POLICY_PIMC:
-            card = pimc_euchre_card_nb(dd[0], seats, seat, hands, legal, trump, out_seat, p.double_deck, p.joker,
-                                       leader, in_trick, lead, best, best_seat, played)
+            card = pimc_euchre_card_nb(dd[0], seats, seat, seats.hands[:4], legal, trump, out_seat, p.double_deck,
+                                       p.joker, leader, in_trick, lead, best, best_seat, played)
         else:
             card = choose_euchre_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, best, best_seat,
                                          seat, trump, bidder, played, seats.rng)
@@ -275,7 +276,7 @@ def auction_nb(p, dealer, hands, seats, trace, row, dd):
     for turn in range(4):
         seat = (dealer + 1 + turn) % 4
         legal = euchre_legal_bids_nb(p.tricks, high, turn, p.stick_the_dealer)
-        call = bid_step_nb(seats, trace, p, dealer, turn, hands, seat, legal, high, bidder, dd)
+        call = bid_step_nb(seats, trace, p, dealer, turn, seat, legal, high, bidder, dd)
         if not legal_nb(call, legal):
             return stop_nb(row, ERR_AUCTION, AT_CALLS, turn)
         seats.calls[turn] = call
@@ -368,7 +369,7 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
                 continue
             hand = hands[seat]
             legal = euchre_follow_legal_nb(hand, lead, trump)
-            card = card_step_nb(seats, trace, seat, hands, legal, lead, best, best_seat, trump, bidder, played, p,
+            card = card_step_nb(seats, trace, seat, legal, lead, best, best_seat, trump, bidder, played, p,
                                 out_seat, leader, in_trick, dd)
             in_trick += 1
             if card < 0:
@@ -412,20 +413,23 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
 
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
-    """``play_hand_nb`` under the rules ``kr``: the deal kernel replays call, as in the other
-    games."""
-    play_hand_nb(kr.params[0], dealer, hands, reneges, seats, trace, row, dd, dd_out)
+    """``play_hand_nb`` under the rules ``kr`` from dealt ``hands`` (uint64[4], updated): the
+    deal kernel replays call, as in the other games."""
+    seats.hands[:4] = hands
+    play_hand_nb(kr.params[0], dealer, reneges, seats, trace, row, dd, dd_out)
+    hands[:] = seats.hands[:4]
 
 
 @njit(cache=True)
-def play_hand_nb(p, dealer, hands, reneges, seats, trace, row, dd, dd_out):
-    """Play one Bid Euchre hand from the dealt ``hands`` (uint64[4], updated) under the rule
-    parameters ``p``, writing its outcome, or why a replay stopped, into the deal record
+def play_hand_nb(p, dealer, reneges, seats, trace, row, dd, dd_out):
+    """Play one Bid Euchre hand from the hands dealt into ``seats.hands`` (four, updated) under
+    the rule parameters ``p``, writing its outcome, or why a replay stopped, into the deal record
     ``row``; each E-8 renege of a replay goes to ``reneges`` (play index, seat; None: not
     kept); ``dd`` is the search context (a 1-record array, kernels.dd) of a seat playing
     double dummy and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd
     run). Games pass the parameters record, not the rules tuple, whose arrays numba would
     count at every hand."""
+    hands = seats.hands[:4]
     start_deal_nb(row)
     if dd_out.shape[0] > 0:
         start_euchre_row_nb(dd_out[0])
@@ -463,7 +467,7 @@ def play_hand_nb(p, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     if seats.pol[bidder] == POLICY_SCRIPT and seats.script_len[LIST_TRUMP] != 1:
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
-    trump = trump_step_nb(seats, trace, p, dealer, hands, bidder, row.bid, dd)
+    trump = trump_step_nb(seats, trace, p, dealer, bidder, row.bid, dd)
     if not legal_nb(trump, ALL_SUITS):
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return
@@ -519,7 +523,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, order[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_hand_nb(p, dealer, hands, None, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
+        play_hand_nb(p, dealer, None, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0

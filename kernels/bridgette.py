@@ -272,7 +272,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
             hand = hands[seat]
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
-            card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen,
+            card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen,
                                 barred, when_void, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
@@ -371,16 +371,20 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
 
 @njit(cache=True)
 def play_deal_nb(kr, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out):
-    """``deal_nb`` with the records of ``kr`` (replays and tests)."""
-    deal_nb(kr.params[0], kr.tables[0], deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out)
+    """``deal_nb`` with the records of ``kr`` from dealt ``hands`` (uint64[2], updated)
+    (replays and tests)."""
+    seats.hands[:2] = hands
+    deal_nb(kr.params[0], kr.tables[0], deck_mask, dealer, stock, seats, trace, row, dd, dd_out)
+    hands[:] = seats.hands[:2]
 
 
 @njit(cache=True)
-def deal_nb(p, tables, deck_mask, dealer, hands, stock, seats, trace, row, dd, dd_out):
-    """Play one Bridgette deal from dealt ``hands`` (uint64[2], updated) and ``stock``,
-    writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is
-    the search context (a 1-record array, kernels.dd) of a seat playing double dummy and of
-    a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+def deal_nb(p, tables, deck_mask, dealer, stock, seats, trace, row, dd, dd_out):
+    """Play one Bridgette deal from the hands dealt into ``seats.hands`` (two, updated) and
+    ``stock``, writing its outcome, or why a replay stopped, into the deal record ``row``;
+    ``dd`` is the search context (a 1-record array, kernels.dd) of a seat playing double
+    dummy and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+    hands = seats.hands[:2]
     start_deal_nb(row)
     new_deal_nb(seats)
     row.upcard = stock[0]
@@ -397,7 +401,7 @@ def deal_nb(p, tables, deck_mask, dealer, hands, stock, seats, trace, row, dd, d
         return
     note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
     unseen = deck_mask & ~dead_up
-    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables.gain, dealer, 0, p.min_trump_cards,
+    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables, dealer, 0, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
                       p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd):
         return
@@ -473,7 +477,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        deal_nb(p, kr.tables[0], deck_mask, dealer, hands, stock, seats, trace, row, dd_row,
+        deal_nb(p, kr.tables[0], deck_mask, dealer, stock, seats, trace, row, dd_row,
                 dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries

@@ -117,12 +117,32 @@ def compress_nb(x, mask):
     return out
 
 
+def _nth_in_byte() -> np.ndarray:
+    """``NTH_IN_BYTE[b * 8 + n]``: the place of the ``n``-th lowest one bit of the byte ``b``."""
+    table = np.zeros(256 * 8, dtype=np.int8)
+    for b in range(256):
+        for n, place in enumerate(i for i in range(8) if b >> i & 1):
+            table[b * 8 + n] = place
+    return table
+
+
+NTH_IN_BYTE = _nth_in_byte()
+_LOW32, _LOW16, _LOW8 = np.uint64(0xFFFFFFFF), np.uint64(0xFFFF), np.uint64(0xFF)
+
+
 @njit(cache=True, inline="always")
 def nth_card_nb(x, n):
-    """The ``n``-th lowest card (0-based) of the set ``x``."""
-    for _ in range(n):
-        x &= x - ONE
-    return lowest_nb(x)
+    """The ``n``-th lowest card (0-based) of the set ``x``: halves of 32, 16 and 8 bits
+    chosen by their counts, then a byte table. Written without branches (a random ``n``
+    would mispredict them; clearing ``n`` low bits in a loop mispredicts its exit)."""
+    place = 0
+    for width, low in ((32, _LOW32), (16, _LOW16), (8, _LOW8)):
+        below = popcount_nb(x & low)
+        up = np.int64(n >= below)
+        n -= below * up
+        x >>= np.uint64(width * up)
+        place += width * up
+    return place + np.int64(NTH_IN_BYTE[np.int64(x & _LOW8) * 8 + n])
 
 
 def card_name(card: int) -> str:

@@ -92,7 +92,7 @@ def call_error_nb(call, cur_bid, lowest_bid):
 
 
 @njit(cache=True, inline="always")
-def call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, dd, calls,
+def call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, tables, when_void, dd, calls,
                  n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal. A ``pimc``
     seat that samples its calls searches in the context ``dd`` (kernels.pimc), reading the
@@ -100,25 +100,26 @@ def call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, uns
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
         if dd is not None and seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0:
-            call = pimc_call_nb(dd[0], seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void,
-                                calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                jump_min_cards)
+            call = pimc_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
+                                tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                                nt_needs_all_suits, jump_min_cards)
         else:
-            call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, hands[seat], legal, cur_bid, bidder,
-                                  doubled, unseen, gain, seats.odds[seat], seats.rng)
+            call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, seats.hands[seat], legal, cur_bid, bidder,
+                                  doubled, unseen, tables.gain, seats.odds[seat], seats.rng)
     return record_nb(seats, trace, KIND_CALL, seat, call, legal)
 
 
 @njit(cache=True)
-def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
                jump_min_cards, opening_pass_ends, when_void, seats, trace, row, dd):
     """C-4: the auction, dealer first; the contract, declarer and doubling go to ``row``.
 
     ``unseen0``/``unseen1``: the cards each seat has not seen (its own hand is taken off);
-    ``gain[doubled, bid, tricks]``: the game's deal score, the declarer's minus the
-    opponent's, for the policies; ``when_void`` (B-10) and the search context ``dd`` (a
-    1-record array, None when no seat searches) for seats that search. Returns False when a replayed call was illegal or
-    missing (``row`` says why); a passed-out deal completes with contract -1.
+    ``tables.gain[doubled, bid, tricks]``: the game's deal score, the declarer's minus the
+    opponent's, for the policies (``tables``: the game's tables record); ``when_void``
+    (B-10) and the search context ``dd`` (a 1-record array, None when no seat searches)
+    for seats that search. Returns False when a replayed call was illegal or missing
+    (``row`` says why); a passed-out deal completes with contract -1.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     seat = dealer
@@ -128,7 +129,7 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
         unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
-        call = call_step_nb(seats, trace, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, dd,
+        call = call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, tables, when_void, dd,
                             calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards)
         if not legal_nb(call, legal):
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
@@ -159,19 +160,20 @@ def auction_nb(hands, unseen0, unseen1, gain, dealer, lowest_bid, min_trump_card
 # --- Contract play: the card step -----------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def card_step_nb(seats, trace, seat, hands, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
+def card_step_nb(seats, trace, seat, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal.
-    A ``dd`` seat sees both ``hands`` (and searches in the context ``dd``, None when no seat
+    A ``dd`` seat sees both hands (and searches in the context ``dd``, None when no seat
     searches); a ``pimc`` seat samples what it cannot see (kernels.pimc), and learns what
-    each card shows."""
+    each card shows. The hands are read from ``seats.hands``, not passed."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if dd is not None and seats.pol[seat] == POLICY_DD:
-            card = contract_dd_card_nb(dd[0], hands, seat, lead, barred, trump, when_void)
+            card = contract_dd_card_nb(dd[0], seats.hands[:2], seat, lead, barred, trump, when_void)
         elif dd is not None and seats.pol[seat] == POLICY_PIMC:
-            card = pimc_contract_card_nb(dd[0], seats, seat, hands, legal, lead, barred, trump, when_void, unseen)
+            card = pimc_contract_card_nb(dd[0], seats, seat, seats.hands[:2], legal, lead, barred, trump, when_void,
+                                         unseen)
         else:
-            card = choose_card_nb(seats.pol[seat], seats.prm[seat], hands[seat], legal, lead, trump, is_declarer,
+            card = choose_card_nb(seats.pol[seat], seats.prm[seat], seats.hands[seat], legal, lead, trump, is_declarer,
                                   unseen, seats.rng)
     if dd is not None and legal_nb(card, legal):
         observe_contract_card_nb(seats, seat, card, lead, barred, when_void)

@@ -183,7 +183,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
-            card = card_step_nb(seats, trace, seat, hands, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
+            card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
                                 False, dd)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
@@ -237,17 +237,21 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
 
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
-    """``deal_nb`` with the records of ``kr`` (replays and tests)."""
-    deal_nb(kr.params[0], kr.tables[0], dealer, hands, stock, seats, trace, row, dd, dd_out)
+    """``deal_nb`` with the records of ``kr`` from dealt ``hands`` (uint64[2], updated)
+    (replays and tests)."""
+    seats.hands[:2] = hands
+    deal_nb(kr.params[0], kr.tables[0], dealer, stock, seats, trace, row, dd, dd_out)
+    hands[:] = seats.hands[:2]
 
 
 @njit(cache=True)
-def deal_nb(p, tables, dealer, hands, stock, seats, trace, row, dd, dd_out):
-    """Play one Draw Bridge deal from dealt ``hands`` (uint64[2], updated) and the ``stock``,
-    writing its outcome, or why a replay stopped, into the deal record ``row``; ``dd`` is the
-    search context (a 1-record array) of a seat playing the contract double dummy (the draw
-    phase it plays as the heuristic: the solver does not search draws) and of a --dd run,
-    whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
+    """Play one Draw Bridge deal from the hands dealt into ``seats.hands`` (two, updated) and
+    the ``stock``, writing its outcome, or why a replay stopped, into the deal record
+    ``row``; ``dd`` is the search context (a 1-record array) of a seat playing the contract
+    double dummy (the draw phase it plays as the heuristic: the solver does not search
+    draws) and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+    hands = seats.hands[:2]
     start_deal_nb(row)
     row.draw_tricks0 = 0
     row.draw_tricks1 = 0
@@ -263,7 +267,7 @@ def deal_nb(p, tables, dealer, hands, stock, seats, trace, row, dd, dd_out):
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
-    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables.gain, dealer, FIRST_BID, 0, False, 0,
+    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables, dealer, FIRST_BID, 0, False, 0,
                       p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
@@ -321,7 +325,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        deal_nb(p, kr.tables[0], dealer, hands, stock, seats, trace, row, dd_row,
+        deal_nb(p, kr.tables[0], dealer, stock, seats, trace, row, dd_row,
                 dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries

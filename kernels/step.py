@@ -105,7 +105,9 @@ SEATS_DTYPE = record_dtype([
     ("odds", np.float64, (MAX_SEATS, 2, 5, ODDS_WIDTH)),
     # The game's working arrays: the hands, the deck order of a shuffle and the deal stream.
     # Numba counts a reference, with an atomic add and subtract, each time a function binds
-    # an array argument, unless the array owns no memory, as a record's fields do.
+    # an array argument, unless the array owns no memory, as a record's fields do; even then
+    # it calls its counting functions. So the deal kernels play the hands in place here, and
+    # the decision steps, called at every action, read them here and bind no array.
     ("hands", np.uint64, (MAX_SEATS,)), ("order", np.int64, (64,)), ("deal_rng", np.uint64, (1,)),
 ])
 
