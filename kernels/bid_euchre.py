@@ -431,7 +431,7 @@ def play_hand_nb(p, dealer, reneges, seats, trace, row, dd, dd_out):
     count at every hand."""
     hands = seats.hands[:4]
     start_deal_nb(row)
-    if dd_out.shape[0] > 0:
+    if dd is not None and dd_out.shape[0] > 0:
         start_euchre_row_nb(dd_out[0])
     new_deal_nb(seats)
     replaying = seats.replaying != 0
@@ -511,7 +511,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
-    hands, order = seats.hands[:4], seats.order
+    hands, order, deck = seats.hands[:4], seats.order, kr.deck
     plan = kr.plan[0]
     first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 4), game_index, 4)
     dealer = first_dealer
@@ -519,11 +519,12 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     abandoned = False
     winner = -1
     while True:
-        tries = deal_cards_nb(deal_rng, plan, kr.deck, p.tricks, dealer, hands, order)
+        tries = deal_cards_nb(deal_rng, plan, deck, p.tricks, dealer, hands, order)
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, order[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_hand_nb(p, dealer, None, seats, trace, row, dd_row, dd_out_nb(dd_rows, deals, dd_spare))
+        play_hand_nb(p, dealer, None, seats, trace, row, dd_row,
+                     None if dd_row is None else dd_out_nb(dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0

@@ -461,10 +461,10 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     p = kr.params[0]
     seats = seats_row[0]
     deal_rng = start_game_nb(seed, game_index, seats)
-    hands, order = seats.hands[:2], seats.order
-    n_deck = kr.deck.shape[0]
+    hands, order, deck = seats.hands[:2], seats.order, kr.deck
+    n_deck = deck.shape[0]
     deck_mask = ZERO
-    for c in kr.deck:
+    for c in deck:
         deck_mask |= bit_nb(c)
     plan = kr.plan[0]
     first_dealer = first_dealer_nb(plan, below_nb(deal_rng, 2), game_index, 2)
@@ -472,13 +472,13 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
     deals = redeals = seq = total0 = total1 = 0
     abandoned = False
     while True:
-        tries = deal_cards_nb(deal_rng, plan, kr.deck, deck_mask, dealer, hands, order)
+        tries = deal_cards_nb(deal_rng, plan, deck, deck_mask, dealer, hands, order)
         stock = order[2 * HAND_SIZE:n_deck]
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
         deal_nb(p, kr.tables[0], deck_mask, dealer, stock, seats, trace, row, dd_row,
-                dd_out_nb(dd_rows, deals, dd_spare))
+                None if dd_row is None else dd_out_nb(dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)

@@ -6,7 +6,8 @@ blocks, or on which games are played together. Game ``i`` of a call writes its d
 into ``deal_rows[offsets[i]:offsets[i + 1]]`` (rows past that room are counted in its
 game row but not written, so a caller can give a long game more room and play it again).
 A tracing call plays chosen games one after another and records every deal's header and
-outcome (``headers``, ``outcomes``) and every action (``trace``). A --dd run passes
+outcome (``headers``, ``outcomes``) and every action (``trace``); a parallel run records
+none (None). A --dd run passes
 ``dd_rows``, one double-dummy row per deal row at the same places (kernels.dd_run); other
 runs and traces pass an empty array and no deal computes one. ``dd_proto`` is the search
 context each game copies, None when no seat searches and no row is computed.
@@ -56,15 +57,14 @@ if not config.DISABLE_JIT:
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                           dd_proto, dd_rows):
+def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
@@ -82,14 +82,13 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                             dd_proto, dd_rows):
+def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
     no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 
@@ -106,14 +105,13 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, headers, outcomes,
-                            dd_proto, dd_rows):
+def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
     no_trace = no_trace_nb(dd_proto)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
         dd = game_context_nb(dd_proto)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], headers, outcomes, np.zeros(1, dtype=np.int64), dd,
+                        game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
 
 

@@ -191,10 +191,12 @@ def deal_row_nb(deal_rows, k, spare):
 @njit(cache=True)
 def open_header_nb(headers, hcur, seats, game_index, seq, dealer):
     """Start a traced deal's header (its hands and stock are the game's to fill): the
-    header's index, or -1 when not tracing or out of room (counted so the caller can grow)."""
-    h = hcur[0]
-    if headers.shape[0] == 0:
+    header's index, or -1 when not tracing (``headers`` None or empty) or out of room
+    (counted so the caller can grow). Runs pass None: numba then compiles no header code
+    and counts no references to header arrays at each deal."""
+    if headers is None or headers.shape[0] == 0:
         return -1
+    h = hcur[0]
     hcur[0] = h + 1
     if h >= headers.shape[0]:
         return -1
@@ -209,7 +211,7 @@ def open_header_nb(headers, hcur, seats, game_index, seq, dealer):
 @njit(cache=True)
 def header_cards_nb(headers, h, hands, stock):
     """A traced deal's cards as dealt: the hands and the stock (-1: not tracing)."""
-    if h >= 0:
+    if headers is not None and h >= 0:
         head = headers[h]
         head.hands[:] = hands
         head.stock_len = stock.shape[0]
@@ -226,7 +228,7 @@ def start_game_nb(seed, game_index, seats):
 @njit(cache=True)
 def close_header_nb(headers, outcomes, h, seats, row, counted):
     """End a traced deal: its last action and a copy of its outcome."""
-    if h >= 0:
+    if headers is not None and h >= 0:
         headers[h].actions_end = seats.tcur
         headers[h].counted = counted
         outcomes[h] = row

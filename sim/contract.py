@@ -74,12 +74,10 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     # The search context, copied for each game; None compiles and plays the deals without
     # any search code when no seat searches and the run is not --dd (kernels.engine).
     ctx = new_context() if dd or searches(policies) else None
-    no_headers = np.zeros(0, dtype=engine.HEADER_DTYPE)
-    no_outcomes = np.zeros(0, dtype=engine.DEAL_DTYPE)
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
 
     def run(indices, offsets, deal_rows, game_rows, dd_rows):
-        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, no_headers, no_outcomes, ctx,
+        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, ctx,
                      no_dd if dd_rows is None else dd_rows)
 
     deals, games, dd_rows = play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE,

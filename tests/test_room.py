@@ -46,9 +46,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room, dd=False):
     starts = np.arange(n_games + 1, dtype=np.int64) * stride
     for i in range(n_games):  # one call per game: its own slice of exactly ``room`` rows
         run_games_nb(kr, np.uint64(5), np.array([i], dtype=np.int64), np.array([0, room], dtype=np.int64),
-                     seats, deals[starts[i]:starts[i] + room], games[i:i + 1],
-                     np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE),
-                     new_context() if dd else None,
+                     seats, deals[starts[i]:starts[i] + room], games[i:i + 1], new_context() if dd else None,
                      dd_rows[starts[i]:starts[i] + room] if dd else dd_rows)
     return deals, games, stride, dd_rows if dd else None
 
