@@ -523,8 +523,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, deals, dealer)
         header_cards_nb(headers, h, hands, order[:0])
         row = deal_row_nb(deal_rows, deals, spare)
-        play_hand_nb(p, dealer, None, seats, trace, row, dd_row,
-                     None if dd_row is None else dd_out_nb(dd_rows, deals, dd_spare))
+        play_hand_nb(p, dealer, None, seats, trace, row, dd_row, dd_out_nb(dd_row, dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0

@@ -53,10 +53,13 @@ N_CALLS_TRIED = 3 + N_BIDS  # pass, double, redouble, then the bids from the low
 
 
 @njit(cache=True, inline="always")
-def dd_out_nb(dd_rows, k, spare):
-    """The double-dummy row of a game's deal ``k`` as a 0- or 1-row array: none when the run
-    computes none (``dd_rows`` empty), else its row, or the spare one once the game outruns
-    its room (as ``kernels.step.deal_row_nb``)."""
+def dd_out_nb(dd_row, dd_rows, k, spare):
+    """The double-dummy row of a game's deal ``k`` as a 0- or 1-row array: None in a run
+    without search code (``dd_row`` None: numba prunes the rest), none when the run computes
+    none (``dd_rows`` empty), else its row, or the spare one once the game outruns its room
+    (as ``kernels.step.deal_row_nb``)."""
+    if dd_row is None:
+        return None
     if k < dd_rows.shape[0]:
         return dd_rows[k:k + 1]
     return spare[:min(1, dd_rows.shape[0])]

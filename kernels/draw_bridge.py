@@ -325,8 +325,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
-        deal_nb(p, kr.tables[0], dealer, stock, seats, trace, row, dd_row,
-                None if dd_row is None else dd_out_nb(dd_rows, deals, dd_spare))
+        deal_nb(p, kr.tables[0], dealer, stock, seats, trace, row, dd_row, dd_out_nb(dd_row, dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
         close_header_nb(headers, outcomes, h, seats, row, counted)
