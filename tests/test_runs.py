@@ -435,6 +435,21 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
         run_.deals(filter=pc.field("nope") > 1)
 
 
+def test_block_files_keep_bounds_of_the_numeric_columns_only(tmp_path):
+    """A filter on ``game`` can skip whole block files by their min/max statistics; the
+    categorical columns, whose every block holds nearly every name, are written without."""
+    import pyarrow.parquet as pq
+
+    sim.simulate(games=300, seed=17, block_size=100, out=tmp_path / "r", threads=1)
+    for k in range(3):
+        meta = pq.ParquetFile(tmp_path / "r" / "records" / f"deals-{k:06d}.parquet").metadata
+        stats = {meta.schema.column(i).name: meta.row_group(0).column(i).statistics
+                 for i in range(meta.num_columns)}
+        assert (stats["game"].min, stats["game"].max) == (100 * k, 100 * k + 99)
+        assert stats["score0"].has_min_max
+        assert stats["contract"] is None and stats["upcard_class"] is None
+
+
 # A width the default heuristics reach after a few blocks of seed 21, well before the cap.
 WIDTH = 14
 UNTIL = ["--games", "6000", "--seed", "21", "--block-size", "500", "--until", f"dealer_advantage:{WIDTH}"]
