@@ -89,9 +89,9 @@ def write_records(path: Path, index: int, tables: dict) -> None:
     for kind, table in tables.items():
         target = Path(path) / "records" / f"{kind}-{index:06d}.parquet"
         tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-        # Min/max statistics for the numeric columns only: a block holds every name of a
-        # categorical column, so its string bounds would skip next to nothing, and they cost a
-        # sixth of the write.
+        # Min/max statistics for the numeric columns only: a categorical column's names span
+        # nearly the same range in every block, so their bounds would skip next to nothing,
+        # and they cost a sixth of the write.
         numeric = [f.name for f in table.schema if not pa.types.is_dictionary(f.type)]
         pq.write_table(table, tmp, compression="zstd", write_statistics=numeric)
         os.replace(tmp, target)
