@@ -7,10 +7,10 @@ into ``deal_rows[offsets[i]:offsets[i + 1]]`` (rows past that room are counted i
 game row but not written, so a caller can give a long game more room and play it again).
 A tracing call plays chosen games one after another and records every deal's header and
 outcome (``headers``, ``outcomes``) and every action (``trace``); a parallel run records
-none (None). A --dd run passes
-``dd_rows``, one double-dummy row per deal row at the same places (kernels.dd_run); other
-runs and traces pass an empty array and no deal computes one. ``dd_proto`` is the search
-context each game copies, None when no seat searches and no row is computed.
+none (None). A --dd run passes ``dd_rows``, one double-dummy row per deal row at the same
+places (kernels.dd_run); other runs and traces pass an empty array and no deal computes
+one. ``dd_proto`` is the search context each game copies, None when no seat searches and
+no row is computed.
 """
 
 import numpy as np
