@@ -103,7 +103,7 @@ _S4 = np.uint64(4)
 
 
 @njit(cache=True, inline="always")
-def compress_nb(x, mask):
+def compress_table_nb(x, mask):
     """The bits of ``x`` where ``mask`` has ones, moved down next to each other in order
     (x86's pext), a nibble at a time: the cards of ``x`` numbered by their place among the
     cards of ``mask``."""
@@ -146,9 +146,9 @@ def nth_card_table_nb(x, n):
     return place + np.int64(NTH_IN_BYTE[np.int64(x & _LOW8) * 8 + n])
 
 
-def _fast_pdep() -> bool:
-    """Whether numba compiles for this machine's own processor and it has a fast x86 pdep
-    (BMI2; AMD's Zen 1 and 2 run it in microcode, a hundred times slower)."""
+def _fast_bmi2() -> bool:
+    """Whether numba compiles for this machine's own processor and it has fast x86 pdep and
+    pext (BMI2; AMD's Zen 1 and 2 run them in microcode, a hundred times slower)."""
     if config.DISABLE_JIT or config.CPU_NAME is not None or config.CPU_FEATURES is not None:
         return False
     from llvmlite import binding as llvm
@@ -157,27 +157,42 @@ def _fast_pdep() -> bool:
         "znver1", "znver2", "bdver4")
 
 
-FAST_PDEP = _fast_pdep()
+FAST_BMI2 = _fast_bmi2()
 
-if FAST_PDEP:
+
+def _bmi2_intrinsic(name):
+    """A numba intrinsic for BMI2's ``name`` (pdep or pext) on two uint64s."""
     @intrinsic
-    def _pdep_u64(typingctx, src, mask):
+    def call(typingctx, a, b):
         sig = types.uint64(types.uint64, types.uint64)
 
         def codegen(context, builder, signature, args):
             i64 = ir.IntType(64)
-            pdep = builder.module.declare_intrinsic("llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64]))
-            return builder.call(pdep, args)
+            fn = builder.module.declare_intrinsic(f"llvm.x86.bmi.{name}.64", fnty=ir.FunctionType(i64, [i64, i64]))
+            return builder.call(fn, args)
 
         return sig, codegen
+
+    return call
+
+
+if FAST_BMI2:
+    _pdep_u64 = _bmi2_intrinsic("pdep")
+    _pext_u64 = _bmi2_intrinsic("pext")
 
     @njit(cache=True, inline="always")
     def nth_card_nb(x, n):
         """The ``n``-th lowest card (0-based) of the set ``x``: the ``n``-th one bit of ``x``
         deposited by pdep (``nth_card_table_nb`` on other machines, the same card)."""
         return lowest_nb(_pdep_u64(ONE << np.uint64(n), np.uint64(x)))
+
+    @njit(cache=True, inline="always")
+    def compress_nb(x, mask):
+        """``compress_table_nb`` as one pext instruction."""
+        return _pext_u64(np.uint64(x), np.uint64(mask))
 else:
     nth_card_nb = nth_card_table_nb
+    compress_nb = compress_table_nb
 
 
 def card_name(card: int) -> str:

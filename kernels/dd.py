@@ -154,9 +154,11 @@ def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
     j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta)
     if j < 0:
         i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
-        # Take a stale slot first, else replace the entry of the smaller subtree.
+        # Take a stale slot first, else either one (by the node count's parity): keeping the
+        # entry of the larger subtree instead would fill the table with positions of searches
+        # long done, as entries stay fresh while the rules do (``renew_nb``).
         gen = ctx.stats[ST_GEN]
-        j = i if tt[i].gen != gen or (tt[i + 1].gen == gen and tt[i].hi < tt[i + 1].hi) else i + 1
+        j = i if tt[i].gen != gen else (i + 1 if tt[i + 1].gen != gen else i + (ctx.stats[ST_NODES] & 1))
         e = tt[j]
         e.k0, e.k1, e.k2, e.k3, e.meta, e.gen = k0, k1, k2, k3, meta, ctx.stats[ST_GEN]
         e.lo, e.hi, e.best = 0, n_max, -1
