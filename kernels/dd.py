@@ -54,6 +54,11 @@ TT_DTYPE = np.dtype([
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
 MAX_DEPTH = 64
+# A context's own table: 2^17 entries for the contract games, whose opening leads search
+# tens of thousands of nodes per world (2^14 entries took 1.4x their nodes), and the first
+# 2^14 for Bid Euchre, whose searches of a few hundred nodes run faster in a table that
+# stays in the cache.
+CONTEXT_TT_BITS, EUCHRE_TT = 17, 1 << 14
 CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
     ("segs", np.uint64, (4,)), ("seg_of", np.int64, (64,)), ("power", np.int64, (64,)), ("group", np.uint64, (64,)),
@@ -66,9 +71,10 @@ CTX_DTYPE = record_dtype([
     ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
-    # A table of its own, for searches inside the game kernels (the dd policy); a Solver
-    # passes a larger one.
-    ("tt", TT_DTYPE, (1 << 14,)),
+    # A table of its own, for searches inside the game kernels (the dd and pimc seats, --dd
+    # runs): the contract games search in all of it, Bid Euchre in its first EUCHRE_TT
+    # entries (``search_table_nb``). A Solver passes a larger one for the contract games.
+    ("tt", TT_DTYPE, (1 << CONTEXT_TT_BITS,)),
 ])
 # A frame of the search stack: the node's position and where its move loop stands.
 (FR_LEADER, FR_LEAD, FR_BARRED, FR_TARGET, FR_TO_PLAY, FR_PLAYED, FR_BEST, FR_BEST_SEAT,
@@ -94,10 +100,11 @@ def new_table(bits: int = TT_BITS) -> np.ndarray:
     return tt
 
 
-def new_context(flags: int = ALL_TECHNIQUES) -> np.ndarray:
-    """A search context (1-element record array), its own table empty; set its hands (and
-    layout) per solve."""
-    ctx = np.zeros(1, dtype=CTX_DTYPE)
+def new_context(flags: int = ALL_TECHNIQUES, count: int = 1) -> np.ndarray:
+    """A search context (1-element record array; ``count`` of them for a parallel run,
+    kernels.engine.game_context_nb), its own table empty; set its hands (and layout) per
+    solve."""
+    ctx = np.zeros(count, dtype=CTX_DTYPE)
     ctx["flags"] = flags
     ctx["out_seat"] = -1
     ctx["tt"]["gen"] = -1
@@ -1200,6 +1207,12 @@ def value_near_nb(tt, dd, euchre, at, guess, lo, hi):
     return v
 
 
+@njit(cache=True, inline="always")
+def search_table_nb(dd, euchre):
+    """The part of the context's own table that a game's searches use (``EUCHRE_TT``)."""
+    return dd.tt[:EUCHRE_TT if euchre else dd.tt.shape[0]]
+
+
 @njit(cache=True)
 def card_reaches_nb(tt, dd, euchre, to_move, pos, c, target):
     """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
@@ -1243,14 +1256,15 @@ def dd_best_card_nb(dd, euchre, to_move, pos, legal):
     ``dd`` seat): the first is valued exactly, each other is searched once, for one trick
     more than the best so far, and valued exactly only when it reaches that."""
     n = popcount_nb(dd.hands[to_move])
+    tt = search_table_nb(dd, euchre)
     chosen, best = -1, -1
     while legal:
         c = lowest_nb(legal)
         legal &= legal - ONE
         if chosen < 0:
-            chosen, best = c, card_value_nb(dd.tt, dd, euchre, to_move, pos, c, -1, 0, n)
-        elif best < n and card_reaches_nb(dd.tt, dd, euchre, to_move, pos, c, best + 1):
-            chosen, best = c, card_value_nb(dd.tt, dd, euchre, to_move, pos, c, best + 2, best + 1, n)
+            chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, -1, 0, n)
+        elif best < n and card_reaches_nb(tt, dd, euchre, to_move, pos, c, best + 1):
+            chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, best + 2, best + 1, n)
     return chosen
 
 
@@ -1279,8 +1293,9 @@ def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck,
     from_layout = EUCHRE_FROM_LAYOUT[int(double_deck), int(joker), trump]
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
+    tt = search_table_nb(dd, True)
     if values.shape[0] == 0:
-        return euchre_value_nb(dd.tt, dd, leader, played, best_b, best_seat, lead_b, to_move, to_move % 2, 0)
+        return euchre_value_nb(tt, dd, leader, played, best_b, best_seat, lead_b, to_move, to_move % 2, 0)
     hand = dd.hands[to_move]
     in_play = dd.hands[0] | dd.hands[1] | dd.hands[2] | dd.hands[3]
     if best_b >= 0:
@@ -1290,7 +1305,7 @@ def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck,
     if dd.flags & USE_EQUIV:
         moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group, dd.double_deck)
     by_bit = np.full(64, -1, dtype=np.int64)
-    card_values_nb(dd.tt, dd, True, to_move, np.array([leader, played, lead_b, best_b, best_seat]), moves, by_bit)
+    card_values_nb(tt, dd, True, to_move, np.array([leader, played, lead_b, best_b, best_seat]), moves, by_bit)
     euchre_share_runs_nb(legal & ~moves, hand, dd.segs, dd.seg_of, dd.group, by_bit)
     values[:] = -1
     top = 0

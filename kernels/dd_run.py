@@ -26,7 +26,7 @@ from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import ZERO, bit_nb, popcount_nb
 from kernels.calls import legal_calls_nb
 from kernels.dd import (
-    contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb,
+    contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb, search_table_nb,
 )
 from kernels.step import record_dtype
 
@@ -182,7 +182,7 @@ def contract_table_at_nb(dd, hands, when_void, table):
     ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
     ctx.hands[2], ctx.hands[3] = ZERO, ZERO
     ctx.when_void = when_void
-    contract_table_nb(ctx.tt, dd, table)
+    contract_table_nb(search_table_nb(ctx, False), dd, table)
 
 
 @njit(cache=True)
@@ -229,7 +229,7 @@ def contract_card_lost_nb(dd, hands, seat, value, won, nxt, lead, barred):
     after = 0
     if left:
         ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
-        after = contract_best_nb(ctx.tt, ctx, nxt if lead < 0 else 1 - nxt, lead, barred, nxt)
+        after = contract_best_nb(search_table_nb(ctx, False), ctx, nxt if lead < 0 else 1 - nxt, lead, barred, nxt)
     ctx.lost[seat] += value - won - (after if nxt == seat else left - after)
     return after
 
@@ -266,7 +266,8 @@ def euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, lea
     to_layout = euchre_load_nb(ctx, hands, trump, out_seat, double_deck, joker)
     lead_b = to_layout[lead] if lead >= 0 else -1
     best_b = to_layout[best] if best >= 0 else -1
-    return euchre_value_nb(ctx.tt, ctx, leader, played, best_b, best_seat, lead_b, to_play, to_play % 2, 0)
+    return euchre_value_nb(search_table_nb(ctx, True), ctx, leader, played, best_b, best_seat, lead_b, to_play,
+                           to_play % 2, 0)
 
 
 @njit(cache=True)

@@ -9,12 +9,13 @@ A tracing call plays chosen games one after another and records every deal's hea
 outcome (``headers``, ``outcomes``) and every action (``trace``); a parallel run records
 none (None). A --dd run passes ``dd_rows``, one double-dummy row per deal row at the same
 places (kernels.dd_run); other runs and traces pass an empty array and no deal computes
-one. ``dd_proto`` is the search context each game copies, None when no seat searches and
-no row is computed.
+one. ``dd_contexts`` holds the search contexts, one per thread and a spare
+(``game_context_nb``; a trace's one context is ``dd_proto``), None when no seat searches
+and no row is computed.
 """
 
 import numpy as np
-from numba import config, njit, prange, types
+from numba import config, get_thread_id, njit, prange, types
 from numba.extending import overload
 
 from kernels import bid_euchre as ke
@@ -36,33 +37,49 @@ def game_buffers_nb(seats, deal_rows, dd_rows):
     return seats.copy(), np.zeros(1, dtype=deal_rows.dtype), np.zeros(1, dtype=dd_rows.dtype)
 
 
-def game_context_nb(dd_proto):
-    """A game's own copy of the run's search context ``dd_proto``, or None when the run has
-    none: no seat searches (``dd`` or ``pimc``) and no double-dummy row is computed. Numba
-    then compiles the deal kernels without search code (every ``dd is not None`` branch is
-    pruned), which compile in a fraction of the time and play faster.
+def game_context_nb(dd_contexts):
+    """The search context of the thread playing a game (``dd_contexts``: one per thread of
+    the run and a last one no game writes, kernels.dd.new_context), or None when the run
+    has none: no seat searches
+    (``dd`` or ``pimc``) and no double-dummy row is computed. Numba then compiles the deal
+    kernels without search code (every ``dd is not None`` branch is pruned), which compile
+    in a fraction of the time and play faster.
+
+    A thread's games share its context, table included: a table entry holds a position's
+    exact bounds under the rules its generation names (kernels.dd.renew_nb), so the values
+    every search returns, and with them the records, do not depend on which games ran on
+    the thread before; every other field is set before the search that reads it. Sharing
+    spares each game a copy of the context (megabytes, with the table). A thread beyond
+    the contexts given (never, when there is one per thread) gets a copy of the last, which
+    no thread writes (a copy of a context in use could catch an entry half written).
 
     The kernels choose by type when numba compiles them (the overload below): a branch on
     ``is None`` would give an array that may be None. This body runs with
     NUMBA_DISABLE_JIT=1."""
-    return None if dd_proto is None else dd_proto.copy()
+    return None if dd_contexts is None else _thread_context(dd_contexts)
+
+
+def _thread_context(dd_contexts):
+    k = get_thread_id()
+    last = dd_contexts.shape[0] - 1
+    return dd_contexts[k:k + 1] if k < last else dd_contexts[last:].copy()
 
 
 if not config.DISABLE_JIT:
     @overload(game_context_nb)
-    def _game_context_by_type(dd_proto):
-        if isinstance(dd_proto, types.NoneType):
-            return lambda dd_proto: None
-        return lambda dd_proto: dd_proto.copy()
+    def _game_context_by_type(dd_contexts):
+        if isinstance(dd_contexts, types.NoneType):
+            return lambda dd_contexts: None
+        return _thread_context
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
+def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
-    no_trace = no_trace_nb(dd_proto)
+    no_trace = no_trace_nb(dd_contexts)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_proto)
+        dd = game_context_nb(dd_contexts)
         kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
@@ -82,11 +99,11 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
-    no_trace = no_trace_nb(dd_proto)
+def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
+    no_trace = no_trace_nb(dd_contexts)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_proto)
+        dd = game_context_nb(dd_contexts)
         kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
@@ -105,11 +122,11 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_proto, dd_rows):
-    no_trace = no_trace_nb(dd_proto)
+def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
+    no_trace = no_trace_nb(dd_contexts)
     for i in prange(game_indices.shape[0]):
         own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_proto)
+        dd = game_context_nb(dd_contexts)
         ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
                         game_rows[i:i + 1], None, None, None, dd,
                         dd_rows[offsets[i]:offsets[i + 1]], dd_spare)

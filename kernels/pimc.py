@@ -56,7 +56,7 @@ from kernels.cards import (
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
     contract_rules_nb, contract_segs_nb, euchre_at_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb,
-    euchre_share_runs_nb, renew_nb, value_near_nb,
+    euchre_share_runs_nb, renew_nb, search_table_nb, value_near_nb,
 )
 from kernels.calls import (
     ASKING, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, N_BIDS, STRAIN_BIDS, WITH_PARTNER,
@@ -279,7 +279,8 @@ def _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
     for w in range(held.shape[0]):
         if bounded[w, c]:
             dd.hands[:] = held[w]
-            v = card_value_nb(dd.tt, dd, euchre, to_move, pos, c, value[w, c], 0, value[w, c])
+            v = card_value_nb(search_table_nb(dd, euchre), dd, euchre, to_move, pos, c, value[w, c], 0,
+                              value[w, c])
             sums[c] -= value[w, c] - v
             value[w, c], bounded[w, c] = v, False
             return True
@@ -307,16 +308,17 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     value = np.zeros((n_w, 64), dtype=np.int64)
     bounded = np.zeros((n_w, 64), dtype=np.bool_)  # value[w, c] only an upper bound
     leader = lowest_nb(moves)
+    tt = search_table_nb(dd, euchre)
     for w in range(n_w):
         dd.hands[:] = held[w]
-        top = card_value_nb(dd.tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
+        top = card_value_nb(tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
         value[w, leader] = top
         rest = moves & ~bit_nb(leader)
         while rest:
             c = lowest_nb(rest)
             rest &= rest - ONE
-            if top < n and card_reaches_nb(dd.tt, dd, euchre, to_move, pos, c, top + 1):
-                value[w, c] = card_value_nb(dd.tt, dd, euchre, to_move, pos, c, top + 2, top + 1, n)
+            if top < n and card_reaches_nb(tt, dd, euchre, to_move, pos, c, top + 1):
+                value[w, c] = card_value_nb(tt, dd, euchre, to_move, pos, c, top + 2, top + 1, n)
             else:
                 value[w, c], bounded[w, c] = top, True
         rest = moves
@@ -473,7 +475,7 @@ def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain
                 dd.hands[2], dd.hands[3] = ZERO, ZERO
             dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
             at = contract_at_nb(dd, 1 - declarer, -1, -1, 1 - declarer)
-            defence = value_near_nb(dd.tt, dd, False, at, defence, 0, n_tricks)
+            defence = value_near_nb(search_table_nb(dd, False), dd, False, at, defence, 0, n_tricks)
             if whole:
                 known[strain, declarer] = n_tricks - defence
         bids = STRAIN_BIDS[strain]
@@ -705,7 +707,7 @@ def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
     at = euchre_at_nb(dd, bidder, 0, -1, -1, -1, bidder, bidder % 2)
-    return value_near_nb(dd.tt, dd, True, at, guess, 0, popcount_nb(dd.hands[bidder]))
+    return value_near_nb(search_table_nb(dd, True), dd, True, at, guess, 0, popcount_nb(dd.hands[bidder]))
 
 
 @njit(cache=True)

@@ -7,6 +7,7 @@ game wins that both games report.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kernels import contract as kc
@@ -71,9 +72,10 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     if plan is not None:
         kr = kr._replace(plan=plan)
     seats = seats_for(*kernel_policies(policies))
-    # The search context, copied for each game; None compiles and plays the deals without
-    # any search code when no seat searches and the run is not --dd (kernels.engine).
-    ctx = new_context() if dd or searches(policies) else None
+    # The search contexts, one per thread and a spare (kernels.engine.game_context_nb);
+    # None compiles and plays the deals without any search code when no seat searches and
+    # the run is not --dd (kernels.engine).
+    ctx = new_context(count=numba.get_num_threads() + 1) if dd or searches(policies) else None
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
 
     def run(indices, offsets, deal_rows, game_rows, dd_rows):

@@ -39,7 +39,7 @@ class Solver:
     def euchre_table(self) -> np.ndarray:
         """The table Bid Euchre's solves use: the context's own, small one. A deal's search
         is a few hundred nodes, and a table that stays in the cache beats a large one."""
-        return self.ctx["tt"][0]
+        return self.ctx["tt"][0][:dd.EUCHRE_TT]
 
     @property
     def stats(self) -> np.ndarray:

@@ -737,6 +737,33 @@ def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games, last):
     assert np.array_equal(one[1], np.concatenate([first[1], rest[1]]))
 
 
+@pytest.mark.parametrize("game", ["bridgette", "bid-euchre"])
+def test_games_sharing_a_threads_search_context_play_as_with_one_each(game, monkeypatch):
+    """A thread's games share its search context and table (kernels.engine.game_context_nb):
+    the records equal those of games played one per block, each with a fresh context, and
+    those of a run given contexts for one thread on two (the second thread's games copy the
+    spare)."""
+    info = game_info(game)
+    rules = resolve_rules(game, None)
+    seats = [parse_policy("pimc:worlds=4", game)] + [parse_policy("heuristic", game)] * (info.seats - 2) + \
+        [parse_policy("dd", game)]
+    play = game_module(game).run_block
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        shared = play(rules, seats, 8, 0, 4)
+        alone = [play(rules, seats, 8, g, 1) for g in range(4)]
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        monkeypatch.setattr(numba, "get_num_threads", lambda: 1)
+        copied = play(rules, seats, 8, 0, 4)
+    finally:
+        monkeypatch.undo()
+        numba.set_num_threads(before)
+    for k in range(2):
+        assert np.array_equal(shared[k], np.concatenate([a[k] for a in alone]))
+        assert np.array_equal(shared[k], copied[k])
+
+
 # --- The parameter ---------------------------------------------------------------------------
 
 def test_worlds_and_bid_worlds_are_parameters_of_every_game():
