@@ -73,8 +73,7 @@ CTX_DTYPE = record_dtype([
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
     # A table of its own, for searches inside the game kernels (the dd and pimc seats, --dd
-    # runs): the contract games search in all of it, Bid Euchre in its first EUCHRE_TT
-    # entries (``search_table_nb``). A Solver passes a larger one for the contract games.
+    # runs; ``search_table_nb``). A Solver passes a larger one for the contract games.
     ("tt", TT_DTYPE, (1 << CONTEXT_TT_BITS,)),
 ])
 # A frame of the search stack: the node's position and where its move loop stands.

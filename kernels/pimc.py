@@ -273,14 +273,13 @@ def best_of_nb(cards, sums):
 
 
 @njit(cache=True)
-def _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, c):
+def _refine_nb(tt, dd, euchre, to_move, pos, held, value, bounded, sums, c):
     """``card_sums_nb``: value ``c`` exactly in the first world where it is only bounded,
     its sum lowered to match; False when it has no such world."""
     for w in range(held.shape[0]):
         if bounded[w, c]:
             dd.hands[:] = held[w]
-            v = card_value_nb(search_table_nb(dd, euchre), dd, euchre, to_move, pos, c, value[w, c], 0,
-                              value[w, c])
+            v = card_value_nb(tt, dd, euchre, to_move, pos, c, value[w, c], 0, value[w, c])
             sums[c] -= value[w, c] - v
             value[w, c], bounded[w, c] = v, False
             return True
@@ -327,7 +326,7 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
             rest &= rest - ONE
             sums[c] += value[w, c]
         leader = best_of_nb(moves, sums)
-    while _refine_nb(dd, euchre, to_move, pos, held, value, bounded, sums, best_of_nb(moves, sums)):
+    while _refine_nb(tt, dd, euchre, to_move, pos, held, value, bounded, sums, best_of_nb(moves, sums)):
         pass
 
 
