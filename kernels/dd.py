@@ -12,15 +12,17 @@ a close guess, every search sharing the table. What makes them fast:
   suit) is reduced to the sequence of owners of its cards in play, so positions that
   differ only in which low cards are gone share an entry. The key holds the hands' cards
   compressed over the cards in play (``compress_nb``, a pext) and each segment's count.
-  Bridgette's Colons make rank classes matter (B-8, B-9 compare a card's class, not its
-  rank), so its segments are cut at the ranges (2-10, J-K, A) of the Colons still in
-  play. The entry holds bounds on the leader's side's tricks and the best lead found;
+  Bridgette's Colons make rank classes matter (B-8, B-9, B-10 read a card's class, not its
+  rank), but only the classes of the cards facing a Colon: the key adds, for each hand,
+  how many of its cards lie in each range that the other hand's Colons read
+  (``classes_key_nb``). The entry holds bounds on the leader's side's tricks and the best
+  lead found;
 - equivalent cards searched once: cards of one hand with no other card in play between
-  them (in Bridgette also of one class while a Colon is in play, found for all cards at
-  once by an occluded fill; in the double deck equal copies count as in play between them
-  unless held by the same hand);
-- move ordering: the table's best lead first, then cards that win the trick, cheapest first
-  (Bid Euchre: side-suit leads before trumps, a suit an opponent can ruff left to the
+  them (in Bridgette also of one class where the other hand holds a Colon of that range;
+  found for all cards at once by an occluded fill; in the double deck equal copies count
+  as in play between them unless held by the same hand);
+- move ordering: the table's best lead first, then cards that win the trick, cheapest first,
+  a follower's blocking Colon next (Bid Euchre: side-suit leads before trumps, a suit an opponent can ruff left to the
   last, and a follower's cheapest card that the opponent still to play cannot beat);
 - bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
   takes a trick of its own; in Bid Euchre, a hand's trumps above all of the other team's);
@@ -223,14 +225,43 @@ def segment_counts_nb(in_play, segs):
     return counts
 
 
+_S12, _S40, _S56 = np.uint64(12), np.uint64(40), np.uint64(56)
+_LITTLE, _ROYAL, _GRAND = (np.uint64(1 << (52 + k)) for k in range(3))
+
+
+@njit(cache=True, inline="always")
+def classes_key_nb(hand, other):
+    """The classes of ``hand``'s cards that the Colons ``other`` holds can read: B-8 blocks
+    and B-10 discards on a led card of a Colon's range, B-9 a card of its range beating the
+    led Colon. Per suit, how many of its cards are 2-10 (for the Little Colon, and for the
+    Royal one where the hand has J-K cards of the suit: they lie above those) and J-K
+    (Royal), and which aces it holds (Grand). A suit's cards keep their order among the
+    cards in play, so these counts say which of them lie in each range. Nothing reads the
+    classes of a Colon holder's own cards: a Colon acts only on the other hand's cards."""
+    key = ZERO
+    little, royal = other & _LITTLE != ZERO, other & _ROYAL != ZERO
+    if little or royal:
+        for s in range(4):
+            suit = hand & SUIT_MASKS[s]
+            face = popcount_nb(suit & RANGE_MASKS[1]) if royal else 0
+            low = popcount_nb(suit & RANGE_MASKS[0]) if little or face else 0
+            key |= np.uint64(low) << (_S40 + np.uint64(4 * s)) | np.uint64(face) << (_S56 + np.uint64(2 * s))
+    if other & _GRAND:
+        key |= (hand & RANGE_MASKS[2]) >> _S12
+    return key
+
+
 @njit(cache=True, inline="always")
 def contract_key_nb(leader_hand, follower_hand, in_play):
     """A trick boundary's table key, by relative rank: the leader's suited cards numbered by
-    their place among the suited cards in play, with the Colons it holds (bits 52-54); and
-    how many cards each segment has in play (4 bits each), with the follower's Colons. Two
-    positions share a key when each segment holds the same sequence of owners."""
+    their place among the suited cards in play, with the Colons it holds (bits 52-54); how
+    many cards each suit has in play (4 bits each), with the follower's Colons; and each
+    hand's classes that the other's Colons read (``classes_key_nb``). Two positions share a
+    key when each suit holds the same sequence of owners and the Colons read the same
+    classes."""
     return (compress_nb(leader_hand, in_play & ALL_SUITED) | (leader_hand & COLONS),
-            segment_counts_nb(in_play, contract_segs_nb(in_play)) | (follower_hand & COLONS))
+            segment_counts_nb(in_play, CONTRACT_SEGS[0]) | (follower_hand & COLONS),
+            classes_key_nb(leader_hand, follower_hand), classes_key_nb(follower_hand, leader_hand))
 
 
 @njit(cache=True, inline="always")
@@ -364,6 +395,8 @@ def contract_enter_nb(tt, ctx, d):
         # A trick boundary: the table holds bounds on the leader's tricks.
         t_lead = target if leader == side else n - target + 1
         fr[FR_T_LEAD] = t_lead
+        if barred >= 0 and (hands[leader] & SUIT_MASKS[barred] == ZERO or hands[leader] & ~SUIT_MASKS[barred] == ZERO):
+            barred = -1  # the bar (B-8) leaves the leads as they are: the position without it
         if flags & USE_BOUNDS:
             if quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
                 return RESOLVED_TRUE if leader == side else RESOLVED_FALSE
@@ -371,10 +404,10 @@ def contract_enter_nb(tt, ctx, d):
                 return RESOLVED_FALSE if leader == side else RESOLVED_TRUE
         best = -1
         if flags & USE_TT:
-            k0, k1 = contract_key_nb(hands[leader], hands[follower], in_play)
-            ctx.keys[d, 0], ctx.keys[d, 1] = k0, k1
+            k0, k1, k2, k3 = contract_key_nb(hands[leader], hands[follower], in_play)
+            ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3
             fr[FR_META] = barred + 1
-            j = tt_probe_nb(tt, ctx, k0, k1, ZERO, ZERO, barred + 1)
+            j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, barred + 1)
             if j >= 0:
                 if tt[j].lo >= t_lead or tt[j].hi < t_lead:
                     ctx.stats[ST_TT_HITS] += 1
@@ -382,15 +415,17 @@ def contract_enter_nb(tt, ctx, d):
                 best = tt[j].best
         fr[FR_TO_PLAY] = leader
         moves = lead_legal_nb(hands[leader], barred)
-        if flags & USE_EQUIV:
-            moves = contract_representatives_nb(moves, hands[leader], in_play)
+        if flags & USE_EQUIV:  # runs cut only at the ranges of the other hand's Colons
+            moves = representatives_nb(moves, hands[leader], in_play, ALL_SUITED,
+                                       CONTRACT_SEG_TOPS[_live_colons_nb(hands[follower])])
         fr[FR_N] = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
     else:
         # The follower's turn: C-3 with B-8..B-10.
         fr[FR_TO_PLAY] = follower
         moves = follow_legal_nb(hands[follower], lead, ctx.when_void != 0)
         if flags & USE_EQUIV:
-            moves = contract_representatives_nb(moves, hands[follower], in_play)
+            moves = representatives_nb(moves, hands[follower], in_play, ALL_SUITED,
+                                       CONTRACT_SEG_TOPS[_live_colons_nb(hands[leader] | bit_nb(lead))])
         fr[FR_N] = _order_follows_nb(order, moves, lead, trump, flags)
     fr[FR_I] = 0
     return EXPAND
@@ -417,7 +452,8 @@ def contract_close_nb(tt, ctx, d, found, chosen):
     fr = ctx.fr[d]
     if fr[FR_LEAD] < 0 and ctx.flags & USE_TT:
         leader = fr[FR_LEADER]
-        tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ZERO, ZERO, fr[FR_META], found == (leader == ctx.side),
+        tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3], fr[FR_META],
+                    found == (leader == ctx.side),
                     fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[1 - leader]))
 
 
@@ -510,8 +546,8 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
 
 @njit(cache=True, inline="always")
 def _order_follows_nb(order, moves, lead, trump, flags):
-    """Follows to try: the cheapest card that wins the trick, then the others from the
-    lowest, trumps last."""
+    """Follows to try: the cheapest card that wins the trick, then a Colon (a B-8 block, or a
+    discard), then the others from the lowest, trumps last."""
     n = 0
     if not flags & USE_ORDER:
         return _push_lowest_first_nb(order, n, moves)
@@ -523,7 +559,7 @@ def _order_follows_nb(order, moves, lead, trump, flags):
         order[0] = lowest_nb(winners)
         n = 1
         moves &= ~bit_nb(order[0])
-    for part in (moves & ~trumps, moves & trumps):
+    for part in (moves & COLONS, moves & ~trumps & ~COLONS, moves & trumps):
         n = _push_lowest_first_nb(order, n, part)
     return n
 

@@ -9,7 +9,7 @@ every game, and the solvers' own consistency:
 * the two sides' values add up to the tricks left, and playing out the solver's own best
   cards for every seat takes exactly the value it promised;
 * the bit-parallel steps (pext, the occluded fill of equivalent cards, the table key) equal
-  their one-card-at-a-time definitions.
+  their one-card-at-a-time definitions, and positions that share a key have one value.
 """
 
 from __future__ import annotations
@@ -259,40 +259,97 @@ def test_equivalent_cards_match_their_definition():
                 assert int(got) == _plain_representatives(hand, hand, in_play, segs)
 
 
-def _owners(leader_hand: int, follower_hand: int):
-    """A trick boundary as its relative ranks: each segment's owners of the cards in play
-    from the lowest (0 leader, 1 follower), and each seat's Colons."""
-    in_play = leader_hand | follower_hand
-    runs = tuple(tuple(0 if leader_hand >> b & 1 else 1 for b in _bits(int(seg) & in_play))
-                 for seg in _live_segments(in_play))
-    return runs, leader_hand >> 52, follower_hand >> 52
+SUIT_SEGMENTS = [((1 << 13) - 1) << (13 * s) for s in range(4)]
 
 
-def _same_ranks_elsewhere(rng: random.Random, leader_hand: int, follower_hand: int):
+def _rank_class(card: int) -> int:
+    """B-1: 0 for 2-10, 1 for J-K, 2 for an ace (the Little, Royal and Grand ranges)."""
+    rank = card % 13
+    return 0 if rank < 9 else 1 if rank < 12 else 2
+
+
+def _alike(leader_hand: int, follower_hand: int):
+    """A trick boundary as play can tell it apart: per suit, the cards in play from the
+    lowest as (owner: 0 leader, 1 follower; the card's class where the other hand holds
+    the Colon of that range, else None: B-8..B-10 read a class only there), and each
+    seat's Colons."""
+    hands = (leader_hand, follower_hand)
+    suits = []
+    for seg in SUIT_SEGMENTS:
+        row = []
+        for c in _bits(seg & (leader_hand | follower_hand)):
+            owner = 0 if leader_hand >> c & 1 else 1
+            read = hands[1 - owner] >> (52 + _rank_class(c)) & 1
+            row.append((owner, _rank_class(c) if read else None))
+        suits.append(tuple(row))
+    return tuple(suits), leader_hand >> 52, follower_hand >> 52
+
+
+def _moved(rng: random.Random, leader_hand: int, follower_hand: int, segments):
     """The position with each segment's cards in play moved to other ranks of the segment,
-    their order kept: the same relative ranks."""
+    their order kept."""
     in_play = leader_hand | follower_hand
     new = [leader_hand & ~((1 << 52) - 1), follower_hand & ~((1 << 52) - 1)]
-    for seg in _live_segments(in_play):
+    for seg in segments:
         held = _bits(int(seg) & in_play)
         for old, b in zip(held, sorted(rng.sample(_bits(int(seg)), len(held)))):
             new[0 if leader_hand >> old & 1 else 1] |= 1 << b
     return new[0], new[1]
 
 
-def test_table_keys_are_equal_exactly_when_relative_ranks_are():
+def _classes_moved(a: tuple, b: tuple) -> bool:
+    """Whether some card in play has another class in ``b`` than in ``a`` while a Colon is
+    in play: positions a key cut at every live Colon's ranges would keep apart."""
+    if not (a[0] | a[1] | b[0] | b[1]) >> 52:
+        return False
+    return any([_rank_class(c) for c in _bits(seg & (a[0] | a[1]))] !=
+               [_rank_class(c) for c in _bits(seg & (b[0] | b[1]))] for seg in SUIT_SEGMENTS)
+
+
+def test_table_keys_are_equal_exactly_when_positions_are_alike():
+    """Cards moved within their suits keep the key exactly when the position stays alike
+    (``_alike``), moved within the classes of the Colons in play always; and positions
+    sharing a key are alike."""
     rng = random.Random(23)
 
     def key(h0, h1):
-        k0, k1 = dd.contract_key_nb(np.uint64(h0), np.uint64(h1), np.uint64(h0 | h1))
-        return int(k0), int(k1)
+        return tuple(int(k) for k in dd.contract_key_nb(np.uint64(h0), np.uint64(h1), np.uint64(h0 | h1)))
 
     by_key = {}
+    kept = parted = 0
     for _ in range(3000):
         h0, h1 = _random_two_hands(rng)
         if rng.random() < 0.3:  # few cards: positions that share relative ranks come up
             h0 &= rng.getrandbits(55) | (1 << 52)
-        assert key(*_same_ranks_elsewhere(rng, h0, h1)) == key(h0, h1)
-        by_key.setdefault(key(h0, h1), set()).add(_owners(h0, h1))
-    assert all(len(owners) == 1 for owners in by_key.values())
-    assert len(by_key) > 2500
+        assert key(*_moved(rng, h0, h1, _live_segments(h0 | h1))) == key(h0, h1)
+        moved = _moved(rng, h0, h1, SUIT_SEGMENTS)
+        same = _alike(*moved) == _alike(h0, h1)
+        assert (key(*moved) == key(h0, h1)) == same
+        kept += same and _classes_moved((h0, h1), moved)
+        parted += not same
+        by_key.setdefault(key(h0, h1), set()).add(_alike(h0, h1))
+    assert all(len(alike) == 1 for alike in by_key.values())
+    assert len(by_key) > 2500 and kept > 100 and parted > 100
+
+
+def test_positions_alike_have_equal_values():
+    """What the table key leaves out cannot change a value: the reference minimax gives
+    alike positions (``_alike``) the same tricks, among them many whose cards in play
+    changed class under a live Colon (the classes of a Colon holder's own cards)."""
+    rng = random.Random(29)
+    checked = classes_moved = 0
+    while checked < 3000:
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
+        if lead >= 0:
+            continue
+        mine, other = (sum(1 << c for c in hand) for hand in (hands[to_move], hands[1 - to_move]))
+        moved = _moved(rng, mine, other, SUIT_SEGMENTS)
+        if _alike(*moved) != _alike(mine, other):
+            continue
+        again = [None, None]
+        again[to_move], again[1 - to_move] = _bits(moved[0]), _bits(moved[1])
+        assert reference_contract(again, trump, to_move, -1, barred, when_void)[0] == \
+            reference_contract(hands, trump, to_move, -1, barred, when_void)[0], (hands, again, trump, barred)
+        checked += 1
+        classes_moved += _classes_moved((mine, other), moved)
+    assert classes_moved > 100
