@@ -56,12 +56,11 @@ TT_DTYPE = np.dtype([
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
 MAX_DEPTH = 64
-# A context's own table: 2^15 entries for the contract games, whose opening leads search
-# tens of thousands of nodes per world (2^14 entries took 1.2x their nodes; larger tables
-# save more nodes but run slower or faster with what else the machine's memory is doing),
-# and the first 2^14 for Bid Euchre, whose searches of a few hundred nodes run faster in
-# a table that stays in the cache.
-CONTEXT_TT_BITS, EUCHRE_TT = 15, 1 << 14
+# A context's own table: 2^17 entries (6 MB) for the contract games, whose opening leads
+# search tens of thousands of nodes per world (2^15 entries took 1.09x their nodes and ran
+# 1.1x slower, timed in turn; 2^18 ran slower), and the first 2^14 for Bid Euchre, whose
+# searches of a few hundred nodes run faster in a table that stays in the cache.
+CONTEXT_TT_BITS, EUCHRE_TT = 17, 1 << 14
 CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
     ("segs", np.uint64, (4,)), ("seg_of", np.int64, (64,)), ("power", np.int64, (64,)), ("group", np.uint64, (64,)),
