@@ -18,12 +18,13 @@ a close guess, every search sharing the table. What makes them fast:
   (``classes_key_nb``). The entry holds bounds on the leader's side's tricks and the best
   lead found;
 - equivalent cards searched once: cards of one hand with no other card in play between
-  them (in Bridgette also of one class where the other hand holds a Colon of that range;
-  found for all cards at once by an occluded fill; in the double deck equal copies count
-  as in play between them unless held by the same hand);
+  them (in Bridgette also of one class where the other hand holds or has led the Colon of
+  that range; found for all cards at once by an occluded fill; in the double deck equal
+  copies count as in play between them unless held by the same hand);
 - move ordering: the table's best lead first, then cards that win the trick, cheapest first,
-  a follower's blocking Colon next (Bid Euchre: side-suit leads before trumps, a suit an opponent can ruff left to the
-  last, and a follower's cheapest card that the opponent still to play cannot beat);
+  a follower's blocking Colon next (Bid Euchre: side-suit leads before trumps, a suit an
+  opponent can ruff left to the last, and a follower's cheapest card that the opponent
+  still to play cannot beat);
 - bounds: the winners the leader can cash at once, and a hand's run of top trumps (each
   takes a trick of its own; in Bid Euchre, a hand's trumps above all of the other team's);
   the last two tricks are played out directly;
@@ -452,8 +453,7 @@ def contract_close_nb(tt, ctx, d, found, chosen):
     if fr[FR_LEAD] < 0 and ctx.flags & USE_TT:
         leader = fr[FR_LEADER]
         tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3], fr[FR_META],
-                    found == (leader == ctx.side),
-                    fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[1 - leader]))
+                    found == (leader == ctx.side), fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[1 - leader]))
 
 
 @njit(cache=True)

@@ -335,7 +335,7 @@ def test_table_keys_are_equal_exactly_when_positions_are_alike():
 def test_positions_alike_have_equal_values():
     """What the table key leaves out cannot change a value: the reference minimax gives
     alike positions (``_alike``) the same tricks, among them many whose cards in play
-    changed class under a live Colon (the classes of a Colon holder's own cards)."""
+    changed class while a Colon was in play, where no Colon of the other hand reads it."""
     rng = random.Random(29)
     checked = classes_moved = 0
     while checked < 3000:
