@@ -281,9 +281,11 @@ def representatives_nb(legal, hand, in_play, segmented, tops):
 
 
 @njit(cache=True, inline="always")
-def contract_representatives_nb(legal, hand, in_play):
-    """``representatives_nb`` over the contract segments of the Colons in play."""
-    return representatives_nb(legal, hand, in_play, ALL_SUITED, CONTRACT_SEG_TOPS[_live_colons_nb(in_play)])
+def contract_representatives_nb(legal, hand, in_play, facing):
+    """``representatives_nb`` over the suits, cut at the ranges of the Colons in ``facing``
+    (those the other hand holds or has led): B-8..B-10 read the class of a card only where
+    such a Colon faces it."""
+    return representatives_nb(legal, hand, in_play, ALL_SUITED, CONTRACT_SEG_TOPS[_live_colons_nb(facing)])
 
 
 @njit(cache=True, inline="always")
@@ -415,17 +417,15 @@ def contract_enter_nb(tt, ctx, d):
                 best = tt[j].best
         fr[FR_TO_PLAY] = leader
         moves = lead_legal_nb(hands[leader], barred)
-        if flags & USE_EQUIV:  # runs cut only at the ranges of the other hand's Colons
-            moves = representatives_nb(moves, hands[leader], in_play, ALL_SUITED,
-                                       CONTRACT_SEG_TOPS[_live_colons_nb(hands[follower])])
+        if flags & USE_EQUIV:
+            moves = contract_representatives_nb(moves, hands[leader], in_play, hands[follower])
         fr[FR_N] = _order_leads_nb(order, moves, hands[follower], trump, best, flags)
     else:
         # The follower's turn: C-3 with B-8..B-10.
         fr[FR_TO_PLAY] = follower
         moves = follow_legal_nb(hands[follower], lead, ctx.when_void != 0)
         if flags & USE_EQUIV:
-            moves = representatives_nb(moves, hands[follower], in_play, ALL_SUITED,
-                                       CONTRACT_SEG_TOPS[_live_colons_nb(hands[leader] | bit_nb(lead))])
+            moves = contract_representatives_nb(moves, hands[follower], in_play, hands[leader] | bit_nb(lead))
         fr[FR_N] = _order_follows_nb(order, moves, lead, trump, flags)
     fr[FR_I] = 0
     return EXPAND

@@ -40,10 +40,9 @@ def game_buffers_nb(seats, deal_rows, dd_rows):
 def game_context_nb(dd_contexts):
     """The search context of the thread playing a game (``dd_contexts``: one per thread of
     the run and a last one no game writes, kernels.dd.new_context), or None when the run
-    has none: no seat searches
-    (``dd`` or ``pimc``) and no double-dummy row is computed. Numba then compiles the deal
-    kernels without search code (every ``dd is not None`` branch is pruned), which compile
-    in a fraction of the time and play faster.
+    has none: no seat searches (``dd`` or ``pimc``) and no double-dummy row is computed.
+    Numba then compiles the deal kernels without search code (every ``dd is not None``
+    branch is pruned), which compile in a fraction of the time and play faster.
 
     A thread's games share its context, table included: a table entry holds a position's
     exact bounds under the rules its generation names (kernels.dd.renew_nb), so the values

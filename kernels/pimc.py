@@ -371,7 +371,7 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     in_play = hands[seat] | unseen
     if lead >= 0:
         in_play |= bit_nb(lead)
-    moves = contract_representatives_nb(legal, hands[seat], in_play)
+    moves = contract_representatives_nb(legal, hands[seat], in_play, in_play)
     if popcount_nb(moves) == 1:
         return lowest_nb(legal)
     rng = decision_stream_nb(seats)

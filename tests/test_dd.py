@@ -244,7 +244,8 @@ def test_equivalent_cards_match_their_definition():
         in_play = h0 | h1 | lead
         for hand in (h0, h1):
             legal = hand & rng.getrandbits(55) | (hand & -hand)
-            got = dd.contract_representatives_nb(np.uint64(legal), np.uint64(hand), np.uint64(in_play))
+            got = dd.contract_representatives_nb(np.uint64(legal), np.uint64(hand), np.uint64(in_play),
+                                                 np.uint64(in_play))
             assert int(got) == _plain_representatives(legal, hand, in_play, _live_segments(in_play))
     for joker in (False, True):
         for trump in range(4):
