@@ -66,7 +66,7 @@ CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
     ("segs", np.uint64, (4,)), ("seg_of", np.int64, (64,)), ("power", np.int64, (64,)), ("group", np.uint64, (64,)),
     ("order", np.int64, (MAX_DEPTH, 16)),
-    ("fr", np.int64, (MAX_DEPTH, 12)),  # the search stack: one frame (FR_* slots) per depth
+    ("fr", np.int64, (MAX_DEPTH, 13)),  # the search stack: one frame (FR_* slots) per depth
     ("keys", np.uint64, (MAX_DEPTH, 4)),  # each frame's table key
     ("stats", np.int64, (4,)),
     ("lost", np.int64, (4,)),  # a --dd run: what each seat's cards lost so far in the deal (kernels.dd_run)
@@ -78,9 +78,12 @@ CTX_DTYPE = record_dtype([
     # runs; ``search_table_nb``). A Solver passes a larger one for the contract games.
     ("tt", TT_DTYPE, (1 << CONTEXT_TT_BITS,)),
 ])
-# A frame of the search stack: the node's position and where its move loop stands.
+# A frame of the search stack: the node's position and where its move loop stands. FR_BOUND
+# (contract games): the bound on the searched side's tricks from the node that its answer
+# carries (a lower bound, at least the target, when it reaches it; else an upper bound),
+# and while its moves are tried, the best of its children's bounds so far.
 (FR_LEADER, FR_LEAD, FR_BARRED, FR_TARGET, FR_TO_PLAY, FR_PLAYED, FR_BEST, FR_BEST_SEAT,
- FR_I, FR_N, FR_T_LEAD, FR_META) = range(12)
+ FR_I, FR_N, FR_T_LEAD, FR_META, FR_BOUND) = range(13)
 RESOLVED_FALSE, RESOLVED_TRUE, EXPAND = 0, 1, 2
 
 TT_BITS = 18
@@ -381,14 +384,16 @@ def contract_enter_nb(tt, ctx, d):
     follower = 1 - leader
     n = popcount_nb(hands[follower])
     if target <= 0:
+        fr[FR_BOUND] = 0
         return RESOLVED_TRUE
     if target > n:
+        fr[FR_BOUND] = n
         return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
     flags, trump = ctx.flags, ctx.trump
     if n <= 2:  # the last two tricks, played out
         won = last_tricks_nb(hands[leader], hands[follower], lead, barred, trump, ctx.when_void != 0)
-        return RESOLVED_TRUE if (won if leader == side else n - won) >= target else RESOLVED_FALSE
+        return _resolved_nb(fr, leader == side, n, won, won)
     in_play = hands[0] | hands[1]
     if lead >= 0:
         in_play |= bit_nb(lead)
@@ -400,10 +405,13 @@ def contract_enter_nb(tt, ctx, d):
         if barred >= 0 and (hands[leader] & SUIT_MASKS[barred] == ZERO or hands[leader] & ~SUIT_MASKS[barred] == ZERO):
             barred = -1  # the bar (B-8) leaves the leads as they are: the position without it
         if flags & USE_BOUNDS:
-            if quick_tricks_nb(hands[leader], hands[follower], trump, barred) >= t_lead:
-                return RESOLVED_TRUE if leader == side else RESOLVED_FALSE
-            if trump >= 0 and n - top_run_nb(hands[follower], hands[leader], SUIT_MASKS[trump]) < t_lead:
-                return RESOLVED_FALSE if leader == side else RESOLVED_TRUE
+            quick = quick_tricks_nb(hands[leader], hands[follower], trump, barred)
+            if quick >= t_lead:
+                return _resolved_nb(fr, leader == side, n, quick, n)
+            if trump >= 0:
+                most = n - top_run_nb(hands[follower], hands[leader], SUIT_MASKS[trump])
+                if most < t_lead:
+                    return _resolved_nb(fr, leader == side, n, 0, most)
         best = -1
         if flags & USE_TT:
             k0, k1, k2, k3 = contract_key_nb(hands[leader], hands[follower], in_play)
@@ -413,7 +421,7 @@ def contract_enter_nb(tt, ctx, d):
             if j >= 0:
                 if tt[j].lo >= t_lead or tt[j].hi < t_lead:
                     ctx.stats[ST_TT_HITS] += 1
-                    return RESOLVED_TRUE if (tt[j].lo >= t_lead) == (leader == side) else RESOLVED_FALSE
+                    return _resolved_nb(fr, leader == side, n, np.int64(tt[j].lo), np.int64(tt[j].hi))
                 best = tt[j].best
         fr[FR_TO_PLAY] = leader
         moves = lead_legal_nb(hands[leader], barred)
@@ -428,7 +436,20 @@ def contract_enter_nb(tt, ctx, d):
             moves = contract_representatives_nb(moves, hands[follower], in_play, hands[leader] | bit_nb(lead))
         fr[FR_N] = _order_follows_nb(order, moves, lead, trump, flags)
     fr[FR_I] = 0
+    fr[FR_BOUND] = -1 if fr[FR_TO_PLAY] == side else n  # no child's bound yet
     return EXPAND
+
+
+@njit(cache=True, inline="always")
+def _resolved_nb(fr, leader_searched, n, lo, hi):
+    """Answer a node at once from bounds on the leader's tricks, ``lo`` <= tricks <= ``hi``,
+    one of which settles the frame's question: RESOLVED_TRUE or RESOLVED_FALSE, with the
+    bound on the searched side's tricks that settles it in ``FR_BOUND``."""
+    if not leader_searched:
+        lo, hi = n - hi, n - lo
+    found = lo >= fr[FR_TARGET]
+    fr[FR_BOUND] = lo if found else hi
+    return RESOLVED_TRUE if found else RESOLVED_FALSE
 
 
 @njit(cache=True, inline="always")
@@ -448,12 +469,18 @@ def contract_child_nb(ctx, d, c):
 
 @njit(cache=True, inline="always")
 def contract_close_nb(tt, ctx, d, found, chosen):
-    """A trick boundary's answer goes to the table as a bound on the leader's tricks."""
+    """A trick boundary's answer goes to the table as a bound on the leader's tricks: its
+    ``FR_BOUND``, turned to the leader's side."""
     fr = ctx.fr[d]
     if fr[FR_LEAD] < 0 and ctx.flags & USE_TT:
         leader = fr[FR_LEADER]
+        n = popcount_nb(ctx.hands[1 - leader])
+        bound = fr[FR_BOUND]
+        is_lower = found == (leader == ctx.side)
+        if leader != ctx.side:
+            bound = n - bound
         tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3], fr[FR_META],
-                    found == (leader == ctx.side), fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[1 - leader]))
+                    is_lower, bound if is_lower else bound + 1, chosen, n)
 
 
 @njit(cache=True)
@@ -461,7 +488,11 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
     """Can ``side`` take at least ``target`` of the tricks left (counting the trick in
     progress)? ``lead``: the card the leader has led, or -1 at a trick boundary, where
     ``barred`` is the suit the leader may not lead (B-8, -1: none). A depth-first search
-    over the frames of ``ctx`` (an explicit stack: no recursion)."""
+    over the frames of ``ctx`` (an explicit stack: no recursion), failing soft: it returns
+    a bound on the tricks ``side`` takes, at least ``target`` (a lower bound) exactly when
+    the answer is yes, else an upper bound. Each node's bound is what its children's
+    bounds prove (the mover's best, or its worst when every move was tried), so the table
+    keeps bounds tighter than the target, for the next searches at other targets."""
     ctx.side = side
     root = ctx.fr[0]
     root[FR_LEADER], root[FR_LEAD], root[FR_BARRED], root[FR_TARGET] = leader, lead, barred, target
@@ -482,14 +513,18 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
         # Hand the answer up until a parent still has moves to try.
         while True:
             if d == 0:
-                return found
+                return ctx.fr[0, FR_BOUND]
+            child = ctx.fr[d]
             d -= 1
             fr = ctx.fr[d]
+            bound = child[FR_BOUND] + fr[FR_TARGET] - child[FR_TARGET]  # with the trick the move won
             c = ctx.order[d, fr[FR_I]]
             ctx.hands[fr[FR_TO_PLAY]] |= bit_nb(c)
             if found == (fr[FR_TO_PLAY] == side):  # the mover's wish: this move settles the node
+                fr[FR_BOUND] = bound
                 contract_close_nb(tt, ctx, d, found, c)
                 continue
+            fr[FR_BOUND] = min(fr[FR_BOUND], bound) if found else max(fr[FR_BOUND], bound)
             fr[FR_I] += 1
             state = EXPAND
             break
@@ -507,9 +542,11 @@ def _push_lowest_first_nb(order, n, cards):
 
 @njit(cache=True, inline="always")
 def _order_leads_nb(order, moves, other, trump, best, flags):
-    """Leads to try, best first: the table's best lead, then cards that win the trick as
-    they stand (highest first, side suits before trumps), then the rest from the lowest:
-    side suits, trumps, suits the other hand can ruff, Colons."""
+    """Leads to try, best first: the table's best lead, then side-suit cards that win the
+    trick as they stand, other side-suit cards, winning trumps, cards of suits the other
+    hand can ruff, other trumps, and Colons from the lowest. Each group suit by suit, from
+    the suit the other hand holds fewest cards of, and from the highest card (a winner to
+    cash, or a card to drive one out)."""
     n = 0
     if best >= 0 and moves & bit_nb(best):
         order[n] = best
@@ -520,6 +557,14 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     can_ruff = other & trumps != ZERO
     winners, ruffed = ZERO, ZERO
+    # The suits as (the other hand's cards << 2 | suit), sorted by a five-swap network.
+    k0, k1 = popcount_nb(other & SUIT_MASKS[0]) << 2, popcount_nb(other & SUIT_MASKS[1]) << 2 | 1
+    k2, k3 = popcount_nb(other & SUIT_MASKS[2]) << 2 | 2, popcount_nb(other & SUIT_MASKS[3]) << 2 | 3
+    k0, k1 = min(k0, k1), max(k0, k1)
+    k2, k3 = min(k2, k3), max(k2, k3)
+    k0, k2 = min(k0, k2), max(k0, k2)
+    k1, k3 = min(k1, k3), max(k1, k3)
+    k1, k2 = min(k1, k2), max(k1, k2)
     for s in range(4):
         mine = moves & SUIT_MASKS[s]
         if mine == ZERO:
@@ -531,16 +576,16 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
             winners |= mine
         else:
             ruffed |= mine
-    for w in (winners & ~trumps, winners & trumps):
-        while w:
-            top = highest_nb(w)
-            order[n] = top
-            w &= ~bit_nb(top)
-            n += 1
     rest = moves & ~winners
-    for part in (rest & ALL_SUITED & ~trumps & ~ruffed, rest & trumps, ruffed, rest & ~ALL_SUITED):
-        n = _push_lowest_first_nb(order, n, part)
-    return n
+    for part in (winners & ~trumps, rest & ALL_SUITED & ~trumps & ~ruffed, winners & trumps, ruffed, rest & trumps):
+        for k in (k0, k1, k2, k3):
+            cards = part & SUIT_MASKS[k & 3]
+            while cards:
+                top = highest_nb(cards)
+                order[n] = top
+                cards &= ~bit_nb(top)
+                n += 1
+    return _push_lowest_first_nb(order, n, moves & ~ALL_SUITED)
 
 
 @njit(cache=True, inline="always")
@@ -1209,12 +1254,15 @@ def after_card_nb(dd, euchre, to_move, pos, c, at):
 
 
 @njit(cache=True, inline="always")
-def reaches_nb(tt, dd, euchre, at, target):
+def bound_nb(tt, dd, euchre, at, target):
     """One zero-window search: does the side searched take at least ``target`` of the
-    tricks left from the position ``at``?"""
+    tricks left from the position ``at``? A bound on its tricks: a lower one, at least
+    ``target``, when it does, else an upper one (the contract search fails soft; Bid
+    Euchre's answers ``target`` or ``target - 1``)."""
     dd.stats[ST_SEARCHES] += 1
     if euchre:
-        return euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
+        found = euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
+        return target if found else target - 1
     return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
 
 
@@ -1222,24 +1270,19 @@ def reaches_nb(tt, dd, euchre, at, target):
 def value_near_nb(tt, dd, euchre, at, guess, lo, hi):
     """The most tricks the side searched takes from the position ``at``, known to lie in
     [lo, hi]: zero-window searches stepping from ``guess``, cheap when the guess is close
-    (negative: halving the range)."""
-    if guess < 0:
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if reaches_nb(tt, dd, euchre, at, mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-    v = min(max(guess, lo), hi)
-    if v == lo or reaches_nb(tt, dd, euchre, at, v):
-        while v < hi and reaches_nb(tt, dd, euchre, at, v + 1):
-            v += 1
-        return v
-    v -= 1
-    while v > lo and not reaches_nb(tt, dd, euchre, at, v):
-        v -= 1
-    return v
+    (negative: halving the range), each narrowing the range by the bound it returns."""
+    up = True  # stepping up from a target reached, or down from one missed
+    if guess >= 0:
+        target = min(max(guess, lo), hi)
+        if target > lo:
+            bound = bound_nb(tt, dd, euchre, at, target)
+            up = bound >= target
+            lo, hi = (max(lo, bound), hi) if up else (lo, min(hi, bound))
+    while lo < hi:
+        target = (lo + hi + 1) // 2 if guess < 0 else (lo + 1 if up else hi)
+        bound = bound_nb(tt, dd, euchre, at, target)
+        lo, hi = (max(lo, bound), hi) if bound >= target else (lo, min(hi, bound))
+    return lo
 
 
 @njit(cache=True, inline="always")
@@ -1249,13 +1292,14 @@ def search_table_nb(dd, euchre):
 
 
 @njit(cache=True)
-def card_reaches_nb(tt, dd, euchre, to_move, pos, c, target):
+def card_bound_nb(tt, dd, euchre, to_move, pos, c, target):
     """Whether the side of ``to_move`` takes at least ``target`` of the tricks left, the
-    trick in progress included, after it plays ``c`` from ``pos`` in ``dd.hands``."""
+    trick in progress included, after it plays ``c`` from ``pos`` in ``dd.hands``, as a
+    bound on those tricks (``bound_nb``): at least ``target`` exactly when it does."""
     won = after_card_nb(dd, euchre, to_move, pos, c, dd.at)
-    ok = reaches_nb(tt, dd, euchre, dd.at, target - won)
+    bound = won + bound_nb(tt, dd, euchre, dd.at, target - won)
     dd.hands[to_move] |= bit_nb(c)
-    return ok
+    return bound
 
 
 @njit(cache=True)
@@ -1289,7 +1333,8 @@ def card_values_nb(tt, dd, euchre, to_move, pos, moves, values):
 def dd_best_card_nb(dd, euchre, to_move, pos, legal):
     """The card of ``legal`` whose double-dummy value is highest, the lowest of equals (the
     ``dd`` seat): the first is valued exactly, each other is searched once, for one trick
-    more than the best so far, and valued exactly only when it reaches that."""
+    more than the best so far, and valued exactly, upwards from the bound that search
+    returns, only when it reaches that."""
     n = popcount_nb(dd.hands[to_move])
     tt = search_table_nb(dd, euchre)
     chosen, best = -1, -1
@@ -1298,8 +1343,10 @@ def dd_best_card_nb(dd, euchre, to_move, pos, legal):
         legal &= legal - ONE
         if chosen < 0:
             chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, -1, 0, n)
-        elif best < n and card_reaches_nb(tt, dd, euchre, to_move, pos, c, best + 1):
-            chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, best + 2, best + 1, n)
+        elif best < n:
+            bound = card_bound_nb(tt, dd, euchre, to_move, pos, c, best + 1)
+            if bound > best:
+                chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, bound + 1, bound, n)
     return chosen
 
 

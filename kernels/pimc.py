@@ -54,7 +54,7 @@ from kernels.cards import (
     bit_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
-    EUCHRE_FROM_LAYOUT, card_reaches_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
+    EUCHRE_FROM_LAYOUT, card_bound_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
     contract_rules_nb, contract_segs_nb, euchre_at_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb,
     euchre_share_runs_nb, renew_nb, search_table_nb, value_near_nb,
 )
@@ -289,7 +289,7 @@ def _refine_nb(tt, dd, euchre, to_move, pos, held, value, bounded, sums, c):
 @njit(cache=True)
 def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     """Add to ``sums[c]``, for each card ``c`` of ``moves``, its double-dummy value (as
-    ``card_reaches_nb``) summed over the worlds ``held[w]`` (the hands, as ``dd.hands``
+    ``card_bound_nb``) summed over the worlds ``held[w]`` (the hands, as ``dd.hands``
     takes them), exact where the choice needs it: ``best_of_nb(moves, sums)`` is then the
     card with the best exact average (the lowest of equals), and its sum is exact; every
     other sum is an upper bound, below the best for the cards below the chosen one.
@@ -316,10 +316,11 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
         while rest:
             c = lowest_nb(rest)
             rest &= rest - ONE
-            if top < n and card_reaches_nb(tt, dd, euchre, to_move, pos, c, top + 1):
-                value[w, c] = card_value_nb(tt, dd, euchre, to_move, pos, c, top + 2, top + 1, n)
+            bound = card_bound_nb(tt, dd, euchre, to_move, pos, c, top + 1) if top < n else top
+            if bound > top:
+                value[w, c] = card_value_nb(tt, dd, euchre, to_move, pos, c, bound + 1, bound, n)
             else:
-                value[w, c], bounded[w, c] = top, True
+                value[w, c], bounded[w, c] = bound, True
         rest = moves
         while rest:
             c = lowest_nb(rest)

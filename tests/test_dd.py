@@ -6,6 +6,7 @@ every game, and the solvers' own consistency:
   and bar state and both ``play.colon_discard`` readings, D-4 without Colons, E-2 bowers,
   the E-10 joker and double deck, E-6 lone hands; mid-trick positions in all);
 * each technique switched off alone gives the same values (kernels.dd.USE_*);
+* the contract search's soft-fail bound lies on the right side of the true value;
 * the two sides' values add up to the tricks left, and playing out the solver's own best
   cards for every seat takes exactly the value it promised;
 * the bit-parallel steps (pext, the occluded fill of equivalent cards, the table key) equal
@@ -18,6 +19,7 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 from kernels import dd
 from kernels.cards import (
@@ -71,6 +73,38 @@ def test_contract_solver_agrees_with_reference_minimax(game):
         values = solver.contract_card_values(hands, trump, to_move, lead, barred, when_void)
         assert (got, {card_name(c): v for c, v in values.items()}) == (want, want_values), \
             (hands, trump, to_move, lead, barred, when_void)
+
+
+@njit
+def _contract_bound(tt, ctx_arr, leader, lead, barred, side, target):
+    ctx = ctx_arr[0]
+    dd.renew_nb(ctx, dd.contract_rules_nb(ctx.trump, ctx.when_void))
+    return dd.contract_search_nb(tt, ctx, leader, lead, barred, side, target)
+
+
+def test_contract_search_bound_holds():
+    """Asked whether the side to move takes ``target`` tricks, the contract search answers
+    with a bound: at least ``target`` exactly when the reference value is, a lower bound on
+    that value then and an upper bound otherwise, within the tricks left. Searches share
+    the table, so bounds stored by earlier ones are read back. Some bounds must be tighter
+    than the target (else the search is not failing soft)."""
+    rng = random.Random(2030)
+    solver = sdd.Solver()
+    beyond = 0
+    for _ in range(2_000):
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
+        want, _ = reference_contract(hands, trump, to_move, lead, barred, when_void)
+        solver._contract(hands, trump, when_void)
+        n = len(hands[to_move])
+        leader = to_move if lead < 0 else 1 - to_move
+        for target in range(n + 2):
+            bound = _contract_bound(solver.table, solver.ctx, leader, lead, barred, to_move, target)
+            case = (hands, trump, to_move, lead, barred, when_void, target, bound, want)
+            assert 0 <= bound <= n, case
+            assert (bound >= target) == (want >= target), case
+            assert want >= bound if bound >= target else want <= bound, case
+            beyond += bound > target or bound < target - 1
+    assert beyond > 1_000
 
 
 def euchre_ending(rng: random.Random, max_tricks: int = 4):
