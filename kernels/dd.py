@@ -491,8 +491,9 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
     over the frames of ``ctx`` (an explicit stack: no recursion), failing soft: it returns
     a bound on the tricks ``side`` takes, at least ``target`` (a lower bound) exactly when
     the answer is yes, else an upper bound. Each node's bound is what its children's
-    bounds prove (the mover's best, or its worst when every move was tried), so the table
-    keeps bounds tighter than the target, for the next searches at other targets."""
+    bounds prove (the bound of the move that settles it, or the mover's best over all its
+    moves when none does), so the table keeps bounds tighter than the target, for the next
+    searches at other targets."""
     ctx.side = side
     root = ctx.fr[0]
     root[FR_LEADER], root[FR_LEAD], root[FR_BARRED], root[FR_TARGET] = leader, lead, barred, target
