@@ -544,10 +544,11 @@ def _push_lowest_first_nb(order, n, cards):
 @njit(cache=True, inline="always")
 def _order_leads_nb(order, moves, other, trump, best, flags):
     """Leads to try, best first: the table's best lead, then side-suit cards that win the
-    trick as they stand, other side-suit cards, winning trumps, cards of suits the other
-    hand can ruff, other trumps, and Colons from the lowest. Each group suit by suit, from
-    the suit the other hand holds fewest cards of, and from the highest card (a winner to
-    cash, or a card to drive one out)."""
+    trick as they stand, other side-suit cards, winning trumps, other trumps; where the
+    other hand holds trumps, the winning trumps first and cards of suits it can ruff last;
+    then Colons from the lowest. Each group suit by suit, from the suit the other hand
+    holds fewest cards of, and from the highest card (a winner to cash, or a card to drive
+    one out)."""
     n = 0
     if best >= 0 and moves & bit_nb(best):
         order[n] = best
@@ -578,7 +579,12 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
         else:
             ruffed |= mine
     rest = moves & ~winners
-    for part in (winners & ~trumps, rest & ALL_SUITED & ~trumps & ~ruffed, winners & trumps, ruffed, rest & trumps):
+    side_winners, side_rest = winners & ~trumps, rest & ALL_SUITED & ~trumps & ~ruffed
+    if can_ruff:
+        parts = (winners & trumps, side_winners, side_rest, rest & trumps, ruffed)
+    else:
+        parts = (side_winners, side_rest, winners & trumps, rest & trumps, ZERO)
+    for part in parts:
         for k in (k0, k1, k2, k3):
             cards = part & SUIT_MASKS[k & 3]
             while cards:
