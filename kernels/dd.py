@@ -583,7 +583,7 @@ def _order_leads_nb(order, moves, other, trump, best, flags):
     if can_ruff:
         parts = (winners & trumps, side_winners, side_rest, rest & trumps, ruffed)
     else:
-        parts = (side_winners, side_rest, winners & trumps, rest & trumps, ZERO)
+        parts = (side_winners, side_rest, winners & trumps, rest & trumps, ruffed)  # none ruffable
     for part in parts:
         for k in (k0, k1, k2, k3):
             cards = part & SUIT_MASKS[k & 3]
