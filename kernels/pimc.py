@@ -295,9 +295,10 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     other sum is an upper bound, below the best for the cards below the chosen one.
 
     In each world the card best so far (the *leader*; the lowest card in the first world)
-    is valued exactly and every other card is searched once, for one trick more than the
-    leader: it is valued exactly only where it reaches that, elsewhere the leader's value
-    bounds it. Then the card with the highest sum (the lowest of equals) is valued exactly
+    is valued exactly and every other card is searched once, from the highest sum so far
+    (the lowest of equals), for one trick more than the best card of the world so far: it
+    is valued exactly only where it reaches that, and is then the best so far; elsewhere
+    the best card's value bounds it. Then the card with the highest sum (the lowest of equals) is valued exactly
     in a world where it was only bounded, until that card is exact in every world: the
     cards below it have lower sums and the cards above it cannot beat it on a tie. Exact
     values step from a guess: the leader's from its value in the last world, a card that
@@ -311,14 +312,14 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     for w in range(n_w):
         dd.hands[:] = held[w]
         top = card_value_nb(tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
-        value[w, leader] = top
+        value[w, leader] = top  # from here on, the best value of the world so far
         rest = moves & ~bit_nb(leader)
         while rest:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
+            c = best_of_nb(rest, sums)
+            rest &= ~bit_nb(c)
             bound = card_bound_nb(tt, dd, euchre, to_move, pos, c, top + 1) if top < n else top
             if bound > top:
-                value[w, c] = card_value_nb(tt, dd, euchre, to_move, pos, c, bound + 1, bound, n)
+                value[w, c] = top = card_value_nb(tt, dd, euchre, to_move, pos, c, bound + 1, bound, n)
             else:
                 value[w, c], bounded[w, c] = bound, True
         rest = moves
