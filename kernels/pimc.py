@@ -37,6 +37,17 @@ first). The counts are float64 (below 2**63 for every deal of these games: exact
 that the bias is under 1e-15). Should the constraints admit no deal (a replayed renege
 that showed a false void), they are dropped and the counts and places alone apply.
 
+**Kept worlds (Bridgette's ``keep``, on by default).** A seat that keeps its worlds starts
+each card from the worlds of its last card that are still consistent (``kept_worlds_nb``):
+those whose opponent held the cards played since and still fits every void shown, less
+those cards; fresh draws make up the number. A world drawn uniformly among the deals
+consistent then that is still consistent is uniform among the deals consistent now; but
+the kept worlds are not independent of the card the seat chose on them: it keeps to the
+reading of the hands it played by. Their positions are in the table from the last card's
+searches, so they cost little (a third of a Bridgette seat's worlds are kept; it searches
+about 12% fewer nodes). Where the seat has learned anything else (a draw, a count that
+moved, dropped constraints), every world is drawn afresh.
+
 **Reproducible.** Each decision with a choice takes one number from the game's policy
 stream (kernels.rng, SplitMix64) and samples its worlds from a SplitMix64 stream started
 there, so a game's choices are a pure function of (seed, game index) for any thread count,
@@ -63,11 +74,11 @@ from kernels.calls import (
     euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
-    P_BID_WORLDS, P_WORLDS, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
+    P_BID_WORLDS, P_KEEP, P_WORLDS, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
     heuristic_euchre_return_nb, heuristic_euchre_trump_nb,
 )
 from kernels.rng import next_u64_nb
-from kernels.step import MAX_SEATS
+from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS
 from kernels.tricks import highest_trumps_nb
 
 # ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
@@ -371,6 +382,53 @@ def contract_deals_nb(seats, seat, hands, unseen):
 
 
 @njit(cache=True)
+def kept_worlds_nb(seats, seat, unseen, counts, allowed, holders):
+    """The worlds of the seat's last card that stay consistent with what it knows now
+    (``counts`` and ``allowed`` of ``contract_deals_nb`` over ``unseen``), in their order,
+    into ``holders[:k]``; returns k. None when the seat has learned anything since but the
+    cards the opponent played (its count down by as many, the other holders' the same, no
+    holder allowed a card it was not allowed then): a kept world is then consistent when
+    the opponent's hand in it held those cards and still fits what play has shown."""
+    m, n = counts.shape[0], seats.kept_n[seat]
+    before = seats.kept_unseen[seat]
+    if n == 0 or unseen & ~before != ZERO:
+        return 0
+    played = popcount_nb(before & ~unseen)
+    for h in range(KEPT_HOLDERS):
+        if h >= m:
+            if seats.kept_counts[seat, h] >= 0:
+                return 0
+        elif (seats.kept_counts[seat, h] - (played if h == 0 else 0) != counts[h]
+              or allowed[h] & ~seats.kept_allowed[seat, h] != ZERO):
+            return 0
+    k = 0
+    for w in range(min(n, holders.shape[0])):
+        fits = True
+        for h in range(m):
+            cards = seats.kept[seat, w, h] & unseen
+            fits = fits and popcount_nb(cards) == counts[h] and cards & ~allowed[h] == ZERO
+        if fits:
+            for h in range(m):
+                holders[k, h] = seats.kept[seat, w, h] & unseen
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def keep_worlds_nb(seats, seat, unseen, counts, allowed, holders):
+    """Keep the worlds of this card (the first ``MAX_KEPT``) and what the seat knew."""
+    m = counts.shape[0]
+    n = min(holders.shape[0], MAX_KEPT)
+    seats.kept_n[seat] = n
+    seats.kept_unseen[seat] = unseen
+    for h in range(KEPT_HOLDERS):
+        seats.kept_counts[seat, h] = counts[h] if h < m else -1
+        seats.kept_allowed[seat, h] = allowed[h] if h < m else ZERO
+        for w in range(n):
+            seats.kept[seat, w, h] = holders[w, h] if h < m else ZERO
+
+
+@njit(cache=True)
 def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen):
     """B-7..B-10, D-4: the ``pimc`` card of ``seat``: the legal card with the best average
     double-dummy value over worlds sampled from ``contract_deals_nb``, the lowest of equals."""
@@ -385,11 +443,17 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
         return lowest_nb(legal)
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
-    held = np.zeros((worlds_of_nb(seats, seat, n_deals), 4), dtype=np.uint64)
-    world = np.empty(counts.shape[0], dtype=np.uint64)
-    for w in range(held.shape[0]):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        held[w, seat], held[w, 1 - seat] = hands[seat], world[0]
+    n_w = worlds_of_nb(seats, seat, n_deals)
+    holders = np.empty((n_w, counts.shape[0]), dtype=np.uint64)
+    keep = seats.prm[seat, P_KEEP] > 0
+    kept = kept_worlds_nb(seats, seat, unseen, counts, allowed, holders) if keep else 0
+    for w in range(kept, n_w):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
+    if keep:
+        keep_worlds_nb(seats, seat, unseen, counts, allowed, holders)
+    held = np.zeros((n_w, 4), dtype=np.uint64)
+    for w in range(n_w):
+        held[w, seat], held[w, 1 - seat] = hands[seat], holders[w, 0]
     dd.trump, dd.when_void = trump, when_void
     renew_nb(dd, contract_rules_nb(trump, when_void))
     sums = np.zeros(64, dtype=np.int64)

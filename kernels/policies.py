@@ -39,7 +39,8 @@ H_BID_BY_SCORE = 8
 H_COMPETE_MARGIN = 9
 P_WORLDS = 10  # pimc: worlds sampled per card
 P_BID_WORLDS = 11  # pimc: worlds sampled for a deal's calls (0: the heuristic's calls)
-N_POLICY_PARAMS = 12
+P_KEEP = 12  # pimc: 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
+N_POLICY_PARAMS = 13
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)

@@ -68,6 +68,7 @@ def record_dtype(fields) -> np.dtype:
 MAX_SEATS = 4
 MAX_LISTS = 6
 MAX_SCRIPT = 128  # replayed actions kept per list: more than any legal deal holds
+MAX_KEPT, KEPT_HOLDERS = 64, 3  # a pimc seat's worlds kept from its last card (kernels.pimc)
 
 # Who decides at each seat, and the replay and trace cursors: one record per game, read
 # by the step functions beside the trace rows (``trace``; no rows: not tracing). A record
@@ -99,6 +100,15 @@ SEATS_DTYPE = record_dtype([
     # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
     # not yet (kernels.pimc).
     ("known_tricks", np.int8, (MAX_SEATS, 5, 2)),
+    # The worlds a ``pimc`` seat solved at its last card (kernels.pimc.kept_worlds_nb):
+    # ``kept[s, w, h]`` holder ``h``'s cards in world ``w``, ``kept_n[s]`` how many (0 at a
+    # deal's start), and what the seat knew then: its unseen cards, each holder's count
+    # (-1: no such holder) and the cards each holder could take.
+    ("kept", np.uint64, (MAX_SEATS, MAX_KEPT, KEPT_HOLDERS)),
+    ("kept_n", np.int64, (MAX_SEATS,)),
+    ("kept_unseen", np.uint64, (MAX_SEATS,)),
+    ("kept_counts", np.int64, (MAX_SEATS, KEPT_HOLDERS)),
+    ("kept_allowed", np.uint64, (MAX_SEATS, KEPT_HOLDERS)),
     ("calls", np.int64, (MAX_CALLS,)),  # the auction's calls so far (kernels.contract; Bid Euchre's E-3)
     # ``odds[s, 0 or 1, strain]``: seat ``s``'s memo rows of kernels.policies.trick_odds_nb,
     # for its own tricks and its opponent's (all zero: empty).
@@ -121,6 +131,7 @@ def new_deal_nb(seats):
     seats.aside[:] = ZERO
     seats.facts[:] = 0
     seats.known_tricks[:, :, :] = -1
+    seats.kept_n[:] = 0
 
 
 @njit(cache=True, inline="always")

@@ -96,7 +96,7 @@ GAMES = {info.name: info for info in (
         replay_keys=("dealer", "hands", "stock"),
         heuristic={"aggression": 1.0, "double_margin": 4.0, "redouble_margin": 3.0,
                    "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
-        pimc={"worlds": 16, "bid_worlds": 0},
+        pimc={"worlds": 16, "bid_worlds": 0, "keep": 1},
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",

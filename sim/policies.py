@@ -101,6 +101,11 @@ def _bid_worlds_error(value: float) -> str | None:
     return None if value == 0 else _worlds_error(value)
 
 
+def _keep_error(value: float) -> str | None:
+    """pimc's ``keep``: a switch."""
+    return None if value in (0.0, 1.0) else "must be 0 or 1"
+
+
 # A seat that searches what it may know: its card play samples the cards it cannot see
 # (kernels.pimc) and plays the card best double dummy on average; its other decisions are
 # the heuristic's, with the heuristic's parameters.
@@ -114,6 +119,8 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                                                "trump), each solved in the strains the call needs (0: calls as the "
                                                "heuristic)",
                          _bid_worlds_error),
+    "keep": Column(kp.P_KEEP, 0.0, "1 keeps the worlds of the seat's last card that are still consistent and samples "
+                                   "only the rest; 0 samples every card's worlds afresh", _keep_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
 

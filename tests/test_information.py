@@ -17,7 +17,9 @@ A ``pimc`` seat samples worlds from the game's policy stream, which every seat o
 shares. So its worlds A and B are each one deal played from the same stream state, the
 ``pimc`` seat choosing, the other seats playing the heuristic (world A) or replaying
 world A's actions (world B); its checked decisions are its calls (sampled, ``bid_worlds``),
-Bid Euchre's trump and its cards (the rest are the heuristic's, checked above).
+Bid Euchre's trump and its cards (the rest are the heuristic's, checked above). In
+Bridgette it keeps the worlds of its last card that stay consistent (``keep``), so these
+must come from what it knows too.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from sim import bid_euchre, bridgette, draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
-PIMC = parse_policy("pimc:worlds=3,bid_worlds=3")
+PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 

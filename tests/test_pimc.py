@@ -124,6 +124,143 @@ def test_constraints_that_admit_no_world_are_dropped():
     assert n == 6 and list(used) == [0b1111, 0b1111]
 
 
+# --- Kept worlds ------------------------------------------------------------------------------
+
+def _keeping_seats(worlds):
+    """A seats record of two pimc seats that keep their worlds, knowing nothing yet."""
+    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds},keep=1")] * 2)
+    seats = seats_for(ids, prm)
+    seats["may_hold"] = ALL
+    seats["rng"] = 99
+    return seats
+
+
+def _kept(seats, seat):
+    """The worlds ``seat`` kept at its last card: (opponent's hand, the rest) each."""
+    return [tuple(int(x) for x in w[:2]) for w in seats["kept"][0, seat, :int(seats["kept_n"][0, seat])]]
+
+
+def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones():
+    """Seat 0 (four cards, the opponent four, three unseen cards out of play) chooses a
+    card, the opponent answers, and seat 0 chooses again: its second card's worlds are its
+    first card's worlds whose opponent held the cards played since and still fits every
+    void shown (in their order, less those cards), then the worlds a seat keeping nothing
+    draws from the same stream; and it plays the card best on average over them (the
+    Python solver)."""
+    rng = np.random.default_rng(5)
+    solver = Solver()
+    ctx = new_context()
+    n, survived, fresh = 6, 0, 0
+    for _ in range(60):
+        deck = [int(c) for c in rng.permutation(52)]
+        mine, theirs, out = _mask(deck[:4]), _mask(deck[4:8]), _mask(deck[8:11])
+        trump = int(rng.integers(-1, 4))
+        seats = _keeping_seats(n)
+        hands = np.array([mine, theirs], dtype=np.uint64)
+        unseen = theirs | out
+        first = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, hands, lead_legal_nb(hands[0], -1), -1, -1, trump,
+                                           False, np.uint64(unseen))
+        before = _kept(seats, 0)
+        if not before:
+            continue  # one run of equal cards: nothing to choose, nothing sampled
+        assert len(before) == n and all(bin(o).count("1") == 4 and o | r == unseen for o, r in before)
+        answer = int(rng.choice(mask_to_cards(follow_legal_nb(hands[1], first, False))))
+        pimc.observe_contract_card_nb(seats[0], 1, answer, first, -1, False)
+        hands[0] &= ~np.uint64(1 << first)
+        hands[1] &= ~np.uint64(1 << answer)
+        played, lead = _mask([answer]), -1
+        leader_wins, barred = trick_nb(first, answer, trump)
+        if leader_wins:
+            legal = lead_legal_nb(hands[0], barred)
+        else:  # the opponent leads to the second trick
+            lead, barred = int(rng.choice(mask_to_cards(hands[1]))), -1
+            pimc.observe_contract_card_nb(seats[0], 1, lead, -1, -1, False)
+            hands[1] &= ~np.uint64(1 << lead)
+            played |= 1 << lead
+            legal = follow_legal_nb(hands[0], lead, False)
+        unseen &= ~played
+        may = int(seats["may_hold"][0, 0, 1])
+        expect = [(o & unseen, r) for o, r in before if o & played == played and o & unseen & ~may == 0]
+        redrawn = seats.copy()
+        redrawn["kept_n"] = 0
+        args = (hands, legal, lead, barred, trump, False, np.uint64(unseen))
+        pimc.pimc_contract_card_nb(ctx[0], redrawn[0], 0, *args)
+        second = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, *args)
+        if int(seats["kept_unseen"][0, 0]) != unseen:
+            continue  # nothing to choose at the second card
+        after = _kept(seats, 0)
+        assert after == expect + _kept(redrawn, 0)[:n - len(expect)]
+        survived += len(expect)
+        fresh += n - len(expect)
+        means = dict.fromkeys(mask_to_cards(legal), 0)
+        for other, _ in after:
+            hands_w = [mask_to_cards(hands[0]), mask_to_cards(np.uint64(other))]
+            for c, v in solver.contract_card_values(hands_w, trump, 0, lead, barred).items():
+                means[c] += v
+        assert means[second] == max(means.values())
+    assert survived >= 30 and fresh >= 30
+
+
+def test_kept_worlds_are_uniform_among_the_deals_consistent_now():
+    """One world drawn uniformly for three opponent's cards among six unseen; the opponent
+    then plays card 0 and shows a void in cards 4-5: the kept worlds (those whose opponent
+    held card 0 and neither 4 nor 5) come out uniform among the three deals consistent now,
+    over 6,000 draws (chi-square, 2 degrees of freedom, at the 0.999 level: 13.8)."""
+    seats = _keeping_seats(1)
+    cards = np.arange(6, dtype=np.int64)
+    counts, allowed = np.array([3, 3], dtype=np.int64), np.array([0b111111, 0b111111], dtype=np.uint64)
+    _, ways, stride, _, _ = pimc.deal_table_nb(np.uint64(0b111111), counts, allowed)
+    now_counts, now_allowed = np.array([2, 3], dtype=np.int64), np.array([0b001110, 0b111110], dtype=np.uint64)
+    rng = np.array([7], dtype=np.uint64)
+    world, holders, seen = np.empty(2, dtype=np.uint64), np.empty((1, 2), dtype=np.uint64), {}
+    for _ in range(6000):
+        pimc.sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        pimc.keep_worlds_nb(seats[0], 0, np.uint64(0b111111), counts, allowed, world[None, :])
+        if pimc.kept_worlds_nb(seats[0], 0, np.uint64(0b111110), now_counts, now_allowed, holders):
+            key = int(holders[0, 0])
+            seen[key] = seen.get(key, 0) + 1
+    assert sorted(seen) == [0b0110, 0b1010, 0b1100]
+    total = sum(seen.values())
+    assert 750 < total < 1050  # 3 of the 20 deals: 900 expected
+    chi2 = sum((k - total / 3) ** 2 / (total / 3) for k in seen.values())
+    assert chi2 < 13.8
+
+
+@pytest.mark.parametrize("change", ["stock", "widened", "new holder", "new card"])
+def test_no_world_is_kept_where_the_seat_learned_more_than_the_cards_played(change):
+    """Worlds stay only where the opponent's count fell by the cards it played and nothing
+    else changed or widened: else none is kept, though each world may fit on its own."""
+    seats = _keeping_seats(1)
+    counts, allowed = np.array([2, 2], dtype=np.int64), np.array([0b0111, 0b1111], dtype=np.uint64)
+    pimc.keep_worlds_nb(seats[0], 0, np.uint64(0b1111), counts, allowed,
+                        np.array([[0b0011, 0b1100]], dtype=np.uint64))
+    unseen, now_counts, now_allowed = np.uint64(0b1110), np.array([1, 2], dtype=np.int64), allowed & np.uint64(0b1110)
+    holders = np.empty((1, 3), dtype=np.uint64)
+    assert pimc.kept_worlds_nb(seats[0], 0, unseen, now_counts, now_allowed, holders[:, :2]) == 1
+    assert list(holders[0, :2]) == [0b0010, 0b1100]
+    if change == "stock":
+        unseen, now_counts, now_allowed = np.uint64(0b0110), np.array([1, 1], dtype=np.int64), allowed & np.uint64(6)
+    elif change == "widened":
+        now_allowed = np.array([0b1110, 0b1110], dtype=np.uint64)
+    elif change == "new holder":
+        now_counts, now_allowed = np.array([1, 1, 1], dtype=np.int64), np.array([0b110, 0b1110, 0b1110], np.uint64)
+    else:
+        unseen = np.uint64(0b11110)
+    got = pimc.kept_worlds_nb(seats[0], 0, unseen, now_counts, now_allowed, holders[:, :now_counts.shape[0]])
+    assert got == 0
+
+
+def test_keeping_worlds_changes_bridgette_play():
+    """``keep`` (Bridgette's default) is in force: the same games with ``keep=0`` play out
+    otherwise."""
+    rules = BridgetteRules()
+    records = []
+    for spec in ("pimc:worlds=8", "pimc:worlds=8,keep=0"):
+        seats = [parse_policy(spec, "bridgette"), parse_policy("heuristic", "bridgette")]
+        records.append(game_module("bridgette").run_block(rules, seats, 3, 0, 4)[0])
+    assert len(records[0]) != len(records[1]) or not np.array_equal(records[0], records[1])
+
+
 # --- What play shows -------------------------------------------------------------------------
 
 def _contract_plays(rows):
@@ -769,8 +906,8 @@ def test_games_sharing_a_threads_search_context_play_as_with_one_each(game, monk
 def test_worlds_and_bid_worlds_are_parameters_of_every_game():
     from sim.policies import parameters
 
-    own = ["worlds", "bid_worlds"]
     for game in ("bridgette", "draw-bridge", "bid-euchre"):
+        own = ["worlds", "bid_worlds"] + (["keep"] if game == "bridgette" else [])
         names = [p for p, _, _ in parameters("pimc", game)]
         assert names == [p for p, _, _ in parameters("heuristic", game)] + own
         assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
@@ -780,6 +917,22 @@ def test_worlds_and_bid_worlds_are_parameters_of_every_game():
     assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc"
     assert str(parse_policy("pimc:bid_worlds=8", "draw-bridge")) == "pimc:bid_worlds=8"
     assert parse_policy("pimc:bid_worlds=4", "bid-euchre").row()[kp.P_BID_WORLDS] == 4
+
+
+def test_keep_is_bridgettes_and_on_by_default():
+    """Only Bridgette's card play samples worlds that a later card can keep (Draw Bridge's
+    unseen cards are the other hand; Bid Euchre draws afresh)."""
+    assert parse_policy("pimc", "bridgette").row()[kp.P_KEEP] == 1
+    assert str(parse_policy("pimc:keep=0", "bridgette")) == "pimc:keep=0"
+    for game in ("draw-bridge", "bid-euchre"):
+        assert parse_policy("pimc", game).row()[kp.P_KEEP] == 0
+        with pytest.raises(PolicyError) as err:
+            parse_policy("pimc:keep=1", game)
+        assert "\n" not in str(err.value) and "keep" in str(err.value)
+    for value in ("2", "0.5", "-1", "nan"):
+        with pytest.raises(PolicyError) as err:
+            parse_policy(f"pimc:keep={value}", "bridgette")
+        assert "\n" not in str(err.value) and "keep must be 0 or 1" in str(err.value)
 
 
 @pytest.mark.parametrize("value", ["-1", "2.5", "1e9", "nan"])
