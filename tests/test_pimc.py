@@ -43,9 +43,10 @@ def _mask(cards) -> int:
     return m
 
 
-def _seats(players, worlds):
-    """A seats record of pimc seats (worlds per card), knowing nothing yet."""
-    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds}")] * players)
+def _seats(players, worlds, keep=0):
+    """A seats record of pimc seats (worlds per card; ``keep``: keeping the worlds of their
+    last card), knowing nothing yet."""
+    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds},keep={keep}")] * players)
     seats = seats_for(ids, prm)
     seats["may_hold"] = ALL
     seats["rng"] = 99
@@ -126,15 +127,6 @@ def test_constraints_that_admit_no_world_are_dropped():
 
 # --- Kept worlds ------------------------------------------------------------------------------
 
-def _keeping_seats(worlds):
-    """A seats record of two pimc seats that keep their worlds, knowing nothing yet."""
-    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds},keep=1")] * 2)
-    seats = seats_for(ids, prm)
-    seats["may_hold"] = ALL
-    seats["rng"] = 99
-    return seats
-
-
 def _kept(seats, seat):
     """The worlds ``seat`` kept at its last card: (opponent's hand, the rest) each."""
     return [tuple(int(x) for x in w[:2]) for w in seats["kept"][0, seat, :int(seats["kept_n"][0, seat])]]
@@ -155,7 +147,7 @@ def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones(
         deck = [int(c) for c in rng.permutation(52)]
         mine, theirs, out = _mask(deck[:4]), _mask(deck[4:8]), _mask(deck[8:11])
         trump = int(rng.integers(-1, 4))
-        seats = _keeping_seats(n)
+        seats = _seats(2, n, keep=1)
         hands = np.array([mine, theirs], dtype=np.uint64)
         unseen = theirs | out
         first = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, hands, lead_legal_nb(hands[0], -1), -1, -1, trump,
@@ -206,7 +198,7 @@ def test_kept_worlds_are_uniform_among_the_deals_consistent_now():
     then plays card 0 and shows a void in cards 4-5: the kept worlds (those whose opponent
     held card 0 and neither 4 nor 5) come out uniform among the three deals consistent now,
     over 6,000 draws (chi-square, 2 degrees of freedom, at the 0.999 level: 13.8)."""
-    seats = _keeping_seats(1)
+    seats = _seats(2, 1, keep=1)
     cards = np.arange(6, dtype=np.int64)
     counts, allowed = np.array([3, 3], dtype=np.int64), np.array([0b111111, 0b111111], dtype=np.uint64)
     _, ways, stride, _, _ = pimc.deal_table_nb(np.uint64(0b111111), counts, allowed)
@@ -230,7 +222,7 @@ def test_kept_worlds_are_uniform_among_the_deals_consistent_now():
 def test_no_world_is_kept_where_the_seat_learned_more_than_the_cards_played(change):
     """Worlds stay only where the opponent's count fell by the cards it played and nothing
     else changed or widened: else none is kept, though each world may fit on its own."""
-    seats = _keeping_seats(1)
+    seats = _seats(2, 1, keep=1)
     counts, allowed = np.array([2, 2], dtype=np.int64), np.array([0b0111, 0b1111], dtype=np.uint64)
     pimc.keep_worlds_nb(seats[0], 0, np.uint64(0b1111), counts, allowed,
                         np.array([[0b0011, 0b1100]], dtype=np.uint64))
