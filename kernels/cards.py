@@ -8,6 +8,7 @@ higher bit within a suit is a higher card. Bridgette's Colons follow at bits 52.
 import numpy as np
 from llvmlite import ir
 from numba import config, njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
@@ -174,6 +175,29 @@ def _bmi2_intrinsic(name):
         return sig, codegen
 
     return call
+
+
+if config.DISABLE_JIT:
+    def prefetch_nb(arr, index):
+        """A cache hint: nothing to do in Python."""
+else:
+    @intrinsic
+    def prefetch_nb(typingctx, arr, index):
+        """Ask the processor to bring ``arr[index]`` into its caches without waiting for it
+        (llvm.prefetch: a hint, for reading, kept in every cache level)."""
+        sig = types.void(arr, index)
+
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p],
+                                                  fnty=ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
 
 
 if FAST_BMI2:

@@ -40,7 +40,7 @@ from numba import njit
 
 from kernels.cards import (
     ALL_SUITED, COLONS, EUCHRE_BITS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, ONE, RANGE_MASKS, SUIT_MASKS, ZERO,
-    bit_nb, compress_nb, highest_nb, lowest_nb, popcount_nb,
+    bit_nb, compress_nb, highest_nb, lowest_nb, popcount_nb, prefetch_nb,
 )
 from kernels.step import record_dtype
 from kernels.tricks import beaters_nb, follow_legal_nb, lead_legal_nb, trick_nb
@@ -51,13 +51,13 @@ ALL_TECHNIQUES = USE_TT | USE_EQUIV | USE_ORDER | USE_BOUNDS
 
 TT_DTYPE = np.dtype([
     ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
-    ("gen", np.int64), ("meta", np.int32), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
+    ("gen", np.int32), ("meta", np.int8), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
 ], align=True)
 # A search's state, one record that every node reads and writes (a pointer: no reference
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
 MAX_DEPTH = 64
-# A context's own table: 2^17 entries (6 MB) for the contract games, whose opening leads
+# A context's own table: 2^17 entries (5 MB) for the contract games, whose opening leads
 # search tens of thousands of nodes per world (2^15 entries took 1.09x their nodes and ran
 # 1.1x slower, timed in turn; 2^18 ran slower), and the first 2^14 for Bid Euchre, whose
 # searches of a few hundred nodes run faster in a table that stays in the cache.
@@ -148,9 +148,20 @@ def _hash_nb(k0, k1, k2, k3, meta):
 
 
 @njit(cache=True, inline="always")
+def tt_bucket_nb(tt, k0, k1, k2, k3, meta):
+    """Where a key's entry may lie: this index or the next."""
+    return np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
+
+
+@njit(cache=True, inline="always")
 def tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta):
     """The entry holding this key (index), or -1."""
-    i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
+    return tt_find_nb(tt, ctx, tt_bucket_nb(tt, k0, k1, k2, k3, meta), k0, k1, k2, k3, meta)
+
+
+@njit(cache=True, inline="always")
+def tt_find_nb(tt, ctx, i, k0, k1, k2, k3, meta):
+    """``tt_probe_nb`` in the bucket at ``i``."""
     gen = ctx.stats[ST_GEN]
     for j in range(i, i + 2):
         e = tt[j]
@@ -404,6 +415,13 @@ def contract_enter_nb(tt, ctx, d):
         fr[FR_T_LEAD] = t_lead
         if barred >= 0 and (hands[leader] & SUIT_MASKS[barred] == ZERO or hands[leader] & ~SUIT_MASKS[barred] == ZERO):
             barred = -1  # the bar (B-8) leaves the leads as they are: the position without it
+        if flags & USE_TT:
+            # The key first, and its bucket fetched while the bounds are tried: a probe waits
+            # for memory more than any other step of a node.
+            k0, k1, k2, k3 = contract_key_nb(hands[leader], hands[follower], in_play)
+            i = tt_bucket_nb(tt, k0, k1, k2, k3, barred + 1)
+            prefetch_nb(tt, i)
+            prefetch_nb(tt, i + 1)
         if flags & USE_BOUNDS:
             quick = quick_tricks_nb(hands[leader], hands[follower], trump, barred)
             if quick >= t_lead:
@@ -414,10 +432,9 @@ def contract_enter_nb(tt, ctx, d):
                     return _resolved_nb(fr, leader == side, n, 0, most)
         best = -1
         if flags & USE_TT:
-            k0, k1, k2, k3 = contract_key_nb(hands[leader], hands[follower], in_play)
             ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3
             fr[FR_META] = barred + 1
-            j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, barred + 1)
+            j = tt_find_nb(tt, ctx, i, k0, k1, k2, k3, barred + 1)
             if j >= 0:
                 if tt[j].lo >= t_lead or tt[j].hi < t_lead:
                     ctx.stats[ST_TT_HITS] += 1
