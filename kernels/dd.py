@@ -174,9 +174,9 @@ def tt_find_nb(tt, ctx, i, k0, k1, k2, k3, meta):
 def tt_store_nb(tt, ctx, k0, k1, k2, k3, meta, is_lower, bound, best, n_max):
     """Narrow the bounds of a key's entry (new entry: [0, n_max]) with one search result:
     the value is >= ``bound`` (``is_lower``) or < ``bound``."""
-    j = tt_probe_nb(tt, ctx, k0, k1, k2, k3, meta)
+    i = tt_bucket_nb(tt, k0, k1, k2, k3, meta)
+    j = tt_find_nb(tt, ctx, i, k0, k1, k2, k3, meta)
     if j < 0:
-        i = np.int64(_hash_nb(k0, k1, k2, k3, meta) & np.uint64(tt.shape[0] - 2))
         # Take a stale slot first, else either one (by the node count's parity): keeping the
         # entry of the larger subtree instead would fill the table with positions of searches
         # long done, as entries stay fresh while the rules do (``renew_nb``).
