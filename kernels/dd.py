@@ -94,8 +94,9 @@ N_STATS = 4
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_S31 = np.uint64(31)
-_S29 = np.uint64(29)
+_M3 = np.uint64(0x9E3779B97F4A7C15)
+_M4 = np.uint64(0xD6E8FEB86659FD93)
+_S29, _S43 = np.uint64(29), np.uint64(43)
 
 
 def new_table(bits: int = TT_BITS) -> np.ndarray:
@@ -141,10 +142,10 @@ def euchre_rules_nb(trump, out_seat, double_deck, joker):
 
 @njit(cache=True, inline="always")
 def _hash_nb(k0, k1, k2, k3, meta):
-    h = k0 * _M1 ^ (k1 + np.uint64(meta)) * _M2
-    h ^= (k2 ^ (h >> _S31)) * _M1
-    h ^= (k3 ^ (h >> _S29)) * _M2
-    return h ^ (h >> _S31)
+    """A key's hash: one multiply per word, none waiting on another (the bucket's address is
+    wanted early, ``contract_enter_nb``), high bits folded down to the index bits."""
+    h = k0 * _M1 ^ (k1 + np.uint64(meta)) * _M2 ^ k2 * _M3 ^ k3 * _M4
+    return h ^ (h >> _S29) ^ (h >> _S43)
 
 
 @njit(cache=True, inline="always")
