@@ -16,7 +16,7 @@ a close guess, every search sharing the table. What makes them fast:
   rank), but only the classes of the cards facing a Colon: the key adds, for each hand,
   how many of its cards lie in each range that the other hand's Colons read
   (``classes_key_nb``). The entry holds bounds on the leader's side's tricks and the best
-  lead found;
+  lead found; its bucket is fetched ahead (``prefetch_nb``) while the bounds are tried;
 - equivalent cards searched once: cards of one hand with no other card in play between
   them (in Bridgette also of one class where the other hand holds or has led the Colon of
   that range; found for all cards at once by an occluded fill; in the double deck equal
