@@ -404,13 +404,10 @@ def kept_worlds_nb(seats, seat, unseen, counts, allowed, holders):
     k = 0
     for w in range(min(n, holders.shape[0])):
         fits = True
-        for h in range(m):
-            cards = seats.kept[seat, w, h] & unseen
-            fits = fits and popcount_nb(cards) == counts[h] and cards & ~allowed[h] == ZERO
-        if fits:
-            for h in range(m):
-                holders[k, h] = seats.kept[seat, w, h] & unseen
-            k += 1
+        for h in range(m):  # into the next free row, kept only if every holder fits
+            holders[k, h] = seats.kept[seat, w, h] & unseen
+            fits = fits and popcount_nb(holders[k, h]) == counts[h] and holders[k, h] & ~allowed[h] == ZERO
+        k += fits
     return k
 
 
