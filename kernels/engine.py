@@ -12,11 +12,20 @@ places (kernels.dd_run); other runs and traces pass an empty array and no deal c
 one. ``dd_contexts`` holds the search contexts, one per thread and a spare
 (``game_context_nb``; a trace's one context is ``dd_proto``), None when no seat searches
 and no row is computed.
+
+The threads of a parallel call take its games one at a time (``take_nb``), so a thread
+that drew long games does not hold up the block while the others wait: a pimc seat's
+games differ in cost many times over. numba's OpenMP threading layer (its default where
+OpenMP is installed) splits a prange into one equal share per thread whatever chunk size
+``numba.set_parallel_chunksize`` asks for, so each iteration of the loop is a worker that
+takes games until none is left.
 """
 
 import numpy as np
+from llvmlite import ir
 from numba import config, get_thread_id, njit, prange, types
-from numba.extending import overload
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from kernels import bid_euchre as ke
 from kernels import bridgette as kb
@@ -72,16 +81,41 @@ if not config.DISABLE_JIT:
         return _thread_context
 
 
+if config.DISABLE_JIT:
+    def take_nb(taken):
+        """The next game to play (one thread in Python: a plain count)."""
+        taken[0] += 1
+        return taken[0] - 1
+else:
+    @intrinsic
+    def take_nb(typingctx, taken):
+        """The next game to play: ``taken[0]``, counted up by one in the same atomic step, so
+        every game goes to exactly one thread."""
+        sig = types.int64(taken)
+
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [context.get_constant(types.intp, 0)])
+            return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "monotonic")
+
+        return sig, codegen
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = no_trace_nb(dd_contexts)
-    for i in prange(game_indices.shape[0]):
-        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_contexts)
-        kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], None, None, None, dd,
-                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+    taken = np.zeros(1, dtype=np.int64)
+    for _ in prange(game_indices.shape[0]):  # workers: each takes games until none is left
+        i = take_nb(taken)
+        while i < game_indices.shape[0]:
+            own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+            dd = game_context_nb(dd_contexts)
+            kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
+                            game_rows[i:i + 1], None, None, None, dd,
+                            dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+            i = take_nb(taken)
 
 
 @njit(cache=True)
@@ -100,12 +134,16 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 @njit(cache=True, parallel=True, nogil=True)
 def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
     no_trace = no_trace_nb(dd_contexts)
-    for i in prange(game_indices.shape[0]):
-        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_contexts)
-        kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], None, None, None, dd,
-                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+    taken = np.zeros(1, dtype=np.int64)
+    for _ in prange(game_indices.shape[0]):  # workers: each takes games until none is left
+        i = take_nb(taken)
+        while i < game_indices.shape[0]:
+            own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+            dd = game_context_nb(dd_contexts)
+            kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
+                            game_rows[i:i + 1], None, None, None, dd,
+                            dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+            i = take_nb(taken)
 
 
 @njit(cache=True)
@@ -123,12 +161,16 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 @njit(cache=True, parallel=True, nogil=True)
 def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
     no_trace = no_trace_nb(dd_contexts)
-    for i in prange(game_indices.shape[0]):
-        own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
-        dd = game_context_nb(dd_contexts)
-        ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                        game_rows[i:i + 1], None, None, None, dd,
-                        dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+    taken = np.zeros(1, dtype=np.int64)
+    for _ in prange(game_indices.shape[0]):  # workers: each takes games until none is left
+        i = take_nb(taken)
+        while i < game_indices.shape[0]:
+            own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
+            dd = game_context_nb(dd_contexts)
+            ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
+                            game_rows[i:i + 1], None, None, None, dd,
+                            dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
+            i = take_nb(taken)
 
 
 @njit(cache=True)

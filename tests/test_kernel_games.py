@@ -14,6 +14,7 @@ from kernels.calls import CALL_IDS
 from kernels.cards import mask_to_cards
 from kernels.contract import KIND_PLAY
 from kernels.dd import new_context
+from kernels.engine import take_nb
 from kernels.policies import N_POLICY_PARAMS
 from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
@@ -191,6 +192,38 @@ def test_threads_blocks_and_long_games_do_not_change_records(module, rules, play
     for other in (two, tuple(np.concatenate(x) for x in zip(*split)), tight):
         assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
     assert len(one[0]) == one[1]["deals"].sum()
+
+
+@numba.njit(parallel=True)
+def _play_spinning(costs):
+    """The loop of kernels.engine's parallel kernels over games that each spin ``costs[i]``
+    steps: who played each game (thread id) and how often."""
+    taken = np.zeros(1, dtype=np.int64)
+    thread, plays, out = np.full(costs.shape[0], -1), np.zeros(costs.shape[0], np.int64), np.zeros(costs.shape[0])
+    for _ in numba.prange(costs.shape[0]):
+        i = take_nb(taken)
+        while i < costs.shape[0]:
+            x = 1.0
+            for _step in range(costs[i]):
+                x = x * 0.999999 + 1e-9
+            out[i], thread[i] = x, numba.get_thread_id()
+            plays[i] += 1
+            i = take_nb(taken)
+    return thread, plays, out
+
+
+def test_the_threads_take_games_one_at_a_time():
+    """Every game is played once, and slow games early in a block go to both threads, where
+    an even split gives them all to the first."""
+    costs = np.array([3_000_000] * 20 + [1_000] * 2000)
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        thread, plays, _ = _play_spinning(costs)
+    finally:
+        numba.set_num_threads(saved)
+    assert (plays == 1).all()
+    assert set(thread[:20]) == {0, 1}
 
 
 # --- The trace of a run that does not trace ---------------------------------------------------
