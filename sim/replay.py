@@ -13,7 +13,7 @@ from collections import Counter
 
 from sim.cli import OneLineParser, exit_with
 from sim.games import GAMES
-from sim.rules import RulesError, rules_for
+from sim.rules import rules_for
 
 
 class MalformedCase(ValueError):
@@ -29,21 +29,100 @@ def parse_cases(lines) -> list[dict]:
         try:
             case = json.loads(line)
             check_case(case)
-        except (json.JSONDecodeError, MalformedCase, RulesError) as exc:
-            problems.append(f"line {number}: {exc}")
+        except RecursionError:
+            problems.append(f"line {number}: nested too deeply")
+            continue
+        except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
+            problems.append(f"line {number}: {one_line(exc)}")
             continue
         cases.append((number, case))
     if problems:
-        raise MalformedCase("; ".join(problems))
+        more = f"; and {len(problems) - MAX_PROBLEMS} more line(s)" if len(problems) > MAX_PROBLEMS else ""
+        raise MalformedCase("; ".join(problems[:MAX_PROBLEMS]) + more)
     return cases
 
 
+MAX_PROBLEMS = 5  # bad lines named in the one error line
+
+
+def one_line(exc) -> str:
+    """An error's text on one line: a file's strings may hold line breaks."""
+    return " ".join(str(exc).splitlines())
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _string_lists(value) -> bool:
+    return isinstance(value, list) and all(_strings(item) for item in value)
+
+
+def _integers(value) -> bool:
+    return isinstance(value, list) and all(_integer(item) for item in value)
+
+
+def _renege(value) -> bool:
+    return (isinstance(value, dict) and set(value) == {"at", "seat", "card"} and isinstance(value["at"], str)
+            and _integer(value["seat"]) and isinstance(value["card"], str))
+
+
+# The type of each field of a line (docs/rules.md, "Replaying a deal"): a test and its words.
+FIELD_TYPES = {
+    "hands": (_string_lists, "a list of card lists"),
+    "stock": (_strings, "a list of cards"),
+    "discards": (_string_lists, "a list of card lists, one per seat"),
+    "calls": (_strings, "a list of calls"),
+    "trump": (lambda v: v is None or isinstance(v, str), "a suit letter or null"),
+    "trump_exchange": (lambda v: v is None or _string_lists(v), "a list of card lists or null"),
+    "play": (_strings, "a list of cards"),
+    "expect": (lambda v: isinstance(v, dict), "an object"),
+}
+# The type of each field of "expect": those of the outcome it is compared with.
+EXPECT_TYPES = {
+    "contract": (lambda v: isinstance(v, str), "a string"),
+    "bid": (lambda v: isinstance(v, str), "a string"),
+    "declarer": (lambda v: v is None or _integer(v), "a seat number or null"),
+    "bidder": (lambda v: v is None or _integer(v), "a seat number or null"),
+    "trump": (lambda v: v is None or isinstance(v, str), "a suit letter or null"),
+    "doubled": (_integer, "an integer"),
+    "tricks": (_integers, "a list of integers"),
+    "score": (_integers, "a list of integers"),
+    "reneges": (lambda v: isinstance(v, list) and all(_renege(r) for r in v),
+                'a list of {"at", "seat", "card"} objects'),
+    "error": (lambda v: isinstance(v, str), "a string"),
+    "at": (lambda v: isinstance(v, str), "a string"),
+    "card": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+def _shown(value) -> str:
+    """A value as JSON, cut short: for error lines."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_fields(obj: dict, types: dict, where: str) -> None:
+    for key, (test, words) in types.items():
+        if key in obj and not test(obj[key]):
+            raise MalformedCase(f"\"{where}{key}\" must be {words}, got {_shown(obj[key])}")
+
+
 def check_case(case) -> None:
+    """Refuse a line that is not a deal of the replay format: a missing field or one of
+    the wrong type (an integer is a JSON integer: not 0.0, true or "0"). Rule errors are
+    left to the referee, which names the rule."""
     if not isinstance(case, dict):
         raise MalformedCase("not a JSON object")
-    game = case.get("game")
-    if not isinstance(game, str):
+    if "game" not in case:
         raise MalformedCase("missing \"game\"")
+    game = case["game"]
+    if not isinstance(game, str):
+        raise MalformedCase(f"\"game\" must be a string, got {_shown(game)}")
     if game not in GAMES:
         return
     info = GAMES[game]
@@ -51,22 +130,15 @@ def check_case(case) -> None:
         if key not in case:
             raise MalformedCase(f"missing \"{key}\"")
     seats = info.seats
-    if case["dealer"] not in range(seats) or isinstance(case["dealer"], bool):
-        raise MalformedCase(f"\"dealer\" must be a seat 0..{seats - 1}")
-    for key in ("hands", "stock", "calls", "play"):
-        value = case.get(key, [])
-        if key == "hands":
-            if not (isinstance(value, list) and all(isinstance(h, list) for h in value)):
-                raise MalformedCase("\"hands\" must be a list of card lists")
-            value = [c for h in value for c in h]
-        if not (isinstance(value, list) and all(isinstance(c, str) for c in value)):
-            raise MalformedCase(f"\"{key}\" must be a list of strings")
-    discards = case.get("discards", [])
-    if not (isinstance(discards, list) and len(discards) <= seats
-            and all(isinstance(d, list) and all(isinstance(c, str) for c in d) for d in discards)):
-        raise MalformedCase("\"discards\" must be a list of card lists, one per seat")
-    if "expect" in case and not isinstance(case["expect"], dict):
-        raise MalformedCase("\"expect\" must be an object")
+    if not (_integer(case["dealer"]) and 0 <= case["dealer"] < seats):
+        raise MalformedCase(f"\"dealer\" must be a seat 0..{seats - 1} (an integer), got {_shown(case['dealer'])}")
+    _check_fields(case, FIELD_TYPES, "")
+    if len(case.get("discards", [])) > seats:
+        raise MalformedCase(f"\"discards\" must be a list of card lists, one per seat (at most {seats})")
+    _check_fields(case.get("expect", {}), EXPECT_TYPES, "expect.")
+    unknown = sorted(set(case.get("expect", {})) - set(EXPECT_TYPES))
+    if unknown:
+        raise MalformedCase(f"\"expect\" has no field {_shown(unknown[0])} (fields: {', '.join(EXPECT_TYPES)})")
     rules_for(game, case.get("rules"))
 
 
@@ -138,11 +210,11 @@ def main(argv=None) -> int:
         with open(args.file, encoding="utf-8") as fh:
             cases = parse_cases(fh)
     except OSError as exc:
-        return parser.fail(f"cannot read {args.file}: {exc.strerror}")
+        return parser.fail(one_line(f"cannot read {args.file}: {exc.strerror}"))
     except UnicodeDecodeError:
-        return parser.fail(f"{args.file} is not UTF-8 text")
+        return parser.fail(one_line(f"{args.file} is not UTF-8 text"))
     except MalformedCase as exc:
-        return parser.fail(f"{args.file}: {exc}")
+        return parser.fail(one_line(f"{args.file}: {exc}"))
     failed = 0
     for number, case in cases:
         outcome = replay_case(case, args.engine)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sim.cli import OneLineParser, exit_with
 from sim.games import GAME_NAMES, GAMES
-from sim.replay import MalformedCase, parse_cases
+from sim.replay import MalformedCase, one_line, parse_cases
 from sim.rules import rules_for
 
 STRAINS = ("C", "D", "H", "S", "NT")
@@ -393,11 +393,12 @@ def main(argv=None) -> int:
         try:
             k = _at_k(args.at)
         except ValueError:
-            return parser.fail(f"--at needs play[K] with K a card index of the deal's play list, got '{args.at}'")
+            return parser.fail(one_line(f"--at needs play[K] with K a card index of the deal's play list, "
+                                        f"got '{args.at}'"))
     try:
         deals = load(args.file, k)
     except BadInput as exc:
-        return parser.fail(exc)
+        return parser.fail(one_line(exc))
     from sim.dd import Solver
 
     solver = Solver()
