@@ -172,12 +172,15 @@ class Metric:
     digits: int = 2                 # decimals shown (of the per cent for rates)
     definition: str | None = None   # a custom metric's expression (analysis.custom); None: builtin
     game_columns: tuple = ()        # game columns a custom metric reads onto its deal rows
+    deal_label: str | None = None   # the words in a deal run, whose games are single deals
 
-    def words(self, game: str) -> str:
-        return _in_words(self.label, game_info(game))
+    def words(self, game: str, deal_run: bool = False) -> str:
+        return _in_words(self.deal_label if deal_run and self.deal_label else self.label, game_info(game))
 
-    def unit_for(self, game: str) -> str:
-        return _in_words(self.unit, game_info(game))
+    def unit_for(self, game: str, deal_run: bool = False) -> str:
+        """The unit; a deal run's games are its deals, and are called so."""
+        unit = self.unit.replace("games", "{deal}s").replace("game", "{deal}") if deal_run else self.unit
+        return _in_words(unit, game_info(game))
 
     def columns_for(self, game: str) -> tuple:
         info = game_info(game)
@@ -199,7 +202,7 @@ METRICS = {m.name: m for m in (
            ("dealer", "score0", "score1"), _dealer_advantage, _dealer_advantage_summary, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
            ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
-           balance=0.5, percent=True, digits=2),
+           balance=0.5, percent=True, digits=2, deal_label="dealer's {deal} win rate"),
     Metric("contract_made", "{contract}s made", "share of {contract}s", "deals", ("{contract_column}", "made"),
            _contract_made, _rate_from("contracts_made"), percent=True, digits=2),
     Metric("mean_score", "mean {deal} score per {side}", "points per {deal}", "deals",
@@ -224,11 +227,12 @@ def parse_metrics(text) -> list[str]:
     return [m.text if isinstance(m, Custom) else m.name for m in resolve_metrics(items)]
 
 
-def resolve_metrics(metrics=None) -> list:
+def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
     """Builtin Metrics and parsed custom metrics (analysis.custom.Custom) from names,
-    definitions, a --metrics text, or those objects themselves (None: every builtin)."""
+    definitions, a --metrics text, or those objects themselves (None: every builtin, less
+    ``deals_per_game`` for a deal run, where it is always 1)."""
     if metrics is None:
-        return list(METRICS.values())
+        return [m for m in METRICS.values() if not (deal_run and m.name == "deals_per_game")]
     if isinstance(metrics, str):
         metrics = split_items(metrics)
     out = []
@@ -368,9 +372,20 @@ class RunRecords:
         if self.game not in GAMES:
             raise MetricsError(f"{self.path}/manifest.json names an unknown game '{self.game}'")
         self.info = GAMES[self.game]
+        self.unit = "deals" if self.deal_run else "games"
         self._schema = None  # the records' columns, read once (schema())
         if not manifest.get("complete") or not (self.path / "summary.json").exists():
             raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
+
+    @property
+    def deal_run(self) -> bool:
+        """A run of independent deals (sim.dealing): each of its games is one deal."""
+        return bool(self.dealing) and self.dealing.get("unit") == "deals"
+
+    def describe_dealing(self) -> str:
+        from sim.dealing import from_dict
+
+        return from_dict(self.dealing).describe()
 
     def summary(self) -> dict:
         try:
@@ -590,53 +605,124 @@ def open_run(path) -> RunRecords:
     return RunRecords(path)
 
 
-def check_pairable(a: RunRecords, b: RunRecords) -> None:
-    """Runs pair game by game only when they deal the same games: same game, seed and count."""
-    for what in ("game", "seed", "games"):
-        if getattr(a, what) != getattr(b, what):
-            raise MetricsError(f"runs {a.path} and {b.path} cannot be paired: different {what} "
-                               f"({getattr(a, what)} and {getattr(b, what)}); a paired comparison "
-                               f"needs the same game, seed and number of games")
-    if a.dealing != b.dealing:
-        from sim.dealing import from_dict
-
+def pairing(a: RunRecords, b: RunRecords) -> dict:
+    """How runs ``a`` and ``b`` compare: {"paired": bool, "why": words}. They pair game by
+    game (a deal run: deal by deal) when they play the same number of games (deals) from
+    the same seed, whatever their rules, policies or deal-run conditions: game i of both
+    runs draws on the same random stream (seed, i), so the pairs are independent of each
+    other and the paired interval holds; pairing narrows it as far as that stream keeps
+    the two runs' games alike. Otherwise they are compared unpaired. Runs of two games,
+    or a game run against a deal run, are a MetricsError."""
+    if a.game != b.game:
+        raise MetricsError(f"runs {a.path} and {b.path} cannot be compared: different game "
+                           f"({a.game} and {b.game})")
+    if a.deal_run != b.deal_run:
         raise MetricsError(f"runs {a.path} and {b.path} cannot be paired: one deals "
-                           f"{from_dict(a.dealing).describe()}, the other {from_dict(b.dealing).describe()}")
+                           f"{a.describe_dealing()}, the other {b.describe_dealing()}; compare runs that both "
+                           f"play whole games or both play --deals")
+    unit = a.unit
+    for what, mine, theirs in (("seed", a.seed, b.seed), (f"number of {unit}", a.games, b.games)):
+        if mine != theirs:
+            return {"paired": False, "why": f"different {what} ({mine} and {theirs}): the runs are independent, "
+                                            f"so B - A is the difference of two independent means"}
+    why = f"the same seed and number of {unit}: {unit[:-1]} i of both runs is drawn from the same random stream"
+    if a.dealing != b.dealing:
+        why += (f", under each run's own conditions (A: {a.describe_dealing()}; B: {b.describe_dealing()}), "
+                f"so B - A compares the two conditions' means")
+    return {"paired": True, "why": why}
 
 
 def compare_runs(path_a, path_b, names=None) -> dict:
-    """Each metric for runs A and B and the difference B - A, paired game by game where both
-    runs kept the records the metric needs, otherwise from the two summaries (unpaired).
+    """Each metric for runs A and B and the difference B - A, paired game by game (deal by
+    deal) where the runs pair (``pairing``) and both kept the records the metric needs,
+    unpaired between runs of different seeds or sizes (the difference of two independent
+    ratio estimates, its variance the sum of theirs), otherwise from the two summaries
+    (unpaired).
 
     ``names``: builtin metric names and custom definitions (``NAME = mean(EXPR) [where
-    COND]``, analysis.custom), or a --metrics text; None: every builtin metric. A custom
-    metric needs the records it reads in both runs, and a sum of n that is not 0."""
+    COND]``, analysis.custom), or a --metrics text; None: every builtin metric (a deal run
+    leaves out ``deals_per_game``, always 1). A custom metric needs the records it reads in
+    both runs, and a sum of n that is not 0."""
     a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
-    check_pairable(a, b)
-    metrics = [custom_metric(m, (a, b)) if isinstance(m, Custom) else m for m in resolve_metrics(names)]
-    paired = [m for m in metrics if a.has(m.records) and b.has(m.records)]
-    moments = {m.name: PairedMoments() for m in paired}
-    if paired:
-        for va, vb in _aligned(a.per_game(paired), b.per_game(paired)):
-            for m in paired:
-                moments[m.name].add(*va[m.name], *vb[m.name])
+    how = pairing(a, b)
+    metrics = [custom_metric(m, (a, b)) if isinstance(m, Custom) else m
+               for m in resolve_metrics(names, deal_run=a.deal_run)]
+    kept = [m for m in metrics if a.has(m.records) and b.has(m.records)]
+    if how["paired"]:
+        moments = {m.name: PairedMoments() for m in kept}
+        if kept:
+            for va, vb in _aligned(a.per_game(kept), b.per_game(kept)):
+                for m in kept:
+                    moments[m.name].add(*va[m.name], *vb[m.name])
+        estimates = {name: mm.result() for name, mm in moments.items()}
+        totals = {name: (mm.s[1], mm.s[3]) for name, mm in moments.items()}
+    else:
+        per_run = [run_ratio_sums(run, kept) for run in (a, b)]
+        estimates = {m.name: unpaired(per_run[0][m.name], per_run[1][m.name]) for m in kept}
+        totals = {m.name: (per_run[0][m.name]["n"], per_run[1][m.name]["n"]) for m in kept}
     results = {}
     for m in metrics:
-        base = {"label": m.words(a.game), "unit": m.unit_for(a.game), "percent": m.percent}
+        base = {"label": m.words(a.game, a.deal_run), "unit": m.unit_for(a.game, a.deal_run), "percent": m.percent}
         if m.definition is not None:
-            _check_divisor(m, moments[m.name], a, b)
+            _check_divisor(m, totals[m.name], a, b)
             base.update(definition=m.definition, balance=m.balance)
-        if m.name in moments:
-            results[m.name] = {**base, "source": "records", "paired": True, **moments[m.name].result()}
+        if m.name in estimates:
+            results[m.name] = {**base, "source": "records", "paired": how["paired"], **estimates[m.name]}
         else:
             results[m.name] = {**base, **_from_summaries(m, a, b)}
-    return {"game": a.game, "seed": a.seed, "games": a.games, "a": str(a.path), "b": str(b.path),
+    return {"game": a.game, "unit": a.unit, "paired": how["paired"], "pairing": how["why"],
+            "seed": a.seed if a.seed == b.seed else None, "games": a.games if a.games == b.games else None,
+            "seeds": [a.seed, b.seed], "sizes": [a.games, b.games], "a": str(a.path), "b": str(b.path),
             "metrics": results}
 
 
-def _check_divisor(m: Metric, moments: PairedMoments, a: RunRecords, b: RunRecords) -> None:
+def run_ratio_sums(run: RunRecords, metrics: list[Metric]) -> dict:
+    """{metric name: exact sums over the run's games of y, n, y^2, y n and n^2} (ratio_sums),
+    read block by block."""
+    out = {m.name: None for m in metrics}
+    if not metrics:
+        return out
+    for _, _, values in run.per_game(metrics):
+        for name, (y, n) in values.items():
+            block = ratio_sums(y, n)
+            out[name] = block if out[name] is None else {k: out[name][k] + block[k] for k in block}
+    return out
+
+
+def ratio_variance(sums: dict):
+    """(R, Var(R)) of a ratio of per-game sums, exact Fractions (Var None under 2 games;
+    R None when sum(n) is 0): the linearisation over games of the module's docstring."""
+    G, y, n = sums["games"], sums["y"], sums["n"]
+    if n == 0:
+        return None, None
+    r = Fraction(y, n)
+    if G < 2:
+        return r, None
+    residuals = sums["yy"] - 2 * r * sums["yn"] + r * r * sums["nn"]
+    return r, residuals / (Fraction(n, G) ** 2 * G * (G - 1))
+
+
+def unpaired(sums_a: dict, sums_b: dict) -> dict:
+    """B - A of two independent runs' ratios: Welch's standard error, the square root of
+    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile)."""
+    (ra, var_a), (rb, var_b) = ratio_variance(sums_a), ratio_variance(sums_b)
+    out = {"games": None, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None, "ci95": None,
+           "unpaired_ci95": None, "variance_reduction": None}
+    if ra is None or rb is None:
+        return out
+    out.update(a=float(ra), b=float(rb), diff=float(rb - ra))
+    if var_a is not None:
+        out["a_ci95"] = interval(ra, var_a)
+    if var_b is not None:
+        out["b_ci95"] = interval(rb, var_b)
+    if var_a is not None and var_b is not None:
+        out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b)
+    return out
+
+
+def _check_divisor(m: Metric, totals, a: RunRecords, b: RunRecords) -> None:
     """A custom metric whose n sums to 0 over a run's games has no value there: say why."""
-    for run, total in ((a, moments.s[1]), (b, moments.s[3])):
+    for run, total in zip((a, b), totals):
         if total == 0:
             custom = parse_custom(f"{m.name} = {m.definition}")
             if custom.denominator is not None:

@@ -174,13 +174,15 @@ def test_aggregate_only_runs_use_the_summaries_unpaired(run_a, tmp_path):
     assert not r["contract_made"]["paired"]
 
 
-def test_runs_must_pair(run_a, tmp_path):
+def test_runs_pair_only_with_the_same_seed_and_games(run_a, tmp_path):
+    # Other seeds or sizes compare unpaired (values: tests/test_designer.py).
     other_seed = fake_run(tmp_path / "s", DEALS_A, GAMES_A, block_size=2, seed=6)
-    with pytest.raises(MetricsError, match="different seed"):
-        compare_runs(run_a, other_seed)
+    assert not compare_runs(run_a, other_seed)["paired"]
     fewer = fake_run(tmp_path / "f", DEALS_A[:4], GAMES_A[:2], block_size=2)
-    with pytest.raises(MetricsError, match="different games"):
-        compare_runs(run_a, fewer)
+    assert "different number of games (3 and 2)" in compare_runs(run_a, fewer)["pairing"]
+    other_game = fake_run(tmp_path / "d", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
+    with pytest.raises(MetricsError, match="different game"):
+        compare_runs(run_a, other_game)
     with pytest.raises(MetricsError, match="not a run folder"):
         compare_runs(run_a, tmp_path / "nothing")
     (run_a / "records" / "deals-000001.parquet").unlink()
