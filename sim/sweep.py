@@ -256,17 +256,32 @@ def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = Fals
     return Path("runs") / (f"sweep-{game}-{keys}-{seed}-{games}" + ("-deals" if deals else ""))
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def check_plot_path(path: Path) -> None:
-    """Refuse a plot file that could not be written: a folder, or one whose folder cannot
-    be made or takes no new file (tried with an empty temporary file)."""
+    """Refuse a plot file that could not be written: a folder, a path under a file, or one
+    whose folder cannot be made or takes no new file (tried with an empty temporary file),
+    or a file there already that is not a PNG image (a plot is drawn over only a plot)."""
     try:
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "it is a folder")
+        under_file = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if under_file is not None:  # mkdir would say only "File exists" or "Not a directory"
+            raise NotADirectoryError(errno.ENOTDIR, f"{under_file} is a file, not a folder")
+        if path.is_file() and _first_bytes(path) != PNG_SIGNATURE:
+            raise FileExistsError(errno.EEXIST, "it exists and is not a PNG image, so it is kept; "
+                                                "choose another --plot")
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
             pass
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+
+
+def _first_bytes(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(len(PNG_SIGNATURE))
 
 
 TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
