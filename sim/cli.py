@@ -7,10 +7,18 @@ Importing this module is cheap (no numba), so the analyses use it as well.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 
-LARGEST_COUNT = 2**53  # the last whole number a count written as 1e6 still reads exactly
+# A run's games (and so a game's index) at most: every whole number up to it is exact as a
+# float, which the records' statistics and JSON readers use, and the indices stay far
+# inside int64.
+LARGEST_COUNT = 2**53
+# Games in one block at most: a block is played, tabled and written whole in memory (a
+# million games of a few deals each is a few hundred MB; sim.blocks bounds its deal rows).
+LARGEST_BLOCK = 1_000_000
 
 BROKEN_PIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`'s yes
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
@@ -28,20 +36,50 @@ class OneLineParser(argparse.ArgumentParser):
         return 2
 
 
-def whole_count(value) -> int:
-    """A whole number from 1 to 2**53, given as an int, a float such as 1000.0, or text such
-    as "1e6"; anything else is a ValueError naming the value."""
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"'{value}' is not a number") from None
-    if number > LARGEST_COUNT:
-        raise ValueError(f"'{value}' is more than the largest count accepted, 2**53 = {LARGEST_COUNT:,}")
-    if not number.is_integer() or number < 1:
+def whole_count(value, largest: int = LARGEST_COUNT) -> int:
+    """A whole number from 1 to ``largest``, given as an int, a float such as 1000.0, or text
+    such as "1e6", "2**20" or all its digits, read exactly (never rounded through a float);
+    anything else, and anything past ``largest``, is a ValueError naming the value."""
+    number = exact_number(value)
+    if number is None:
+        raise ValueError(f"'{value}' is not a number")
+    if not number.is_finite():
+        raise ValueError(f"'{value}' is not a finite number")
+    if number > largest:
+        raise ValueError(f"'{value}' is more than the largest count accepted, {shown_count(largest)}")
+    if number != number.to_integral_value() or number < 1:
         raise ValueError(f"'{value}' is not a whole number of at least 1")
     return int(number)
+
+
+def exact_number(value):
+    """``value`` (an int, float or text) as an exact Decimal, or None when it is no number.
+    Text may be a power such as ``2**53``, the way the largest count is written."""
+    from decimal import Decimal, InvalidOperation
+
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(value)
+    if not isinstance(value, str):
+        return None
+    power = re.fullmatch(r"\s*(\d+)\s*\*\*\s*(\d+)\s*", value)
+    if power:
+        base, exponent = int(power[1]), int(power[2])
+        if base > 1 and exponent * math.log2(base) > 1024:  # far past any limit: not worth its digits
+            return Decimal(2) ** 1025
+        return Decimal(base**exponent)
+    try:
+        return Decimal(value.strip())
+    except InvalidOperation:
+        return None
+
+
+def shown_count(n: int) -> str:
+    """A limit as the README writes it: '2**53 = 9,007,199,254,740,992', '1,000,000'."""
+    if n > 2**20 and n & (n - 1) == 0:
+        return f"2**{n.bit_length() - 1} = {n:,}"
+    return f"{n:,}"
 
 
 def seed_number(value) -> int:

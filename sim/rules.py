@@ -25,13 +25,26 @@ class RulesError(ValueError):
     """A variant file or rule override the simulator cannot accept."""
 
 
-def opt(default, rule: str, meaning: str, choices=None, low=None, kind=None):
-    """Declare one rule option: its default, rule id, meaning and allowed values.
+# The ranges of the whole-number options. A game's deals and redeals are counted in int16
+# record fields, and sim.blocks gives each of a block's first 256 games room for the longest
+# game the rules allow: 256 x 10,000 deal rows of at most 68 bytes is 175 MB.
+MAX_GAME_DEALS = 10_000
+STOCK = 29  # B-3: the most cards a Bridgette stock holds (every Colon in the deck)
+HAND = 13  # B-2: cards in a Bridgette hand
+MAX_TARGET = 100_000  # D-7, E-9: far past any real game; totals are int32
+# E-7, E-8: a hand's scores are int16 in the records: a team's 24 reneges of a double-deck
+# hand at 1,000 each, plus a 1,000-point moon, still fit.
+MAX_HAND_SCORE = 1_000
+
+
+def opt(default, rule: str, meaning: str, choices=None, low=None, high=None, kind=None):
+    """Declare one rule option: its default, rule id, meaning and allowed values (a whole
+    number's range is ``low`` to ``high``).
 
     A default of None means "decided by other options" (``kind`` then gives the type);
     the rules class fills it in when it is built.
     """
-    meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low,
+    meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low, "high": high,
             "kind": kind or type(default)}
     if isinstance(default, tuple):
         return field(default_factory=lambda: default, metadata=meta)
@@ -64,10 +77,12 @@ class BridgetteDeck:
 
 @dataclass(frozen=True)
 class BridgetteExchange:
-    nondealer_draw: int = opt(2, "B-3", "cards the non-dealer draws", low=0)
-    dealer_draw_numeral: int = opt(4, "B-3", "dealer's draw after a numeral or Little Colon up-card", low=0)
-    dealer_draw_face: int = opt(8, "B-3", "dealer's draw after a J, Q, K or Royal Colon up-card", low=0)
-    dealer_draw_ace: int = opt(12, "B-3", "dealer's draw after an ace or Grand Colon up-card", low=0)
+    nondealer_draw: int = opt(2, "B-3", "cards the non-dealer draws", low=0, high=STOCK)
+    dealer_draw_numeral: int = opt(4, "B-3", "dealer's draw after a numeral or Little Colon up-card",
+                                   low=0, high=STOCK)
+    dealer_draw_face: int = opt(8, "B-3", "dealer's draw after a J, Q, K or Royal Colon up-card",
+                                low=0, high=STOCK)
+    dealer_draw_ace: int = opt(12, "B-3", "dealer's draw after an ace or Grand Colon up-card", low=0, high=STOCK)
     upcard_to: str = opt("nondealer", "B-3", "who draws the up-card: first card of the non-dealer's "
                          "draw, first of the dealer's, or removed", choices=("nondealer", "dealer", "dead"))
 
@@ -80,14 +95,16 @@ class ContractAuction:
                             choices=("continues", "ends"))
     passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
                           "same dealer redeals", choices=("next_deal", "redeal"))
-    max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned", low=0)
+    max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned",
+                      low=0, high=MAX_GAME_DEALS)
 
 
 @dataclass(frozen=True)
 class BridgetteAuction(ContractAuction):
-    min_trump_cards: int = opt(2, "B-6", "cards of a suit needed to bid it", low=0)
+    min_trump_cards: int = opt(2, "B-6", "cards of a suit needed to bid it", low=0, high=HAND)
     nt_needs_all_suits: bool = opt(True, "B-6", "no-trump bids need a card of every suit")
-    jump_min_cards: int = opt(4, "B-6", "cards of a suit needed for a jump bid in it", low=0)
+    jump_min_cards: int = opt(4, "B-6", "cards of a suit needed for a jump bid in it", low=0,
+                                high=HAND)
 
 
 @dataclass(frozen=True)
@@ -111,8 +128,10 @@ class BridgetteScoring:
 
 @dataclass(frozen=True)
 class BridgetteGameLength:
-    deals: int = opt(6, "B-15", "deals in a game", low=1)
-    max_tiebreak_deals: int = opt(1, "B-15", "extra deals at most while the totals are tied", low=0)
+    # Half of MAX_GAME_DEALS each: a game plays up to both.
+    deals: int = opt(6, "B-15", "deals in a game", low=1, high=MAX_GAME_DEALS // 2)
+    max_tiebreak_deals: int = opt(1, "B-15", "extra deals at most while the totals are tied", low=0,
+                                  high=MAX_GAME_DEALS // 2)
 
 
 @dataclass(frozen=True)
@@ -192,10 +211,12 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
         if not isinstance(value, bool):
             raise RulesError(f"option '{dotted}' must be true or false, got {value!r}")
     elif isinstance(default, int):
+        low, high = meta["low"], meta["high"]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(f"option '{dotted}' must be an integer, got {value!r}")
-        if meta["low"] is not None and value < meta["low"]:
-            raise RulesError(f"option '{dotted}' must be at least {meta['low']}, got {value}")
+            raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}, got {value!r}")
+        if not low <= value <= high:
+            raise RulesError(f"option '{dotted}' must be at {'least' if value < low else 'most'} "
+                             f"{low if value < low else high:,}, got {value:,}")
     elif isinstance(default, str):
         if value not in choices:
             raise RulesError(f"option '{dotted}' must be one of "
@@ -218,6 +239,7 @@ def option_table(cls) -> list[dict]:
             default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
             rows.append({"option": f"{sec.name}.{f.name}", "type": f.metadata["kind"].__name__,
                          "default": default, "choices": f.metadata["choices"],
+                         "low": f.metadata["low"], "high": f.metadata["high"],
                          "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
     return rows
 
@@ -278,8 +300,9 @@ class DrawBridgeScoring:
 
 @dataclass(frozen=True)
 class DrawBridgeGameLength:
-    target: int = opt(100, "D-7", "total that wins the game at the end of a deal", low=1)
-    max_deals: int = opt(200, "D-7", "deals after which an unfinished game is abandoned", low=1)
+    target: int = opt(100, "D-7", "total that wins the game at the end of a deal", low=1, high=MAX_TARGET)
+    max_deals: int = opt(200, "D-7", "deals after which an unfinished game is abandoned", low=1,
+                         high=MAX_GAME_DEALS)
 
 
 @dataclass(frozen=True)
@@ -303,22 +326,24 @@ class DrawBridgeRules(_RuleSet):
 class BidEuchreAuction:
     stick_the_dealer: bool = opt(False, "E-3", "when the other three pass, the dealer must bid at least 3")
     ask_cards: int = opt(None, "E-4", "cards passed each way after a 6A (12A) bid; "
-                         "auto: 1, or 2 with variant.double_deck", low=1, kind=int)
+                         "auto: 1, or 2 with variant.double_deck", low=1, high=12, kind=int)
 
 
 @dataclass(frozen=True)
 class BidEuchreScoring:
     ask_all: int = opt(None, "E-7", "score of a 6A (12A) that takes every trick; "
-                       "auto: 12, or 24 with variant.double_deck", low=0, kind=int)
+                       "auto: 12, or 24 with variant.double_deck", low=0, high=MAX_HAND_SCORE, kind=int)
     moon_all: int = opt(None, "E-7", "score of a 6M (12M) that takes every trick; "
-                        "auto: 24, or 48 with variant.double_deck", low=0, kind=int)
-    renege_penalty: int = opt(2, "E-8", "points a renege costs the offending team", low=0)
+                        "auto: 24, or 48 with variant.double_deck", low=0, high=MAX_HAND_SCORE,
+                        kind=int)
+    renege_penalty: int = opt(2, "E-8", "points a renege costs the offending team", low=0, high=MAX_HAND_SCORE)
 
 
 @dataclass(frozen=True)
 class BidEuchreGameLength:
-    target: int = opt(32, "E-9", "total that wins the game at the end of a hand", low=1)
-    max_hands: int = opt(500, "E-9", "hands after which an unfinished game is abandoned", low=1)
+    target: int = opt(32, "E-9", "total that wins the game at the end of a hand", low=1, high=MAX_TARGET)
+    max_hands: int = opt(500, "E-9", "hands after which an unfinished game is abandoned", low=1,
+                         high=MAX_GAME_DEALS)
 
 
 @dataclass(frozen=True)

@@ -177,7 +177,8 @@ def list_options(game: str) -> str:
                  else str(default).lower() if isinstance(default, bool)
                  else f'"{default}"' if isinstance(default, str) else str(default))
         kind = {"tuple": "list", "str": "string", "int": "integer", "bool": "boolean"}[row["type"]]
-        choices = f" ({' | '.join(row['choices'])})" if row["choices"] else ""
+        choices = (f" ({' | '.join(row['choices'])})" if row["choices"]
+                   else f" ({row['low']:,} to {row['high']:,})" if row["type"] == "int" else "")
         lines.append(f"  {row['option']:32s} {kind:8s} default {shown:30s} {row['rule']:5s} "
                      f"{row['meaning']}{choices}")
     return "\n".join(lines)
