@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 PILOT_GAMES = 256
+# Deal rows a block may make room for (the rest after its pilot slice): 2**26 rows of at most
+# 68 bytes is 4.5 GB, held with the compact copy. Longer games need smaller blocks.
+MAX_BLOCK_ROWS = 2**26
 
 
 def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype):
@@ -48,6 +51,12 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
     deals_a, offsets_a, games_a, dd_a = _play(run_games, indices[:pilot], np.full(pilot, max_deals),
                                               deal_dtype, game_dtype, dd_dtype)
     room = min(max_deals, int(games_a["deals"].max(initial=1) * 1.25) + 4)
+    if (count - pilot) * room > MAX_BLOCK_ROWS:
+        from sim.store import RunError
+
+        raise RunError(f"a block of {count:,} games of up to {room:,} deals each needs room for "
+                       f"{(count - pilot) * room:,} deal records, more than the {MAX_BLOCK_ROWS:,} a block may hold: "
+                       f"use --block-size {max(1, MAX_BLOCK_ROWS // room):,} or less")
     deals_b, offsets_b, games_b, dd_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
                                               deal_dtype, game_dtype, dd_dtype)
     games = np.concatenate([games_a, games_b])

@@ -52,6 +52,11 @@ def whole_count(value, largest: int = LARGEST_COUNT) -> int:
     return int(number)
 
 
+def block_size(value) -> int:
+    """Games per block: a whole number from 1 to LARGEST_BLOCK, read as ``whole_count`` reads it."""
+    return whole_count(value, LARGEST_BLOCK)
+
+
 def exact_number(value):
     """``value`` (an int, float or text) as an exact Decimal, or None when it is no number.
     Text may be a power such as ``2**53``, the way the largest count is written."""

@@ -13,7 +13,8 @@ import argparse
 import json
 import sys
 
-from sim.cli import INTERRUPTED_STATUS, OneLineParser, exit_with, plural, seed_number, whole_count
+from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, plural, seed_number, \
+    whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
@@ -30,6 +31,14 @@ def count(text: str) -> int:
     """A positive whole number, also written as 1e6."""
     try:
         return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def block_size_value(text: str) -> int:
+    """Games per block, at most LARGEST_BLOCK."""
+    try:
+        return block_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -67,8 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records", choices=RECORD_MODES, default="deals",
                    help="Parquet records to keep: per-deal and per-game rows (default), per-game rows, or none "
                         "(aggregates and summary only)")
-    p.add_argument("--block-size", type=count, default=None,
-                   help="games per block: one Parquet file and one resume point each (default 50000)")
+    p.add_argument("--block-size", type=block_size_value, default=None,
+                   help=f"games per block: one Parquet file and one resume point each (default 50000, "
+                        f"at most {LARGEST_BLOCK:,})")
     p.add_argument("--dd", action="store_true",
                    help="also value every deal double dummy (every hand seen, perfect play): the deal records "
                         "gain its columns and the summary a section (README, 'Double-dummy runs'); much slower")
