@@ -11,7 +11,7 @@ from kernels.calls import CALL_UNKNOWN, EUCHRE_FIRST_LEVEL, EUCHRE_PASS
 from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_to_cards
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
-from sim.contract import categorical, replay_record, run_kernel, trace_kernel
+from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
 from sim.rules import BidEuchreRules
@@ -259,6 +259,8 @@ def deal_table(rules, deals, policies):
         "tricks0": deals["tricks0"], "tricks1": deals["tricks1"],
         "made": pa.array(made, mask=~played),  # null on void hands: no bid to make
         "score0": deals["score0"], "score1": deals["score1"],
+        **dealer_columns(deals),  # the dealer's team and the other
+        "bidder_is_dealer_team": pa.array((deals["bidder"] - deals["dealer"]) % 2 == 0, mask=~played),
     }
     for seat, policy in enumerate(policies):
         columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])

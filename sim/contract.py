@@ -199,8 +199,24 @@ def made_flags(rules, deals):
     return declarer_made(deals)[1]
 
 
-def contract_columns(deals, policies) -> dict:
-    """The Arrow columns every contract game's deal records share."""
+def dealer_columns(deals, counts=("score", "tricks")) -> dict:
+    """Columns seen from the dealer: for each ``NAME`` of ``counts``, ``NAME_dealer`` and
+    ``NAME_nondealer`` from ``NAME0``/``NAME1``, the dealer's side's and the other's (seat s
+    is on side s mod 2: the seat itself in the two-handed games, its team in Bid Euchre)."""
+    dealer_side = deals["dealer"].astype(np.int64) % 2 == 1
+    columns = {}
+    for name in counts:
+        zero, one = deals[f"{name}0"], deals[f"{name}1"]
+        columns[f"{name}_dealer"] = np.where(dealer_side, one, zero)
+        columns[f"{name}_nondealer"] = np.where(dealer_side, zero, one)
+    return columns
+
+
+def contract_columns(deals, policies, counts=("score", "tricks")) -> dict:
+    """The Arrow columns every contract game's deal records share; ``counts`` are also given
+    from the dealer's side (dealer_columns), with ``declarer_is_dealer`` (null when passed out)."""
+    import pyarrow as pa
+
     contract = deals["contract"].astype(np.int64)
     played, made = declarer_made(deals)
     columns = {
@@ -210,6 +226,8 @@ def contract_columns(deals, policies) -> dict:
         "declarer": deals["declarer"], "doubled": deals["doubled"],
         "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
         "score0": deals["score0"], "score1": deals["score1"],
+        **dealer_columns(deals, counts),
+        "declarer_is_dealer": pa.array(deals["declarer"] == deals["dealer"], mask=~played),
     }
     for seat, policy in enumerate(policies):
         columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])

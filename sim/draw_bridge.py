@@ -105,7 +105,7 @@ def deal_table(rules, deals, policies):
     return pa.table({
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
         "draw_tricks0": deals["draw_tricks0"], "draw_tricks1": deals["draw_tricks1"],
-        **contract.contract_columns(deals, policies),
+        **contract.contract_columns(deals, policies, ("score", "tricks", "draw_tricks")),
         **dd_run.deal_columns(game_info("draw-bridge"), deals),
     })
 

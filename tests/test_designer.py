@@ -78,3 +78,32 @@ def test_deal_runs_of_another_seed_compare_unpaired(colon_runs):
     va, vb = ((x["ci95"][1] - x["value"]) / Z for x in (a.summary["dealer_advantage"], b.summary["dealer_advantage"]))
     half = Z * math.hypot(va, vb)
     assert not m["paired"] and m["ci95"] == pytest.approx([m["diff"] - half, m["diff"] + half])
+
+
+# --- 2. Dealer-relative record columns ------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_dealer_columns_agree_with_the_builtin_dealer_advantage(game, tmp_path):
+    import sim
+
+    run = sim.simulate(game, games=60, seed=4, out=tmp_path / game, block_size=25)
+    d = run.deals()
+    # The builtin metric finds the dealer's side from the game's declaration (seat_sides).
+    r = compare_runs(run.path, run.path, ["dealer_advantage", "mine = mean(score_dealer - score_nondealer)",
+                                          "tricks = mean(tricks_dealer + tricks_nondealer == tricks0 + tricks1)"])
+    m = r["metrics"]
+    assert m["mine"]["a"] == m["dealer_advantage"]["a"] and m["mine"]["a_ci95"] == m["dealer_advantage"]["a_ci95"]
+    assert m["tricks"]["a"] == 1
+    assert set(zip(d["score_dealer"], d["score_nondealer"])) - {(0, 0)}  # not all passed out
+    if game == "bid-euchre":
+        bid = d[d["bid"] != "pass"]
+        assert (bid["bidder_is_dealer_team"] == bid["bidder_from_dealer"].isin([0, 2])).all()
+        assert d.loc[d["bid"] == "pass", "bidder_is_dealer_team"].isna().all()
+    else:
+        made = run.summary["made_by_declarer"]
+        assert (d["declarer_is_dealer"] == True).sum() == made["dealer"]["n"]  # noqa: E712 (null is neither)
+        assert (d["declarer_is_dealer"] == False).sum() == made["non_dealer"]["n"]  # noqa: E712
+        rate = compare_runs(run.path, run.path, ["m = mean(made) where declarer_is_dealer"])["metrics"]["m"]["a"]
+        assert rate == pytest.approx(made["dealer"]["rate"])
+    if game == "draw-bridge":
+        assert (d["draw_tricks_dealer"] == np.where(d["dealer"] == 0, d["draw_tricks0"], d["draw_tricks1"])).all()
