@@ -89,15 +89,29 @@ def shown_count(n: int) -> str:
 
 def seed_number(value) -> int:
     """A seed: a whole number in 0 .. 2**64-1, as an int or its digits."""
-    try:
-        if isinstance(value, (bool, float)):
-            raise TypeError
-        number = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"'{value}' is not an integer seed") from None
+    number = _integer(value, "an integer seed")
     if not 0 <= number < 2**64:
         raise ValueError("the seed must be in 0 .. 2**64-1")
     return number
+
+
+def game_index(value) -> int:
+    """A game's index in a run: a whole number in 0 .. 2**53-1 (a run has at most
+    LARGEST_COUNT games), as an int or its digits."""
+    number = _integer(value, "a game index")
+    if not 0 <= number < LARGEST_COUNT:
+        raise ValueError(f"a game index must be in 0 .. 2**53-1 (runs have at most {shown_count(LARGEST_COUNT)} "
+                         f"games), got {number:,}")
+    return number
+
+
+def _integer(value, what: str) -> int:
+    try:
+        if isinstance(value, (bool, float)):
+            raise TypeError
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{value}' is not {what}") from None
 
 
 def exit_with(main, prog: str):

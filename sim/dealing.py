@@ -37,6 +37,9 @@ SUITS = ("clubs", "diamonds", "hearts", "spades")
 UPCARD_CLASSES = ("numeral", "face", "ace", "colon")
 DEALERS = ("alternate", "0", "1", "2", "3")
 PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptance rate
+# The largest number a --require term may name: every feature of a hand (its cards of a
+# suit, aces, points, trumps) is far smaller, and the kernels keep the bounds in int64.
+MAX_TERM = 1_000
 OPS = {">=": (0, None), "<=": (None, 0), "=": (0, 0), "==": (0, 0), ">": (1, None), "<": (None, -1)}
 TERM = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|=|>|<)\s*(-?\d+)\s*$")
 
@@ -300,6 +303,8 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     name, op, number = match.group(1), match.group(2), int(match.group(3))
     if name not in lay.features:
         raise DealingError(f"--require: '{name}' is not a feature of {game}; features: {', '.join(lay.features)}")
+    if abs(number) > MAX_TERM:
+        raise DealingError(f"--require: '{term}': the number must be from {-MAX_TERM:,} to {MAX_TERM:,}")
     kind, mask = lay.features[name]
     low, high = OPS[op]
     return (kind, mask, -(2**62) if low is None else number + low, 2**62 if high is None else number + high)

@@ -13,8 +13,8 @@ import argparse
 import json
 import sys
 
-from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, plural, seed_number, \
-    whole_count
+from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, plural, \
+    seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
@@ -46,6 +46,14 @@ def block_size_value(text: str) -> int:
 def seed_value(text: str) -> int:
     try:
         return seed_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def index_value(text: str) -> int:
+    """A game's index in a run (sim.show --index)."""
+    try:
+        return game_index(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

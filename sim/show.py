@@ -17,7 +17,7 @@ import json
 from sim.cli import exit_with
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
-from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, seed_value
+from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
 
 REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls", "trump", "trump_exchange",
                "play", "expect")
@@ -27,7 +27,7 @@ def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.show", description=__doc__.split("\n\n")[1])
     parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--seed", type=seed_value, required=True, help="the run's seed")
-    parser.add_argument("--index", type=seed_value, required=True, help="the game's index in the run (0-based)")
+    parser.add_argument("--index", type=index_value, required=True, help="the game's index in the run (0-based)")
     parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based)")
     parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
     parser.add_argument("--dd", action="store_true",
