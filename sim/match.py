@@ -104,10 +104,10 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     """
     module = game_module(game)
     rules = rules if rules is not None else module.RULES()
-    jobs = [(game, rules, a, b, seed, first, min(BLOCK_GAMES, games - first))
-            for first in range(0, games, BLOCK_GAMES)]
+    jobs = ((game, rules, a, b, seed, first, min(BLOCK_GAMES, games - first))
+            for first in range(0, games, BLOCK_GAMES))
     if cluster is None:
-        parts = [match_block(*job) for job in jobs]
+        parts = (match_block(*job) for job in jobs)  # played as they are merged: any number of games
     else:
         from sim.cluster import open_cluster
 
