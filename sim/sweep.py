@@ -31,8 +31,8 @@ from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
-from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, count, \
-    dealing_of, seed_value
+from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
+    block_size_value, count, dealing_of, seed_value
 from sim.store import RECORD_MODES, write_atomic, write_json
 
 
@@ -464,7 +464,8 @@ def build_parser():
     p.add_argument("--records", choices=RECORD_MODES, default="deals",
                    help="records each setting keeps (default deals; without them metrics come from the "
                         "summaries, unpaired, where they can)")
-    p.add_argument("--block-size", type=count, default=None, help="games per block (default 50000)")
+    p.add_argument("--block-size", type=block_size_value, default=None,
+                   help="games per block (default 50000, at most 1,000,000)")
     p.add_argument("--plot", metavar="PATH", help="where to draw the plot (default <out>/sweep.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors and the result")
