@@ -1,0 +1,153 @@
+"""What a seat's sampled worlds say of the hands it cannot see (benchmarks.inference): the
+worlds conditioned on the calls replay the auction that was called (checked with the
+auction kernels themselves, not pimc's model of them), and predict the opponents'
+high-card points better than uniform worlds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks import inference as inf
+from kernels import bid_euchre as ke
+from kernels import bridgette as kb
+from kernels import contract as kc
+from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
+from kernels.step import seats_for
+from sim.api import resolve_policies
+from sim.games import game_module
+from sim.policies import kernel_policies
+
+SEED, N_DEALS, N_WORLDS = 7, 300, 16
+GAMES = ("bridgette", "bid-euchre")
+
+
+def _mask(names, ids=CARD_IDS) -> np.uint64:
+    return np.uint64(sum(1 << ids[c] for c in names))
+
+
+def test_hand_errors_by_hand():
+    """AS KS QS JS CL against 2C 3C: 10 points apart, suits 4 and 2 off (6 / 4 = 1.5), one
+    Colon; Bid Euchre's JS QS KS AS score 1 + 2 + 3 + 4 and 9S TS nothing."""
+    world, truth = _mask(["AS", "KS", "QS", "JS", "CL"]), _mask(["2C", "3C"])
+    errors = inf.hand_errors("bridgette", np.array([world]), np.array([truth]))
+    assert (errors["HCP"][0], errors["suit length"][0], errors["Colons"][0]) == (10, 1.5, 1)
+    world = _mask(["JS", "QS", "KS", "AS"], EUCHRE_CARD_IDS)
+    truth = _mask(["9S", "TS", "9H"], EUCHRE_CARD_IDS)
+    errors = inf.hand_errors("bid-euchre", np.array([world]), np.array([truth]))
+    assert (errors["HCP"][0], errors["suit length"][0]) == (10, 0.75)
+    assert "Colons" not in errors
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def sampled(request):
+    """N_DEALS deals of heuristic games at the end of the auction and every seat's worlds
+    both ways: (game, rules kernel view, deal arrays, worlds, fit)."""
+    game = request.param
+    rules = game_module(game).RULES()
+    kr = rules.to_kernel()
+    kind = kc.KIND_CALL if game == "bridgette" else ke.KIND_CALL
+    block = [d for b in inf.traced_blocks(game, rules, SEED, N_DEALS, kind, 100) for d in b]
+    if game == "bridgette":
+        seats = inf.sampling_seats(game, N_WORLDS, 2)
+        deals = inf.bridgette_block(kr, block)
+        worlds, fit = inf.bridgette_worlds(kr, deals, seats, SEED, 0, True, N_WORLDS)
+    else:
+        seats = inf.sampling_seats(game, N_WORLDS, 4)
+        deals = inf.euchre_block(block)
+        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, N_WORLDS)
+    return game, kr, deals, worlds, fit
+
+
+def _heuristic_seats(game):
+    return seats_for(*kernel_policies(resolve_policies(game, {"all": "heuristic"})))
+
+
+def _auction(game, kr, seats, deals, i, hands) -> list:
+    """The calls heuristic seats holding ``hands`` make in deal ``i``'s auction, from the
+    game's auction kernel."""
+    p = kr.params[0]
+    dealer = int(deals["dealer"][i])
+    seats["hands"][0, :len(hands)] = hands
+    seats["calls"] = -1
+    if game == "bridgette":
+        row = np.zeros(1, dtype=kb.DEAL_DTYPE)
+        seen = deals["unseen"][i] | deals["hands"][i]  # what each seat has not seen, its hand included
+        kc.auction_nb(hands, seen[0], seen[1], kr.tables[0], dealer, 0, int(p["min_trump_cards"]),
+                      bool(p["nt_needs_all_suits"]), int(p["jump_min_cards"]),
+                      p["opening_pass"] == kb.OPENING_PASS_ENDS, p["colon_discard"] == kb.COLON_DISCARD_WHEN_VOID,
+                      seats[0], None, row[0], None)
+        n = int(deals["n_calls"][i])
+        return list(seats["calls"][0, :n]), list(deals["calls"][i, :n])
+    row = np.zeros(1, dtype=ke.DEAL_DTYPE)
+    ke.auction_nb(p, dealer, hands, seats[0], None, row[0], None)
+    return list(seats["calls"][0, :4]), list(deals["calls"][i])
+
+
+def _replays(game, kr, deals, worlds) -> np.ndarray:
+    """``replays[i, s, way, w]``: world ``w`` of seat ``s`` in deal ``i``, the seat's own hand
+    as dealt, gives the auction that was called."""
+    seats = _heuristic_seats(game)
+    out = np.zeros(worlds.shape[:4], dtype=bool)
+    for i, s, way, w in np.ndindex(*out.shape):
+        if game == "bridgette":
+            hands = deals["hands"][i].copy()
+            hands[1 - s] = worlds[i, s, way, w]
+        else:
+            hands = worlds[i, s, way, w].copy()
+        called, actual = _auction(game, kr, seats, deals, i, hands)
+        out[i, s, way, w] = called == actual
+    return out
+
+
+def test_conditioned_worlds_replay_the_auction(sampled):
+    """Each world the model counts as fitting the calls gives, in the game's own auction
+    kernel, the calls that were made, and no other world does; the true hands always do.
+    Where at least 4 of a seat's 16 uniform worlds fit (about one draw in four fits), the
+    sampler has not run out of its 50 draws per world (fewer than 16 fits in 800 draws:
+    about one draw in fifty or fewer fits), so every conditioned world replays the
+    auction."""
+    game, kr, deals, worlds, fit = sampled
+    replays = _replays(game, kr, deals, worlds)
+    assert (replays.sum(axis=3) == fit[..., :2]).all()
+    assert fit[..., inf.FIT_TRUTH].all()
+    seats = _heuristic_seats(game)
+    for i, hands in enumerate(deals["hands"]):
+        called, actual = _auction(game, kr, seats, deals, i, hands.copy())
+        assert called == actual
+    easy = fit[..., inf.UNIFORM] >= 4
+    assert easy.sum() >= 50  # enough such draws to mean something
+    assert replays[..., inf.CONDITIONED, :][easy].all()
+    # Uniform worlds fit far less often: the calls do constrain the worlds.
+    assert replays[..., inf.UNIFORM, :].mean() < 0.5 * replays[..., inf.CONDITIONED, :].mean()
+
+
+def test_conditioned_worlds_know_the_points_better(sampled):
+    """Over the deals, the conditioned worlds' error in the opponents' high-card points is
+    below the uniform worlds' by more than four standard errors of the difference."""
+    game, kr, deals, worlds, fit = sampled
+    hcp = inf.deal_errors(game, deals, worlds)["HCP"]
+    gain = hcp[:, inf.UNIFORM] - hcp[:, inf.CONDITIONED]
+    assert gain.mean() > 4 * gain.std(ddof=1) / math.sqrt(len(gain))
+
+
+def test_before_any_call_both_ways_are_uniform():
+    """After the exchange no call is known: both ways draw uniform worlds, and the ratio's
+    interval (99.9%: 3.29 standard errors) holds 1."""
+    result = inf.study("bridgette", 200, 8, SEED, after_auction=False)
+    hcp = result["errors"]["HCP"]
+    ratio, low, high = inf.ratio_interval(hcp[:, inf.CONDITIONED], hcp[:, inf.UNIFORM])
+    se = (high - low) / (2 * 1.96)
+    assert abs(ratio - 1) < 3.29 * se
+    assert (result["fit"][..., :2] == 8).all()
+
+
+@pytest.mark.parametrize("argv, problem", [(["--deals", "0"], "'0' is not a whole number of at least 1"),
+                                           (["--worlds", "many"], "'many' is not a number"),
+                                           (["--seed", "-1"], "the seed must be in 0 .. 2**64-1")])
+def test_bad_flags_one_line(argv, problem, capsys):
+    assert inf.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and problem in err
