@@ -26,12 +26,14 @@ import ast
 import difflib
 import io
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 FUNCTIONS = ("abs", "min", "max")
-SHAPE = "a custom metric is NAME = mean(EXPR) or NAME = sum(EXPR) / sum(EXPR), then optionally where CONDITION"
+SHAPE = ("a custom metric is NAME = mean(EXPR) or NAME = sum(EXPR) / sum(EXPR), then optionally where CONDITION "
+         "and by COLUMN")
+MAX_DEPTH = 200  # nesting an expression may have: far beyond any metric, well within Python's recursion
 
 
 class CustomError(ValueError):
@@ -75,6 +77,8 @@ class Custom:
     label: str = ""          # NAME = the expression and its condition: the words of tables and plots
     where_text: str = ""     # the condition and the denominator's expression as written
     denominator_text: str = ""
+    by: str | None = None    # the column whose values group the rows: one value of the metric each
+    aggregate_text: str = ""  # mean(EXPR) or sum(EXPR) / sum(EXPR) as written
 
     @property
     def text(self) -> str:
@@ -94,11 +98,11 @@ def parse_custom(text: str) -> Custom:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                   if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
     except tokenize.TokenError:
-        raise CustomError(f"cannot read the metric '{text}': a parenthesis or a quote is not closed") from None
+        raise CustomError(f"cannot read the metric '{_short(text)}': a parenthesis or a quote is not closed") from None
     except SyntaxError as exc:
-        raise CustomError(f"cannot read the metric '{text}': {_first_line(exc)}") from None
+        raise CustomError(f"cannot read the metric '{_short(text)}': {_first_line(exc)}") from None
     if len(tokens) < 3 or tokens[0].type != tokenize.NAME or tokens[1].string != "=":
-        raise CustomError(f"cannot read the metric '{text}': {SHAPE}")
+        raise CustomError(f"cannot read the metric '{_short(text)}': {SHAPE}")
     name = tokens[0].string
     if not name.isidentifier():
         raise CustomError(f"metric name '{name}' must be a plain name (letters, digits, _)")
@@ -108,7 +112,7 @@ def parse_custom(text: str) -> Custom:
             depth += 1
         elif tok.string in ")]}" and tok.type == tokenize.OP:
             depth -= 1
-        elif depth == 0 and tok.type == tokenize.NAME and tok.string in ("where", "balance"):
+        elif depth == 0 and tok.type == tokenize.NAME and tok.string in ("where", "by", "balance"):
             if tok.string in cuts:
                 raise CustomError(f"metric '{name}': '{tok.string}' is given twice")
             cuts[tok.string] = tok
@@ -132,13 +136,34 @@ def parse_custom(text: str) -> Custom:
     balance = None
     if "balance" in cuts:
         balance = _balance(custom, parts["balance"])
+    by = parts.get("by")
+    if by is not None and not (by.isidentifier() and by not in ("where", "by", "balance", "and", "or", "not")):
+        raise custom.error(f"'by' takes one column name, e.g. by upcard_class (got '{_short(by)}')")
     functions = {id(n.func) for node in (numerator, denominator, where) if node is not None
                  for n in ast.walk(node) if isinstance(n, ast.Call)}
     names = [n.id for node in (numerator, denominator, where) if node is not None
              for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in functions]
     shown = text[start:cuts["balance"].start[1]] if "balance" in cuts else text[start:]
-    return Custom(name, custom.definition, numerator, denominator, where, balance, tuple(dict.fromkeys(names)),
-                  f"{name} = {shown.strip()}", parts.get("where", ""), denominator_text)
+    return Custom(name, custom.definition, numerator, denominator, where, balance,
+                  tuple(dict.fromkeys(names + ([by] if by else []))), f"{name} = {shown.strip()}",
+                  parts.get("where", ""), denominator_text, by, head)
+
+
+def group(custom: Custom, value, kind: str) -> Custom:
+    """The metric over the rows whose ``by`` column holds ``value`` (of a column of ``kind``
+    num, bool or text): its condition joined to the metric's own, named NAME[VALUE]."""
+    literal = repr(value) if kind == "text" else str(int(value))
+    condition = f"{custom.by} == {literal}"
+    if custom.where is not None:
+        condition = f"({custom.where_text}) and {condition}"
+    balance = "" if custom.balance is None else f" balance {custom.balance!r}"
+    plain = parse_custom(f"{custom.name} = {custom.aggregate_text} where {condition}{balance}")
+    return replace(plain, name=f"{custom.name}[{value}]", label=f"{custom.label}: {value}")
+
+
+def _short(text: str, width: int = 80) -> str:
+    """``text`` for a one-line message: at most ``width`` characters."""
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _first_line(exc) -> str:
@@ -147,10 +172,27 @@ def _first_line(exc) -> str:
 
 
 def _parse(custom: Custom, text: str) -> ast.expr:
+    """An expression's tree, refused when nested deeper than MAX_DEPTH (so that evaluating
+    it never meets Python's recursion limit)."""
     try:
-        return ast.parse(text, mode="eval").body
+        node = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        raise custom.error(f"cannot read '{text}': {_first_line(exc)}") from None
+        raise custom.error(f"cannot read '{_short(text)}': {_first_line(exc)}") from None
+    except (RecursionError, MemoryError):
+        node = None
+    if node is None or _depth(node) > MAX_DEPTH:
+        raise custom.error(f"'{_short(text)}' is nested too deeply (more than {MAX_DEPTH} levels)")
+    return node
+
+
+def _depth(node: ast.AST) -> int:
+    """How deep the tree under ``node`` goes, counted without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((child, d + 1) for child in ast.iter_child_nodes(n))
+    return deepest
 
 
 def _balance(custom: Custom, text: str) -> float:

@@ -40,16 +40,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from analysis.custom import Column, Custom, CustomError, bind, column_kind, decode, parse_custom, split_items
+from analysis.custom import Column, Custom, CustomError, bind, column_kind, decode, group, parse_custom, split_items
 from sim.games import GAMES, GameInfo, game_info
 from sim.summary import Z95
+from sim.store import RunError, check_records, read_manifest, read_summary
 
 
 class MetricsError(ValueError):
@@ -173,6 +174,7 @@ class Metric:
     definition: str | None = None   # a custom metric's expression (analysis.custom); None: builtin
     game_columns: tuple = ()        # game columns a custom metric reads onto its deal rows
     deal_label: str | None = None   # the words in a deal run, whose games are single deals
+    group: tuple | None = None      # (column, value): one group of a custom metric's ``by COLUMN``
 
     def words(self, game: str, deal_run: bool = False) -> str:
         return _in_words(self.deal_label if deal_run and self.deal_label else self.label, game_info(game))
@@ -310,6 +312,32 @@ def custom_metric(custom: Custom, runs) -> Metric:
                   game_columns=bound.game_columns)
 
 
+MAX_GROUPS = 60  # values a by COLUMN may take: a table per group beyond that is no longer read
+
+
+def custom_metrics(custom: Custom, runs) -> list[Metric]:
+    """``custom`` bound to the columns of ``runs`` (custom_metric); with ``by COLUMN``, one
+    Metric per value COLUMN holds in the runs' records (null aside), in the column's order
+    (a text column's names as the records list them, else ascending), each over the rows
+    of its value."""
+    whole = custom_metric(custom, runs)
+    if custom.by is None:
+        return [whole]
+    kind = "deals" if all(custom.by in run.schema().get("deals", {}) for run in runs) else "games"
+    column = next(run.schema()[kind][custom.by] for run in runs)
+    found = set()
+    for run in runs:
+        for index, _, _ in run.blocks():
+            found.update(v for v in run.read_table(kind, index, [custom.by]).column(custom.by).unique().to_pylist()
+                         if v is not None)
+            if len(found) > MAX_GROUPS:
+                raise MetricsError(f"metric '{custom.name}': '{custom.by}' takes more than {MAX_GROUPS} values in "
+                                   f"{run.path}; group by a column with fewer (a class, a level, a seat)")
+    order = [v for v in column.values or () if v in found] or sorted(found)
+    return [replace(custom_metric(group(custom, value, column.kind), runs), group=(custom.by, value))
+            for value in order]
+
+
 def _escape(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
@@ -358,15 +386,17 @@ class RunRecords:
 
     def __init__(self, path):
         self.path = Path(path)
+        if not (self.path / "manifest.json").exists():
+            raise MetricsError(f"{self.path} is not a run folder (no manifest.json)")
         try:
-            manifest = json.loads((self.path / "manifest.json").read_text())
+            manifest = read_manifest(self.path)
             self.config = manifest["config"]
             self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
             self.block_size, self.records = self.config["block_size"], self.config["records"]
             self.games = manifest.get("games_played", self.games)  # a run stopped by --until
             self.dealing = self.config.get("dealing")  # a deal run's dealing (sim.dealing); None: games
-        except FileNotFoundError:
-            raise MetricsError(f"{self.path} is not a run folder (no manifest.json)") from None
+        except RunError as exc:
+            raise MetricsError(str(exc)) from None
         except (OSError, ValueError, KeyError, TypeError):
             raise MetricsError(f"{self.path}/manifest.json is unreadable or not a run manifest") from None
         if self.game not in GAMES:
@@ -376,6 +406,7 @@ class RunRecords:
         self._schema = None  # the records' columns, read once (schema())
         if not manifest.get("complete") or not (self.path / "summary.json").exists():
             raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
+        self._manifest = manifest
 
     @property
     def deal_run(self) -> bool:
@@ -389,9 +420,17 @@ class RunRecords:
 
     def summary(self) -> dict:
         try:
-            return json.loads((self.path / "summary.json").read_text())
-        except (OSError, ValueError):
-            raise MetricsError(f"{self.path}/summary.json is unreadable") from None
+            return read_summary(self.path, self._manifest)
+        except RunError as exc:
+            raise MetricsError(str(exc)) from None
+
+    def _checked(self, file: Path) -> Path:
+        """``file``, when it is the record file its block wrote (sim.store checksums)."""
+        try:
+            check_records(self.path, [file])
+        except RunError as exc:
+            raise MetricsError(str(exc)) from None
+        return file
 
     def has(self, kind: str) -> bool:
         return kind == "games" and self.records in ("deals", "games") or kind == "deals" and self.records == "deals"
@@ -405,7 +444,7 @@ class RunRecords:
         """Only ``columns`` (and ``game``) of one block's records, as an Arrow table."""
         import pyarrow.parquet as pq
 
-        file = self.path / "records" / f"{kind}-{index:06d}.parquet"
+        file = self._checked(self.path / "records" / f"{kind}-{index:06d}.parquet")
         wanted = ["game", *dict.fromkeys(c for c in columns if c != "game")]
         try:
             return pq.read_table(file, columns=wanted)
@@ -425,7 +464,7 @@ class RunRecords:
             for kind in ("deals", "games"):
                 if not self.has(kind) or not self.games:
                     continue
-                file = self.path / "records" / f"{kind}-000000.parquet"
+                file = self._checked(self.path / "records" / f"{kind}-000000.parquet")
                 try:
                     fields = pq.read_schema(file)
                     texts = [f.name for f in fields if pa.types.is_dictionary(f.type)]
@@ -524,7 +563,12 @@ class PairedMoments:
         G, s, ss = self.games, self.s, self.ss
         out = {"games": G, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None,
                "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
-        if s[1] == 0 or s[3] == 0:
+        if s[1] == 0 or s[3] == 0:  # nothing to pair: the run that has rows keeps its own value
+            for side, i in (("a", 0), ("b", 2)):
+                r, var = ratio_variance({"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i],
+                                         "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]})
+                if r is not None:
+                    out.update({side: float(r), f"{side}_ci95": None if var is None else interval(r, var)})
             return out
         r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
         nbar = [Fraction(s[1], G), Fraction(s[3], G)]
@@ -645,8 +689,8 @@ def compare_runs(path_a, path_b, names=None) -> dict:
     both runs, and a sum of n that is not 0."""
     a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
     how = pairing(a, b)
-    metrics = [custom_metric(m, (a, b)) if isinstance(m, Custom) else m
-               for m in resolve_metrics(names, deal_run=a.deal_run)]
+    metrics = [bound for m in resolve_metrics(names, deal_run=a.deal_run)
+               for bound in (custom_metrics(m, (a, b)) if isinstance(m, Custom) else [m])]
     kept = [m for m in metrics if a.has(m.records) and b.has(m.records)]
     if how["paired"]:
         moments = {m.name: PairedMoments() for m in kept}
@@ -664,7 +708,10 @@ def compare_runs(path_a, path_b, names=None) -> dict:
     for m in metrics:
         base = {"label": m.words(a.game, a.deal_run), "unit": m.unit_for(a.game, a.deal_run), "percent": m.percent}
         if m.definition is not None:
-            _check_divisor(m, totals[m.name], a, b)
+            if m.group is None:  # a group may be empty in a run: no value there, shown as such
+                _check_divisor(m, totals[m.name], a, b)
+            else:
+                base.update(by=m.group[0], group=m.group[1])
             base.update(definition=m.definition, balance=m.balance)
         if m.name in estimates:
             results[m.name] = {**base, "source": "records", "paired": how["paired"], **estimates[m.name]}

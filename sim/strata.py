@@ -221,7 +221,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from dataclasses import replace
 
     from analysis.custom import Custom
-    from analysis.metrics import custom_metric, open_run, resolve_metrics
+    from analysis.metrics import custom_metric, custom_metrics, open_run, resolve_metrics
 
     from sim.api import execute, resolve_policies
 
@@ -248,7 +248,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
                 if isinstance(m, Custom):
                     custom_metric(m, [open_run(folder)])
     runs = [open_run(f) for f in folders]
-    bound = [custom_metric(m, runs) if isinstance(m, Custom) else m for m in specs]
+    bound = [b for m in specs for b in (custom_metrics(m, runs) if isinstance(m, Custom) else [m])]  # by: a group each
     result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
               "neyman_sigmas": sigmas, **report(game, strata, folders, bound)}
     (out / "strata.json").write_text(json.dumps(result, indent=1))

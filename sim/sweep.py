@@ -177,6 +177,10 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     customs = [m for m in specs if isinstance(m, Custom)]
     if customs and records == "none":
         raise MetricsError(f"metric '{customs[0].name}' reads the records, which --records none does not keep")
+    grouped = next((c for c in customs if c.by), None)
+    if grouped is not None:
+        raise MetricsError(f"metric '{grouped.name}': a sweep takes no 'by {grouped.by}' (its settings could hold "
+                           f"other groups); write one metric per group with where {grouped.by} == VALUE")
     chosen = resolve_policies(game, policies)
     settings = settings_of(grid)
     if len(settings) < 2:

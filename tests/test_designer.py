@@ -107,3 +107,109 @@ def test_dealer_columns_agree_with_the_builtin_dealer_advantage(game, tmp_path):
         assert rate == pytest.approx(made["dealer"]["rate"])
     if game == "draw-bridge":
         assert (d["draw_tricks_dealer"] == np.where(d["dealer"] == 0, d["draw_tricks0"], d["draw_tricks1"])).all()
+
+
+# --- 3. Custom metrics by group, and expressions nested too deeply ---------------------------
+
+def ratio_by_hand(frame, y, n):
+    """R = sum(y) / sum(n) over games with its 95% interval, from per-game sums in pandas."""
+    per = frame.assign(y=y, n=n).groupby("game")[["y", "n"]].sum()
+    r = per["y"].sum() / per["n"].sum()
+    g = len(per)
+    var = ((per["y"] - r * per["n"]) ** 2).sum() / ((per["n"].sum() / g) ** 2 * g * (g - 1))
+    return r, [r - Z * math.sqrt(var), r + Z * math.sqrt(var)]
+
+
+def test_by_gives_each_group_its_value_and_interval(colon_runs, capsys):
+    a, b = colon_runs["dealer"], colon_runs["nondealer"]
+    metric = "made_rate = mean(made) where level >= 0 by upcard_class"
+    r = compare_runs(a.path, b.path, [metric, "contract_made"])["metrics"]
+    deals = a.deals(["game", "upcard_class", "level", "made"])
+    played = deals[deals["level"] >= 0]
+    # Every contract played has exactly one up-card class, so contract_made is what the groups add up to.
+    groups = [v for v in ("numeral", "face", "ace", "colon") if (played["upcard_class"] == v).any()]
+    assert [k for k in r if k.startswith("made_rate")] == [f"made_rate[{v}]" for v in groups]
+    for v in groups:
+        value, ci = ratio_by_hand(deals, (deals["level"] >= 0) & (deals["upcard_class"] == v) & deals["made"],
+                                  (deals["level"] >= 0) & (deals["upcard_class"] == v))
+        entry = r[f"made_rate[{v}]"]
+        assert (entry["by"], entry["group"], entry["paired"]) == ("upcard_class", v, True)
+        assert entry["a"] == pytest.approx(value) and entry["a_ci95"] == pytest.approx(ci)
+    assert sum(r[f"made_rate[{v}]"]["a"] * (played["upcard_class"] == v).sum() for v in groups) / len(played) \
+        == pytest.approx(r["contract_made"]["a"])
+    assert compare_main([str(a.path), str(b.path), "--metrics", metric]) == 0
+    assert "made_rate = mean(made) where level >= 0 by upcard_class: face (share of deals)" in capsys.readouterr().out
+
+
+def test_a_group_empty_in_one_run_has_no_value_there(tmp_path):
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    b = fake_run(tmp_path / "b", [d[:4] + (d[4] if d[4] != 3 else 2,) + d[5:] for d in DEALS_A], GAMES_A,
+                 block_size=2)
+    r = compare_runs(a, b, ["m = mean(score0) by level"])["metrics"]
+    # Levels -1, 0, 1, 2, 3 in A; B has no level 3 (its deal is a level 2 there).
+    assert list(r) == ["m[-1]", "m[0]", "m[1]", "m[2]", "m[3]"]
+    assert (r["m[3]"]["a"], r["m[3]"]["b"], r["m[3]"]["diff"]) == (0, None, None)
+    assert (r["m[2]"]["a"], r["m[2]"]["b"]) == (200, 100)  # B's level 2: 200 and 0
+
+
+def test_stratified_runs_report_each_group(tmp_path):
+    import subprocess
+    import sys
+
+    import sim
+
+    out = tmp_path / "strata"
+    result = subprocess.run([sys.executable, "-m", "sim.run", "--deals", "900", "--stratify", "upcard_class",
+                             "--metrics", "m = mean(made) where level >= 0 by declarer_is_dealer", "--quiet",
+                             "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((out / "strata.json").read_text())["metrics"]
+    assert list(metrics) == ["m[False]", "m[True]"]
+    for i, name in enumerate(("numeral", "face", "ace")):
+        d = sim.load_run(out / f"stratum-{name}").deals(["game", "level", "made", "declarer_is_dealer"])
+        d = d[d["level"] >= 0]
+        for who in (False, True):
+            assert metrics[f"m[{who}]"]["by_stratum"][i]["value"] == \
+                pytest.approx(d.loc[d["declarer_is_dealer"] == who, "made"].mean())
+
+
+@pytest.mark.parametrize("expression", ["(" * 10_000 + "made" + ")" * 10_000, " + ".join(["made"] * 10_000),
+                                        "not " * 10_000 + "made", "-" * 10_000 + "level"])
+def test_an_expression_nested_too_deeply_is_one_line(expression, tmp_path):
+    import subprocess
+    import sys
+
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    result = subprocess.run([sys.executable, "-m", "analysis.compare", str(a), str(a), "--metrics",
+                             f"m = mean(made) where {expression}" if "not" in expression else
+                             f"m = mean({expression})"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and len(result.stderr) < 300
+    assert "nested" in result.stderr
+
+
+def test_an_expression_nested_150_deep_still_counts(tmp_path):
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    r = compare_runs(a, a, ["m = mean(" + "-" * 150 + "level)", "n = mean(level)"])["metrics"]
+    assert r["m"]["a"] == r["n"]["a"] == 1  # levels -1, 2, 3, 0 and 1 over 5 deals (hand count: 5 / 5)
+
+
+@pytest.mark.parametrize("metric,message", [
+    ("m = mean(made) by 3", "'by' takes one column name"),
+    ("m = mean(made) by level + 1", "'by' takes one column name"),
+    ("m = mean(made) by levle", "no column 'levle' in the records; did you mean 'level'?"),
+    ("m = mean(made) by score0", "'score0' takes more than 60 values"),
+])
+def test_bad_groups_are_one_line(metric, message, tmp_path, capsys):
+    deals = [(g, 0, 10 * g, 0, 1, True) for g in range(70)]
+    a = fake_run(tmp_path / "a", deals, [(g, 0, 1, 0) for g in range(70)], block_size=30)
+    assert compare_main([str(a), str(a), "--metrics", metric]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_sweep_refuses_groups_in_one_line(tmp_path, capsys):
+    from sim.sweep import main as sweep_main
+
+    assert sweep_main(["--vary", "exchange.dealer_draw_ace=4,8", "--games", "10", "--out", str(tmp_path / "s"),
+                       "--metrics", "m = mean(made) by level"]) == 2
+    assert "a sweep takes no 'by level'" in capsys.readouterr().err and not (tmp_path / "s").exists()
