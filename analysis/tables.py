@@ -10,12 +10,12 @@ in its module of ``analysis.games``. Nothing here imports numba.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from sim.games import GAMES, GameInfo
+from sim.store import RunError, block_aggregates, check_records, read_manifest, read_sealed, read_summary
 from sim.summary import describe, merge, rate
 
 OUTCOMES = ("side 0 wins", "side 1 wins", "drawn", "abandoned")
@@ -66,12 +66,14 @@ class RunData:
         if not manifest_path.exists():
             raise ReportError(f"{self.path} is not a run folder (no manifest.json)")
         try:
-            self.manifest = json.loads(manifest_path.read_text())
+            self.manifest = read_manifest(self.path)
             self.config = self.manifest["config"]
             self.game = self.config["game"]
             self.n_blocks = int(self.manifest["blocks"])
             self.records = self.config["records"]
             done = len(self.manifest["blocks_done"])
+        except RunError as exc:
+            raise ReportError(str(exc)) from None
         except (OSError, ValueError, KeyError, TypeError):
             raise ReportError(f"{manifest_path} is unreadable or not a run manifest") from None
         if self.game not in GAMES:
@@ -81,9 +83,10 @@ class RunData:
             raise ReportError(f"{self.path} holds an unfinished run ({done} of {self.n_blocks} blocks done); "
                               "rerun its sim.run command to finish it")
         try:
-            self.summary = json.loads(summary_path.read_text())
-        except (OSError, ValueError):
-            raise ReportError(f"{summary_path} is unreadable") from None
+            self.summary = read_summary(self.path, self.manifest)
+        except RunError as exc:
+            raise ReportError(str(exc)) from None
+        self._checked = set()  # the kinds whose record files matched their checksums
 
     @property
     def rules(self) -> dict:
@@ -103,6 +106,12 @@ class RunData:
         for f in files:
             if not f.exists():
                 raise ReportError(f"{f} is missing (the run keeps {self.records} records)")
+        if kind not in self._checked:  # once: a damaged file is named, never read
+            try:
+                check_records(self.path, files)
+            except RunError as exc:
+                raise ReportError(str(exc)) from None
+            self._checked.add(kind)
         return files
 
     def has(self, kind: str) -> bool:
@@ -141,11 +150,10 @@ class RunData:
         """The blocks' aggregates merged, read one block file at a time."""
         total = None
         for i in range(self.n_blocks):
-            f = self.path / "blocks" / f"{i:06d}.json"
             try:
-                agg = json.loads(f.read_text())
-            except (OSError, ValueError):
-                raise ReportError(f"{f} is missing or unreadable") from None
+                agg = block_aggregates(read_sealed(self.path / "blocks" / f"{i:06d}.json"))
+            except RunError as exc:
+                raise ReportError(str(exc)) from None
             total = agg if total is None else merge(total, agg)
         return total
 
