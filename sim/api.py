@@ -20,7 +20,7 @@ from pathlib import Path
 from sim.cli import seed_number, whole_count
 from sim.games import DEFAULT_GAME, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
-from sim.rules import merge_tables, parse_set, read_variant
+from sim.rules import merge_tables, parse_set, read_variant, variant_game
 from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records
 from sim.summary import merge
 
@@ -36,7 +36,7 @@ def resolve_rules(game: str, rules=None, set_options=()):
     elif isinstance(rules, dict):
         tables = rules
     else:
-        tables = read_variant(rules)
+        tables = read_variant(rules, game)
     return module.RULES.from_dict(merge_tables(tables, parse_set(set_options)))
 
 
@@ -329,11 +329,14 @@ class Run:
         return load_records(self.path, "games", columns, filter)
 
 
-def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies=None, seed: int = 1,
+def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
              threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False,
              dealing=None) -> Run:
     """Play a run as ``python -m sim.run`` does and return it; resumes an existing folder.
+
+    ``game``: None plays the game ``rules`` is a variant of (sim.rules.variant_game), else
+    DEFAULT_GAME.
 
     ``dealing``: a sim.dealing.Dealing (``sim.dealing.parse("deals", upcard="ace")``) to play
     ``games`` independent deals, dealt as it says, instead of whole games.
@@ -347,6 +350,7 @@ def simulate(game: str = DEFAULT_GAME, games: int = 10_000, rules=None, policies
     """
     games, block_size = _checked("games", whole_count, games), _checked("block_size", whole_count, block_size)
     seed = _checked("seed", seed_number, seed)
+    game = game or variant_game(rules) or DEFAULT_GAME
     if threads is not None:
         threads = _checked("threads", whole_count, threads)
     resolved = resolve_rules(game, rules, set_options)

@@ -25,10 +25,26 @@ INTERRUPTED_STATUS = 130  # 128 + SIGINT
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line naming the problem and exit status 2."""
+    """Bad flags end with one line naming the problem and exit status 2. A command with
+    --game and --rules plays the game its variant is for when --game is not given."""
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        game = next((a for a in self._actions if a.dest == "game"), None)
+        if game is None or not any(a.dest == "rules" for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        default, game.default = game.default, None
+        try:
+            parsed, rest = super().parse_known_args(args, namespace)
+        finally:
+            game.default = default
+        if parsed.game is None:
+            from sim.rules import variant_game  # sim.rules reads TOML through this module
+
+            parsed.game = variant_game(parsed.rules) or default
+        return parsed, rest
 
     def fail(self, problem) -> int:
         """Print a user error as the one line and return the exit status, 2."""

@@ -395,8 +395,9 @@ def rules_for(game: str, tables: dict | None = None):
     return GAMES[game].from_dict(tables)
 
 
-def read_variant(source: str | Path) -> dict:
-    """The option tables of a variant file, given as a path or a shipped variant's name."""
+def read_variant(source: str | Path, game: str | None = None) -> dict:
+    """The option tables of a variant file, given as a path or a shipped variant's name. A
+    variant made for another game than ``game`` (variant_game) is a RulesError."""
     path = Path(source)
     if not path.suffix and not path.exists():
         path = VARIANTS_DIR / f"{source}.toml"
@@ -404,12 +405,41 @@ def read_variant(source: str | Path) -> dict:
             shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
             raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
                              f"{_did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
-    return read_toml(path, "rules", RulesError)
+    tables = read_toml(path, "rules", RulesError)
+    named = tables.pop("game") if isinstance(tables.get("game"), str) else None  # [game] is Bridgette's table
+    if named is not None and named not in GAMES:
+        raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
+    made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
+    if game is not None and made_for is not None and made_for != game:
+        raise RulesError(f"--rules {source} is a {made_for} variant, not one of {game}: leave out --game "
+                         f"(the variant selects its game) or give --game {made_for}")
+    return tables
+
+
+def _shipped_game(name: str) -> str | None:
+    """A shipped variant's game: the start of its name (bid-euchre-joker: bid-euchre)."""
+    return next((g for g in sorted(GAMES, key=len, reverse=True) if name.startswith(f"{g}-")), None)
+
+
+def variant_game(source) -> str | None:
+    """The game a variant selects when none is given: a shipped variant's by its name, a
+    file's by its top-level ``game = "bid-euchre"``; None where it names none, or cannot be
+    read (reading its rules then says why)."""
+    if source is None or isinstance(source, dict):
+        return None
+    path = Path(source)
+    if not path.suffix and not path.exists():
+        return _shipped_game(str(source)) if (VARIANTS_DIR / f"{source}.toml").exists() else None
+    try:
+        named = read_toml(path, "rules", RulesError).get("game")
+    except RulesError:
+        return None
+    return named if isinstance(named, str) and named in GAMES else None
 
 
 def load_rules_file(game: str, path: str | Path):
     """Rules from a TOML variant file (a path or a shipped variant's name)."""
-    return rules_for(game, read_variant(path))
+    return rules_for(game, read_variant(path, game))
 
 
 def parse_set(items) -> dict:

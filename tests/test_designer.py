@@ -213,3 +213,48 @@ def test_a_sweep_refuses_groups_in_one_line(tmp_path, capsys):
     assert sweep_main(["--vary", "exchange.dealer_draw_ace=4,8", "--games", "10", "--out", str(tmp_path / "s"),
                        "--metrics", "m = mean(made) by level"]) == 2
     assert "a sweep takes no 'by level'" in capsys.readouterr().err and not (tmp_path / "s").exists()
+
+
+# --- 5. A variant selects its game ----------------------------------------------------------
+
+def play(*args) -> int:
+    """python -m sim.run with ``args``, in this process."""
+    from sim.run import main
+
+    return main([str(a) for a in args])
+
+
+def test_a_shipped_variant_selects_its_game(tmp_path, capsys):
+    from sim.show import main as show
+
+    assert play("--rules", "bid-euchre-joker", "--games", "20", "--quiet", "--out", tmp_path / "j") == 0
+    config = json.loads((tmp_path / "j" / "manifest.json").read_text())["config"]
+    assert config["game"] == "bid-euchre" and config["rules"]["variant"]["joker"] is True
+    assert show(["--rules", "draw-bridge-must-follow", "--seed", "1", "--index", "0"]) == 0
+    assert capsys.readouterr().out.startswith("Draw Bridge game 0 of seed 1")
+
+
+def test_a_rules_file_names_its_game_and_a_conflicting_game_is_one_line(tmp_path, capsys):
+    rules = tmp_path / "mine.toml"
+    rules.write_text('game = "bid-euchre"\n[variant]\njoker = true\n')
+    assert play("--rules", rules, "--games", "20", "--quiet", "--out", tmp_path / "m") == 0
+    assert json.loads((tmp_path / "m" / "manifest.json").read_text())["config"]["game"] == "bid-euchre"
+    capsys.readouterr()
+    for source in ("bid-euchre-joker", rules):
+        assert play("--rules", source, "--game", "bridgette", "--games", "20", "--out", tmp_path / "x") == 2
+        err = capsys.readouterr().err
+        assert f"--rules {source} is a bid-euchre variant, not one of bridgette" in err and len(err.splitlines()) == 1
+        assert not (tmp_path / "x").exists()
+    rules.write_text('game = "poker"\n')
+    assert play("--rules", rules, "--games", "20", "--out", tmp_path / "x") == 2
+    assert "game = 'poker' is no game" in capsys.readouterr().err
+
+
+def test_the_python_api_plays_the_variants_game(tmp_path):
+    import sim
+    from sim.rules import RulesError
+
+    run = sim.simulate(games=10, rules="bid-euchre-joker", out=tmp_path / "j")
+    assert run.manifest["config"]["game"] == "bid-euchre"
+    with pytest.raises(RulesError, match="is a bid-euchre variant, not one of draw-bridge"):
+        sim.simulate("draw-bridge", games=10, rules="bid-euchre-joker", out=tmp_path / "d")
