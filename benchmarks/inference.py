@@ -42,6 +42,7 @@ from kernels.pimc import (
     calls_agree_nb, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
     sample_bidding_worlds_nb, sample_euchre_calling_worlds_nb,
 )
+from kernels.policies import euchre_strength_nb
 from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
@@ -53,6 +54,9 @@ TARGET = 0.8  # after the auction: conditioned HCP error / uniform HCP error at 
 UNIFORM, CONDITIONED = 0, 1
 # fit[..., k]: how many uniform worlds fit the calls, how many conditioned worlds do, whether the true hand does
 FIT_UNIFORM, FIT_CONDITIONED, FIT_TRUTH = 0, 1, 2
+# The worlds' streams start from the seed mixed with this, apart from the games' streams of
+# the same seed and indices (kernels.rng).
+WORLDS_KEY = np.uint64(0x5851F42D4C957F2D)
 
 
 def sampling_seats(game: str, worlds: int, players: int) -> np.ndarray:
@@ -200,7 +204,7 @@ def bridgette_worlds(kr, deals: dict, seats, seed: int, first: int, after_auctio
     worlds = np.zeros((n, 2, 2, n_worlds), dtype=np.uint64)
     fit = np.zeros((n, 2, 3), dtype=np.int64)
     known = deals["n_calls"] if after_auction else np.zeros(n, dtype=np.int64)
-    contract_worlds_nb(seats, np.uint64(seed), first, deals["hands"], deals["unseen"], deals["discards"],
+    contract_worlds_nb(seats, np.uint64(seed) ^ WORLDS_KEY, first, deals["hands"], deals["unseen"], deals["discards"],
                        deals["upcard"], deals["dealer"], deals["calls"], known, 0, int(p["min_trump_cards"]),
                        bool(p["nt_needs_all_suits"]), int(p["jump_min_cards"]), kr.tables["gain"][0], worlds,
                        fit)
@@ -214,7 +218,7 @@ def euchre_worlds(kr, deals: dict, seats, seed: int, first: int, n_worlds: int):
     n = len(deals["dealer"])
     worlds = np.zeros((n, 4, 2, n_worlds, 4), dtype=np.uint64)
     fit = np.zeros((n, 4, 3), dtype=np.int64)
-    euchre_worlds_nb(seats, np.uint64(seed), first, deals["hands"], deals["dealer"], deals["calls"],
+    euchre_worlds_nb(seats, np.uint64(seed) ^ WORLDS_KEY, first, deals["hands"], deals["dealer"], deals["calls"],
                      deals["joker_discard"], int(p["tricks"]), int(p["double_deck"]), int(p["joker"]),
                      bool(p["stick_the_dealer"]), worlds, fit)
     return worlds, fit
@@ -235,10 +239,22 @@ MEASURES = {
 }
 
 
+@njit(cache=True)
+def best_suit_tricks_nb(hands, out):
+    """``out[i]``: the tricks the Bid Euchre heuristic expects ``hands[i]`` to take alone in
+    its best suit (``euchre_strength_nb``, one deck): what its bid is made of."""
+    for i in range(hands.shape[0]):
+        best = 0.0
+        for trump in range(4):
+            best = max(best, euchre_strength_nb(hands[i], trump, 1))
+        out[i] = best
+
+
 def hand_errors(game: str, worlds: np.ndarray, truth: np.ndarray) -> dict:
     """The absolute error of each world's hand against the true hand (``truth``, broadcast
-    against ``worlds``), by measure: high-card points, suit length (mean over the suits)
-    and, with Colons in the game, Colons held."""
+    against ``worlds``), by measure: high-card points, suit length (mean over the suits),
+    with Colons in the game Colons held, and in Bid Euchre the best suit's tricks
+    (``best_suit_tricks_nb``)."""
     points, suits, colons = MEASURES[game]
 
     def count(hands, mask):
@@ -251,7 +267,17 @@ def hand_errors(game: str, worlds: np.ndarray, truth: np.ndarray) -> dict:
               "suit length": sum(np.abs(count(worlds, m) - count(truth, m)) for m in suits) / len(suits)}
     if colons is not None:
         errors["Colons"] = np.abs(count(worlds, colons) - count(truth, colons))
+    if game == "bid-euchre":
+        errors["best-suit tricks"] = np.abs(best_suit_tricks(worlds) - best_suit_tricks(truth))
     return errors
+
+
+def best_suit_tricks(hands: np.ndarray) -> np.ndarray:
+    """``best_suit_tricks_nb`` of an array of hands of any shape."""
+    flat = np.ascontiguousarray(hands).ravel()
+    out = np.empty(flat.size)
+    best_suit_tricks_nb(flat, out)
+    return out.reshape(hands.shape)
 
 
 def deal_errors(game: str, deals: dict, worlds: np.ndarray) -> dict:
@@ -315,10 +341,10 @@ def describe(game: str, stage: str, result: dict) -> list[str]:
     n = len(fit)
     lines = [f"{game}, {stage}: {n:,} deals, {w} worlds per seat and way, every seat in turn "
              f"(sampling {result['seconds']:.1f} s, {n / result['seconds']:,.0f} deals/s)",
-             f"  {'error in':14s}{'uniform':>9s}{'conditioned':>13s}   ratio [95% interval]"]
+             f"  {'error in':18s}{'uniform':>9s}{'conditioned':>13s}   ratio [95% interval]"]
     for measure, values in errors.items():
         ratio, low, high = ratio_interval(values[:, CONDITIONED], values[:, UNIFORM])
-        lines.append(f"  {measure:14s}{values[:, UNIFORM].mean():9.3f}{values[:, CONDITIONED].mean():13.3f}"
+        lines.append(f"  {measure:18s}{values[:, UNIFORM].mean():9.3f}{values[:, CONDITIONED].mean():13.3f}"
                      f"   {ratio:.3f} [{low:.3f}, {high:.3f}]")
     if stage == AFTER:
         draws = fit[..., FIT_CONDITIONED]
