@@ -573,6 +573,8 @@ def main(argv=None) -> int:
         path = build_report(args.run_dir, args.out)
     except ReportError as exc:
         return p.fail(exc)
+    except OSError as exc:  # a report folder that takes no file: read-only, full, too long a name
+        return p.fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}")
     print(path)
     return 0
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
+from sim.store import claim, holds_runs, write_atomic
 
 ALLOCATIONS = ("proportional", "equal", "neyman")
 PILOT_DEALS = 400  # per stratum, for the neyman allocation
@@ -235,24 +236,31 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
     counts = allocate(strata, deals, allocation, sigmas)
     out = Path(out)
-    folders = []
-    for i, (s, n) in enumerate(zip(strata, counts)):
-        folder = out / f"stratum-{s.name}"
-        if notify is not None:
-            notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} deals -> {folder}")
-        execute(game, rules, policies, stratum_seed(seed, i), n, folder, records, block_size, cluster=cluster,
-                threads=threads, dealing=s.dealing)
-        folders.append(folder)
-        if i == 0:  # a custom metric's columns, checked before the other strata are played
-            for m in specs:
-                if isinstance(m, Custom):
-                    custom_metric(m, [open_run(folder)])
-    runs = [open_run(f) for f in folders]
-    bound = [b for m in specs for b in (custom_metrics(m, runs) if isinstance(m, Custom) else [m])]  # by: a group each
-    result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
-              "neyman_sigmas": sigmas, **report(game, strata, folders, bound)}
-    (out / "strata.json").write_text(json.dumps(result, indent=1))
+    with claim(out, is_strata_folder, "stratified run"):  # this process's alone until strata.json is written
+        folders = []
+        for i, (s, n) in enumerate(zip(strata, counts)):
+            folder = out / f"stratum-{s.name}"
+            if notify is not None:
+                notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} deals -> {folder}")
+            execute(game, rules, policies, stratum_seed(seed, i), n, folder, records, block_size, cluster=cluster,
+                    threads=threads, dealing=s.dealing)
+            folders.append(folder)
+            if i == 0:  # a custom metric's columns, checked before the other strata are played
+                for m in specs:
+                    if isinstance(m, Custom):
+                        custom_metric(m, [open_run(folder)])
+        runs = [open_run(f) for f in folders]
+        # by: a group each
+        bound = [b for m in specs for b in (custom_metrics(m, runs) if isinstance(m, Custom) else [m])]
+        result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
+                  "neyman_sigmas": sigmas, **report(game, strata, folders, bound)}
+        write_atomic(out / "strata.json", json.dumps(result, indent=1).encode())
     return result
+
+
+def is_strata_folder(out: Path, names) -> bool:
+    """A folder a stratified run made: its strata's run folders, strata.json and its report."""
+    return holds_runs(out, names, r"stratum-.+", "strata.json", ("report",))
 
 
 def format_report(result: dict) -> str:

@@ -33,7 +33,7 @@ from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
     block_size_value, count, dealing_of, seed_value
-from sim.store import RECORD_MODES, write_atomic, write_json
+from sim.store import RECORD_MODES, claim, holds_runs, write_atomic, write_json
 
 
 class SweepError(ValueError):
@@ -170,7 +170,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     ``balance_point`` ({metric: value}) where a metric crosses its even value.
     ``plot_path``, where the caller will draw the plot, is checked before any game is played.
     """
-    from sim.api import DEFAULT_BLOCK_SIZE, resolve_policies, resolve_rules
+    from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
 
     specs = resolve_metrics(metrics)
     names = [m.name for m in specs]
@@ -189,8 +189,9 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     for setting in settings:  # every setting is checked before any game is played
         try:
             resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
-        except RulesError as exc:
-            raise RulesError(f"{', '.join(setting_options(setting))}: {exc}") from None
+            check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
+        except ValueError as exc:  # a RulesError, or a RunError from the block's room
+            raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
     if dealing is not None:
         from sim.dealing import checked_plan
 
@@ -208,6 +209,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 
         numba.set_num_threads(threads)
     with ExitStack() as stack:
+        # This sweep's alone while its settings play (the tables are written whole, after).
+        stack.callback(claim(out, is_sweep_folder, "sweep").release)
         extra = {} if dealing is None else {"dealing": dealing}
         if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
             from sim.cluster import open_cluster
@@ -263,6 +266,11 @@ def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = Fals
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+def is_sweep_folder(out: Path, names) -> bool:
+    """A folder a sweep made: setting run folders, its tables and its plot."""
+    return holds_runs(out, names, r"\d{2,}-.+", "sweep.json", ("sweep.csv", "sweep.png"))
+
+
 def check_plot_path(path: Path) -> None:
     """Refuse a plot file that could not be written: a folder, a path under a file, or one
     whose folder cannot be made or takes no new file (tried with an empty temporary file),
@@ -307,11 +315,8 @@ def save_tables(result: dict) -> tuple[Path, Path]:
     writer.writerow([*result["vary"], *TABLE_COLUMNS])
     writer.writerows(rows)
     paths = out / "sweep.json", out / "sweep.csv"
-    try:
-        write_json(paths[0], result)
-        write_atomic(paths[1], text.getvalue().encode())
-    except OSError as exc:
-        raise SweepError(f"cannot write the tables in {out}: {exc.strerror or exc}") from None
+    write_json(paths[0], result)  # a RunError names the file that cannot be written
+    write_atomic(paths[1], text.getvalue().encode())
     return paths
 
 
