@@ -1,0 +1,365 @@
+"""Property tests (hypothesis) of every command's parser: generated flags and values,
+--set options, variant files and replay lines. The property: the command succeeds, or ends
+with exit status 2 and exactly one line on stderr; never a traceback.
+
+Commands run in-process through their ``main(argv)``. Nothing is played at length: a
+command is stopped (``Checked``) where it would play its first block, trace its game, climb
+the ladder, start a cluster or solve, which is after its input has been checked. Each
+property runs 30 examples in ``make test`` and 500 in ``make test-all``, derandomized.
+"""
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sim.games import GAME_NAMES
+from sim.rules import GAMES, option_table
+from tests.conftest import GOLDEN
+
+EXAMPLES = [30, pytest.param(500, marks=pytest.mark.slow)]
+GOLDEN_TEXT = GOLDEN.read_text(encoding="utf-8")
+GOLDEN_CASES = [json.loads(line) for line in GOLDEN_TEXT.splitlines() if line.strip()]
+
+COMMANDS = {name: f"{'analysis' if name in ('report', 'compare') else 'sim'}.{name}"
+            for name in ("run", "show", "match", "ladder", "sweep", "replay", "solve", "report", "compare")}
+
+
+class Checked(Exception):
+    """Raised where a command would start its real work: its input was accepted."""
+
+
+def _stop(*args, **kwargs):
+    raise Checked
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Two finished runs of two games, the same seed, with and without the Colons."""
+    from sim.api import simulate
+
+    folder = tmp_path_factory.mktemp("runs")
+    simulate(games=2, seed=5, out=folder / "run_a")
+    simulate(games=2, seed=5, out=folder / "run_b", rules="bridgette-no-colons")
+    return folder
+
+
+@pytest.fixture
+def stopped(monkeypatch, runs):
+    """Commands stop before playing, tracing, solving, drawing a report or starting a
+    cluster; the finished runs are at hand; numba's thread count is restored."""
+    import numba
+
+    for name in ("sim.bridgette", "sim.draw_bridge", "sim.bid_euchre"):
+        module = importlib.import_module(name)
+        monkeypatch.setattr(module, "run_block", _stop)
+        monkeypatch.setattr(module, "trace_games", _stop)
+    monkeypatch.setattr("sim.cluster.open_cluster", _stop)
+    monkeypatch.setattr("sim.ladder.ladder", _stop)
+    monkeypatch.setattr("sim.dd.Solver", _stop)
+    monkeypatch.setattr("analysis.report.Report", _stop)
+    monkeypatch.setitem(globals(), "RUNS", runs)
+    threads = numba.get_num_threads()
+    yield
+    numba.set_num_threads(threads)
+
+
+def check(strategy, examples: int, prop) -> None:
+    """Run ``prop`` on ``examples`` generated values, the same ones on every run."""
+    settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+             suppress_health_check=list(HealthCheck))(given(strategy)(prop))()
+
+
+def outcome(command: str, argv: list, files: dict | None = None) -> tuple[int, str]:
+    """(exit status, stderr) of ``python -m COMMAND ARGV``, run in this process in a new
+    folder holding the files of ``files_for`` and ``files`` ({name: text})."""
+    main = importlib.import_module(COMMANDS[command]).main
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        files_for(Path(folder))
+        for name, text in (files or {}).items():
+            Path(folder, name).write_text(text, encoding="utf-8")
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = main(argv)
+        except SystemExit as exc:
+            status = exc.code or 0
+        except Checked:
+            status = 0
+        finally:
+            os.chdir(here)
+    return status, err.getvalue()
+
+
+def assert_clean(status, err: str, succeeded=(0,)) -> None:
+    """Success, or status 2 with one line on stderr and no traceback."""
+    assert "Traceback" not in err, err
+    if status not in succeeded:
+        assert status == 2 and err.endswith("\n") and err.count("\n") == 1, (status, err)
+
+
+# --- Values ----------------------------------------------------------------------------------
+
+# Line breaks in an argument show in error lines that quote it; argv rarely holds them.
+TEXT = st.text(st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), max_size=12)
+ODD_NUMBERS = ("nan", "NaN", "inf", "-inf", "Infinity", "-0", "0", "-0.0", "1e400", "-1e400", "1e-400",
+               "1.5", "-1", "0x10", "1_000", "\uff11", "\u0663", "", " ", str(2**64 - 1), str(2**64),
+               str(10**40), "9" * 5000, "1e6", "1", "2")
+
+
+def values(*good: str):
+    """A flag's value: one that works, an odd number, or any text."""
+    return st.one_of(st.sampled_from(good), st.sampled_from(ODD_NUMBERS), TEXT) if good else \
+        st.one_of(st.sampled_from(ODD_NUMBERS), TEXT)
+
+
+def nested(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+# TOML literals as --set and variant files take them.
+TOML_VALUES = st.one_of(
+    st.integers(-(2**70), 2**70).map(str),
+    st.floats(allow_nan=True).map(lambda x: "nan" if x != x else "inf" if x == float("inf")
+                                  else "-inf" if x == float("-inf") else repr(x)),
+    st.sampled_from(["true", "false", "\"dealer\"", "dealer", "[\"grand\"]", "[]", "{a = 1}", "1979-05-27",
+                     "[1, \"a\"]", "\"\"", "'x'", "nan", "-0", "+inf", "0x1F", "1e400"]),
+    st.integers(1, 50).map(nested),
+    TEXT.map(json.dumps),
+    TEXT,
+)
+OPTION_NAMES = sorted({row["option"] for info in GAMES.values() for row in option_table(info)})
+OPTION_KEYS = st.one_of(st.sampled_from(OPTION_NAMES), st.sampled_from(["nodot", "a.b.c", ".x", "x.", "", "game.x"]),
+                        st.builds(lambda a, b: f"{a}.{b}", TEXT, TEXT))
+SET_OPTIONS = st.one_of(st.builds(lambda key, value: f"{key}={value}", OPTION_KEYS, TOML_VALUES), TEXT)
+
+GAME = values(*GAME_NAMES)
+COUNT = values("1", "2", "1e0", "3")
+SEED = values("0", "1", "7", str(2**64 - 1))
+POLICY = values("0=heuristic", "all=random", "1=pimc:worlds=2", "all=heuristic:aggression=0.5", "0=dd",
+                "9=random", "0=heuristic:aggression=nan", "0=heuristic:aggression=", "1=pimc:worlds=1e400",
+                "all=heuristic:nope=1", "0=", "=random")
+SPEC = values("heuristic", "random", "pimc:worlds=2", "heuristic:aggression=-0", "dd", "heuristic:aggression=inf")
+RULES = values("bridgette-no-colons", "bid-euchre-joker", "draw-bridge-must-follow", "no-such-variant",
+               "missing.toml", ".", "a-file.txt")
+OUT = values("out", "a-file.txt/out", "a-file.txt", ".", "new/deeper/out")
+METRICS = values("contract_made", "dealer_advantage,mean_score", "x = mean(score0)", "x = mean(score0 +)",
+                 "x = mean(" + "(" * 300 + "score0" + ")" * 300 + ")", "x = sum(score0) / sum(score1)",
+                 "nope", ",")
+SHARED = {"--game": GAME, "--seed": SEED, "--rules": RULES, "--set": SET_OPTIONS}
+DEALING = {"--conditions": values("missing.toml", "a-file.txt", "."), "--dealer": values("0", "1", "alternate"),
+           "--upcard": values("ace", "face", "numeral", "colon", "CG", "AS,AH"),
+           "--predeal": values("0=CG,AS", "1=AS", "0=ZZ"), "--require": values("0:hcp>=12,spades>=5", "1:aces<=1")}
+
+# Each command's flags: those taking a value (with values to draw) and the switches.
+FLAGS = {
+    "run": ({**SHARED, **DEALING, "--games": COUNT, "--deals": COUNT, "--threads": COUNT, "--block-size": COUNT,
+             "--policy": POLICY, "--out": OUT, "--records": values("deals", "games", "none"),
+             "--until": values("dealer_advantage:0.5", "contract_made:0.01", "x:1", "dealer_advantage:nan"),
+             "--stratify": values("upcard_class", "little_holder", "royal_holder", "grand_holder"),
+             "--allocation": values("proportional", "equal", "neyman", "ace=0.5,face=0.25,numeral=0.25"),
+             "--metrics": METRICS, "--cluster": values("local:1", "local:0", "tcp://host:8786", "tcp://h:99999")},
+            ("--dd", "--quiet", "--list-options")),
+    "show": ({**SHARED, "--index": SEED, "--deal": values("0", "5", "-1"), "--policy": POLICY}, ("--json", "--dd")),
+    "match": ({**SHARED, "--a": SPEC, "--b": SPEC, "--games": COUNT,
+               "--cluster": values("local:1", "local:0")}, ("--json",)),
+    "ladder": ({**SHARED, "--games": COUNT, "--dd-games": COUNT, "--worlds": values("4,16", "2", "0", "4,,4"),
+                "--bid-worlds": values("0", "2"), "--threads": COUNT, "--out": OUT}, ("--json",)),
+    "sweep": ({**SHARED, **DEALING, "--vary": values("exchange.dealer_draw_ace=4,8", "game.target=20,32",
+                                                      "exchange.upcard_to=dealer,dead", "x=1", "a.b=", "game.target=1"),
+               "--games": COUNT, "--deals": COUNT, "--threads": COUNT, "--policy": POLICY, "--out": OUT,
+               "--metrics": METRICS, "--records": values("deals", "none"), "--block-size": COUNT,
+               "--plot": values("p.png", "a-file.txt/x.png", "a-file.txt", ".", "new/p.png"),
+               "--cluster": values("local:1")}, ("--json", "--quiet")),
+    "replay": ({"--engine": values("reference", "kernel")}, ("--json",)),
+    "solve": ({"--at": values("play[3]", "3", "play[0]", "play[]", "play[99]", "play[3")}, ("--json",)),
+    "report": ({"--out": OUT}, ()),
+    "compare": ({"--metrics": METRICS}, ("--json",)),
+}
+
+
+def base_argv(command: str) -> list:
+    """Arguments with which ``command`` succeeds (in a folder that holds the files of
+    ``files_for``); generated ones follow them, and later flags win."""
+    return {"run": ["--games", "2", "--quiet"], "show": ["--seed", "1", "--index", "0"],
+            "match": ["--a", "heuristic", "--b", "random", "--games", "2"], "ladder": ["--games", "2"],
+            "sweep": ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "2", "--quiet"], "replay": ["golden.jsonl"],
+            "solve": ["legal.jsonl"], "report": ["run_a"], "compare": ["run_a", "run_b"]}[command]
+
+
+RUNS = None  # the folder of the two finished runs (fixture ``runs``)
+
+
+def files_for(folder: Path) -> None:
+    """What the generated arguments may name: a regular file, the golden deals (all, and
+    the legal ones alone) and copies of the two runs."""
+    (folder / "a-file.txt").write_text("not a folder\n")
+    (folder / "golden.jsonl").write_text(GOLDEN_TEXT)
+    (folder / "legal.jsonl").write_text("".join(json.dumps(c) + "\n" for c in GOLDEN_CASES
+                                               if "error" not in c["expect"]))
+    for name in ("run_a", "run_b"):
+        shutil.copytree(RUNS / name, folder / name)
+
+
+def argv_items(command: str):
+    """One generated argument or two: a known flag and its value, a switch, an unknown flag,
+    a flag missing its value, or a stray word."""
+    valued, switches = FLAGS[command]
+    with_value = st.sampled_from(sorted(valued)).flatmap(lambda f: valued[f].map(lambda v: [f, v]))
+    items = [with_value, with_value, with_value,
+             st.sampled_from(sorted(valued)).flatmap(lambda f: valued[f].map(lambda v: [f"{f}={v}"])),
+             st.sampled_from(sorted(valued)).map(lambda f: [f]),
+             st.sampled_from(["--bogus", "-x", "--", "-", "--games=", "--gam"]).map(lambda f: [f]),
+             TEXT.map(lambda w: [w])]
+    if switches:
+        items.append(st.sampled_from(switches).map(lambda f: [f]))
+    return st.lists(st.one_of(items), max_size=6).map(lambda parts: [a for part in parts for a in part])
+
+
+# --- Properties -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_generated_flags_succeed_or_fail_in_one_line(command, examples, stopped):
+    def prop(extra):
+        status, err = outcome(command, base_argv(command) + extra)
+        assert_clean(status, err, (0, 1) if command == "replay" else (0,))
+
+    check(argv_items(command), examples, prop)
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+@pytest.mark.parametrize("command", ["run", "show", "match", "ladder", "sweep"])
+def test_generated_set_options_succeed_or_fail_in_one_line(command, examples, stopped):
+    def prop(game, options):
+        argv = base_argv(command) + ["--game", game] + [a for o in options for a in ("--set", o)]
+        assert_clean(*outcome(command, argv))
+
+    check(st.tuples(st.sampled_from(GAME_NAMES), st.lists(SET_OPTIONS, min_size=1, max_size=3)),
+          examples, lambda drawn: prop(*drawn))
+
+
+TOML_FILES = st.one_of(
+    st.lists(st.builds(lambda key, value: f"{key} = {value}", st.sampled_from(OPTION_NAMES), TOML_VALUES),
+             max_size=4).map(lambda lines: "\n".join(lines)),
+    st.lists(st.builds(lambda key, value: f"[{key.split('.')[0]}]\n{key.split('.')[1]} = {value}",
+                       st.sampled_from(OPTION_NAMES), TOML_VALUES), max_size=3).map("\n".join),
+    st.sampled_from(["[exchange", "= 1", "exchange = 1", "[exchange]\n[exchange]", "\ufeffx = 1", "a.b.c = 1"]),
+    TEXT,
+)
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+@pytest.mark.parametrize("command", ["run", "show", "match", "sweep"])
+def test_generated_variant_files_succeed_or_fail_in_one_line(command, examples, stopped):
+    def prop(game, text):
+        argv = base_argv(command) + ["--game", game, "--rules", "variant.toml"]
+        assert_clean(*outcome(command, argv, {"variant.toml": text}))
+
+    check(st.tuples(st.sampled_from(GAME_NAMES), TOML_FILES), examples, lambda drawn: prop(*drawn))
+
+
+# --- Replay lines ---------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), TEXT,
+              st.sampled_from([0.0, 1.0, -0.0, "0", "1", "AS", "CG", "H", "P", 10**30])),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=3)),
+    max_leaves=8)
+FIELDS = ["game", "rules", "dealer", "hands", "stock", "discards", "calls", "trump", "trump_exchange", "play",
+          "expect", "note"]
+
+
+@st.composite
+def replay_lines(draw) -> str:
+    """A golden deal mutated: a field (or an item inside it) of another type, a field
+    missing or extra, or the whole line nested deeply."""
+    case = json.loads(json.dumps(draw(st.sampled_from(GOLDEN_CASES))))
+    for _ in range(draw(st.integers(1, 3))):
+        key = draw(st.sampled_from(FIELDS + ["extra"]))
+        how = draw(st.sampled_from(["replace", "delete", "item", "nest"]))
+        if how == "delete":
+            case.pop(key, None)
+        elif how == "item" and isinstance(case.get(key), (list, dict)) and case[key]:
+            inner = case[key]
+            at = draw(st.sampled_from(sorted(inner) if isinstance(inner, dict) else range(len(inner))))
+            inner[at] = draw(JSON_VALUES)
+        elif how == "nest":
+            case[key] = json.loads(nested(draw(st.integers(1, 200)), json.dumps(case.get(key))))
+        else:
+            case[key] = draw(JSON_VALUES)
+    line = json.dumps(case, allow_nan=True)
+    return draw(st.sampled_from([line, line, line, nested(100_000, line), "{" + line, line + " x"]))
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+@pytest.mark.parametrize("command", ["replay", "solve"])
+def test_generated_replay_lines_succeed_or_fail_in_one_line(command, examples, stopped):
+    def prop(lines, engine):
+        extra = ["--engine", engine] if command == "replay" else []
+        status, err = outcome(command, ["deals.jsonl", *extra], {"deals.jsonl": "\n".join(lines) + "\n"})
+        assert_clean(status, err, (0, 1) if command == "replay" else (0,))
+
+    check(st.tuples(st.lists(replay_lines(), min_size=1, max_size=3), st.sampled_from(["reference", "kernel"])),
+          examples, lambda drawn: prop(*drawn))
+
+
+# --- Hand-checked cases ---------------------------------------------------------------------
+
+BRIDGETTE_CASE = next(c for c in GOLDEN_CASES if c["game"] == "bridgette")
+
+
+@pytest.mark.parametrize("command", ["replay", "solve"])
+@pytest.mark.parametrize("field, value, message", [
+    ("dealer", 0.0, '"dealer" must be a seat 0..1 (an integer), got 0.0'),
+    ("dealer", True, '"dealer" must be a seat 0..1 (an integer), got true'),
+    ("dealer", "0", '"dealer" must be a seat 0..1 (an integer), got "0"'),
+    ("hands", [["AS", 1]], '"hands" must be a list of card lists, got [["AS", 1]]'),
+    ("play", None, '"play" must be a list of cards, got null'),
+    ("trump_exchange", 3, '"trump_exchange" must be a list of card lists or null, got 3'),
+    ("expect", {"score": [500.0, 0]}, '"expect.score" must be a list of integers, got [500.0, 0]'),
+    ("expect", {"scores": [500, 0]}, '"expect" has no field "scores"'),
+    ("game", 5, '"game" must be a string, got 5'),
+])
+def test_a_field_of_the_wrong_type_is_one_line_naming_it(command, field, value, message, tmp_path, stopped):
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(BRIDGETTE_CASE) + "\n" + json.dumps({**BRIDGETTE_CASE, field: value}) + "\n")
+    status, err = outcome(command, [str(path)])
+    assert status == 2 and err.startswith(f"python -m sim.{command}: error: {path}: line 2: {message}")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["replay", "solve"])
+@pytest.mark.parametrize("line, message", [
+    (nested(100_000, "1"), "line 1: nested too deeply"),
+    ('{"game": "bridgette", "rules": ' + nested(100_000, "{}") + "}", "line 1: nested too deeply"),
+    ('{"game": "bridgette", "dealer": ' + "9" * 5000 + "}", "line 1: Exceeds the limit"),
+    ('{"game": "bridgette", "hands": [], "stock": [], "dealer": 0, "x": "a\\nb", "rules": {"a\\nb": 1}}',
+     "line 1: "),
+])
+def test_deep_nesting_huge_numbers_and_line_breaks_are_one_line(command, line, message, tmp_path, stopped):
+    path = tmp_path / "deals.jsonl"
+    path.write_text(line + "\n")
+    status, err = outcome(command, [str(path)])
+    assert status == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_plot_under_a_regular_file_names_the_file_and_keeps_it(stopped, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a folder\n")
+    for plot, problem in [(notes / "x.png", f"{notes} is a file, not a folder"),
+                          (notes / "sub" / "x.png", f"{notes} is a file, not a folder"),
+                          (notes, "it exists and is not a PNG image, so it is kept; choose another --plot")]:
+        argv = base_argv("sweep") + ["--plot", str(plot)]
+        assert outcome("sweep", argv) == (2, f"python -m sim.sweep: error: cannot write the plot {plot}: {problem}\n")
+    assert notes.read_text() == "not a folder\n"
