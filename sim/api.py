@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -21,7 +20,7 @@ from sim.cli import seed_number, whole_count
 from sim.games import DEFAULT_GAME, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant, variant_game
-from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records
+from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records, read_manifest, read_summary
 from sim.summary import merge
 
 DEFAULT_BLOCK_SIZE = 50_000
@@ -156,8 +155,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         from sim.cluster import open_cluster
 
         workers = open_cluster(cluster, threads)
-    with workers as pool:
-        folder = RunFolder(out, config)
+    folder = RunFolder(out, config, notify)  # this process's alone until the run ends
+    with folder, workers as pool:
         done = folder.done()
         todo = [block for block in config.blocks() if block[0] not in done]
         stopping = None if until is None else Stopping(until, game, rules)
@@ -215,14 +214,14 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                 if progress is not None:
                     progress.update(count)
         elapsed = time.perf_counter() - start
-    summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None), policies,
-                             None if plan is None else dealing, acceptance)
-    timing = {"seconds": elapsed, "games_played_now": played,
-              "games_per_second": played / elapsed if elapsed > 0 else None,
-              "compiled": compiled, "compile_seconds": compile_seconds}
-    if pool is not None:
-        timing["cluster"] = where
-    folder.finish(summary, timing, stopping.record() if stopping else None)
+        summary = merged_summary(game, rules, folder.aggregates(stopping.blocks if stopping else None), policies,
+                                 None if plan is None else dealing, acceptance)
+        timing = {"seconds": elapsed, "games_played_now": played,
+                  "games_per_second": played / elapsed if elapsed > 0 else None,
+                  "compiled": compiled, "compile_seconds": compile_seconds}
+        if pool is not None:
+            timing["cluster"] = where
+        folder.finish(summary, timing, stopping.record() if stopping else None)
     return folder, summary, timing
 
 
@@ -232,7 +231,7 @@ def _resume_until(stopping, folder, blocks, done) -> list:
     for k, (index, first, count) in enumerate(blocks):
         if index not in done:
             return blocks[k:]
-        if stopping.add(json.loads(folder.block_file(index).read_text()), count):
+        if stopping.add(folder.read_block(index), count):
             return []
     return []
 
@@ -313,11 +312,11 @@ class Run:
 
     @property
     def manifest(self) -> dict:
-        return json.loads((self.path / "manifest.json").read_text())
+        return read_manifest(self.path)
 
     @property
     def summary(self) -> dict:
-        return json.loads((self.path / "summary.json").read_text())
+        return read_summary(self.path, self.manifest)
 
     def deals(self, columns=None, filter=None):
         """Deal records; ``columns`` and ``filter`` (a pyarrow filter, see sim.store.load_records)
@@ -374,8 +373,10 @@ def _checked(name: str, check, value):
 
 
 def load_run(path) -> Run:
-    """An existing run folder."""
+    """An existing run folder, its manifest and summary checked (a RunError names a damaged
+    file in one line); its records are checked as they are read."""
     path = Path(path)
     if not (path / "summary.json").exists():
         raise RunError(f"{path} is not a finished run folder (no summary.json)")
+    read_summary(path, read_manifest(path))
     return Run(path)
