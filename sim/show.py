@@ -1,4 +1,5 @@
-"""python -m sim.show --game G --seed S --index N [--deal K] [--json]
+"""python -m sim.show --game G --seed S --index N [--deal K] [--json], or RUN_DIR --deal I
+
 
 One simulated game traced in words: hands, up-card, draws and discards, auction, every
 trick with its winner and any Colon effect, and the scores. The same (seed, index) gives
@@ -8,11 +9,15 @@ filled with the engine's outcome, ready for ``python -m sim.replay``. With --dd 
 also gets its double-dummy table and par (``python -m sim.solve``) and every card played
 that cost its side tricks against double dummy (every hand seen, perfect play from that
 card on): an analysis that sees all cards, not a fair judge of a player who cannot.
+Given a run folder, the game, rules, policies, seed and a deal run's conditions are the
+run's (its manifest): ``RUN_DIR --deal I`` shows the deal of row I of its deal records
+(in a deal run, deal I), ``RUN_DIR --index N [--deal K]`` game N of it.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from sim.cli import exit_with
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
@@ -25,10 +30,14 @@ REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls",
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.show", description=__doc__.split("\n\n")[1])
+    parser.add_argument("run", nargs="?", metavar="RUN_DIR",
+                        help="a finished run folder: its game, rules, policies, seed and deal-run conditions")
     parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
-    parser.add_argument("--seed", type=seed_value, required=True, help="the run's seed")
-    parser.add_argument("--index", type=index_value, required=True, help="the game's index in the run (0-based)")
-    parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based)")
+    parser.add_argument("--seed", type=seed_value, help="the run's seed (required without RUN_DIR)")
+    parser.add_argument("--index", type=index_value, help="the game's index in the run (0-based; required "
+                                                          "without RUN_DIR)")
+    parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based); with RUN_DIR "
+                                                 "and no --index, the deal of row I of its deal records")
     parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
     parser.add_argument("--dd", action="store_true",
                         help="add each deal's double-dummy table and par and the tricks each card played lost")
@@ -36,13 +45,22 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from sim.api import resolve_policies, resolve_rules
 
+    plan = None
     try:
+        if args.run is not None:
+            args.game, rules, policies, args.seed, plan = from_run(args, parser)
+            if args.index is None:
+                args.index, args.deal = deal_row(Path(args.run), args.deal)
+        else:
+            missing = [flag for flag, value in (("--seed", args.seed), ("--index", args.index)) if value is None]
+            if missing:
+                parser.error(f"the following arguments are required: {', '.join(missing)} (or RUN_DIR)")
+            rules = resolve_rules(args.game, args.rules, args.set_options)
+            policies = resolve_policies(args.game, args.policy)
         module = game_module(args.game)
-        rules = resolve_rules(args.game, args.rules, args.set_options)
-        policies = resolve_policies(args.game, args.policy)
     except USER_ERRORS as exc:
         return parser.fail(exc)
-    games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index])
+    games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index], plan)
     counted = [d for d in deals if d["counted"]]
     if args.deal is not None and not 0 <= args.deal < len(counted):
         return parser.fail(f"--deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}")
@@ -64,6 +82,62 @@ def main(argv=None) -> int:
             print(f"\ndeal {number} of those shown:")
             print("\n".join(describe(analysis)[1:] + describe_losses(analysis["cards"])))
     return 0
+
+
+def from_run(args, parser):
+    """(game, rules, policies, seed, dealing plan or None) of the run folder ``args.run``,
+    refusing the flags that would make it another run."""
+    from sim.api import resolve_policies, resolve_rules
+    from sim.dealing import from_dict, plan
+    from sim.store import RunError
+
+    given = [flag for flag, value in (("--seed", args.seed), ("--rules", args.rules), ("--set", args.set_options),
+                                      ("--policy", args.policy)) if value]
+    if given:
+        parser.error(f"{given[0]} comes from the run folder's manifest; leave it out with RUN_DIR")
+    folder = Path(args.run)
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        config = manifest["config"]
+        game, seed, version = config["game"], config["seed"], config["rules_version"]
+        rules, names, dealing = config["rules"], config["policies"], config.get("dealing")
+    except FileNotFoundError:
+        raise RunError(f"{folder} is not a run folder (no manifest.json)") from None
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RunError(f"{folder}/manifest.json is unreadable or not a run manifest") from None
+    import sim
+
+    if version != sim.RULES_VERSION:
+        raise RunError(f"{folder} was played by rules version {version}, this simulator is version "
+                       f"{sim.RULES_VERSION}: its deals would not be shown as they were played")
+    rules = resolve_rules(game, rules)
+    policies = resolve_policies(game, {seat: name for seat, name in enumerate(names)})
+    if [p.kernel_params() for p in policies] != config.get("policy_params", [p.kernel_params() for p in policies]):
+        raise RunError(f"{folder} was played with other policy parameters than {', '.join(names)} have now")
+    deal_run = from_dict(dealing)
+    return game, rules, policies, seed, plan(game, rules, deal_run) if deal_run.deal_run else None
+
+
+def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
+    """(game index, counted deal in the game) of row ``row`` of the run's deal records, read
+    from the one block file that holds it."""
+    import pyarrow.parquet as pq
+
+    from sim.store import RunError
+
+    if row is None:
+        raise RunError("give --deal I (a row of the run's deal records) or --index N with a run folder")
+    files = sorted((folder / "records").glob("deals-*.parquet"))
+    if not files:
+        raise RunError(f"{folder} kept no deal records; give --index N (and --deal K) to show game N of it")
+    first = 0
+    for file in files:
+        rows = pq.ParquetFile(file).metadata.num_rows
+        if 0 <= row - first < rows:
+            table = pq.read_table(file, columns=["game", "deal"]).slice(row - first, 1).to_pylist()[0]
+            return int(table["game"]), int(table["deal"])
+        first += rows
+    raise RunError(f"--deal {row}: {folder} holds deal rows 0..{first - 1}")
 
 
 def dd_analysis(case: dict) -> dict:

@@ -258,3 +258,61 @@ def test_the_python_api_plays_the_variants_game(tmp_path):
     assert run.manifest["config"]["game"] == "bid-euchre"
     with pytest.raises(RulesError, match="is a bid-euchre variant, not one of draw-bridge"):
         sim.simulate("draw-bridge", games=10, rules="bid-euchre-joker", out=tmp_path / "d")
+
+
+# --- 6. One deal of a run folder shown --------------------------------------------------------
+
+def shown_rows(run, rows, capsys):
+    """sim.show RUN --deal I --json for each row: (contract, declarer, scores) of the deal shown."""
+    from sim.show import main as show
+
+    out = []
+    for row in rows:
+        assert show([str(run.path), "--deal", str(row), "--json"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 1
+        expect = json.loads(lines[0])["expect"]
+        out.append((expect["contract"], expect["declarer"], expect["score"]))
+    return out
+
+
+def test_show_a_deal_of_a_conditioned_deal_run(tmp_path, capsys):
+    import sim
+    from sim.dealing import parse
+
+    dealing = parse("deals", upcard="ace", require=["1:spades>=5"])
+    run = sim.simulate(games=120, seed=8, dealing=dealing, out=tmp_path / "d", block_size=50)
+    d = run.deals(["game", "contract", "declarer", "score0", "score1"])
+    rows = [0, 49, 50, 119]
+    expected = [("pass" if d["contract"][i] == "pass" else d["contract"][i],
+                 None if d["contract"][i] == "pass" else int(d["declarer"][i]),
+                 [int(d["score0"][i]), int(d["score1"][i])]) for i in rows]
+    assert shown_rows(run, rows, capsys) == expected
+    from sim.show import main as show
+
+    assert show([str(run.path), "--deal", "50"]) == 0
+    words = capsys.readouterr().out
+    assert "up-card A" in words or "up-card CG" in words  # the conditions held: an ace up-card
+
+
+def test_show_a_deal_row_of_a_game_run(tmp_path, capsys):
+    import sim
+    from sim.show import main as show
+
+    run = sim.simulate("draw-bridge", games=30, seed=5, out=tmp_path / "g", block_size=10)
+    d = run.deals(["game", "deal", "contract", "declarer", "score0", "score1"])
+    rows = [0, 1, len(d) // 2, len(d) - 1]
+    assert d["deal"][rows[1]] == 1  # a game's second deal
+    expected = [(d["contract"][i], None if d["contract"][i] == "pass" else int(d["declarer"][i]),
+                 [int(d["score0"][i]), int(d["score1"][i])]) for i in rows]
+    assert shown_rows(run, rows, capsys) == expected
+    for argv, message in [([str(run.path), "--deal", str(len(d))], f"holds deal rows 0..{len(d) - 1}"),
+                          ([str(run.path), "--deal", "0", "--seed", "3"], "--seed comes from the run folder"),
+                          ([str(tmp_path / "none"), "--deal", "0"], "is not a run folder"),
+                          (["--seed", "1"], "required: --index")]:
+        try:
+            status = show(argv)
+        except SystemExit as exc:
+            status = exc.code
+        err = capsys.readouterr().err
+        assert status == 2 and message in err and len(err.splitlines()) == 1, argv

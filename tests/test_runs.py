@@ -226,7 +226,7 @@ def test_other_games_run_and_show(tmp_path, game, variant):
     (["--games", "-5"], "not a whole number"),
     (["--games", "many"], "'many' is not a number"),
     (["--games", "10", "--game", "hearts"], "invalid choice: 'hearts'"),
-    (["--games", "10", "--game", "draw-bridge", "--rules", "bid-euchre-joker"], "unknown rule table 'variant'"),
+    (["--games", "10", "--game", "draw-bridge", "--rules", "bid-euchre-joker"], "not one of draw-bridge"),
     (["--games", "10", "--set", "exchange.upcard_too=dealer"], "did you mean 'exchange.upcard_to'"),
     (["--games", "10", "--set", "exchange.dealer_draw_ace=40"], "the stock holds only 29"),
     (["--games", "10", "--set", "exchange.dealer_draw_ace=many"], "must be an integer"),
