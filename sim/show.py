@@ -107,6 +107,8 @@ def from_run(args, parser):
         raise RunError(f"{folder}/manifest.json is unreadable or not a run manifest") from None
     import sim
 
+    if args.game not in (DEFAULT_GAME, game):  # a --game of its own: the run's is another
+        parser.error(f"--game {args.game}: {folder} is a {game} run; leave out --game with RUN_DIR")
     if version != sim.RULES_VERSION:
         raise RunError(f"{folder} was played by rules version {version}, this simulator is version "
                        f"{sim.RULES_VERSION}: its deals would not be shown as they were played")
