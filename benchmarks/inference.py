@@ -13,10 +13,12 @@ worlds with no call known.
 Reported per way: the mean absolute error of the worlds' opponent hands against the true
 ones in high-card points (Bridgette: J Q K A = 1 2 3 4, Colons 0; Bid Euchre: the same
 table on its 24 cards, whatever the trump), in suit lengths (mean over the four suits)
-and, in Bridgette, in Colons held; the ratio conditioned / uniform with a 95% interval
-over deals (the delta method on the ratio of two means over the same deals); and how many
-conditioned worlds do not explain the calls (the sampler's unconditioned fill-ins). In Bid
-Euchre the opponents are the two seats of the other team. Bridgette is also measured
+and, in Bridgette, in Colons held (Bid Euchre: in the tricks the heuristic expects alone
+in the best suit, what its bids count); the ratio conditioned / uniform with a 95%
+interval over deals (the delta method on the ratio of two means over the same deals); and
+how many conditioned worlds do not fit the calls (the sampler's unconditioned fill-ins; one
+that happens to fit is a world of the conditioned law and is not counted). In Bid Euchre
+the opponents are the two seats of the other team. Bridgette is also measured
 after the exchange, before any call, where only the counts are public: both ways are then
 uniform and the ratio should be 1. The target: after the auction, the HCP error of the
 conditioned worlds at most 0.8 of the uniform worlds', in Bridgette and Bid Euchre. Draw
@@ -47,7 +49,7 @@ from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
 from sim.cli import OneLineParser, exit_with, seed_number, whole_count
-from sim.games import game_module
+from sim.games import game_info, game_module
 from sim.policies import kernel_policies, parse_policy
 
 TARGET = 0.8  # after the auction: conditioned HCP error / uniform HCP error at most this
@@ -339,8 +341,9 @@ def describe(game: str, stage: str, result: dict) -> list[str]:
     worlds fit the calls."""
     errors, fit, w = result["errors"], result["fit"], result["worlds"]
     n = len(fit)
-    lines = [f"{game}, {stage}: {n:,} deals, {w} worlds per seat and way, every seat in turn "
-             f"(sampling {result['seconds']:.1f} s, {n / result['seconds']:,.0f} deals/s)",
+    unit = game_info(game).deal + "s"
+    lines = [f"{game}, {stage}: {n:,} {unit}, {w} worlds per seat and way, every seat in turn "
+             f"(sampling {result['seconds']:.1f} s, {n / result['seconds']:,.0f} {unit}/s)",
              f"  {'error in':18s}{'uniform':>9s}{'conditioned':>13s}   ratio [95% interval]"]
     for measure, values in errors.items():
         ratio, low, high = ratio_interval(values[:, CONDITIONED], values[:, UNIFORM])
@@ -371,6 +374,8 @@ def main(argv=None) -> int:
         n_deals, n_worlds, seed = whole_count(args.deals), whole_count(args.worlds, 4096), seed_number(args.seed)
     except ValueError as exc:
         return parser.fail(exc)
+    if n_deals < 2:
+        return parser.fail("--deals: the intervals need at least 2 deals")
     print(machine_line(machine_facts()) + "; one thread")
     print(f"seed {seed}; time {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     study("bridgette", 1, 1, seed)  # compile or load the kernels: the times below are warm

@@ -145,6 +145,7 @@ def test_before_any_call_both_ways_are_uniform():
 
 
 @pytest.mark.parametrize("argv, problem", [(["--deals", "0"], "'0' is not a whole number of at least 1"),
+                                           (["--deals", "1"], "the intervals need at least 2 deals"),
                                            (["--worlds", "many"], "'many' is not a number"),
                                            (["--seed", "-1"], "the seed must be in 0 .. 2**64-1")])
 def test_bad_flags_one_line(argv, problem, capsys):
