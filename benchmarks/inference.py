@@ -69,6 +69,13 @@ def sampling_seats(game: str, worlds: int, players: int) -> np.ndarray:
     return seats_for(*kernel_policies([policy] * players))
 
 
+@njit(cache=True, inline="always")
+def model_nb(seats, seat):
+    """The parameters with which ``seat``'s samplers model the other seats' calls: its own
+    row (kernels.pimc), read here alone."""
+    return seats.prm[seat]
+
+
 # --- Bridgette ---------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -88,6 +95,7 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
             new_deal_nb(seats)
             note_bridgette_exchange_nb(seats, upcard[i], discards[i, 0], discards[i, 1])
             game_stream_nb(seed, 2 * (first + i) + s, seats.rng)
+            model = model_nb(seats, s)
             for way in range(2):
                 got, _ = sample_bidding_worlds_nb(seats, s, hands[i], unseen[i, s], calls[i], known[i] * way,
                                                   dealer[i], lowest_bid, min_trump_cards, nt_needs_all_suits,
@@ -95,12 +103,12 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
                 for w in range(worlds.shape[3]):
                     world = got[w % got.shape[0]]  # one world only: the seat knows the deal
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += calls_agree_nb(seats.prm[s], world, 1 - s, calls[i], known[i], dealer[i],
-                                                     lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-                                                     gain, seats.odds[1 - s])
-            fit[i, s, FIT_TRUTH] = calls_agree_nb(seats.prm[s], hands[i, 1 - s], 1 - s, calls[i], known[i], dealer[i],
-                                                  lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-                                                  gain, seats.odds[1 - s])
+                    fit[i, s, way] += calls_agree_nb(model, world, 1 - s, calls[i], known[i], dealer[i], lowest_bid,
+                                                     min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                                     seats.odds[1 - s])
+            fit[i, s, FIT_TRUTH] = calls_agree_nb(model, hands[i, 1 - s], 1 - s, calls[i], known[i], dealer[i],
+                                                  lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                                  seats.odds[1 - s])
 
 
 # --- Bid Euchre --------------------------------------------------------------------------------
@@ -122,16 +130,17 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
                 note_joker_discard_nb(seats, dealer[i], joker_discard[i])
             seats.calls[:4] = calls[i]
             game_stream_nb(seed, 4 * (first + i) + s, seats.rng)
+            model = model_nb(seats, s)
             for way in range(2):
                 got = sample_euchre_calling_worlds_nb(seats, s, hands[i], 4 * way, dealer[i], tricks, double_deck,
                                                       joker, stick_the_dealer)
                 for w in range(worlds.shape[3]):
                     world = got[w % got.shape[0]]  # one world only: the seat knows the deal
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += euchre_calls_agree_nb(seats.prm[s], world, s, seats.calls, 4, dealer[i], tricks,
-                                                            copies, stick_the_dealer)
-            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(seats.prm[s], hands[i], s, seats.calls, 4, dealer[i], tricks,
-                                                         copies, stick_the_dealer)
+                    fit[i, s, way] += euchre_calls_agree_nb(model, world, s, seats.calls, 4, dealer[i], tricks, copies,
+                                                            stick_the_dealer)
+            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(model, hands[i], s, seats.calls, 4, dealer[i], tricks, copies,
+                                                         stick_the_dealer)
 
 
 # --- Deals at the end of the auction -----------------------------------------------------------
