@@ -317,3 +317,58 @@ def test_show_a_deal_row_of_a_game_run(tmp_path, capsys):
             status = exc.code
         err = capsys.readouterr().err
         assert status == 2 and message in err and len(err.splitlines()) == 1, argv
+
+
+# --- 4. Intervals from Python -----------------------------------------------------------------
+
+def test_interval_uses_the_summaries_estimator(tmp_path):
+    import analysis
+    import sim
+
+    run = sim.simulate(games=300, seed=12, out=tmp_path / "r", block_size=120)
+    summary = run.summary["dealer_advantage"]
+    whole = analysis.interval(run, "dealer_advantage")
+    assert whole["value"] == pytest.approx(summary["value"]) and whole["ci95"] == pytest.approx(summary["ci95"])
+    assert (whole["games"], whole["n"]) == (300, summary["deals"])
+    # The summary's by_upcard comes from the block aggregates' masks (sim.bridgette.advantage_groups).
+    groups = analysis.interval(run.path, "mean(score_dealer - score_nondealer)", by="upcard_group")
+    for entry in summary["by_upcard"]:
+        if entry["deals"] > 1:
+            mine = groups[entry["upcard"]]
+            assert mine["value"] == pytest.approx(entry["value"]) and mine["ci95"] == pytest.approx(entry["ci95"])
+            assert mine["n"] == entry["deals"]
+    # A DataFrame of the records gives the same, its games the units.
+    deals = run.deals()
+    assert analysis.interval(deals, "mean(score_dealer - score_nondealer)", by="upcard_group") == groups
+    assert analysis.interval(deals, "dealer_advantage", game="bridgette") == whole
+    made = analysis.interval(deals[deals["level"] >= 0], "made_rate = mean(made)")
+    value, ci = ratio_by_hand(deals, (deals["level"] >= 0) & deals["made"], deals["level"] >= 0)
+    assert made["value"] == pytest.approx(run.summary["contracts_made"]["rate"]) == pytest.approx(value)
+    assert made["ci95"] == pytest.approx(ci)
+
+
+def test_interval_of_a_run_without_records_and_bad_requests(tmp_path):
+    import analysis
+    import sim
+    from analysis.metrics import MetricsError
+
+    bare = sim.simulate(games=50, seed=3, out=tmp_path / "n", records="none")
+    entry = analysis.interval(bare, "dealer_advantage")
+    assert entry["value"] == pytest.approx(bare.summary["dealer_advantage"]["value"]) and entry["n"] is None
+    frame = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    import pandas as pd
+
+    deals = pd.concat([pd.read_parquet(f) for f in sorted((frame / "records").glob("deals-*"))])
+    for source, metric, kwargs, message in [
+        (bare, "mean(made)", {}, "did not keep (--records none)"),
+        (deals.drop(columns="game"), "mean(made)", {}, "no 'game' column"),
+        (deals, "dealer_advantage", {}, "needs game="),
+        (frame, "dealer_advantage", {"by": "level"}, "by groups an expression"),
+        (deals, "mean(levle)", {}, "did you mean 'level'?"),
+        (deals, "mean(made", {}, "not closed"),
+    ]:
+        with pytest.raises(MetricsError, match=message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
+            analysis.interval(source, metric, **kwargs)
+    # By hand (tests/test_metrics): the dealer's advantage of the three games is 10 with Var 26364.
+    assert analysis.interval(deals, "dealer_advantage", game="bridgette")["ci95"] == \
+        pytest.approx([10 - Z * math.sqrt(26364), 10 + Z * math.sqrt(26364)])
