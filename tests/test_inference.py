@@ -16,12 +16,10 @@ from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from kernels.step import seats_for
-from sim.api import resolve_policies
-from sim.games import game_module
+from sim.api import resolve_policies, resolve_rules
 from sim.policies import kernel_policies
 
 SEED, N_DEALS, N_WORLDS = 7, 300, 16
-GAMES = ("bridgette", "bid-euchre")
 
 
 def _mask(names, ids=CARD_IDS) -> np.uint64:
@@ -41,12 +39,14 @@ def test_hand_errors_by_hand():
     assert "Colons" not in errors
 
 
-@pytest.fixture(scope="module", params=GAMES)
+@pytest.fixture(scope="module", params=[("bridgette", ()), ("bid-euchre", ()), ("bid-euchre", ("variant.joker=true",))],
+                ids=["bridgette", "bid-euchre", "bid-euchre-joker"])
 def sampled(request):
     """N_DEALS deals of heuristic games at the end of the auction and every seat's worlds
-    both ways: (game, rules kernel view, deal arrays, worlds, fit)."""
-    game = request.param
-    rules = game_module(game).RULES()
+    both ways: (game, rules kernel view, deal arrays, worlds, fit). With E-10's joker the
+    dealer's discard is its own knowledge, one card out of play for the others."""
+    game, options = request.param
+    rules = resolve_rules(game, None, options)
     kr = rules.to_kernel()
     kind = kc.KIND_CALL if game == "bridgette" else ke.KIND_CALL
     block = [d for b in inf.traced_blocks(game, rules, SEED, N_DEALS, kind, 100) for d in b]
