@@ -329,7 +329,8 @@ def listing(folder: Path) -> set[str] | None:
     except FileNotFoundError:
         return None
     except NotADirectoryError:
-        raise RunError(f"output folder {folder} is a file") from None
+        raise RunError(f"output folder {folder} is a file" if folder.is_file()
+                       else f"cannot use output folder {folder}: a folder above it is a file") from None
     except OSError as exc:
         raise RunError(f"cannot use output folder {folder}: {exc.strerror}") from None
 
@@ -436,9 +437,10 @@ class RunFolder:
     def _verified(self) -> set[int]:
         """The blocks whose aggregates and records are whole, by their checksums; one line
         to ``notify`` for each block that a block file marks done but is damaged."""
+        # The files and the manifest's list, not every index: a run can have very many blocks.
+        written = {int(f.stem) for f in (self.path / "blocks").glob("*.json") if f.stem.isdigit()}
         done, blocks = set(), len(self.config.blocks())
-        written = sorted(int(f.stem) for f in (self.path / "blocks").glob("*.json") if f.stem.isdigit())
-        for index in (i for i in written if i < blocks):  # the files, not the indices: runs can have very many
+        for index in sorted(i for i in written | set(self.manifest["blocks_done"]) if i < blocks):
             problem = self.block_problem(index)
             if problem is None:
                 done.add(index)
@@ -585,9 +587,11 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = sorted((Path(path) / "records").glob(f"{kind}-*.parquet"))
-    if not files:
+    manifest = read_manifest(Path(path))
+    if kind not in RECORD_KINDS.get(manifest["config"].get("records"), ()):
         raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
+    # Every block's file, so a missing one is named, never silently left out.
+    files = [Path(path) / "records" / f"{kind}-{i:06d}.parquet" for i in range(int(manifest.get("blocks", 0)))]
     check_records(path, files)
     schemas = [pq.read_schema(f).names for f in files]
     if columns is not None:

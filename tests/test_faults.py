@@ -1,0 +1,355 @@
+"""Faults a run folder survives: damaged or missing files, kill -9 and Ctrl-C, two writers,
+read-only folders, impossible names, and folders a command did not make.
+
+A run of 40 games in blocks of 10 is played once, uninterrupted (``whole``); each fault is
+made on a copy, and the copy, resumed, must end with the same files byte for byte.
+"""
+
+import ctypes
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import sim
+from analysis.compare import main as compare_main
+from analysis.report import main as report_main
+from sim.run import main as run_main
+from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
+from sim.sweep import main as sweep_main
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
+LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
+
+
+def cli(module, *args, timeout=300, **kw):
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+def started(*args):
+    return subprocess.Popen([sys.executable, "-m", "sim.run", *map(str, args)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def fails_in_one_line(status: int, err: str, *words) -> None:
+    assert status == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for word in words:
+        assert str(word) in err, err
+
+
+def files(folder: Path) -> dict:
+    """Every file of a run folder that its records decide, by name: the Parquet records, the
+    block files and the summary (the manifest holds timings)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != "manifest.json"}
+
+
+def everything(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("whole") / "run"
+    assert run_main([*RUN, "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture
+def copy(whole, tmp_path) -> Path:
+    out = tmp_path / "run"
+    shutil.copytree(whole, out)
+    return out
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def flip(path: Path) -> None:
+    """One bit changed in the middle: the file keeps its size (and a JSON file may still parse)."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def delete(path: Path) -> None:
+    path.unlink()
+
+
+DAMAGE = {"truncate": truncate, "empty": empty, "flip": flip, "delete": delete}
+
+
+def resume(out: Path, capsys, *extra) -> tuple[int, str]:
+    status = run_main([*RUN, *extra, "--out", str(out)])
+    return status, capsys.readouterr().err
+
+
+# --- Damaged files ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,how", [
+    ("records/deals-000002.parquet", "truncate"), ("records/deals-000002.parquet", "empty"),
+    ("records/deals-000002.parquet", "flip"), ("records/deals-000002.parquet", "delete"),
+    ("records/games-000002.parquet", "flip"),
+    ("blocks/000002.json", "truncate"), ("blocks/000002.json", "empty"), ("blocks/000002.json", "flip"),
+    ("blocks/000002.json", "delete"),
+])
+def test_a_damaged_block_is_named_by_every_reader_and_played_again_on_resume(whole, copy, capsys, tmp_path,
+                                                                              name, how):
+    DAMAGE[how](copy / name)
+    damaged = copy / name
+    # Readers name the file and read nothing of it.
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err, damaged)
+    fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, damaged)
+    with pytest.raises(RunError, match=str(damaged)):
+        sim.load_run(copy).games() if "games-" in name else sim.load_run(copy).deals()
+    # A resume plays block 2 again, says so in one line, and ends as the whole run.
+    status, err = resume(copy, capsys)
+    assert status == 0 and err.splitlines() == [err.splitlines()[0]], err
+    assert err.startswith(f"block 2 is played again: {damaged} "), err
+    assert files(copy) == files(whole)
+
+
+@pytest.mark.parametrize("how", ["truncate", "flip", "delete"])
+def test_a_damaged_summary_is_named_and_written_again_on_resume(whole, copy, capsys, tmp_path, how):
+    DAMAGE[how](copy / "summary.json")
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                      copy if how == "delete" else copy / "summary.json")
+    with pytest.raises(RunError, match="summary.json"):
+        sim.load_run(copy)
+    status, err = resume(copy, capsys)
+    assert status == 0 and err == ""
+    assert files(copy) == files(whole)
+    assert sim.load_run(copy).summary == sim.load_run(whole).summary
+
+
+@pytest.mark.parametrize("how", ["truncate", "empty", "delete"])
+def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp_path, how):
+    DAMAGE[how](copy / "manifest.json")
+    before = everything(copy)
+    named = "is not empty and is not a run folder" if how == "delete" else copy / "manifest.json"
+    status, err = resume(copy, capsys)
+    fails_in_one_line(status, err, named)
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                      "not a run folder" if how == "delete" else copy / "manifest.json")
+    assert everything(copy) == before
+
+
+def test_a_folder_of_a_release_before_the_checksums_still_resumes_and_reads(whole, copy, capsys, tmp_path):
+    """Block files without their records' checksums, a manifest without the summary's: the
+    files need only exist, and a missing one is played again."""
+    for block in (copy / "blocks").glob("*.json"):
+        aggregates = json.loads(block.read_text())
+        del aggregates["record_files"], aggregates["checksum"]
+        block.write_text(json.dumps(aggregates))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["summary"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert compare_main([str(whole), str(copy)]) == 0
+    assert sim.load_run(copy).deals().equals(sim.load_run(whole).deals())
+    (copy / "records" / "games-000001.parquet").unlink()
+    status, err = resume(copy, capsys)
+    assert status == 0 and err == f"block 1 is played again: {copy}/records/games-000001.parquet is missing\n"
+    assert files(copy)["records/games-000001.parquet"] == files(whole)["records/games-000001.parquet"]
+
+
+# --- Interruptions ---------------------------------------------------------------------------
+
+def kill_at(args, out: Path, delay: float, sig=signal.SIGKILL) -> None:
+    """Start a run and send it ``sig`` ``delay`` seconds after it holds its folder."""
+    proc = started(*args, "--out", out)
+    deadline = time.time() + 60
+    while not (out / LOCK_NAME).exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    time.sleep(delay)
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+
+
+def test_kill_9_leaves_no_lock_and_the_resumed_run_is_the_whole_run(whole, tmp_path, capsys):
+    out = tmp_path / "run"
+    kill_at(RUN, out, random.Random(7).uniform(0, 0.05))
+    status, err = resume(out, capsys)
+    assert status == 0 and err == "", err
+    assert files(out) == files(whole)
+    assert not (out / LOCK_NAME).exists()
+
+
+@pytest.mark.slow
+def test_kill_9_and_ctrl_c_at_random_points_then_resume_give_the_whole_run(tmp_path):
+    """Twenty interruptions at random points of a 3,000-game run (block files of 100 games,
+    each written while the next block plays), of its first run and of its resumes."""
+    args = ["--games", "3000", "--block-size", "100", "--seed", "11", "--quiet"]
+    whole = tmp_path / "whole"
+    assert cli("sim.run", *args, "--out", whole).returncode == 0
+    rng = random.Random(2024)
+    for k in range(20):
+        out = tmp_path / f"cut{k}"
+        for _ in range(rng.randint(1, 3)):
+            kill_at(args, out, rng.uniform(0, 0.4), rng.choice([signal.SIGKILL, signal.SIGINT]))
+        done = cli("sim.run", *args, "--out", out)
+        assert done.returncode == 0, done.stderr
+        assert files(out) == files(whole), k
+        assert not [p for p in out.rglob("*") if p.name.endswith(".tmp") or p.name == LOCK_NAME]
+
+
+def test_ctrl_c_then_resume_gives_the_whole_run_and_frees_the_folder(whole, tmp_path, capsys):
+    out = tmp_path / "run"
+    kill_at(RUN, out, 0.01, signal.SIGINT)
+    assert not (out / LOCK_NAME).exists()  # released on the way out
+    status, _ = resume(out, capsys)
+    assert status == 0 and files(out) == files(whole)
+
+
+# --- One writer ------------------------------------------------------------------------------
+
+def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, tmp_path):
+    (copy / "records" / "deals-000001.parquet").unlink()  # work left for the second writer
+    before = everything(copy)
+    with FolderLock(copy, "run"):
+        began = time.time()
+        second = cli("sim.run", *RUN, "--out", copy)
+        fails_in_one_line(second.returncode, second.stderr, f"{copy} is being written by another run",
+                          f"pid {os.getpid()} on {socket.gethostname()}, since ")
+        assert time.time() - began < 30
+        assert everything(copy) == {**before, LOCK_NAME: (copy / LOCK_NAME).read_bytes()}
+    assert not (copy / LOCK_NAME).exists()
+    assert cli("sim.run", *RUN, "--out", copy).returncode == 0
+    assert files(copy) == files(whole)
+
+
+@pytest.mark.slow
+def test_two_identical_runs_started_together_one_plays_the_other_ends_in_one_line(tmp_path):
+    args = ["--games", "60000", "--block-size", "2000", "--seed", "5", "--quiet"]
+    whole = tmp_path / "whole"
+    assert cli("sim.run", *args, "--out", whole).returncode == 0
+    out = tmp_path / "run"
+    procs = [started(*args, "--out", out) for _ in range(2)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+    assert sorted(r for r, _ in results) == [0, 2], results
+    status, err = next(r for r in results if r[0] == 2)
+    fails_in_one_line(status, err, "is being written by another run (pid")
+    assert files(out) == files(whole)
+
+
+def test_temporaries_are_removed_only_when_their_writer_is_gone(whole, copy, capsys):
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    mine = temporary(copy / "records" / "deals-000000.parquet")
+    mine.write_bytes(b"a living writer's half file")
+    dead = mine.with_name(mine.name.replace(f"-{os.getpid()}-", f"-{gone.pid}-"))
+    dead.write_bytes(b"a dead writer's half file")
+    (copy / "blocks" / "000003.json").unlink()
+    status, _ = resume(copy, capsys)
+    assert status == 0 and mine.exists() and not dead.exists()
+    mine.unlink()
+    assert files(copy) == files(whole)
+
+
+# --- Folders that cannot be written ------------------------------------------------------------
+
+def _without_override():
+    """As root, drop the capability to write whatever the permissions say, so a read-only
+    folder is read-only to the command too."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl")
+
+
+def test_resuming_in_a_read_only_folder_is_one_line_and_changes_nothing(copy):
+    (copy / "blocks" / "000003.json").unlink()  # a run cut short
+    before = everything(copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        result = cli("sim.run", *RUN, "--out", copy, preexec_fn=_without_override if os.geteuid() == 0 else None)
+    finally:
+        for path in [copy, *copy.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)
+    fails_in_one_line(result.returncode, result.stderr, f"cannot write in {copy}: Permission denied")
+    assert everything(copy) == before
+
+
+WRITERS = {
+    "run": (run_main, RUN),
+    "deal run": (run_main, ["--deals", "20", "--block-size", "10", "--quiet"]),
+    "stratified": (run_main, ["--deals", "40", "--stratify", "upcard_class", "--quiet"]),
+    "sweep": (sweep_main, ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--block-size", "10",
+                           "--quiet"]),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "stratified", "sweep"])
+def test_a_name_too_long_is_one_line(tmp_path, capsys, command):
+    main, argv = WRITERS[command]
+    fails_in_one_line(main([*argv, "--out", str(tmp_path / LONG_NAME)]), capsys.readouterr().err, LONG_NAME,
+                      "File name too long")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_folder_too_long_is_one_line(whole, capsys, tmp_path):
+    fails_in_one_line(report_main([str(whole), "--out", str(tmp_path / LONG_NAME)]), capsys.readouterr().err,
+                      "File name too long")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_disk_that_fills_up_mid_run_is_one_line_and_the_run_resumes(whole, tmp_path, capsys, monkeypatch):
+    """The third file renamed into place fails as a full disk would: what was written stays."""
+    import errno
+
+    import sim.store
+
+    renames, replace = [], os.replace
+
+    def full(src, dst):
+        renames.append(dst)
+        if len(renames) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        replace(src, dst)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(sim.store.os, "replace", full)
+    status, err = resume(out, capsys)
+    fails_in_one_line(status, err, f"cannot write {out / renames[2].relative_to(out)}: No space left on device")
+    monkeypatch.setattr(sim.store.os, "replace", replace)
+    assert not list(out.rglob("*.tmp")) and not (out / LOCK_NAME).exists()
+    status, _ = resume(out, capsys)
+    assert status == 0 and files(out) == files(whole)
+
+
+# --- Folders a command did not make --------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["deal run", "stratified", "sweep"])
+@pytest.mark.parametrize("theirs", ["notes.txt", "sweep.csv", "strata.json"])
+def test_a_folder_a_command_did_not_make_is_refused_and_left_as_it_was(tmp_path, capsys, command, theirs):
+    main, argv = WRITERS[command]
+    out = tmp_path / "theirs"
+    out.mkdir()
+    (out / theirs).write_text("a user's file")
+    fails_in_one_line(main([*argv, "--out", str(out)]), capsys.readouterr().err, f"output folder {out} is not empty")
+    assert everything(out) == {theirs: b"a user's file"}
+
+
+def test_a_sweep_resumes_its_own_folder(tmp_path):
+    argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--block-size", "10", "--quiet",
+            "--out", str(tmp_path / "sweep")]
+    assert sweep_main(argv) == 0
+    table = (tmp_path / "sweep" / "sweep.csv").read_bytes()
+    load_records(tmp_path / "sweep" / "01-exchange.dealer_draw_ace=8")  # a setting is a run folder
+    assert sweep_main(argv) == 0 and (tmp_path / "sweep" / "sweep.csv").read_bytes() == table
