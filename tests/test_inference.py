@@ -39,8 +39,9 @@ def test_hand_errors_by_hand():
     assert "Colons" not in errors
 
 
-@pytest.fixture(scope="module", params=[("bridgette", ()), ("bid-euchre", ()), ("bid-euchre", ("variant.joker=true",))],
-                ids=["bridgette", "bid-euchre", "bid-euchre-joker"])
+@pytest.fixture(scope="module", params=[("bridgette", ()), ("bridgette", ("exchange.upcard_to=dead",)),
+                                        ("bid-euchre", ()), ("bid-euchre", ("variant.joker=true",))],
+                ids=["bridgette", "bridgette-dead-upcard", "bid-euchre", "bid-euchre-joker"])
 def sampled(request):
     """N_DEALS deals of heuristic games at the end of the auction and every seat's worlds
     both ways: (game, rules kernel view, deal arrays, worlds, fit). With E-10's joker the
@@ -100,6 +101,28 @@ def _replays(game, kr, deals, worlds) -> np.ndarray:
         called, actual = _auction(game, kr, seats, deals, i, hands)
         out[i, s, way, w] = called == actual
     return out
+
+
+def test_worlds_deal_only_the_unseen_cards(sampled):
+    """A Bridgette world gives the opponent 13 cards the seat has not seen (never its
+    discards or a dead up-card); a Bid Euchre world keeps the seat's hand and deals the
+    others 6 cards each, apart, from the rest of the deck (with the joker, less the card
+    out of play)."""
+    game, kr, deals, worlds, fit = sampled
+    if game == "bridgette":
+        seen = deals["hands"] | deals["discards"]
+        if kr.params[0]["upcard_to"] == kb.UPCARD_DEAD:
+            seen |= (np.uint64(1) << deals["upcard"].astype(np.uint64))[:, None]
+        assert (worlds & seen[:, :, None, None] == 0).all()
+        assert (np.bitwise_count(worlds) == 13).all()
+        return
+    deck = np.uint64(sum(1 << int(c) for c in kr.deck))
+    hands = deals["hands"]
+    for s in range(4):
+        assert (worlds[:, s, :, :, s] == hands[:, s, None, None]).all()
+    assert (np.bitwise_count(worlds) == 6).all()
+    held = np.bitwise_or.reduce(worlds, axis=4)
+    assert (np.bitwise_count(held) == 24).all() and (held & ~deck == 0).all()
 
 
 def test_conditioned_worlds_replay_the_auction(sampled):
