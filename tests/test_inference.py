@@ -66,9 +66,9 @@ def _heuristic_seats(game):
     return seats_for(*kernel_policies(resolve_policies(game, {"all": "heuristic"})))
 
 
-def _auction(game, kr, seats, deals, i, hands) -> list:
+def _auction(game, kr, seats, deals, i, hands) -> tuple[list, list]:
     """The calls heuristic seats holding ``hands`` make in deal ``i``'s auction, from the
-    game's auction kernel."""
+    game's auction kernel, and the calls made in the deal."""
     p = kr.params[0]
     dealer = int(deals["dealer"][i])
     seats["hands"][0, :len(hands)] = hands
