@@ -48,9 +48,10 @@ from kernels.policies import euchre_strength_nb
 from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
-from sim.cli import OneLineParser, exit_with, seed_number, whole_count
+from sim.cli import OneLineParser, exit_with
 from sim.games import game_info, game_module
 from sim.policies import kernel_policies, parse_policy
+from sim.run import count, seed_value
 
 TARGET = 0.8  # after the auction: conditioned HCP error / uniform HCP error at most this
 UNIFORM, CONDITIONED = 0, 1
@@ -371,20 +372,22 @@ def describe(game: str, stage: str, result: dict) -> list[str]:
 
 
 AFTER, BEFORE = "after the auction", "after the exchange, before any call"
+MAX_WORLDS = 256
 
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m benchmarks.inference", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--deals", default=2000, help="deals per game (default 2000)")
-    parser.add_argument("--worlds", default=16, help="worlds per seat and way (default 16)")
-    parser.add_argument("--seed", default=1, help="the seed of the heuristic games and of the worlds (default 1)")
+    parser.add_argument("--deals", type=count, default=2000, help="deals per game, at least 2 (default 2000)")
+    parser.add_argument("--worlds", type=count, default=16,
+                        help=f"worlds per seat and way, at most {MAX_WORLDS} (default 16)")
+    parser.add_argument("--seed", type=seed_value, default=1,
+                        help="the seed of the heuristic games and of the worlds (default 1)")
     args = parser.parse_args(argv)
-    try:
-        n_deals, n_worlds, seed = whole_count(args.deals), whole_count(args.worlds, 4096), seed_number(args.seed)
-    except ValueError as exc:
-        return parser.fail(exc)
-    if n_deals < 2:
+    if args.deals < 2:
         return parser.fail("--deals: the intervals need at least 2 deals")
+    if args.worlds > MAX_WORLDS:
+        return parser.fail(f"--worlds: at most {MAX_WORLDS} (a block's worlds are held in memory)")
+    n_deals, n_worlds, seed = args.deals, args.worlds, args.seed
     print(machine_line(machine_facts()) + "; one thread")
     print(f"seed {seed}; time {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     study("bridgette", 1, 1, seed)  # compile or load the kernels: the times below are warm
