@@ -1,7 +1,9 @@
 """Orchestration of the simulator: rules, policies, runs, replays and the reference referee.
 
 ``sim.simulate(...)`` plays a run as ``python -m sim.run`` does; ``sim.load_run(path)``
-opens a finished run folder (summary and records as pandas).
+opens a finished run folder (summary and records as pandas); ``analysis.interval(run,
+metric, by=None)`` gives a metric of it with its 95% interval (analysis sits above sim, so
+it is not imported here).
 """
 
 __version__ = "0.1.0"
