@@ -592,10 +592,9 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
     sums = run_ratio_sums(run, metrics)
     results = {}
     for m in metrics:
-        r, var = ratio_variance(sums[m.name])
-        results[m.name] = {"value": None if r is None else float(r),
-                           "ci95": None if var is None else interval(r, var),
-                           "games": sums[m.name]["games"], "n": sums[m.name]["n"]}
+        estimate = ratio_estimate(sums[m.name])
+        results[m.name] = {"value": estimate["value"], "ci95": estimate["ci95"], "games": estimate["games"],
+                           "n": estimate["deals"]}
     if by is None and getattr(chosen, "by", None) is None:
         return results[metrics[0].name]
     return {m.group[1]: results[m.name] for m in metrics}
@@ -699,14 +698,9 @@ def ratio_sums(y, n) -> dict:
 
 def ratio_estimate(sums: dict) -> dict:
     """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it."""
-    m = PairedMoments()
-    m.games = sums["games"]
-    y, n = sums["y"], sums["n"]
-    m.s = [y, n, y, n]
-    rows = {0: (sums["yy"], sums["yn"]), 1: (sums["yn"], sums["nn"])}
-    m.ss = [[rows[i % 2][j % 2] for j in range(4)] for i in range(4)]
-    r = m.result()
-    return {"value": r["a"], "ci95": r["a_ci95"], "deals": n, "games": sums["games"]}
+    r, var = ratio_variance(sums)
+    return {"value": None if r is None else float(r), "ci95": None if var is None else interval(r, var),
+            "deals": sums["n"], "games": sums["games"]}
 
 
 def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=()) -> dict:
