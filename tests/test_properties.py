@@ -150,8 +150,8 @@ POLICY = values("0=heuristic", "all=random", "1=pimc:worlds=2", "all=heuristic:a
                 "9=random", "0=heuristic:aggression=nan", "0=heuristic:aggression=", "1=pimc:worlds=1e400",
                 "all=heuristic:nope=1", "0=", "=random")
 SPEC = values("heuristic", "random", "pimc:worlds=2", "heuristic:aggression=-0", "dd", "heuristic:aggression=inf")
-RULES = values("bridgette-no-colons", "bid-euchre-joker", "draw-bridge-must-follow", "no-such-variant",
-               "missing.toml", ".", "a-file.txt")
+RULES = st.one_of(st.sampled_from(["bridgette-no-colons", "bid-euchre-joker", "draw-bridge-must-follow",
+                                    "no-such-variant", "missing.toml", ".", "a-file.txt", "", "-0"]), TEXT)
 OUT = values("out", "a-file.txt/out", "a-file.txt", ".", "new/deeper/out")
 METRICS = values("contract_made", "dealer_advantage,mean_score", "x = mean(score0)", "x = mean(score0 +)",
                  "x = mean(" + "(" * 300 + "score0" + ")" * 300 + ")", "x = sum(score0) / sum(score1)",
@@ -299,7 +299,7 @@ def replay_lines(draw) -> str:
         else:
             case[key] = draw(JSON_VALUES)
     line = json.dumps(case, allow_nan=True)
-    return draw(st.sampled_from([line, line, line, nested(100_000, line), "{" + line, line + " x"]))
+    return draw(st.sampled_from([line, line, line, nested(5_000, line), "{" + line, line + " x"]))
 
 
 @pytest.mark.parametrize("examples", EXAMPLES)
@@ -312,6 +312,37 @@ def test_generated_replay_lines_succeed_or_fail_in_one_line(command, examples, s
 
     check(st.tuples(st.lists(replay_lines(), min_size=1, max_size=3), st.sampled_from(["reference", "kernel"])),
           examples, lambda drawn: prop(*drawn))
+
+
+# --- The Python API -----------------------------------------------------------------------
+
+API_VALUES = st.one_of(st.sampled_from([1.0, 0.0, True, "1", "1e6", float("nan"), float("inf"), 2**70, -1, b"1",
+                                        None, "deals", "dealer_advantage:0.5"]), JSON_VALUES)
+API_RULES = st.dictionaries(st.sampled_from(sorted({o.split(".")[0] for o in OPTION_NAMES})),
+                            st.one_of(API_VALUES, st.dictionaries(st.sampled_from(sorted({o.split(".")[1] for o in
+                                                                                          OPTION_NAMES})),
+                                                                  API_VALUES, max_size=2)), max_size=2)
+API_ARGUMENTS = st.fixed_dictionaries({}, optional={
+    **{key: API_VALUES for key in ("games", "seed", "block_size", "threads", "records", "until", "dd")},
+    "rules": st.one_of(API_VALUES, API_RULES), "set_options": st.one_of(st.lists(SET_OPTIONS, max_size=2), TEXT)})
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_generated_api_arguments_succeed_or_raise_one_line(examples, stopped):
+    """sim.simulate takes what the command line takes, or raises a ValueError or TypeError
+    of one line."""
+    from sim.api import simulate
+
+    def prop(arguments):
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                simulate(out=Path(folder, "run"), **{"games": 2, **arguments})
+            except Checked:
+                pass
+            except (ValueError, TypeError) as exc:
+                assert str(exc) and "\n" not in str(exc), repr(exc)
+
+    check(API_ARGUMENTS, examples, prop)
 
 
 # --- Hand-checked cases ---------------------------------------------------------------------
