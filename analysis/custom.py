@@ -98,11 +98,11 @@ def parse_custom(text: str) -> Custom:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                   if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
     except tokenize.TokenError:
-        raise CustomError(f"cannot read the metric '{_short(text)}': a parenthesis or a quote is not closed") from None
+        raise CustomError(f"cannot read the metric '{short(text)}': a parenthesis or a quote is not closed") from None
     except SyntaxError as exc:
-        raise CustomError(f"cannot read the metric '{_short(text)}': {_first_line(exc)}") from None
+        raise CustomError(f"cannot read the metric '{short(text)}': {_first_line(exc)}") from None
     if len(tokens) < 3 or tokens[0].type != tokenize.NAME or tokens[1].string != "=":
-        raise CustomError(f"cannot read the metric '{_short(text)}': {SHAPE}")
+        raise CustomError(f"cannot read the metric '{short(text)}': {SHAPE}")
     name = tokens[0].string
     if not name.isidentifier():
         raise CustomError(f"metric name '{name}' must be a plain name (letters, digits, _)")
@@ -138,7 +138,7 @@ def parse_custom(text: str) -> Custom:
         balance = _balance(custom, parts["balance"])
     by = parts.get("by")
     if by is not None and not (by.isidentifier() and by not in ("where", "by", "balance", "and", "or", "not")):
-        raise custom.error(f"'by' takes one column name, e.g. by upcard_class (got '{_short(by)}')")
+        raise custom.error(f"'by' takes one column name, e.g. by upcard_class (got '{short(by)}')")
     functions = {id(n.func) for node in (numerator, denominator, where) if node is not None
                  for n in ast.walk(node) if isinstance(n, ast.Call)}
     names = [n.id for node in (numerator, denominator, where) if node is not None
@@ -161,7 +161,7 @@ def group(custom: Custom, value, kind: str) -> Custom:
     return replace(plain, name=f"{custom.name}[{value}]", label=f"{custom.label}: {value}")
 
 
-def _short(text: str, width: int = 80) -> str:
+def short(text: str, width: int = 80) -> str:
     """``text`` for a one-line message: at most ``width`` characters."""
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -177,11 +177,11 @@ def _parse(custom: Custom, text: str) -> ast.expr:
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        raise custom.error(f"cannot read '{_short(text)}': {_first_line(exc)}") from None
+        raise custom.error(f"cannot read '{short(text)}': {_first_line(exc)}") from None
     except (RecursionError, MemoryError):
         node = None
     if node is None or _depth(node) > MAX_DEPTH:
-        raise custom.error(f"'{_short(text)}' is nested too deeply (more than {MAX_DEPTH} levels)")
+        raise custom.error(f"'{short(text)}' is nested too deeply (more than {MAX_DEPTH} levels)")
     return node
 
 

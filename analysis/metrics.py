@@ -48,7 +48,8 @@ from typing import Callable
 
 import numpy as np
 
-from analysis.custom import Column, Custom, CustomError, bind, column_kind, decode, group, parse_custom, split_items
+from analysis.custom import Column, Custom, CustomError, bind, column_kind, decode, group, parse_custom, short, \
+    split_items
 from sim.games import GAMES, GameInfo, game_info
 from sim.summary import Z95
 from sim.store import RunError, check_records, read_manifest, read_summary
@@ -243,7 +244,7 @@ def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
         if isinstance(item, (Metric, Custom)):
             out.append(item)
         elif not isinstance(item, str) or not item.strip():
-            raise MetricsError(f"a metric is a builtin name or NAME = EXPRESSION, got {item!r}")
+            raise MetricsError(f"a metric is a builtin name or NAME = EXPRESSION, got {short(repr(item))}")
         elif item.strip() in METRICS:
             out.append(METRICS[item.strip()])
         elif item.strip().isidentifier():
@@ -254,7 +255,7 @@ def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
             raise MetricsError(f"unknown metric '{item.strip()}'{hint} (metrics: {', '.join(METRICS)}, "
                                f"or NAME = mean(EXPR) [where COND])")
         elif "=" not in item.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
-            raise MetricsError(f"a custom metric needs a name: NAME = {item.strip()}")
+            raise MetricsError(f"a custom metric needs a name: NAME = {short(item.strip())}")
         else:
             try:
                 custom = parse_custom(item)
