@@ -155,8 +155,9 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         from sim.cluster import open_cluster
 
         workers = open_cluster(cluster, threads)
-    folder = RunFolder(out, config, notify)  # this process's alone until the run ends
-    with folder, workers as pool:
+    # The cluster is reached first (a bad address leaves no folder); the folder is then this
+    # process's alone until the run ends.
+    with workers as pool, RunFolder(out, config, notify) as folder:
         done = folder.done()
         todo = [block for block in config.blocks() if block[0] not in done]
         stopping = None if until is None else Stopping(until, game, rules)
