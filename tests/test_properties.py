@@ -4,7 +4,8 @@ with exit status 2 and exactly one line on stderr; never a traceback.
 
 Commands run in-process through their ``main(argv)``. Nothing is played at length: a
 command is stopped (``Checked``) where it would play its first block, trace its game, climb
-the ladder, start a cluster or solve, which is after its input has been checked. Each
+the ladder, start a cluster, solve or draw its report, which is after its input has been
+checked. Each
 property runs 30 examples in ``make test`` and 500 in ``make test-all``, derandomized.
 """
 
@@ -42,7 +43,7 @@ def _stop(*args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> Path:
+def played_runs(tmp_path_factory) -> Path:
     """Two finished runs of two games, the same seed, with and without the Colons."""
     from sim.api import simulate
 
@@ -53,9 +54,15 @@ def runs(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def stopped(monkeypatch, runs):
+def runs(played_runs, monkeypatch):
+    """The finished runs copied into each example's folder (``files_for``)."""
+    monkeypatch.setitem(globals(), "RUNS", played_runs)
+
+
+@pytest.fixture
+def stopped(monkeypatch):
     """Commands stop before playing, tracing, solving, drawing a report or starting a
-    cluster; the finished runs are at hand; numba's thread count is restored."""
+    cluster; numba's thread count is restored."""
     import numba
 
     for name in ("sim.bridgette", "sim.draw_bridge", "sim.bid_euchre"):
@@ -66,7 +73,6 @@ def stopped(monkeypatch, runs):
     monkeypatch.setattr("sim.ladder.ladder", _stop)
     monkeypatch.setattr("sim.dd.Solver", _stop)
     monkeypatch.setattr("analysis.report.Report", _stop)
-    monkeypatch.setitem(globals(), "RUNS", runs)
     threads = numba.get_num_threads()
     yield
     numba.set_num_threads(threads)
@@ -197,17 +203,17 @@ def base_argv(command: str) -> list:
             "solve": ["legal.jsonl"], "report": ["run_a"], "compare": ["run_a", "run_b"]}[command]
 
 
-RUNS = None  # the folder of the two finished runs (fixture ``runs``)
+RUNS = None  # the folder of the two finished runs (fixture ``runs``), for analysis.report and compare
 
 
 def files_for(folder: Path) -> None:
     """What the generated arguments may name: a regular file, the golden deals (all, and
-    the legal ones alone) and copies of the two runs."""
+    the legal ones alone) and copies of the two runs where a test has them."""
     (folder / "a-file.txt").write_text("not a folder\n")
     (folder / "golden.jsonl").write_text(GOLDEN_TEXT)
     (folder / "legal.jsonl").write_text("".join(json.dumps(c) + "\n" for c in GOLDEN_CASES
                                                if "error" not in c["expect"]))
-    for name in ("run_a", "run_b"):
+    for name in ("run_a", "run_b") if RUNS else ():
         shutil.copytree(RUNS / name, folder / name)
 
 
@@ -230,7 +236,11 @@ def argv_items(command: str):
 
 @pytest.mark.parametrize("examples", EXAMPLES)
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_generated_flags_succeed_or_fail_in_one_line(command, examples, stopped):
+def test_generated_flags_succeed_or_fail_in_one_line(command, examples, request):
+    if command in ("report", "compare"):
+        request.getfixturevalue("runs")  # played before the commands are stopped
+    request.getfixturevalue("stopped")
+
     def prop(extra):
         status, err = outcome(command, base_argv(command) + extra)
         assert_clean(status, err, (0, 1) if command == "replay" else (0,))
