@@ -10,13 +10,15 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.cli import seed_number, whole_count
+from sim.blocks import check_room
+from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant, variant_game
@@ -101,6 +103,13 @@ def searching_versions(signatures) -> set[bool]:
     return {not any(isinstance(t, types.NoneType) for t in args) for args in signatures}
 
 
+def check_block_room(rules, games: int, block_size: int, deal_run: bool = False) -> None:
+    """A RunError, before anything is played, when blocks of games that ``rules`` make long
+    need room for more deal records than a block may hold (a deal run's deals are one
+    each); sim.blocks refuses a block of games long by chance as it plays it."""
+    check_room(min(games, block_size), 1 if deal_run else rules.fewest_deals(), "at least")
+
+
 def execute(game: str, rules, policies, seed: int, games: int, out, records: str = "deals",
             block_size: int = DEFAULT_BLOCK_SIZE, progress=None, cluster=None,
             threads: int | None = None, notify=None, until=None, dd: bool = False,
@@ -134,8 +143,9 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         raise RunError("--until plays blocks in order and cannot be used with --cluster")
     if records not in RECORD_MODES:
         raise RunError(f"records must be one of {', '.join(RECORD_MODES)}, got '{records}'")
-    if games < 1 or block_size < 1:
-        raise RunError("games and block size must be at least 1")
+    games, block_size = _checked("games", whole_count, games), _checked("block size", block_size_count, block_size)
+    deal_run = dealing is not None and dealing.deal_run
+    check_block_room(rules, games, block_size, deal_run)
     module = game_module(game)
     if dd:
         from sim.dd_run import refusal
@@ -143,7 +153,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         reason = refusal(game_info(game), rules)
         if reason:
             raise RunError(reason)
-    plan, acceptance = (None, None) if dealing is None or not dealing.deal_run else checked_plan(game, rules, dealing)
+    plan, acceptance = checked_plan(game, rules, dealing) if deal_run else (None, None)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
                        policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records,
@@ -159,23 +169,27 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     # process's alone until the run ends.
     with workers as pool, RunFolder(out, config, notify) as folder:
         done = folder.done()
-        todo = [block for block in config.blocks() if block[0] not in done]
         stopping = None if until is None else Stopping(until, game, rules)
         if stopping is not None:
-            todo = _resume_until(stopping, folder, config.blocks(), done)
+            todo = iter(_resume_until(stopping, folder, config.blocks(), done))
+        else:  # made as they are played: a run may have more blocks than memory could list
+            todo = (block for block in config.blocks() if block[0] not in done)
+        next_block = next(todo, None)
+        if next_block is not None:
+            todo = itertools.chain([next_block], todo)
         compiled, compile_seconds = False, 0.0
-        if pool is None and todo:
+        if pool is None and next_block is not None:
             searching = dd or searches(policies)
             compiled = not kernels_cached(module, searching)
             if compiled and notify is not None:
                 notify(COMPILING_SEARCH if searching else COMPILING)
             began = time.perf_counter()
-            module.run_block(rules, policies, seed, todo[0][1], 1, dd, plan)
+            module.run_block(rules, policies, seed, next_block[1], 1, dd, plan)
             compile_seconds = time.perf_counter() - began
         start = time.perf_counter()
         played = 0
         if progress is not None:
-            progress.update(sum(n for i, _, n in config.blocks() if i in done))
+            progress.update(sum(config.blocks()[i][2] for i in done))
         if pool is None:
             # Each block is tabled, aggregated and written while the next one plays (the
             # kernels release the GIL), in order, one block behind at most.
@@ -200,7 +214,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                         stopping.add(aggregates, pending_count)
         else:
             where = pool.describe()
-            if todo:
+            if next_block is not None:
                 where["warm_up_seconds"] = pool.warm_up(game, rules, policies, folder.path.resolve())
             written = time.perf_counter()
             for index, count, aggregates in pool.play_blocks(game, rules, policies, seed, todo,
@@ -348,7 +362,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     Numbers are checked as the command line checks them (``games="1e6"`` works, 1.5 is a
     ValueError with the command line's words).
     """
-    games, block_size = _checked("games", whole_count, games), _checked("block_size", whole_count, block_size)
+    games, block_size = _checked("games", whole_count, games), _checked("block_size", block_size_count, block_size)
     seed = _checked("seed", seed_number, seed)
     game = game or variant_game(rules) or DEFAULT_GAME
     if threads is not None:
@@ -367,10 +381,11 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
 
 
 def _checked(name: str, check, value):
+    """``check(value)``; its ValueError as a RunError (a ValueError too) naming ``name``."""
     try:
         return check(value)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise RunError(f"{name}: {exc}") from None
 
 
 def load_run(path) -> Run:

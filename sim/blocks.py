@@ -39,6 +39,17 @@ def _copy(out, dst_starts, deals, src_starts, counts):
                  np.asarray(dst_starts, np.int64))
 
 
+def check_room(games: int, deals: int, how: str) -> None:
+    """A RunError when ``games`` games of ``deals`` deals each ("up to", "at least") need
+    room for more than MAX_BLOCK_ROWS deal records, naming the block size that fits."""
+    if games * deals > MAX_BLOCK_ROWS:
+        from sim.store import RunError
+
+        raise RunError(f"a block of {games:,} games of {how} {deals:,} deals each needs room for {games * deals:,} "
+                       f"deal records, more than the {MAX_BLOCK_ROWS:,} a block may hold: use --block-size "
+                       f"{max(1, MAX_BLOCK_ROWS // deals):,} or less")
+
+
 def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtype, game_dtype, dd_dtype=None):
     """Deal and game records of games ``first_game .. first_game+count-1``, in game order, and
     with ``dd_dtype`` each deal's double-dummy row: (deals, games, double-dummy rows or None).
@@ -51,12 +62,7 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
     deals_a, offsets_a, games_a, dd_a = _play(run_games, indices[:pilot], np.full(pilot, max_deals),
                                               deal_dtype, game_dtype, dd_dtype)
     room = min(max_deals, int(games_a["deals"].max(initial=1) * 1.25) + 4)
-    if (count - pilot) * room > MAX_BLOCK_ROWS:
-        from sim.store import RunError
-
-        raise RunError(f"a block of {count:,} games of up to {room:,} deals each needs room for "
-                       f"{(count - pilot) * room:,} deal records, more than the {MAX_BLOCK_ROWS:,} a block may hold: "
-                       f"use --block-size {max(1, MAX_BLOCK_ROWS // room):,} or less")
+    check_room(count, room, "up to")
     deals_b, offsets_b, games_b, dd_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
                                               deal_dtype, game_dtype, dd_dtype)
     games = np.concatenate([games_a, games_b])

@@ -97,15 +97,16 @@ def dd_run(game: str, rules, rung, baseline, seed: int, games: int) -> dict:
     """The --dd run of ``games`` games with ``rung`` in A's seats (sim.match's first play)
     and ``baseline`` elsewhere, played block by block here: the side's figures (means and
     rates with 95% intervals, as summary.json's double_dummy gives them) and its time."""
-    from sim.match import BLOCK_GAMES, _lineups
+    from sim.match import _lineups, block_games
     from sim.summary import describe, merge, rate
 
     info, module = game_info(game), game_module(game)
     lineup = _lineups(game, rung, baseline)[0]
     seats = info.sides[0]
     total, began = None, time.perf_counter()
-    for first in range(0, games, BLOCK_GAMES):
-        deals, _ = module.run_block(rules, lineup, seed, first, min(BLOCK_GAMES, games - first), True)
+    block = block_games(rules)
+    for first in range(0, games, block):
+        deals, _ = module.run_block(rules, lineup, seed, first, min(block, games - first), True)
         part = side_aggregate(info, module, rules, deals, seats)
         total = part if total is None else merge(total, part)
     seconds = time.perf_counter() - began

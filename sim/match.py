@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from sim.blocks import MAX_BLOCK_ROWS
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
@@ -25,6 +26,15 @@ from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_va
 from sim.summary import Z95
 
 BLOCK_GAMES = 20_000
+# Deals are paired by (game - first game of the block) * DEAL_KEY + deal: more than any game's
+# deals (sim.rules.MAX_GAME_DEALS), and far inside int64 however large the game indices.
+DEAL_KEY = 2**14
+
+
+def block_games(rules) -> int:
+    """Games per block: BLOCK_GAMES, fewer where the rules let a game run so long that a
+    block could need more than sim.blocks.MAX_BLOCK_ROWS deal records."""
+    return max(1, min(BLOCK_GAMES, MAX_BLOCK_ROWS // rules.most_deals()))
 
 
 class _Moments:
@@ -82,8 +92,8 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
     deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
     # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
-    key_1 = deals_1["game"].astype(np.int64) * 4096 + deals_1["deal"]
-    key_2 = deals_2["game"].astype(np.int64) * 4096 + deals_2["deal"]
+    key_1 = (deals_1["game"].astype(np.int64) - first) * DEAL_KEY + deals_1["deal"]
+    key_2 = (deals_2["game"].astype(np.int64) - first) * DEAL_KEY + deals_2["deal"]
     _, i1, i2 = np.intersect1d(key_1, key_2, assume_unique=True, return_indices=True)
     diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
     diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
@@ -104,8 +114,8 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     """
     module = game_module(game)
     rules = rules if rules is not None else module.RULES()
-    jobs = ((game, rules, a, b, seed, first, min(BLOCK_GAMES, games - first))
-            for first in range(0, games, BLOCK_GAMES))
+    block = block_games(rules)
+    jobs = ((game, rules, a, b, seed, first, min(block, games - first)) for first in range(0, games, block))
     if cluster is None:
         parts = (match_block(*job) for job in jobs)  # played as they are merged: any number of games
     else:

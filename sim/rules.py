@@ -66,6 +66,15 @@ class _RuleSet:
     def validate(self) -> None:
         """Cross-option checks (single options are checked when the tables are read)."""
 
+    def fewest_deals(self) -> int:
+        """The deals every game plays at least (sim.blocks sizes a block's records by it)."""
+        return 1
+
+    def most_deals(self) -> int:
+        """The deal records one game can fill (a redeal reuses its row): sim.match sizes its
+        blocks by it."""
+        raise NotImplementedError
+
 
 # --- Bridgette (RULES.md B-1..B-15, C-4, C-5) --------------------------------------------
 
@@ -145,6 +154,14 @@ class BridgetteRules(_RuleSet):
     play: BridgettePlay = field(default_factory=BridgettePlay)
     scoring: BridgetteScoring = field(default_factory=BridgetteScoring)
     game: BridgetteGameLength = field(default_factory=BridgetteGameLength)
+
+    def fewest_deals(self) -> int:
+        """B-15: a game plays ``game.deals`` deals at least."""
+        return self.game.deals
+
+    def most_deals(self) -> int:
+        """B-15: ``game.deals`` and its tie-break deals."""
+        return self.game.deals + self.game.max_tiebreak_deals
 
     def validate(self) -> None:
         """B-3, B-4: the draws fit the stock, and the side receiving the up-card draws."""
@@ -315,6 +332,10 @@ class DrawBridgeRules(_RuleSet):
     scoring: DrawBridgeScoring = field(default_factory=DrawBridgeScoring)
     game: DrawBridgeGameLength = field(default_factory=DrawBridgeGameLength)
 
+    def most_deals(self) -> int:
+        """D-7: a game unfinished after ``game.max_deals`` deals is abandoned."""
+        return self.game.max_deals
+
     def to_kernel(self):
         from kernels import draw_bridge as kd
         return kd.kernel_rules(self)
@@ -373,6 +394,10 @@ class BidEuchreRules(_RuleSet):
             object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, ask_all=2 * tricks))
         if self.scoring.moon_all is None:
             object.__setattr__(self, "scoring", dataclasses.replace(self.scoring, moon_all=4 * tricks))
+
+    def most_deals(self) -> int:
+        """E-9: a game unfinished after ``game.max_hands`` hands is abandoned."""
+        return self.game.max_hands
 
     def to_kernel(self):
         from kernels import bid_euchre as ke
