@@ -28,13 +28,14 @@ from kernels.pimc import (
     pimc_euchre_trump_nb,
 )
 from kernels.policies import (
-    P_BID_WORLDS, POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
+    POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
     choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
 )
+from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb,
-    header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb,
+    header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_nb,
     scripted_nb, start_game_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, highest_trumps_nb
@@ -164,7 +165,7 @@ def discard_step_nb(seats, trace, seat, hand, copies):
 @njit(cache=True, inline="always")
 def samples_calls_nb(seats, seat):
     """A ``pimc`` seat with ``bid_worlds`` > 0: its bids and trump come from sampled worlds."""
-    return seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0
+    return seats.pol[seat] == POLICY_PIMC and seats.prm[seat].pimc.bid_worlds > 0
 
 
 @njit(cache=True)

@@ -27,10 +27,11 @@ from kernels.dd_run import (
 )
 from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb
+from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
-    legal_nb, new_deal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
+    legal_nb, new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim.rules import BridgetteRules, choice_id, kernel_params

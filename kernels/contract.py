@@ -11,7 +11,7 @@ from numba import njit
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, legal_calls_nb
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
-from kernels.policies import P_BID_WORLDS, POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
+from kernels.policies import POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -99,7 +99,7 @@ def call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, ta
     auction's ``calls`` so far; ``dd`` is None when no seat searches."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if dd is not None and seats.pol[seat] == POLICY_PIMC and seats.prm[seat, P_BID_WORLDS] > 0:
+        if dd is not None and seats.pol[seat] == POLICY_PIMC and seats.prm[seat].pimc.bid_worlds > 0:
             call = pimc_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
                                 tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                                 nt_needs_all_suits, jump_min_cards)

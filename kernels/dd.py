@@ -42,7 +42,7 @@ from kernels.cards import (
     ALL_SUITED, COLONS, EUCHRE_BITS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, ONE, RANGE_MASKS, SUIT_MASKS, ZERO,
     bit_nb, compress_nb, highest_nb, lowest_nb, popcount_nb, prefetch_nb,
 )
-from kernels.step import record_dtype
+from kernels.records import record_dtype
 from kernels.tricks import beaters_nb, follow_legal_nb, lead_legal_nb, trick_nb
 
 # Techniques, as bits of ``flags`` (benchmarks switch them off one at a time).

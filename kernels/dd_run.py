@@ -28,7 +28,7 @@ from kernels.calls import legal_calls_nb
 from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb, search_table_nb,
 )
-from kernels.step import record_dtype
+from kernels.records import record_dtype
 
 NULL = -1  # a value the deal has not got (no contract, a seat that plays no card): null in the records
 

@@ -18,7 +18,7 @@ from numba import njit
 
 from kernels.cards import ONE, ZERO, bit_nb, hcp_nb, lowest_nb, nth_card_nb, popcount_nb
 from kernels.rng import below_nb, shuffle_nb
-from kernels.step import record_dtype
+from kernels.records import record_dtype
 
 MAX_REQUIREMENTS = 32
 MAX_SEATS = 4

@@ -22,10 +22,11 @@ from kernels.dd_run import (
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
 from kernels.policies import choose_draw_card_nb
+from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb, legal_nb,
-    new_deal_nb, open_header_nb, record_dtype, record_nb, scripted_nb, start_game_nb, stop_nb,
+    new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
 from sim.rules import DrawBridgeRules, choice_id, kernel_params

@@ -74,7 +74,7 @@ from kernels.calls import (
     euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
-    P_BID_WORLDS, P_KEEP, P_WORLDS, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
+    heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
     heuristic_euchre_return_nb, heuristic_euchre_trump_nb,
 )
 from kernels.rng import next_u64_nb
@@ -257,7 +257,7 @@ def deal_table_nb(unseen, counts, allowed):
 @njit(cache=True, inline="always")
 def worlds_of_nb(seats, seat, n_deals):
     """How many worlds to solve: the seat's ``worlds``, or one when only one deal fits."""
-    return 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_WORLDS]))
+    return 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat].pimc.worlds))
 
 
 @njit(cache=True, inline="always")
@@ -442,7 +442,7 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     n_w = worlds_of_nb(seats, seat, n_deals)
     holders = np.empty((n_w, counts.shape[0]), dtype=np.uint64)
-    keep = seats.prm[seat, P_KEEP] > 0
+    keep = seats.prm[seat].pimc.keep > 0
     kept = kept_worlds_nb(seats, seat, unseen, counts, allowed, holders) if keep else 0
     for w in range(kept, n_w):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
@@ -470,10 +470,10 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
 
 
 @njit(cache=True)
-def calls_agree_nb(prm, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
                    jump_min_cards, gain, odds):
     """Whether ``seat`` holding ``hand`` would have made its calls among the auction's
-    ``calls`` so far as a heuristic with the parameters ``prm`` (C-4 with B-6), ``odds``
+    ``calls`` so far as a heuristic with the parameters ``h`` (C-4 with B-6), ``odds``
     its memo of trick chances.
     """
     cur_bid, bidder, doubled = -1, -1, 0
@@ -484,7 +484,7 @@ def calls_agree_nb(prm, hand, seat, calls, n_calls, dealer, lowest_bid, min_trum
         if caller == seat:
             legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
                                    nt_needs_all_suits, jump_min_cards)
-            if heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds) != call:
+            if heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds) != call:
                 return False
         if call == CALL_DOUBLE:
             doubled = 1
@@ -506,16 +506,17 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
-    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
+    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat].pimc.bid_worlds))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
+    model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
     got = tries = 0
     while got < n:
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
         out[got] = world[0]
         tries += 1
-        if n_deals == 1.0 or tries > 50 * n or calls_agree_nb(seats.prm[seat], world[0], 1 - seat, calls, n_calls,
-                                                              dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+        if n_deals == 1.0 or tries > 50 * n or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer,
+                                                              lowest_bid, min_trump_cards, nt_needs_all_suits,
                                                               jump_min_cards, gain, seats.odds[1 - seat]):
             got += 1
     return out, n_deals == 1.0
@@ -703,16 +704,16 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
 # --- Bid Euchre's calls --------------------------------------------------------------------------
 
 @njit(cache=True)
-def euchre_calls_agree_nb(prm, hands, seat, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
+def euchre_calls_agree_nb(h, hands, seat, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
     """Whether every seat but ``seat``, holding ``hands``, would have made its calls among
-    the auction's first ``n_calls`` ``calls`` as a heuristic with the parameters ``prm`` (E-3)."""
+    the auction's first ``n_calls`` ``calls`` as a heuristic with the parameters ``h`` (E-3)."""
     high, bidder = -1, -1
     for turn in range(n_calls):
         caller = (dealer + 1 + turn) % 4
         call = calls[turn]
         if caller != seat:
             legal = euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer)
-            if heuristic_euchre_bid_nb(prm, hands[caller], legal, high, bidder, caller, tricks, copies) != call:
+            if heuristic_euchre_bid_nb(h, hands[caller], legal, high, bidder, caller, tricks, copies) != call:
                 return False
         if call != EUCHRE_PASS:
             high, bidder = call, caller
@@ -735,9 +736,10 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
     holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
     m = euchre_holders_nb(seats, seat, hands, unseen, -1, counts, allowed, holder_seat)
     cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
-    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat, P_BID_WORLDS]))
+    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat].pimc.bid_worlds))
     out = np.zeros((n, 4), dtype=np.uint64)
     world = np.empty(m, dtype=np.uint64)
+    model = seats.prm[seat].heuristic  # the other seats, modelled with this seat's parameters
     got = tries = 0
     while got < n:
         sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
@@ -746,18 +748,18 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         tries += 1
-        if n_deals == 1.0 or tries > 50 * n or euchre_calls_agree_nb(seats.prm[seat], out[got], seat, seats.calls,
-                                                                     n_calls, dealer, tricks, 1 + double_deck,
+        if n_deals == 1.0 or tries > 50 * n or euchre_calls_agree_nb(model, out[got], seat, seats.calls, n_calls,
+                                                                     dealer, tricks, 1 + double_deck,
                                                                      stick_the_dealer):
             got += 1
     return out
 
 
 @njit(cache=True)
-def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_deck, joker, guess):
+def euchre_bid_tricks_nb(dd, h, hands, bidder, trump, kind, ask_cards, double_deck, joker, guess):
     """E-4..E-6: the tricks the team of ``bidder`` takes double dummy from the deal ``hands``
     with ``trump``, the bidder leading: with partner (``WITH_PARTNER``), alone (``ALONE``,
-    partner out) or alone after E-4's exchange made as heuristics with ``prm`` make it
+    partner out) or alone after E-4's exchange made as heuristics with ``h`` make it
     (``ASKING``: the bidder gives ``ask_cards``, partner returns its highest trumps and
     its choice of the rest). Searched from ``guess`` (-1: none)."""
     held = hands.copy()
@@ -768,10 +770,10 @@ def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_
         before = held[out_seat]
         given = ZERO
         for _ in range(ask_cards):
-            given |= bit_nb(heuristic_euchre_give_nb(prm, held[bidder] & ~given, trump))
+            given |= bit_nb(heuristic_euchre_give_nb(h, held[bidder] & ~given, trump))
         returned = highest_trumps_nb(before, trump, ask_cards)
         for _ in range(ask_cards - popcount_nb(returned)):
-            returned |= bit_nb(heuristic_euchre_return_nb(prm, before & ~returned & ~EUCHRE_SUIT_OF[trump, trump],
+            returned |= bit_nb(heuristic_euchre_return_nb(h, before & ~returned & ~EUCHRE_SUIT_OF[trump, trump],
                                                           trump))
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
@@ -780,7 +782,7 @@ def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_
 
 
 @njit(cache=True)
-def bid_tricks_nb(dd, prm, worlds, bidder, kind, ask_cards, double_deck, joker):
+def bid_tricks_nb(dd, h, worlds, bidder, kind, ask_cards, double_deck, joker):
     """``tricks[t, w]``: ``euchre_bid_tricks_nb`` in each of the ``worlds`` with each trump
     ``t``. The worlds of a trump share the search context's table, and each is searched
     from the last one's tricks."""
@@ -789,7 +791,7 @@ def bid_tricks_nb(dd, prm, worlds, bidder, kind, ask_cards, double_deck, joker):
     for t in range(4):
         guess = -1
         for w in range(n):
-            guess = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
+            guess = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
             tricks[t, w] = guess
     return tricks
 
@@ -825,7 +827,7 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
     worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
                                              stick_the_dealer)
     n = worlds.shape[0]
-    prm = seats.prm[seat]
+    h = seats.prm[seat].heuristic
     call, best = -1, -np.inf
     if legal & bit_nb(EUCHRE_PASS):
         call, best = EUCHRE_PASS, 0.0
@@ -834,8 +836,8 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
             total = 0.0
             won = -1  # the last world's tricks: the next one's guess
             for w in range(n):
-                trump = heuristic_euchre_trump_nb(prm, worlds[w, bidder], 1 + double_deck)
-                won = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, won)
+                trump = heuristic_euchre_trump_nb(h, worlds[w, bidder], 1 + double_deck)
+                won = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, won)
                 total += gain[high, won]
             best = total / n if bidder % 2 == seat % 2 else -total / n
     tables = np.empty((3, 4, n), dtype=np.int64)  # per way of playing a bid, solved when first needed
@@ -846,7 +848,7 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
         bids &= bids - ONE
         kind = euchre_bid_kind_nb(bid, tricks)
         if not solved[kind]:
-            tables[kind] = bid_tricks_nb(dd, prm, worlds, seat, kind, ask_cards, double_deck, joker)
+            tables[kind] = bid_tricks_nb(dd, h, worlds, seat, kind, ask_cards, double_deck, joker)
             solved[kind] = True
         value = best_trump_nb(gain, bid, tables[kind])[1]
         if value > best:
@@ -862,6 +864,6 @@ def pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, ask_
     and the whole auction, the lowest of equals."""
     worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker,
                                              stick_the_dealer)
-    table = bid_tricks_nb(dd, seats.prm[seat], worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards,
+    table = bid_tricks_nb(dd, seats.prm[seat].heuristic, worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards,
                           double_deck, joker)
     return best_trump_nb(gain, bid, table)[0]

@@ -2,8 +2,10 @@
 
 Each ``choose_*`` function receives only what the deciding seat may see: its own hand,
 the legal actions, the public auction and play, and the cards it has itself discarded
-or seen dead (``unseen`` is the deck less all of those). Parameters come as one float
-row per seat; their names and defaults live in ``sim/policies.py``.
+or seen dead (``unseen`` is the deck less all of those). A seat's parameters come as one
+``POLICY_PARAMS`` record, a named record per policy (``prm.heuristic.aggression``,
+``prm.pimc.worlds``); the heuristic's functions read only its own record. Defaults,
+meanings and ranges live in ``sim/policies.py``.
 """
 
 import math
@@ -18,6 +20,7 @@ from kernels.cards import (
     RANK_TEN, SUIT_MASKS, TRUMP_POWER, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
     popcount_nb,
 )
+from kernels.records import record_dtype
 from kernels.rng import below_nb
 from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
 
@@ -26,21 +29,18 @@ POLICY_HEURISTIC = 1
 POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
 POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
 
-# Parameter columns of the heuristic (names and defaults in sim/policies.py).
-H_AGGRESSION = 0
-H_DOUBLE_MARGIN = 1
-H_REDOUBLE_MARGIN = 2
-H_KEEP_COLONS = 3
-H_USE_COLONS = 4
-H_COLON_LEAD_ODDS = 5
-H_DRAW_FIGHT = 6
-H_PARTNER_AWARE = 7
-H_BID_BY_SCORE = 8
-H_COMPETE_MARGIN = 9
-P_WORLDS = 10  # pimc: worlds sampled per card
-P_BID_WORLDS = 11  # pimc: worlds sampled for a deal's calls (0: the heuristic's calls)
-P_KEEP = 12  # pimc: 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
-N_POLICY_PARAMS = 13
+# The parameters each policy reads, one record each (meanings and defaults: sim/policies.py).
+HEURISTIC_PARAMS = record_dtype([(name, np.float64) for name in (
+    "aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds", "draw_fight",
+    "partner_aware", "bid_by_score", "compete_margin")])
+PIMC_PARAMS = record_dtype([(name, np.float64) for name in (
+    "worlds",  # worlds sampled per card
+    "bid_worlds",  # worlds sampled for a deal's calls (0: the heuristic's calls)
+    "keep",  # 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
+)])
+# A seat's parameters: ``pimc`` and ``dd`` seats decide as the heuristic wherever they do
+# not search, so every seat carries the heuristic's record.
+POLICY_PARAMS = record_dtype([("heuristic", HEURISTIC_PARAMS), ("pimc", PIMC_PARAMS)])
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)
@@ -84,11 +84,11 @@ def choose_discard_nb(pid, prm, hand, rng):
     """B-3: one card to discard from a hand above 13 cards."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
-    return heuristic_discard_nb(prm, hand)
+    return heuristic_discard_nb(prm.heuristic, hand)
 
 
 @njit(cache=True)
-def heuristic_discard_nb(prm, hand):
+def heuristic_discard_nb(h, hand):
     """The heuristic's choice for ``choose_discard_nb``."""
     # Heuristic: keep high cards and long suits; drop the lowest card of the shortest suit.
     # The card of least keep, the lowest of equals. A suit's keep rises with rank, so only
@@ -105,7 +105,7 @@ def heuristic_discard_nb(prm, hand):
     while colons:
         c = lowest_nb(colons)
         colons &= colons - ONE
-        keep = COLON_KEEP[c - 52] * prm[H_KEEP_COLONS]
+        keep = COLON_KEEP[c - 52] * h.keep_colons
         if keep < best_keep:
             best_card, best_keep = c, keep
     return best_card
@@ -119,11 +119,11 @@ def choose_call_nb(pid, prm, seat, hand, legal, cur_bid, bidder, doubled, unseen
     ``odds`` the seat's memo of trick chances (``competing_bid_nb``)."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds)
+    return heuristic_call_nb(prm.heuristic, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds)
 
 
 @njit(cache=True)
-def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds):
+def heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds):
     """The heuristic's choice for ``choose_call_nb``.
 
     With ``bid_by_score`` and the opponent's hand known (every card the seat cannot see is
@@ -131,12 +131,12 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, 
     beyond them is made only when the game's scoring says it pays (``competing_bid_nb``);
     otherwise from this hand alone.
     """
-    aggression = prm[H_AGGRESSION]
-    by_score = prm[H_BID_BY_SCORE] > 0 and popcount_nb(unseen) == popcount_nb(hand)
+    aggression = h.aggression
+    by_score = h.bid_by_score > 0 and popcount_nb(unseen) == popcount_nb(hand)
     if cur_bid >= 0 and bidder == seat:
         # The opponent doubled this seat's bid: redouble when it should make with tricks to spare.
         if legal & bit_nb(CALL_REDOUBLE):
-            need = 6 + BID_LEVEL[cur_bid] + prm[H_REDOUBLE_MARGIN]
+            need = 6 + BID_LEVEL[cur_bid] + h.redouble_margin
             if bid_tricks_nb(hand, unseen, BID_STRAIN[cur_bid], by_score) + aggression >= need:
                 return CALL_REDOUBLE
         return CALL_PASS
@@ -155,7 +155,7 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, 
     if best_bid >= 0:
         return best_bid
     if by_score and cur_bid >= 0:
-        b = competing_bid_nb(prm, hand, unseen, legal & above, cur_bid, doubled, gain, odds)
+        b = competing_bid_nb(h, hand, unseen, legal & above, cur_bid, doubled, gain, odds)
         if b >= 0:
             return b
     if cur_bid >= 0 and legal & bit_nb(CALL_DOUBLE):
@@ -164,7 +164,7 @@ def heuristic_call_nb(prm, seat, hand, legal, cur_bid, bidder, doubled, unseen, 
         mine = 6.5 + (hcp_nb(hand) - AVERAGE_HCP) / 3.0
         if strain < 4:
             mine += 0.5 * (popcount_nb(hand & SUIT_MASKS[strain]) - 3.5)
-        if 13.0 - mine + prm[H_DOUBLE_MARGIN] < 6 + BID_LEVEL[cur_bid]:
+        if 13.0 - mine + h.double_margin < 6 + BID_LEVEL[cur_bid]:
             return CALL_DOUBLE
     return CALL_PASS
 
@@ -225,7 +225,7 @@ def expected_gain_nb(gain, bid, doubled, tricks, odds):
 
 
 @njit(cache=True)
-def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain, odds):
+def competing_bid_nb(h, hand, opponent, bids, cur_bid, doubled, gain, odds):
     """Whether to bid over the opponent's contract beyond this hand's tricks: the cheapest
     bid of ``bids`` with the best expected score, or -1 to let the contract stand.
     ``odds[0, strain]`` and ``odds[1, strain]``: memo rows of ``trick_odds_nb`` for this
@@ -237,7 +237,7 @@ def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain, odds):
     "none"`` a failed contract costs nothing, so outbidding pays until the opponent's
     contract is out of its reach; with ``"bridge"`` the undertricks weigh against it.
     """
-    aggression = prm[H_AGGRESSION]
+    aggression = h.aggression
     theirs = expected_gain_nb(gain, cur_bid, doubled, expected_tricks_nb(opponent, hand, BID_STRAIN[cur_bid]),
                               odds[1, BID_STRAIN[cur_bid]])
     best, best_gain = -1, -1e18
@@ -249,7 +249,7 @@ def competing_bid_nb(prm, hand, opponent, bids, cur_bid, doubled, gain, odds):
         ours = expected_gain_nb(gain, b, 0, expected_tricks_nb(hand, opponent, strain) + aggression, odds[0, strain])
         if ours > best_gain:
             best, best_gain = b, ours
-    if best >= 0 and best_gain + theirs > prm[H_COMPETE_MARGIN]:
+    if best >= 0 and best_gain + theirs > h.compete_margin:
         return best
     return -1
 
@@ -303,15 +303,15 @@ def choose_card_nb(pid, prm, hand, legal, lead, trump, is_declarer, unseen, rng)
     """B-7..B-10: one card from ``legal``; ``lead`` is -1 when this seat leads."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen)
+    return heuristic_card_nb(prm.heuristic, hand, legal, lead, trump, is_declarer, unseen)
 
 
 @njit(cache=True)
-def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
+def heuristic_card_nb(h, hand, legal, lead, trump, is_declarer, unseen):
     """The heuristic's choice for ``choose_card_nb``."""
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
     suited = legal & ALL_SUITED
-    use_colons = prm[H_USE_COLONS] > 0
+    use_colons = h.use_colons > 0
     if lead < 0:
         # B-9: lead a Colon when the opponent (holding as many cards as this seat) likely
         # has no card of its range and no trump, the only cards that beat it.
@@ -320,7 +320,7 @@ def heuristic_card_nb(prm, hand, legal, lead, trump, is_declarer, unseen):
             c = lowest_nb(colons)
             colons &= colons - ONE
             beaters = RANGE_MASKS[c - 52] | trumps
-            if none_held_odds_nb(unseen, beaters, popcount_nb(hand)) >= prm[H_COLON_LEAD_ODDS]:
+            if none_held_odds_nb(unseen, beaters, popcount_nb(hand)) >= h.colon_lead_odds:
                 return c
         # Declarer draws trumps with a top trump.
         if is_declarer and legal & trumps and unseen & trumps:
@@ -394,13 +394,13 @@ def choose_draw_card_nb(pid, prm, hand, legal, lead, shown_top, led_suit_wins, r
     """
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_draw_card_nb(prm, hand, legal, lead, shown_top, led_suit_wins)
+    return heuristic_draw_card_nb(prm.heuristic, hand, legal, lead, shown_top, led_suit_wins)
 
 
 @njit(cache=True)
-def heuristic_draw_card_nb(prm, hand, legal, lead, shown_top, led_suit_wins):
+def heuristic_draw_card_nb(h, hand, legal, lead, shown_top, led_suit_wins):
     """The heuristic's choice for ``choose_draw_card_nb``."""
-    wanted = shown_top >= 0 and shown_top % 13 + 2 >= prm[H_DRAW_FIGHT]
+    wanted = shown_top >= 0 and shown_top % 13 + 2 >= h.draw_fight
     if lead < 0:
         return _highest_rank_nb(legal) if wanted else _cheapest_nb(legal, -1)
     if wanted:
@@ -488,11 +488,11 @@ def choose_euchre_discard_nb(pid, prm, hand, copies, rng):
     """E-10 joker: the dealer's discard before the auction: its weakest card."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(hand, rng)
-    return heuristic_euchre_discard_nb(prm, hand, copies)
+    return heuristic_euchre_discard_nb(prm.heuristic, hand, copies)
 
 
 @njit(cache=True)
-def heuristic_euchre_discard_nb(prm, hand, copies):
+def heuristic_euchre_discard_nb(h, hand, copies):
     """The heuristic's choice for ``choose_euchre_discard_nb``."""
     trump, _ = _best_trump_nb(hand, copies)
     return _euchre_extreme_nb(hand, trump, False)
@@ -504,17 +504,17 @@ def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks,
     or shoots the moon with a hand that expects (nearly) every trick."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_euchre_bid_nb(prm, hand, legal, high, high_bidder, seat, tricks, copies)
+    return heuristic_euchre_bid_nb(prm.heuristic, hand, legal, high, high_bidder, seat, tricks, copies)
 
 
 @njit(cache=True)
-def heuristic_euchre_bid_nb(prm, hand, legal, high, high_bidder, seat, tricks, copies):
+def heuristic_euchre_bid_nb(h, hand, legal, high, high_bidder, seat, tricks, copies):
     """The heuristic's choice for ``choose_euchre_bid_nb``."""
     _, alone = _best_trump_nb(hand, copies)
     scale = tricks / 6.0
     levels = tricks - 3
     ask, moon = levels, levels + 1
-    aggression = prm[H_AGGRESSION]
+    aggression = h.aggression
     choice = -1
     if alone + aggression >= tricks - 0.3 * scale:
         choice = moon
@@ -541,11 +541,11 @@ def choose_euchre_trump_nb(pid, prm, hand, copies, rng):
     """E-3: the bidder names trump: its strongest suit."""
     if pid == POLICY_RANDOM:
         return below_nb(rng, 4)
-    return heuristic_euchre_trump_nb(prm, hand, copies)
+    return heuristic_euchre_trump_nb(prm.heuristic, hand, copies)
 
 
 @njit(cache=True)
-def heuristic_euchre_trump_nb(prm, hand, copies):
+def heuristic_euchre_trump_nb(h, hand, copies):
     """The heuristic's choice for ``choose_euchre_trump_nb``."""
     trump, _ = _best_trump_nb(hand, copies)
     return trump
@@ -556,11 +556,11 @@ def choose_euchre_give_nb(pid, prm, legal, trump, rng):
     """E-4: a card the asking bidder gives partner: its least useful one."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_euchre_give_nb(prm, legal, trump)
+    return heuristic_euchre_give_nb(prm.heuristic, legal, trump)
 
 
 @njit(cache=True)
-def heuristic_euchre_give_nb(prm, legal, trump):
+def heuristic_euchre_give_nb(h, legal, trump):
     """The heuristic's choice for ``choose_euchre_give_nb``."""
     return _euchre_extreme_nb(legal, trump, False)
 
@@ -570,11 +570,11 @@ def choose_euchre_return_nb(pid, prm, legal, trump, rng):
     """E-4: a return of partner's choice (no trumps left): its best card."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_euchre_return_nb(prm, legal, trump)
+    return heuristic_euchre_return_nb(prm.heuristic, legal, trump)
 
 
 @njit(cache=True)
-def heuristic_euchre_return_nb(prm, legal, trump):
+def heuristic_euchre_return_nb(h, legal, trump):
     """The heuristic's choice for ``choose_euchre_return_nb``."""
     return _euchre_extreme_nb(legal, trump, True)
 
@@ -585,11 +585,11 @@ def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, tr
     never overtakes a partner who is winning with a high card, wins as cheaply as it can."""
     if pid == POLICY_RANDOM:
         return pick_random_nb(legal, rng)
-    return heuristic_euchre_card_nb(prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played)
+    return heuristic_euchre_card_nb(prm.heuristic, hand, legal, lead, best, best_seat, seat, trump, bidder, played)
 
 
 @njit(cache=True)
-def heuristic_euchre_card_nb(prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played):
+def heuristic_euchre_card_nb(h, hand, legal, lead, best, best_seat, seat, trump, bidder, played):
     """The heuristic's choice for ``choose_euchre_card_nb``."""
     trumps = legal & EUCHRE_SUIT_OF[trump, trump]
     if lead < 0:
@@ -610,6 +610,6 @@ def heuristic_euchre_card_nb(prm, hand, legal, lead, best, best_seat, seat, trum
             winners |= bit_nb(c)
     partner_winning = (best_seat - seat) % 4 == 2
     strong = EUCHRE_POWER[trump, best] >= EUCHRE_KING  # a trump, or a plain king or ace
-    if winners and not (partner_winning and strong and prm[H_PARTNER_AWARE] > 0):
+    if winners and not (partner_winning and strong and h.partner_aware > 0):
         return _euchre_extreme_nb(winners, trump, False)
     return _euchre_extreme_nb(legal, trump, False)

@@ -14,7 +14,8 @@ from numba.np.arrayobj import populate_array
 
 from kernels.calls import MAX_CALLS
 from kernels.cards import ZERO, bit_nb
-from kernels.policies import N_POLICY_PARAMS, ODDS_WIDTH
+from kernels.policies import ODDS_WIDTH, POLICY_PARAMS
+from kernels.records import record_dtype
 from kernels.rng import game_streams_nb
 
 POLICY_SCRIPT = -1  # replay: the seat's actions come from a recorded deal, not a policy
@@ -59,12 +60,6 @@ if not config.DISABLE_JIT:
         return lambda dd: _empty_trace()
 
 
-def record_dtype(fields) -> np.dtype:
-    """An aligned record type whose rows read and write by field name (``row.contract``) in
-    the kernels and, with NUMBA_DISABLE_JIT=1, in Python too (numpy's record scalars)."""
-    return np.dtype((np.record, np.dtype(fields, align=True)))
-
-
 MAX_SEATS = 4
 MAX_LISTS = 6
 MAX_SCRIPT = 128  # replayed actions kept per list: more than any legal deal holds
@@ -75,7 +70,7 @@ MAX_KEPT, KEPT_HOLDERS = 64, 3  # a pimc seat's worlds kept from its last card (
 # passes between kernels as a pointer, without the reference counting of arrays.
 SEATS_DTYPE = record_dtype([
     ("pol", np.int64, (MAX_SEATS,)),  # policy id per seat; POLICY_SCRIPT: replayed
-    ("prm", np.float64, (MAX_SEATS, N_POLICY_PARAMS)),  # policy parameter row per seat
+    ("prm", POLICY_PARAMS, (MAX_SEATS,)),  # policy parameters per seat (kernels.policies)
     ("rng", np.uint64, (1,)),  # the policy stream
     # Replay lists, read in order through ``cursor[lst]``, which counts every action of the
     # list, replayed or chosen, so seats can be scripted one by one; ``script_len`` is a
@@ -257,12 +252,14 @@ def header_dtype(hands: int, stock: int) -> np.dtype:
 ERROR_FIELDS = [("error", np.int8), ("error_at", np.int8), ("error_index", np.int16)]
 
 
-def seats_for(pol, prm, lists=()):
-    """The seats record (a 1-element array) for a call from Python: policy ids and parameter
-    rows per seat, and the replay ``lists`` (sequences of action ids, one per list)."""
+def seats_for(pol, prm=None, lists=()):
+    """The seats record (a 1-element array) for a call from Python: policy ids and
+    ``POLICY_PARAMS`` records per seat (None: all zero, as scripted seats need), and the
+    replay ``lists`` (sequences of action ids, one per list)."""
     seats = np.zeros(1, dtype=SEATS_DTYPE)
     seats["pol"][0, :len(pol)] = pol
-    seats["prm"][0, :len(pol)] = prm
+    if prm is not None:
+        seats["prm"][0, :len(pol)] = prm
     seats["replaying"] = all(p == POLICY_SCRIPT for p in pol)
     for k, actions in enumerate(lists):
         kept = list(actions)[:MAX_SCRIPT]

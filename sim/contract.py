@@ -157,11 +157,10 @@ def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
 
     ``play_deal(*args, seats, trace, row, dd, dd_out)`` is the game's deal kernel (no
     double-dummy row); ``lists`` its replay lists."""
-    from kernels.policies import N_POLICY_PARAMS
     from kernels.step import POLICY_SCRIPT, seats_for
 
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
-    seats = seats_for(np.full(players, POLICY_SCRIPT), np.zeros((players, N_POLICY_PARAMS)), lists)
+    seats = seats_for(np.full(players, POLICY_SCRIPT), None, lists)
     play_deal(*args, seats[0], np.zeros((0, TRACE_WIDTH), dtype=np.int64), rows[0], None,
               np.zeros(0, dtype=engine.DD_DTYPE))
     return rows[0]

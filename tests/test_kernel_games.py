@@ -15,7 +15,6 @@ from kernels.cards import mask_to_cards
 from kernels.contract import KIND_PLAY
 from kernels.dd import new_context
 from kernels.engine import take_nb
-from kernels.policies import N_POLICY_PARAMS
 from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
 from sim.policies import parse_policy
@@ -246,7 +245,7 @@ def test_a_run_without_trace_records_nothing():
     """kernels.step.no_trace_nb, the block runs' trace: None in a plain run (no search
     context), no rows in a run with search code; a step writes and counts nothing in
     either, and a real trace gets the row (kind, seat, card, legal set)."""
-    seats = seats_for([0, 0], np.zeros((2, N_POLICY_PARAMS)))
+    seats = seats_for([0, 0])
     assert _record_one_card_untraced(seats, None) == (5, -1, -1) and seats[0]["tcur"] == 0
     assert _record_one_card_untraced(seats, new_context()) == (5, 0, TRACE_WIDTH) and seats[0]["tcur"] == 0
     trace = np.full((3, TRACE_WIDTH), -1, dtype=np.int64)

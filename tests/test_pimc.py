@@ -657,8 +657,8 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         hands = np.array([_mask(deck[:13]), _mask(deck[13:26])], dtype=np.uint64)
         seat = int(rng.integers(2))
         opp = 1 - seat  # the dealer, who calls first
-        first = int(kp.heuristic_call_nb(prm, opp, hands[opp], legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6),
-                                         -1, -1, 0, ~hands[opp], gain, no_odds()))
+        legal = legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6)
+        first = int(kp.heuristic_call_nb(prm.heuristic, opp, hands[opp], legal, -1, -1, 0, ~hands[opp], gain, no_odds()))
         calls = np.array([first], dtype=np.int64)
         cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
         unseen = ~hands[seat] & np.uint64(2**52 - 1)
@@ -670,7 +670,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
-            agree += pimc.calls_agree_nb(prm, w, opp, calls, 1, opp, *b6, gain, no_odds())
+            agree += pimc.calls_agree_nb(prm.heuristic, w, opp, calls, 1, opp, *b6, gain, no_odds())
             total += 1
             both = np.zeros(2, dtype=np.uint64)
             both[seat], both[opp] = hands[seat], w
@@ -710,8 +710,8 @@ def _euchre_auction(prm, hands, dealer, calls):
     made, high, bidder = [], -1, -1
     for turn, call in enumerate(calls):
         caller = (dealer + 1 + turn) % 4
-        mine = int(kp.heuristic_euchre_bid_nb(prm, np.uint64(hands[caller]), np.uint64(_euchre_legal_bids(high, turn)),
-                                              high, bidder, caller, 6, 1))
+        legal = np.uint64(_euchre_legal_bids(high, turn))
+        mine = int(kp.heuristic_euchre_bid_nb(prm.heuristic, np.uint64(hands[caller]), legal, high, bidder, caller, 6, 1))
         made.append(mine if call is None else call)
         if made[-1] != EUCHRE_PASS:
             high, bidder = made[-1], caller
@@ -724,10 +724,10 @@ def _euchre_bid_tricks(solver, prm, world, bidder, trump, bid):
     hands = [int(h) for h in world]
     partner = (bidder + 2) % 4
     if bid == ASK:
-        give = int(kp.heuristic_euchre_give_nb(prm, np.uint64(hands[bidder]), trump))
+        give = int(kp.heuristic_euchre_give_nb(prm.heuristic, np.uint64(hands[bidder]), trump))
         back = int(ke.highest_trumps_nb(np.uint64(hands[partner]), trump, 1))
         if not back:
-            back = 1 << int(kp.heuristic_euchre_return_nb(prm, np.uint64(hands[partner]), trump))
+            back = 1 << int(kp.heuristic_euchre_return_nb(prm.heuristic, np.uint64(hands[partner]), trump))
         hands[bidder] = hands[bidder] & ~(1 << give) | back
     return solver.euchre_tricks([mask_to_cards(np.uint64(h)) for h in hands], trump, bidder,
                                 out_seat=partner if bid >= ASK else -1)
@@ -782,8 +782,9 @@ def test_bid_euchre_pimc_bids_are_best_by_the_worlds_the_calls_before_allow():
         if legal >> EUCHRE_PASS & 1:
             options[EUCHRE_PASS] = 0
             if high >= 0:
-                total = sum(_euchre_gain(high, _euchre_bid_tricks(
-                    solver, prm, w, bidder, int(kp.heuristic_euchre_trump_nb(prm, w[bidder], 1)), high)) for w in worlds)
+                trumps = [int(kp.heuristic_euchre_trump_nb(prm.heuristic, w[bidder], 1)) for w in worlds]
+                total = sum(_euchre_gain(high, _euchre_bid_tricks(solver, prm, w, bidder, t, high))
+                            for w, t in zip(worlds, trumps))
                 options[EUCHRE_PASS] = total if bidder % 2 == seat % 2 else -total
         for bid in (b for b in range(5) if legal >> b & 1):
             options[bid] = max(sum(_euchre_gain(bid, _euchre_bid_tricks(solver, prm, w, seat, t, bid)) for w in worlds)
@@ -902,22 +903,22 @@ def test_worlds_and_bid_worlds_are_parameters_of_every_game():
         own = ["worlds", "bid_worlds"] + (["keep"] if game == "bridgette" else [])
         names = [p for p, _, _ in parameters("pimc", game)]
         assert names == [p for p, _, _ in parameters("heuristic", game)] + own
-        assert parse_policy("pimc", game).row()[kp.P_WORLDS] == 16
+        assert parse_policy("pimc", game).row().pimc.worlds == 16
         assert str(parse_policy("pimc:worlds=16", game)) == "pimc"
         assert str(parse_policy("pimc:worlds=8,aggression=0", game)) == "pimc:aggression=0,worlds=8"
-    assert parse_policy("pimc", "bridgette").row()[kp.P_BID_WORLDS] == 0
+    assert parse_policy("pimc", "bridgette").row().pimc.bid_worlds == 0
     assert str(parse_policy("pimc:bid_worlds=0", "draw-bridge")) == "pimc"
     assert str(parse_policy("pimc:bid_worlds=8", "draw-bridge")) == "pimc:bid_worlds=8"
-    assert parse_policy("pimc:bid_worlds=4", "bid-euchre").row()[kp.P_BID_WORLDS] == 4
+    assert parse_policy("pimc:bid_worlds=4", "bid-euchre").row().pimc.bid_worlds == 4
 
 
 def test_keep_is_bridgettes_and_on_by_default():
     """Only Bridgette's card play samples worlds that a later card can keep (Draw Bridge's
     unseen cards are the other hand; Bid Euchre draws afresh)."""
-    assert parse_policy("pimc", "bridgette").row()[kp.P_KEEP] == 1
+    assert parse_policy("pimc", "bridgette").row().pimc.keep == 1
     assert str(parse_policy("pimc:keep=0", "bridgette")) == "pimc:keep=0"
     for game in ("draw-bridge", "bid-euchre"):
-        assert parse_policy("pimc", game).row()[kp.P_KEEP] == 0
+        assert parse_policy("pimc", game).row().pimc.keep == 0
         with pytest.raises(PolicyError) as err:
             parse_policy("pimc:keep=1", game)
         assert "\n" not in str(err.value) and "keep" in str(err.value)

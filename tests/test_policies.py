@@ -325,8 +325,8 @@ def test_euchre_bidder_leads_its_right_bower():
 # --- Registry ----------------------------------------------------------------------------------
 
 def test_game_defaults_apply_and_show_only_real_changes():
-    assert parse_policy("heuristic", "draw-bridge").row()[kp.H_AGGRESSION] == -1.0
-    assert parse_policy("heuristic").row()[kp.H_AGGRESSION] == 0.0
+    assert parse_policy("heuristic", "draw-bridge").row().heuristic.aggression == -1.0
+    assert parse_policy("heuristic").row().heuristic.aggression == 0.0
     assert str(parse_policy("heuristic", "draw-bridge")) == "heuristic"
     assert str(parse_policy("heuristic:aggression=0", "draw-bridge")) == "heuristic:aggression=0"
 
@@ -337,7 +337,7 @@ def test_bad_policies_are_refused(text):
         parse_policy(text)
 
 
-# The parameters each game's decisions read (kernels/policies.py), in kernel column order.
+# The parameters each game's decisions read (kernels/policies.py), in record order.
 PARAMETERS = {
     "bridgette": ["aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds"],
     "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight", "bid_by_score", "compete_margin"],
@@ -351,8 +351,35 @@ def test_each_game_offers_its_own_parameters(game):
     assert [p for p, _, _ in parameters("heuristic", game)] == PARAMETERS[game]
     assert all(meaning for _, _, meaning in parameters("heuristic", game))
     assert defaults("random", game) == {}
-    # No game: every column at its neutral value, as the tests and benchmarks use it.
-    assert list(defaults("heuristic")) == list(POLICIES["heuristic"].columns)
+    # No game: every parameter at its neutral value, as the tests and benchmarks use it.
+    assert list(defaults("heuristic")) == list(POLICIES["heuristic"].parameters)
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+def test_every_parameter_is_a_field_of_its_policy_record(name):
+    """The registry and the kernels' POLICY_PARAMS name the same parameters, in the same
+    order, each in the record of the policy that reads it."""
+    fields = {record: list(kp.POLICY_PARAMS[record].names) for record in kp.POLICY_PARAMS.names}
+    by_record = {}
+    for key, parameter in POLICIES[name].parameters.items():
+        by_record.setdefault(parameter.record, []).append(key)
+    assert all(by_record[record] == fields[record] for record in by_record)
+    row = parse_policy(name, "bridgette").row()
+    for key, value in parse_policy(name, "bridgette").params:
+        assert row[POLICIES[name].parameters[key].record][key] == value
+
+
+@pytest.mark.parametrize("text, message", [
+    ("heuristic:aggression=nan", "heuristic:aggression must be a finite number, got 'nan'"),
+    ("heuristic:aggression=inf", "heuristic:aggression must be a finite number, got 'inf'"),
+    ("heuristic:keep_colons=-Infinity", "heuristic:keep_colons must be a finite number, got '-Infinity'"),
+    ("heuristic:aggression", "heuristic:aggression needs a value: heuristic:aggression=NUMBER"),
+    ("pimc:worlds=", "pimc:worlds needs a value: pimc:worlds=NUMBER"),
+])
+def test_a_parameter_needs_a_finite_value(text, message):
+    with pytest.raises(PolicyError) as refused:
+        parse_policy(text, "bridgette")
+    assert str(refused.value) == f"policy parameter {message}"
 
 
 @pytest.mark.parametrize("game, text, other", [
@@ -459,14 +486,14 @@ def test_an_offered_parameter_changes_play(game, rules, setting):
 
 @pytest.mark.parametrize("game, rules", [("bridgette", None), ("draw-bridge", "draw-bridge-show-stock-top"),
                                          ("bid-euchre", None)])
-def test_a_column_the_game_does_not_offer_changes_nothing(game, rules):
+def test_a_parameter_the_game_does_not_offer_changes_nothing(game, rules):
     policy = parse_policy("heuristic", game)
     base = play(game, rules, policy)
     for key, value in INERT.items():
         if key in PARAMETERS[game]:
             continue
         other = Policy("heuristic", policy.params + ((key, value),), game)
-        assert other.row()[POLICIES["heuristic"].columns[key].index] == value
+        assert other.row().heuristic[key] == value
         deals, games = play(game, rules, other)
         assert np.array_equal(deals, base[0]) and np.array_equal(games, base[1]), key
 
