@@ -192,11 +192,11 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
             values[key] = float(raw)
         except ValueError:
             raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
-        if not math.isfinite(values[key]):
-            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got '{raw}'")
         check = spec.parameters[key].check
         if check and check(values[key]):
             raise PolicyError(f"policy parameter {name}:{key} {check(values[key])}, got '{raw}'")
+        if not math.isfinite(values[key]):
+            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got '{raw}'")
     return Policy(name, tuple(values.items()), game)
 
 
