@@ -48,9 +48,11 @@ def main(argv=None) -> int:
     plan = None
     try:
         if args.run is not None:
-            args.game, rules, policies, args.seed, plan = from_run(args, parser)
+            args.game, rules, policies, args.seed, plan, played = from_run(args, parser)
             if args.index is None:
                 args.index, args.deal = deal_row(Path(args.run), args.deal)
+            elif args.index >= played:
+                return parser.fail(f"--index {args.index}: {args.run} played games 0..{played - 1}")
         else:
             missing = [flag for flag, value in (("--seed", args.seed), ("--index", args.index)) if value is None]
             if missing:
@@ -85,8 +87,8 @@ def main(argv=None) -> int:
 
 
 def from_run(args, parser):
-    """(game, rules, policies, seed, dealing plan or None) of the run folder ``args.run``,
-    refusing the flags that would make it another run."""
+    """(game, rules, policies, seed, dealing plan or None, games played) of the run folder
+    ``args.run``, refusing the flags that would make it another run."""
     from sim.api import resolve_policies, resolve_rules
     from sim.dealing import from_dict, plan
     from sim.store import RunError
@@ -100,6 +102,7 @@ def from_run(args, parser):
         manifest = json.loads((folder / "manifest.json").read_text())
         config = manifest["config"]
         game, seed, version = config["game"], config["seed"], config["rules_version"]
+        played = manifest.get("games_played", config["games"])  # fewer where --until stopped it
         rules, names, dealing = config["rules"], config["policies"], config.get("dealing")
     except FileNotFoundError:
         raise RunError(f"{folder} is not a run folder (no manifest.json)") from None
@@ -117,7 +120,7 @@ def from_run(args, parser):
     if [p.kernel_params() for p in policies] != config.get("policy_params", [p.kernel_params() for p in policies]):
         raise RunError(f"{folder} was played with other policy parameters than {', '.join(names)} have now")
     deal_run = from_dict(dealing)
-    return game, rules, policies, seed, plan(game, rules, deal_run) if deal_run.deal_run else None
+    return game, rules, policies, seed, plan(game, rules, deal_run) if deal_run.deal_run else None, played
 
 
 def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
