@@ -320,8 +320,8 @@ MAX_GROUPS = 60  # values a by COLUMN may take: a table per group beyond that is
 def custom_metrics(custom: Custom, runs) -> list[Metric]:
     """``custom`` bound to the columns of ``runs`` (custom_metric); with ``by COLUMN``, one
     Metric per value COLUMN holds in the runs' records (null aside), in the column's order
-    (a text column's names as the records list them, else ascending), each over the rows
-    of its value."""
+    (a text column's names as its dictionary lists them, the rest ascending), each over
+    the rows of its value."""
     whole = custom_metric(custom, runs)
     if custom.by is None:
         return [whole]
@@ -335,7 +335,8 @@ def custom_metrics(custom: Custom, runs) -> list[Metric]:
             if len(found) > MAX_GROUPS:
                 raise MetricsError(f"metric '{custom.name}': '{custom.by}' takes more than {MAX_GROUPS} values in "
                                    f"{run.path}; group by a column with fewer (a class, a level, a seat)")
-    order = [v for v in column.values or () if v in found] or sorted(found)
+    order = [v for v in column.values or () if v in found]
+    order += sorted(found - set(order))
     return [replace(custom_metric(group(custom, value, column.kind), runs), group=(custom.by, value))
             for value in order]
 
