@@ -11,10 +11,11 @@ Every file is written to a temporary name and renamed into place, so an interrup
 (Ctrl-C, kill -9) leaves only whole files; rerunning the same command redoes the blocks
 not marked done and ends with the same records as an uninterrupted run.
 
-The folder checks itself: every block file, the manifest and the summary carry checksums,
-so a resume plays again any block whose files are missing or damaged (a block is a pure
-function of the run: it comes out the same), and readers name a damaged file instead of
-reading it. One process writes a folder at a time (``FolderLock``).
+The folder checks itself: each block file holds the sizes and checksums of its records and
+its own, the manifest the summary's, so a resume plays again any block whose files are
+missing or damaged (a block is a pure function of the run: it comes out the same), and
+readers name a damaged file instead of reading it. One process writes a folder at a time
+(``FolderLock``).
 """
 
 from __future__ import annotations
@@ -117,7 +118,13 @@ class RunConfig:
 def digest(data) -> str:
     """The checksum of some bytes. BLAKE2b: a cryptographic hash, so no damage slips through
     by chance, and on these machines faster than SHA-256 (about 1 GB/s against 0.75)."""
-    return hashlib.blake2b(data, digest_size=32).hexdigest()
+    hasher = _hasher()
+    hasher.update(data)
+    return hasher.hexdigest()
+
+
+def _hasher():
+    return hashlib.blake2b(digest_size=32)
 
 
 def file_entry(data) -> dict:
@@ -170,7 +177,7 @@ def file_problem(path: Path, entry: dict | None) -> DamagedError | None:
             return DamagedError(path, f"is {'empty' if size == 0 else 'damaged'} ({size:,} bytes, "
                                       f"{entry['bytes']:,} written)")
         with open(path, "rb") as fh:
-            actual = hashlib.file_digest(fh, lambda: hashlib.blake2b(digest_size=32)).hexdigest()
+            actual = hashlib.file_digest(fh, _hasher).hexdigest()
     except FileNotFoundError:
         return DamagedError(path, "is missing")
     except OSError as exc:
@@ -181,7 +188,7 @@ def file_problem(path: Path, entry: dict | None) -> DamagedError | None:
 # --- Writing -----------------------------------------------------------------------------------
 
 _HOST = socket.gethostname().replace(".", "_")
-TEMPORARY = re.compile(r"\..+\.[^.]+-\d+-[0-9a-f]{8}\.tmp")  # the names ``temporary`` makes
+TEMPORARY = re.compile(r"\..+\.(?P<host>[^.]+)-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")  # names ``temporary`` makes
 
 
 def temporary(path: Path) -> Path:
@@ -249,8 +256,8 @@ def remove_dead_temporaries(folder: Path) -> None:
     """Remove the temporaries of writers on this host that are gone (kill -9, a lost
     worker); a living process's are left alone, whoever it is."""
     for stray in folder.glob(".*.tmp"):
-        host, pid, _ = (stray.name.rsplit(".", 2)[1].rsplit("-", 2) + ["", "", ""])[:3]
-        if host == _HOST and pid.isdigit() and not _alive(int(pid)):
+        writer = TEMPORARY.fullmatch(stray.name)
+        if writer and writer["host"] == _HOST and not _alive(int(writer["pid"])):
             _remove(stray)
 
 
@@ -325,7 +332,7 @@ def listing(folder: Path) -> set[str] | None:
     mid-write; None when it does not exist. RunError on a path that cannot be a folder (a
     file, too long a name)."""
     try:
-        return {name for name in os.listdir(folder) if name != LOCK_NAME and not TEMPORARY.match(name)}
+        return {name for name in os.listdir(folder) if name != LOCK_NAME and not TEMPORARY.fullmatch(name)}
     except FileNotFoundError:
         return None
     except NotADirectoryError:

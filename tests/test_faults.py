@@ -120,8 +120,7 @@ def test_a_damaged_block_is_named_by_every_reader_and_played_again_on_resume(who
         sim.load_run(copy).games() if "games-" in name else sim.load_run(copy).deals()
     # A resume plays block 2 again, says so in one line, and ends as the whole run.
     status, err = resume(copy, capsys)
-    assert status == 0 and err.splitlines() == [err.splitlines()[0]], err
-    assert err.startswith(f"block 2 is played again: {damaged} "), err
+    assert status == 0 and err.count("\n") == 1 and err.startswith(f"block 2 is played again: {damaged} "), err
     assert files(copy) == files(whole)
 
 
@@ -197,15 +196,17 @@ def test_kill_9_and_ctrl_c_at_random_points_then_resume_give_the_whole_run(tmp_p
     args = ["--games", "3000", "--block-size", "100", "--seed", "11", "--quiet"]
     whole = tmp_path / "whole"
     assert cli("sim.run", *args, "--out", whole).returncode == 0
-    rng = random.Random(2024)
+    rng, cut_mid_run = random.Random(2024), 0
     for k in range(20):
         out = tmp_path / f"cut{k}"
         for _ in range(rng.randint(1, 3)):
             kill_at(args, out, rng.uniform(0, 0.4), rng.choice([signal.SIGKILL, signal.SIGINT]))
+        cut_mid_run += 0 < len(list((out / "blocks").glob("*.json"))) < 30
         done = cli("sim.run", *args, "--out", out)
         assert done.returncode == 0, done.stderr
         assert files(out) == files(whole), k
         assert not [p for p in out.rglob("*") if p.name.endswith(".tmp") or p.name == LOCK_NAME]
+    assert cut_mid_run >= 5, "too few interruptions fell between the first block and the last"
 
 
 def test_ctrl_c_then_resume_gives_the_whole_run_and_frees_the_folder(whole, tmp_path, capsys):
@@ -218,7 +219,7 @@ def test_ctrl_c_then_resume_gives_the_whole_run_and_frees_the_folder(whole, tmp_
 
 # --- One writer ------------------------------------------------------------------------------
 
-def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, tmp_path):
+def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
     (copy / "records" / "deals-000001.parquet").unlink()  # work left for the second writer
     before = everything(copy)
     with FolderLock(copy, "run"):
@@ -229,8 +230,7 @@ def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, tmp_path):
         assert time.time() - began < 30
         assert everything(copy) == {**before, LOCK_NAME: (copy / LOCK_NAME).read_bytes()}
     assert not (copy / LOCK_NAME).exists()
-    assert cli("sim.run", *RUN, "--out", copy).returncode == 0
-    assert files(copy) == files(whole)
+    assert resume(copy, capsys)[0] == 0 and files(copy) == files(whole)
 
 
 @pytest.mark.slow
