@@ -73,8 +73,8 @@ def sampling_seats(game: str, worlds: int, players: int) -> np.ndarray:
 @njit(cache=True, inline="always")
 def model_nb(seats, seat):
     """The parameters with which ``seat``'s samplers model the other seats' calls: its own
-    row (kernels.pimc), read here alone."""
-    return seats.prm[seat]
+    heuristic record (kernels.pimc), read here alone."""
+    return seats.prm[seat].heuristic
 
 
 # --- Bridgette ---------------------------------------------------------------------------------
