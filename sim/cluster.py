@@ -13,6 +13,7 @@ run. A worker process plays one block at a time on its own numba threads.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -28,6 +29,9 @@ from sim.store import RECORD_KINDS, RunError, write_records
 LOCAL = "local:"
 CONNECT_TIMEOUT_S = 3  # a scheduler that does not answer by then is reported unreachable
 WORKERS_TIMEOUT_S = 30  # a scheduler with no worker after this long is reported idle
+# Jobs out on the cluster at a time, per worker: enough to keep each busy while results come
+# back, few enough that a run of 2**53 games never holds a future per block.
+IN_FLIGHT_PER_WORKER = 4
 
 
 # [scheme://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
@@ -154,23 +158,40 @@ class Cluster:
         except OSError as exc:
             raise RunError(f"the cluster run failed: {exc}; rerun the same command to resume") from None
 
-    def map(self, fn, jobs):
-        """``fn(*job)`` for every job on the workers; results in the order they finish."""
+    def map(self, fn, jobs, ordered: bool = False):
+        """``fn(*job)`` for every job on the workers; results in the order they finish, or
+        with ``ordered`` in the jobs' order. ``jobs`` is read as jobs finish, a few per
+        worker out at a time, so it may be a generator of more jobs than memory could hold."""
         from distributed import as_completed
 
-        futures = [self.client.submit(_on_worker, fn, self.threads, *job, pure=False) for job in jobs]
+        jobs = iter(jobs)
+        window = IN_FLIGHT_PER_WORKER * max(1, len(self.workers()))
+
+        def submit(n: int) -> list:
+            return [self.client.submit(_on_worker, fn, self.threads, *job, pure=False)
+                    for job in itertools.islice(jobs, n)]
+
+        out = submit(window)  # in the jobs' order
         try:
-            for future in as_completed(futures, loop=self.client.loop):
-                yield self._result(future)
+            finished = None if ordered else as_completed(out, loop=self.client.loop)
+            while out:
+                future = out[0] if ordered else next(finished)
+                result = self._result(future)
+                out.remove(future)
                 future.release()
+                for new in submit(1):
+                    out.append(new)
+                    if finished is not None:
+                        finished.add(new)
+                yield result
         finally:
-            self.client.cancel([f for f in futures if not f.done()])
+            self.client.cancel([f for f in out if not f.done()])
 
     def play_blocks(self, game, rules, policies, seed, blocks, out, records, dd=False, plan=None):
         """(index, count, aggregates) of each block, as workers finish them; the records
         are already in ``out``."""
-        return self.map(play_block, [(game, rules, policies, seed, index, first, count, str(out), records, dd, plan)
-                                     for index, first, count in blocks])
+        return self.map(play_block, ((game, rules, policies, seed, index, first, count, str(out), records, dd, plan)
+                                     for index, first, count in blocks))
 
     def describe(self) -> dict:
         workers = self.workers()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from contextlib import ExitStack
 
 import numpy as np
 
@@ -116,23 +117,25 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     rules = rules if rules is not None else module.RULES()
     block = block_games(rules)
     jobs = ((game, rules, a, b, seed, first, min(block, games - first)) for first in range(0, games, block))
-    if cluster is None:
-        parts = (match_block(*job) for job in jobs)  # played as they are merged: any number of games
-    else:
-        from sim.cluster import open_cluster
-
-        with open_cluster(cluster, threads) as pool:
-            pool.warm_up(game, rules, _lineups(game, a, b)[0])
-            parts = sorted(pool.map(match_block, jobs), key=lambda part: part[0])
     per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
     a_wins = undecided = played = 0
-    for _, deal_part, game_part, wins, drawn, win_part, deals in parts:  # in block order, as floating sums depend on it
-        per_deal.merge(deal_part)
-        per_game.merge(game_part)
-        per_win.merge(win_part)
-        a_wins += wins
-        undecided += drawn
-        played += deals
+    with ExitStack() as stack:
+        if cluster is None:
+            parts = (match_block(*job) for job in jobs)
+        else:
+            from sim.cluster import open_cluster
+
+            pool = stack.enter_context(open_cluster(cluster, threads))
+            pool.warm_up(game, rules, _lineups(game, a, b)[0])
+            parts = pool.map(match_block, jobs, ordered=True)
+        # Played as they are merged, so any number of games; in block order, as floating sums depend on it.
+        for _, deal_part, game_part, wins, drawn, win_part, deals in parts:
+            per_deal.merge(deal_part)
+            per_game.merge(game_part)
+            per_win.merge(win_part)
+            a_wins += wins
+            undecided += drawn
+            played += deals
     deal_stats, game_stats, win_stats = per_deal.result(), per_game.result(), per_win.result()
     win_rate = (a_wins + undecided / 2) / (2 * games)
     return {

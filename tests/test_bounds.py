@@ -267,3 +267,30 @@ def test_the_largest_run_stops_by_until(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] and manifest["config"]["games"] == 2**53
     assert manifest["games_played"] == 1000 and manifest["blocks"] == 1
+
+
+def test_cluster_jobs_are_taken_as_workers_finish():
+    """A cluster reads its jobs a few per worker ahead of the results, so the blocks of a run
+    of 2**53 games (or an endless generator) reach it without being listed; in order when
+    asked (sim.match merges its blocks in order)."""
+    import itertools
+
+    from sim.cluster import IN_FLIGHT_PER_WORKER, open_cluster
+
+    taken = []
+
+    def jobs():
+        for n in itertools.count():
+            assert n < 1000, "jobs taken far ahead of their results"
+            taken.append(n)
+            yield (-n,)
+
+    with open_cluster("local:1", threads=1) as pool:
+        ordered = pool.map(abs, jobs(), ordered=True)
+        assert [next(ordered) for _ in range(5)] == [0, 1, 2, 3, 4]
+        assert len(taken) <= IN_FLIGHT_PER_WORKER + 5
+        ordered.close()
+        taken.clear()
+        finished = pool.map(abs, jobs())
+        assert next(finished) in range(IN_FLIGHT_PER_WORKER) and len(taken) <= IN_FLIGHT_PER_WORKER + 1
+        finished.close()
