@@ -64,7 +64,7 @@ def test_balance_bracket_from_the_settings_own_intervals():
     (["--vary", "exchange.dealer_draw_ac=4,8"], "did you mean 'exchange.dealer_draw_ace'"),
     (["--vary", "exchange.dealer_draw_ace=-1,8"], "must be at least 0"),
     (["--vary", "exchange.dealer_draw_ace=four,8"], "must be an integer"),
-    (["--vary", "exchange.dealer_draw_ace=4,30"], "the stock holds only"),
+    (["--vary", "exchange.dealer_draw_ace=4,29"], "the stock holds only"),
     (["--vary", "exchange.dealer_draw_ace=4,4"], "twice"),
     (["--vary", "exchange.dealer_draw_ace=4"], "at least two settings"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--metrics", "dealers_advantage"], "unknown metric"),
