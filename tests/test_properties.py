@@ -160,7 +160,8 @@ RULES = st.one_of(st.sampled_from(["bridgette-no-colons", "bid-euchre-joker", "d
                                     "no-such-variant", "missing.toml", ".", "a-file.txt", "", "-0"]), TEXT)
 OUT = values("out", "a-file.txt/out", "a-file.txt", ".", "new/deeper/out")
 METRICS = values("contract_made", "dealer_advantage,mean_score", "x = mean(score0)", "x = mean(score0 +)",
-                 "x = mean(" + "(" * 300 + "score0" + ")" * 300 + ")", "x = sum(score0) / sum(score1)",
+                 "x = mean(" + "(" * 3000 + "score0" + ")" * 3000 + ")", "x = mean(" + "-" * 3000 + "score0)",
+                 "x = sum(score0) / sum(score1)",
                  "nope", ",")
 SHARED = {"--game": GAME, "--seed": SEED, "--rules": RULES, "--set": SET_OPTIONS}
 DEALING = {"--conditions": values("missing.toml", "a-file.txt", "."), "--dealer": values("0", "1", "alternate"),
@@ -281,11 +282,15 @@ def test_generated_variant_files_succeed_or_fail_in_one_line(command, examples, 
 
 # --- Replay lines ---------------------------------------------------------------------------
 
+def _containers(inner):
+    """Lists and objects of ``inner`` values."""
+    return st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=3))
+
+
 JSON_VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), TEXT,
               st.sampled_from([0.0, 1.0, -0.0, "0", "1", "AS", "CG", "H", "P", 10**30])),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=3)),
-    max_leaves=8)
+    _containers, max_leaves=8)
 FIELDS = ["game", "rules", "dealer", "hands", "stock", "discards", "calls", "trump", "trump_exchange", "play",
           "expect", "note"]
 
