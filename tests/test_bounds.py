@@ -212,6 +212,29 @@ def test_every_rule_option_range_edge(game, option, low, high):
         assert len(games) == 1 and 1 <= len(deals) <= rules.most_deals()
 
 
+OTHERS = [(game, row["option"], row["type"], row["choices"])
+          for game, cls in GAMES.items() for row in option_table(cls) if row["type"] != "int"]
+# (accepted, refused) of each kind of option that is not a whole number.
+VALUES = {"bool": lambda choices: ([True, False], [1, "true", 0.0]),
+          "str": lambda choices: (list(choices), ["nowhere", choices[0].upper(), 0]),
+          "tuple": lambda choices: ([list(choices), []], [["nowhere"], [choices[0]] * 2, choices[0]])}
+
+
+@pytest.mark.parametrize("game,option,kind,choices", OTHERS, ids=[f"{g}:{o}" for g, o, _, _ in OTHERS])
+def test_every_other_rule_option_takes_only_its_values(game, option, kind, choices):
+    """A true/false option takes only true or false, a choice only its choices, a list only
+    distinct choices: each allowed value is accepted and anything else refused by name."""
+    cls = GAMES[game]
+    section, name = option.split(".")
+    accepted, refused = VALUES[kind](choices)
+    for value in accepted:
+        rules = cls.from_dict({section: {name: value}})
+        assert getattr(getattr(rules, section), name) == (tuple(value) if kind == "tuple" else value)
+    for value in refused:
+        with pytest.raises(RulesError, match=f"option '{option}' (must|lists)"):
+            cls.from_dict({section: {name: value}})
+
+
 def _limited():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
