@@ -28,8 +28,8 @@ from kernels.pimc import (
     pimc_euchre_trump_nb,
 )
 from kernels.policies import (
-    POLICY_DD, POLICY_PIMC, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
-    choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb,
+    POLICY_DD, calls_by_worlds_nb, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
+    choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb, plays_by_worlds_nb,
 )
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
@@ -162,12 +162,6 @@ def discard_step_nb(seats, trace, seat, hand, copies):
     return record_nb(seats, trace, KIND_DISCARD, seat, pick_copy_nb(hand, card), hand)
 
 
-@njit(cache=True, inline="always")
-def samples_calls_nb(seats, seat):
-    """A ``pimc`` seat with ``bid_worlds`` > 0: its bids and trump come from sampled worlds."""
-    return seats.pol[seat] == POLICY_PIMC and seats.prm[seat].pimc.bid_worlds > 0
-
-
 @njit(cache=True)
 def bid_gain_nb(p):
     """E-7 for the seats that sample their calls: ``gain[bid, tricks]``, the bidding team's
@@ -185,7 +179,7 @@ def bid_step_nb(seats, trace, p, dealer, turn, seat, legal, high, bidder, dd):
     """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``)."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if dd is not None and samples_calls_nb(seats, seat):
+        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             call = pimc_euchre_bid_nb(dd[0], seats, seat, seats.hands[:4], legal, high, bidder, turn, dealer,
                                       bid_gain_nb(p), p.tricks, p.ask_cards, p.double_deck, p.joker,
                                       p.stick_the_dealer)
@@ -200,7 +194,7 @@ def trump_step_nb(seats, trace, p, dealer, seat, bid, dd):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
-        if dd is not None and samples_calls_nb(seats, seat):
+        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             trump = pimc_euchre_trump_nb(dd[0], seats, seat, seats.hands[:4], bid, dealer, bid_gain_nb(p), p.tricks,
                                          p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
         else:
@@ -241,7 +235,7 @@ def card_step_nb(seats, trace, seat, legal, lead, best, best_seat, trump, bidder
         if dd is not None and seats.pol[seat] == POLICY_DD:
             card = euchre_dd_card_nb(dd[0], seats.hands[:4], seat, trump, out_seat, p.double_deck, p.joker, leader,
                                      in_trick, lead, best, best_seat)
-        elif dd is not None and seats.pol[seat] == POLICY_PIMC:
+        elif dd is not None and plays_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             card = pimc_euchre_card_nb(dd[0], seats, seat, seats.hands[:4], legal, trump, out_seat, p.double_deck,
                                        p.joker, leader, in_trick, lead, best, best_seat, played)
         else:

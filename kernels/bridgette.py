@@ -14,7 +14,9 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS, bid_index
-from kernels.cards import CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, SUIT_MASKS, ZERO, bit_nb, popcount_nb
+from kernels.cards import (
+    CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb,
+)
 from kernels.contract import (
     AT_DISCARDS, AT_PLAY, ERR_AUCTION, ERR_BAR, ERR_COLON, ERR_EXCHANGE, ERR_FOLLOW, ERR_NOT_IN_HAND,
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
@@ -26,9 +28,10 @@ from kernels.dd_run import (
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
 from kernels.pimc import note_bridgette_exchange_nb
-from kernels.policies import choose_discard_nb
+from kernels.policies import choose_discard_nb, searches_exchange_nb
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
+from kernels.search import search_discards_nb
 from kernels.step import (
     BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
     legal_nb, new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
@@ -179,12 +182,31 @@ def set_colon_play_nb(row, k, play, won):
 # --- Decision steps --------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def discard_step_nb(seats, trace, seat, hand):
-    """B-3: the next discard of ``seat`` (any card of its hand), replayed or chosen."""
+def discard_step_nb(seats, trace, seat, hand, planned):
+    """B-3: the next discard of ``seat`` (any card of its hand), replayed or chosen: the
+    lowest card of ``planned`` where the seat chose its discards as a set."""
     card = scripted_nb(seats, seat, LIST_DISCARDS + seat)
     if card == BY_POLICY:
-        card = choose_discard_nb(seats.pol[seat], seats.prm[seat], hand, seats.rng)
+        if planned & hand:
+            card = lowest_nb(planned & hand)
+        else:
+            card = choose_discard_nb(seats.pol[seat], seats.prm[seat], hand, seats.rng)
     return record_nb(seats, trace, KIND_DISCARD, seat, card, hand)
+
+
+@njit(cache=True)
+def search_exchange_nb(p, tables, dealer, seat, unseen, upcard, seats, dd):
+    """B-3: the discards of a ``search`` seat (kernels.search.search_discards_nb), from what
+    it knows of its opponent's holding before the opponent's discards: 13 cards and the
+    opponent's draw, the up-card among them where the rules give it to the opponent."""
+    opp = 1 - seat
+    up_to_opp = ((p.upcard_to == UPCARD_TO_DEALER and opp == dealer)
+                 or (p.upcard_to != UPCARD_TO_DEALER and p.upcard_to != UPCARD_DEAD and opp != dealer))
+    draw = dealer_draw_nb(p, upcard) if opp == dealer else p.nondealer_draw
+    return search_discards_nb(dd, seats, seat, dealer, seats.hands[seat], unseen, bit_nb(upcard) if up_to_opp else ZERO,
+                              HAND_SIZE + draw, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
+                              p.opening_pass == OPENING_PASS_ENDS, p.colon_discard == COLON_DISCARD_WHEN_VOID,
+                              tables.gain)
 
 
 @njit(cache=True)
@@ -202,12 +224,18 @@ def card_error_nb(hand, card, lead, barred_suit):
 # --- The phases of a deal ----------------------------------------------------------------------
 
 @njit(cache=True)
+def dealer_draw_nb(p, up):
+    """B-3: how many cards the dealer draws after the up-card ``up``, by its class."""
+    cls = CARD_CLASS[up]
+    return p.dealer_draw_numeral if cls == 0 else (p.dealer_draw_face if cls == 1 else p.dealer_draw_ace)
+
+
+@njit(cache=True)
 def draw_nb(p, dealer, hands, stock):
     """B-3: the up-card and the draws; returns the dead up-card as a set (empty unless dead)."""
     up = stock[0]
     to_nondealer = p.nondealer_draw
-    cls = CARD_CLASS[up]
-    to_dealer = p.dealer_draw_numeral if cls == 0 else (p.dealer_draw_face if cls == 1 else p.dealer_draw_ace)
+    to_dealer = dealer_draw_nb(p, up)
     top = 0
     dead_up = ZERO
     if p.upcard_to == UPCARD_DEAD:
@@ -227,16 +255,21 @@ def draw_nb(p, dealer, hands, stock):
 
 
 @njit(cache=True)
-def exchange_nb(dealer, hands, seats, trace, row):
-    """B-3: each seat discards back to 13, non-dealer first. Returns (completed, the cards
+def exchange_nb(p, tables, dealer, hands, unseen, upcard, seats, trace, row, dd):
+    """B-3: each seat discards back to 13, non-dealer first; a ``search`` seat chooses its
+    discards as a set, searching in the context ``dd`` (None when no seat searches) from
+    the cards it has not seen (``unseen`` less its hand). Returns (completed, the cards
     seat 0 discarded, seat 1's): each seat alone sees its own discards."""
     discarded0 = discarded1 = ZERO
     for seat in (1 - dealer, dealer):
         excess = popcount_nb(hands[seat]) - HAND_SIZE
         if seats.pol[seat] == POLICY_SCRIPT and seats.script_len[LIST_DISCARDS + seat] != excess:
             return stop_nb(row, ERR_EXCHANGE, AT_DISCARDS, seat), discarded0, discarded1
+        planned = ZERO
+        if dd is not None and excess > 0 and searches_exchange_nb(seats.pol[seat], seats.prm[seat]):
+            planned = search_exchange_nb(p, tables, dealer, seat, unseen & ~hands[seat], upcard, seats, dd[0])
         for _ in range(excess):
-            card = discard_step_nb(seats, trace, seat, hands[seat])
+            card = discard_step_nb(seats, trace, seat, hands[seat], planned)
             if not legal_nb(card, hands[seat]):
                 return stop_nb(row, ERR_EXCHANGE, AT_DISCARDS, seat), discarded0, discarded1
             hands[seat] &= ~bit_nb(card)
@@ -397,11 +430,11 @@ def deal_nb(p, tables, deck_mask, dealer, stock, seats, trace, row, dd, dd_out):
     if dd_on:
         start_contract_row_nb(dd_out[0])
     dead_up = draw_nb(p, dealer, hands, stock)
-    completed, discarded0, discarded1 = exchange_nb(dealer, hands, seats, trace, row)
+    unseen = deck_mask & ~dead_up
+    completed, discarded0, discarded1 = exchange_nb(p, tables, dealer, hands, unseen, stock[0], seats, trace, row, dd)
     if not completed:
         return
     note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
-    unseen = deck_mask & ~dead_up
     if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables, dealer, 0, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
                       p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd):

@@ -11,7 +11,7 @@ from numba import njit
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, legal_calls_nb
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
-from kernels.policies import POLICY_DD, POLICY_PIMC, choose_call_nb, choose_card_nb
+from kernels.policies import POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -96,10 +96,11 @@ def call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, ta
                  n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal. A ``pimc``
     seat that samples its calls searches in the context ``dd`` (kernels.pimc), reading the
-    auction's ``calls`` so far; ``dd`` is None when no seat searches."""
+    auction's ``calls`` so far (so does a ``search`` seat with ``bid_worlds``); ``dd`` is None
+    when no seat searches."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if dd is not None and seats.pol[seat] == POLICY_PIMC and seats.prm[seat].pimc.bid_worlds > 0:
+        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             call = pimc_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
                                 tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                                 nt_needs_all_suits, jump_min_cards)
@@ -163,13 +164,13 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
 def card_step_nb(seats, trace, seat, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal.
     A ``dd`` seat sees both hands (and searches in the context ``dd``, None when no seat
-    searches); a ``pimc`` seat samples what it cannot see (kernels.pimc), and learns what
-    each card shows. The hands are read from ``seats.hands``, not passed."""
+    searches); a ``pimc`` or ``search`` seat samples what it cannot see (kernels.pimc), and
+    learns what each card shows. The hands are read from ``seats.hands``, not passed."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if dd is not None and seats.pol[seat] == POLICY_DD:
             card = contract_dd_card_nb(dd[0], seats.hands[:2], seat, lead, barred, trump, when_void)
-        elif dd is not None and seats.pol[seat] == POLICY_PIMC:
+        elif dd is not None and plays_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             card = pimc_contract_card_nb(dd[0], seats, seat, seats.hands[:2], legal, lead, barred, trump, when_void,
                                          unseen)
         else:

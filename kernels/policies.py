@@ -28,6 +28,7 @@ POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
 POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
+POLICY_SEARCH = 4  # pimc, and Bridgette's exchange by rollout (kernels.search); the rest: heuristic
 
 # The parameters each policy reads, one record each (meanings and defaults: sim/policies.py).
 HEURISTIC_PARAMS = record_dtype([(name, np.float64) for name in (
@@ -38,9 +39,34 @@ PIMC_PARAMS = record_dtype([(name, np.float64) for name in (
     "bid_worlds",  # worlds sampled for a deal's calls (0: the heuristic's calls)
     "keep",  # 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
 )])
-# A seat's parameters: ``pimc`` and ``dd`` seats decide as the heuristic wherever they do
-# not search, so every seat carries the heuristic's record.
-POLICY_PARAMS = record_dtype([("heuristic", HEURISTIC_PARAMS), ("pimc", PIMC_PARAMS)])
+SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
+    "exchange_worlds",  # worlds valuing each candidate exchange (Bridgette's B-3; 0: the heuristic's)
+)])
+# A seat's parameters: the searching seats decide as the heuristic wherever they do not
+# search, and ``search`` plays its cards as ``pimc``, so each seat carries every record.
+POLICY_PARAMS = record_dtype([("heuristic", HEURISTIC_PARAMS), ("pimc", PIMC_PARAMS), ("search", SEARCH_PARAMS)])
+
+
+@njit(cache=True, inline="always")
+def plays_by_worlds_nb(pid, prm):
+    """Whether a seat plays its cards over sampled worlds (kernels.pimc): ``pimc``, and
+    ``search`` unless its ``worlds`` is 0 (the heuristic's card play)."""
+    return pid == POLICY_PIMC or (pid == POLICY_SEARCH and prm.pimc.worlds > 0)
+
+
+@njit(cache=True, inline="always")
+def calls_by_worlds_nb(pid, prm):
+    """Whether a seat makes its calls over sampled worlds: ``pimc`` or ``search`` with
+    ``bid_worlds`` above 0."""
+    return (pid == POLICY_PIMC or pid == POLICY_SEARCH) and prm.pimc.bid_worlds > 0
+
+
+@njit(cache=True, inline="always")
+def searches_exchange_nb(pid, prm):
+    """Whether a seat chooses Bridgette's discards by rollout (kernels.search): ``search``
+    with ``exchange_worlds`` above 0."""
+    return pid == POLICY_SEARCH and prm.search.exchange_worlds > 0
+
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)

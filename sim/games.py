@@ -46,6 +46,8 @@ class GameInfo:
     # The pimc seat's own parameters -> this game's default (its other decisions are the
     # heuristic's, with the heuristic's parameters).
     pimc: dict = field(default_factory=lambda: {"worlds": 16})
+    # The search seat's own parameters -> this game's default (it plays as pimc, with pimc's).
+    search: dict = field(default_factory=dict)
     deal: str = "deal"        # one deal of cards: "deal", or "hand" in Bid Euchre
     contract: str = "contract"  # what the auction makes: "contract", or "bid" in Bid Euchre
     contract_column: str = "level"  # deal-record column that is negative when none was played
@@ -97,6 +99,7 @@ GAMES = {info.name: info for info in (
         heuristic={"aggression": 1.0, "double_margin": 4.0, "redouble_margin": 3.0,
                    "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
         pimc={"worlds": 16, "bid_worlds": 0, "keep": 1},
+        search={"exchange_worlds": 16},
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",

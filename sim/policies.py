@@ -2,7 +2,7 @@
 
 A policy is chosen per seat as ``NAME`` or ``NAME:param=value,...``; it becomes an integer
 id and a ``kernels.policies.POLICY_PARAMS`` record for the kernels, a named record per
-policy (``heuristic``, ``pimc``) whose fields are the parameters. Each game offers the
+policy (``heuristic``, ``pimc``, ``search``) whose fields are the parameters. Each game offers the
 parameters its own decisions read, with its own defaults (``heuristic`` in the game's
 declaration, sim/games.py); a parameter of another game is refused. The kernels take the
 same record in every game: a field the game does not read keeps its neutral value.
@@ -103,6 +103,11 @@ def _bid_worlds_error(value: float) -> str | None:
     return None if value == 0 else _worlds_error(value)
 
 
+def _worlds_or_none_error(value: float) -> str | None:
+    """search's ``worlds`` and ``exchange_worlds``: a count of deals, or 0 for the heuristic's choice."""
+    return None if value == 0 else _worlds_error(value)
+
+
 def _keep_error(value: float) -> str | None:
     """pimc's ``keep``: a switch."""
     return None if value in (0.0, 1.0) else "must be 0 or 1"
@@ -124,6 +129,20 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
     "keep": Parameter("pimc", 0.0, "1 keeps the worlds of the seat's last card that are still consistent and samples "
                                    "only the rest; 0 samples every card's worlds afresh", _keep_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
+
+# A seat that searches beyond its card play: ``pimc``'s card play and calls, with pimc's
+# parameters, and Bridgette's exchange chosen by rolling out the auction and valuing its
+# contract double dummy over sampled worlds (kernels.search).
+POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
+                                "pimc's card play and calls, and Bridgette's discards chosen among a few candidate "
+                                "sets by the expected score of the auction both players would then make, played "
+                                "double dummy, over sampled worlds; draws and Bid Euchre's exchange as the heuristic", {
+    **POLICIES["pimc"].parameters,
+    "worlds": Parameter("pimc", 16.0, "deals of the unseen cards sampled per card played (0: cards as the "
+                                      "heuristic)", _worlds_or_none_error),
+    "exchange_worlds": Parameter("search", 0.0, "deals of the opponent's holding sampled to value each candidate "
+                                                "exchange (B-3; 0: discards as the heuristic)", _worlds_or_none_error),
+}, offered=lambda info: {**info.heuristic, **info.pimc, **info.search})
 
 
 def defaults(name: str, game: str | None = None) -> dict:
@@ -210,8 +229,8 @@ def _no_parameter(spec: PolicySpec, key: str, game: str | None, values: dict) ->
 
 
 def searches(policies) -> bool:
-    """Whether a seat plays by search (``dd`` or ``pimc``), so its run needs a search context."""
-    return any(p.policy_id in (kp.POLICY_DD, kp.POLICY_PIMC) for p in policies)
+    """Whether a seat plays by search (``dd``, ``pimc`` or ``search``), so its run needs a search context."""
+    return any(p.policy_id in (kp.POLICY_DD, kp.POLICY_PIMC, kp.POLICY_SEARCH) for p in policies)
 
 
 def kernel_policies(policies) -> tuple[np.ndarray, np.ndarray]:

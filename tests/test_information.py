@@ -19,7 +19,8 @@ shares. So its worlds A and B are each one deal played from the same stream stat
 world A's actions (world B); its checked decisions are its calls (sampled, ``bid_worlds``),
 Bid Euchre's trump and its cards (the rest are the heuristic's, checked above). In
 Bridgette it keeps the worlds of its last card that stay consistent (``keep``), so these
-must come from what it knows too.
+must come from what it knows too. A ``search`` seat also chooses Bridgette's discards from
+worlds of the opponent's holding (kernels.search): checked the same way.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
+SEARCH = parse_policy("search:worlds=3,bid_worlds=3,exchange_worlds=4", "bridgette")
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 
@@ -254,10 +256,11 @@ def _world_a(world, deal, seat, policy):
     return Deal(deal.dealer, deal.hands, deal.stock, rows)
 
 
-def _probe(world, seed, games, shuffles, control, policy=None):
+def _probe(world, seed, games, shuffles, control, policy=None, kinds=None):
     """(decision points checked, decisions that changed, worlds set aside). Decision points
-    are any of the seat's actions with the game's heuristic (``policy`` None), or the
-    ``pimc_kinds`` of ``policy``."""
+    are any of the seat's actions with the game's heuristic (``policy`` None), or those of
+    ``kinds`` (default: the game's ``pimc_kinds``) of ``policy``."""
+    kinds = kinds or world.pimc_kinds
     rng = np.random.default_rng(seed)
     checked = changed = set_aside = 0
     for dealt in world.deals(seed, games):
@@ -267,7 +270,7 @@ def _probe(world, seed, games, shuffles, control, policy=None):
             if deal is None:
                 continue
             mine = [i for i, row in enumerate(deal.rows) if row[1] == seat
-                    and (policy is None or row[0] in world.pimc_kinds)]
+                    and (policy is None or row[0] in kinds)]
             if not mine:
                 continue
             t = int(rng.choice(mine))
@@ -331,5 +334,21 @@ def test_pimc_decisions_ignore_cards_the_seat_cannot_see(name):
 def test_pimc_control_moving_a_held_card_changes_decisions(name):
     games, least = PIMC_PROBES[name]
     checked, changed, _ = _probe(WORLDS[name], seed=14, games=range(games), shuffles=1, control=True, policy=PIMC)
+    assert checked >= 25
+    assert changed >= 0.05 * checked
+
+
+def test_search_exchange_ignores_cards_the_seat_cannot_see():
+    """A search seat's discards (B-3, valued over worlds of the opponent's holding), calls
+    and cards come out the same however the cards it has not seen lie."""
+    checked, changed, _ = _probe(WORLDS["bridgette"], seed=15, games=range(8), shuffles=2, control=False,
+                                 policy=SEARCH, kinds=(kc.KIND_DISCARD, kc.KIND_CALL, kc.KIND_PLAY))
+    assert checked >= 80
+    assert changed == 0
+
+
+def test_search_exchange_control_moving_a_held_card_changes_decisions():
+    checked, changed, _ = _probe(WORLDS["bridgette"], seed=16, games=range(8), shuffles=1, control=True,
+                                 policy=SEARCH, kinds=(kc.KIND_DISCARD,))
     assert checked >= 25
     assert changed >= 0.05 * checked

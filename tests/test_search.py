@@ -1,0 +1,116 @@
+"""The ``search`` policy: Bridgette's exchange chosen by rollout (kernels.search).
+
+Its parts are checked against independent routes: the candidate sets against a hand worked
+out from the heuristic's keep values, the modelled auction against the auctions the
+heuristic seats of real games made, and the search against the heuristic's exchange in a
+duplicate match. ``tests/test_information.py`` checks that its discards read only what the
+seat knows.
+"""
+
+import numpy as np
+import pytest
+
+from kernels import bridgette as kb
+from kernels import contract as kc
+from kernels import search as ks
+from kernels.cards import CARD_IDS
+from kernels.policies import ODDS_WIDTH
+from sim import bridgette
+from sim.policies import PolicyError, parse_policy
+from sim.rules import BridgetteRules
+
+
+def mask(names):
+    return np.uint64(sum(1 << CARD_IDS[n] for n in names.split()))
+
+
+HEURISTIC = parse_policy("heuristic", "bridgette").row().heuristic
+
+
+def test_candidates_worked_by_hand():
+    """Keep values (kernels.policies.heuristic_discard_nb): 2C 0.6*2 = 1.2, then 3C alone
+    0.08 + 0.6 = 0.68; the Little Colon 2.5 * keep_colons 0.5 = 1.25; TS 0.64 + 3.0,
+    JH 1 + 0.72 + 2.4, QD 2 + 0.8 + 1.8. The heuristic drops 2C and 3C; dropping the
+    Colon instead fills with 2C; keeping 3C also drops the Colon next (the same set);
+    discarding clubs whole is the heuristic's set."""
+    hand = mask("2C 3C QD KD AD JH QH KH AH TS JS QS KS AS CL")
+    out = np.zeros(ks.MAX_CANDIDATES, dtype=np.uint64)
+    n = ks.exchange_candidates_nb(HEURISTIC, hand, 2, out)
+    assert list(out[:n]) == [mask("2C 3C"), mask("2C CL")]
+
+
+def test_candidates_flip_every_colon_and_void_short_suits():
+    """A dealer's 17 cards, 4 to discard. Keep values: 2C 1.2 then 3C 0.68, 2D 1.2 then 3D
+    0.68 (clubs first among equals), Royal Colon 1.75, Grand 2.25, JS 1 + 0.72 + 1.8, 4H
+    0.16 + 4.8. The heuristic drops the four low minors and keeps both Colons; dropping a
+    Colon fills with 2C 3C 2D; keeping 3D drops the Royal Colon (the same set); the spades
+    go whole with 2C; the minors whole are the heuristic's set."""
+    hand = mask("2C 3C 2D 3D 4H 5H 6H 7H 8H 9H TH AH JS QS KS CR CG")
+    out = np.zeros(ks.MAX_CANDIDATES, dtype=np.uint64)
+    n = ks.exchange_candidates_nb(HEURISTIC, hand, 4, out)
+    assert list(out[:n]) == [mask("2C 3C 2D 3D"), mask("CR 2C 3C 2D"), mask("CG 2C 3C 2D"), mask("JS QS KS 2C")]
+
+
+def test_model_auction_is_the_auction_heuristic_seats_make():
+    """kernels.search.model_auction_nb against every deal of real heuristic games: the hands
+    after the exchange (the draw, less the traced discards) give the traced contract,
+    declarer and doubling."""
+    rules = BridgetteRules()
+    kr = rules.to_kernel()
+    p = kr.params[0]
+    gain = kr.tables[0]["gain"]
+    _, headers, outcomes, trace = bridgette.trace_raw(rules, [parse_policy("heuristic", "bridgette")] * 2, 3,
+                                                      range(30))
+    odds = np.zeros((2, 5, ODDS_WIDTH))
+    checked = 0
+    for head, row in zip(headers, outcomes):
+        if row["error"]:
+            continue
+        hands = head["hands"].astype(np.uint64).copy()
+        stock = head["stock"][:head["stock_len"]].astype(np.int64)
+        kb.draw_nb(p, int(head["dealer"]), hands, stock)
+        for kind, seat, card, _ in trace[head["actions_start"]:head["actions_end"]]:
+            if kind == kc.KIND_DISCARD:
+                hands[seat] &= ~np.uint64(1 << int(card))
+        got = ks.model_auction_nb(HEURISTIC, hands, int(head["dealer"]), p["min_trump_cards"],
+                                  p["nt_needs_all_suits"] != 0, p["jump_min_cards"],
+                                  p["opening_pass"] == kb.OPENING_PASS_ENDS, gain, odds)
+        assert got == (row["contract"], row["declarer"], row["doubled"]), int(head["seq"])
+        checked += 1
+    assert checked >= 150
+
+
+def test_draw_from_is_uniform():
+    """Three cards of six, 60,000 times: each card drawn half the time (binomial, 5 sigma)."""
+    rng = np.array([12345], dtype=np.uint64)
+    pool = mask("2C 5D 9H KS AS CG")
+    counts = np.zeros(64)
+    for _ in range(60_000):
+        got = int(ks.draw_from_nb(rng, pool, 3))
+        assert bin(got).count("1") == 3 and got & ~int(pool) == 0
+        counts += [(got >> c) & 1 for c in range(64)]
+    drawn = counts[counts > 0]
+    assert len(drawn) == 6 and np.all(np.abs(drawn - 30_000) < 5 * np.sqrt(60_000 * 0.25))
+
+
+def test_search_parameters():
+    assert parse_policy("search", "bridgette").row().search.exchange_worlds == 16
+    assert str(parse_policy("search:worlds=0", "bridgette")) == "search:worlds=0"
+    assert parse_policy("search:worlds=0", "bridgette").row().pimc.worlds == 0
+    with pytest.raises(PolicyError, match="pimc:worlds must be a whole number from 1"):
+        parse_policy("pimc:worlds=0", "bridgette")
+    with pytest.raises(PolicyError, match="no parameter 'exchange_worlds' in bid-euchre"):
+        parse_policy("search:exchange_worlds=4", "bid-euchre")
+    with pytest.raises(PolicyError, match="exchange_worlds must be a whole number"):
+        parse_policy("search:exchange_worlds=2.5", "bridgette")
+
+
+@pytest.mark.slow
+def test_searched_exchange_beats_the_heuristics():
+    """The exchange alone searched (cards and calls as the heuristic): more points per deal
+    than the heuristic in a duplicate match, the 95% interval above zero."""
+    from sim.match import play_match
+
+    result = play_match("bridgette", parse_policy("search:worlds=0", "bridgette"), parse_policy("heuristic", "bridgette"),
+                        600, seed=21)
+    assert result["ci95"][0] > 0
