@@ -111,6 +111,6 @@ def test_searched_exchange_beats_the_heuristics():
     than the heuristic in a duplicate match, the 95% interval above zero."""
     from sim.match import play_match
 
-    result = play_match("bridgette", parse_policy("search:worlds=0", "bridgette"), parse_policy("heuristic", "bridgette"),
-                        600, seed=21)
+    searched, heuristic = parse_policy("search:worlds=0", "bridgette"), parse_policy("heuristic", "bridgette")
+    result = play_match("bridgette", searched, heuristic, 600, seed=21)
     assert result["ci95"][0] > 0
