@@ -130,6 +130,7 @@ def values(*good: str):
 
 
 def nested(depth: int, inner: str = "1") -> str:
+    """``inner`` inside ``depth`` JSON (or TOML) lists."""
     return "[" * depth + inner + "]" * depth
 
 
@@ -271,7 +272,7 @@ TOML_FILES = st.one_of(
 
 
 @pytest.mark.parametrize("examples", EXAMPLES)
-@pytest.mark.parametrize("command", ["run", "show", "match", "sweep"])
+@pytest.mark.parametrize("command", ["run", "show", "match", "ladder", "sweep"])
 def test_generated_variant_files_succeed_or_fail_in_one_line(command, examples, stopped):
     def prop(game, text):
         argv = base_argv(command) + ["--game", game, "--rules", "variant.toml"]
