@@ -169,11 +169,12 @@ def test_a_folder_of_a_release_before_the_checksums_still_resumes_and_reads(whol
 
 # --- Interruptions ---------------------------------------------------------------------------
 
-def kill_at(args, out: Path, delay: float, sig=signal.SIGKILL) -> None:
-    """Start a run and send it ``sig`` ``delay`` seconds after it holds its folder."""
+def kill_at(args, out: Path, delay: float, sig=signal.SIGKILL, after: str = LOCK_NAME) -> None:
+    """Start a run and send it ``sig`` ``delay`` seconds after the file ``after`` appears in
+    its folder (by default its lock: the run holds the folder)."""
     proc = started(*args, "--out", out)
     deadline = time.time() + 60
-    while not (out / LOCK_NAME).exists() and proc.poll() is None and time.time() < deadline:
+    while not (out / after).exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.002)
     time.sleep(delay)
     proc.send_signal(sig)
@@ -191,16 +192,18 @@ def test_kill_9_leaves_no_lock_and_the_resumed_run_is_the_whole_run(whole, tmp_p
 
 @pytest.mark.slow
 def test_kill_9_and_ctrl_c_at_random_points_then_resume_give_the_whole_run(tmp_path):
-    """Twenty interruptions at random points of a 3,000-game run (block files of 100 games,
-    each written while the next block plays), of its first run and of its resumes."""
-    args = ["--games", "3000", "--block-size", "100", "--seed", "11", "--quiet"]
+    """Interruptions at random points of a 30,000-game run (block files of 1,000 games, each
+    written while the next block plays), of its first run and of its resumes, twenty times:
+    after it holds its folder (opening it, loading the kernels) or once it plays."""
+    args = ["--games", "30000", "--block-size", "1000", "--seed", "11", "--quiet"]
     whole = tmp_path / "whole"
     assert cli("sim.run", *args, "--out", whole).returncode == 0
     rng, cut_mid_run = random.Random(2024), 0
     for k in range(20):
         out = tmp_path / f"cut{k}"
         for _ in range(rng.randint(1, 3)):
-            kill_at(args, out, rng.uniform(0, 0.4), rng.choice([signal.SIGKILL, signal.SIGINT]))
+            kill_at(args, out, rng.uniform(0, 1.0), rng.choice([signal.SIGKILL, signal.SIGINT]),
+                    rng.choice([LOCK_NAME, "blocks/000000.json"]))
         cut_mid_run += 0 < len(list((out / "blocks").glob("*.json"))) < 30
         done = cli("sim.run", *args, "--out", out)
         assert done.returncode == 0, done.stderr
