@@ -316,13 +316,13 @@ def main(argv=None) -> int:
         prepare_out(out)
         result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
                         lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True), args.bid_worlds)
+        write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:
         print("\ninterrupted; the ladder writes its files when every rung is done, so rerun the command",
               file=sys.stderr)
         return INTERRUPTED_STATUS
-    write_files(out, result)
     if args.json:
         print(json.dumps(result))
     else:
