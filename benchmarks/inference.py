@@ -100,7 +100,7 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
             for way in range(2):
                 got, _ = sample_bidding_worlds_nb(seats, s, hands[i], unseen[i, s], calls[i], known[i] * way,
                                                   dealer[i], lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                                  jump_min_cards, gain)
+                                                  jump_min_cards, gain, seats.prm[s].pimc.bid_worlds)
                 for w in range(worlds.shape[3]):
                     world = got[w % got.shape[0]]  # one world only: the seat knows the deal
                     worlds[i, s, way, w] = world

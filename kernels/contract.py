@@ -11,7 +11,10 @@ from numba import njit
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, legal_calls_nb
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
-from kernels.policies import POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb
+from kernels.policies import (
+    POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb, searches_calls_nb,
+)
+from kernels.search import search_call_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -93,14 +96,18 @@ def call_error_nb(call, cur_bid, lowest_bid):
 
 @njit(cache=True, inline="always")
 def call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, tables, when_void, dd, calls,
-                 n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
+                 n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends):
     """C-4: the next call of ``seat``, replayed or chosen, traced when legal. A ``pimc``
-    seat that samples its calls searches in the context ``dd`` (kernels.pimc), reading the
-    auction's ``calls`` so far (so does a ``search`` seat with ``bid_worlds``); ``dd`` is None
-    when no seat searches."""
+    seat that samples its calls (kernels.pimc) and a ``search`` seat that rolls them out
+    (kernels.search) search in the context ``dd``, reading the auction's ``calls`` so far;
+    ``dd`` is None when no seat searches."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
+        if dd is not None and searches_calls_nb(seats.pol[seat], seats.prm[seat]):
+            call = search_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
+                                  tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                                  nt_needs_all_suits, jump_min_cards, opening_pass_ends)
+        elif dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             call = pimc_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
                                 tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                                 nt_needs_all_suits, jump_min_cards)
@@ -131,7 +138,8 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
         unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
         call = call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, tables, when_void, dd,
-                            calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards)
+                            calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+                            opening_pass_ends)
         if not legal_nb(call, legal):
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
             return stop_nb(row, err, AT_CALLS, n_calls)

@@ -497,8 +497,8 @@ def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_
 
 @njit(cache=True)
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                             nt_needs_all_suits, jump_min_cards, gain):
-    """The opponent's hands of ``bid_worlds`` worlds from ``contract_deals_nb`` in which the
+                             nt_needs_all_suits, jump_min_cards, gain, wanted):
+    """The opponent's hands of ``wanted`` worlds from ``contract_deals_nb`` in which the
     opponent, modelled as a heuristic with this seat's parameters, would have made its
     calls so far: rejection among at most 50 draws per world wanted; with too few
     accepted, the rest are drawn unconditioned (the calls then say nothing this model
@@ -506,7 +506,7 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
-    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat].pimc.bid_worlds))
+    n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
@@ -570,7 +570,8 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
     if legal == bit_nb(CALL_PASS):
         return CALL_PASS
     opponents, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
-                                         min_trump_cards, nt_needs_all_suits, jump_min_cards, gain)
+                                                min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                                seats.prm[seat].pimc.bid_worlds)
     mine = np.zeros((N_BIDS, 3))
     call, best = CALL_PASS, 0.0
     if cur_bid >= 0:

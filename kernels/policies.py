@@ -41,6 +41,7 @@ PIMC_PARAMS = record_dtype([(name, np.float64) for name in (
 )])
 SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
     "exchange_worlds",  # worlds valuing each candidate exchange (Bridgette's B-3; 0: the heuristic's)
+    "call_worlds",  # worlds valuing each candidate call (C-4; 0: the heuristic's)
 )])
 # A seat's parameters: the searching seats decide as the heuristic wherever they do not
 # search, and ``search`` plays its cards as ``pimc``, so each seat carries every record.
@@ -56,9 +57,16 @@ def plays_by_worlds_nb(pid, prm):
 
 @njit(cache=True, inline="always")
 def calls_by_worlds_nb(pid, prm):
-    """Whether a seat makes its calls over sampled worlds: ``pimc`` or ``search`` with
-    ``bid_worlds`` above 0."""
-    return (pid == POLICY_PIMC or pid == POLICY_SEARCH) and prm.pimc.bid_worlds > 0
+    """Whether a seat makes its calls over sampled worlds, one answer ahead (kernels.pimc):
+    ``pimc`` with ``bid_worlds`` above 0."""
+    return pid == POLICY_PIMC and prm.pimc.bid_worlds > 0
+
+
+@njit(cache=True, inline="always")
+def searches_calls_nb(pid, prm):
+    """Whether a seat makes the two bridge games' calls by rollout (kernels.search):
+    ``search`` with ``call_worlds`` above 0."""
+    return pid == POLICY_SEARCH and prm.search.call_worlds > 0
 
 
 @njit(cache=True, inline="always")

@@ -1,7 +1,17 @@
-"""Players that search beyond card play (``search``): Bridgette's exchange by rollout.
+"""Players that search beyond card play (``search``): the exchange and the calls by rollout.
 
-A ``search`` seat plays its cards and makes its calls as ``pimc`` does (kernels.pimc);
-what it adds is searched here. Today that is Bridgette's B-3 exchange:
+A ``search`` seat plays its cards as ``pimc`` does (kernels.pimc); what it adds is searched
+here: Bridgette's B-3 exchange and the two bridge games' calls (C-4). Each values a few
+candidate actions over sampled worlds by rolling the auction out to its end, both players
+modelled as the heuristic with the seat's own parameters, and scoring the contract reached
+at its double-dummy tricks, the declarer's opponent leading: the seat's points minus the
+opponent's (B-11..B-14, D-5/D-6), 0 when passed out. Every candidate is valued in the same
+worlds (a paired comparison), and the seat takes the highest mean, the heuristic's own
+action among equals. Solves go strain by strain, so the search table's entries
+(kernels.dd) serve the next solve of the same trump, and a world's (strain, declarer) is
+solved once however many candidates reach it.
+
+**The exchange** (B-3, Bridgette):
 
 **Candidates.** Discarding back to 13 is one choice of a set. The seat values a few sets
 (``exchange_candidates_nb``): the heuristic's own, the same with each Colon it holds kept
@@ -17,13 +27,14 @@ later call of both players, as the heuristic with the seat's own parameters. Wit
 model the opponent's hand after the exchange is a function of its holding, so these worlds
 are exactly the model's posterior: nothing is rejected or weighted.
 
-**Value.** In each world, for each candidate, the auction is played to its end by the two
-modelled players (``model_auction_nb``) and the contract it reaches is scored (B-11..B-14)
-at its double-dummy tricks, the declarer's opponent leading: the seat's points minus the
-opponent's, 0 when passed out. Every candidate is valued in the same worlds (a paired
-comparison), and the seat discards the set with the highest mean, the heuristic's among
-equals. Solves are taken strain by strain, so the search table's entries (kernels.dd) serve
-the next solve of the same trump.
+**The calls** (C-4 with doubles and redoubles; Bridgette and Draw Bridge): the candidates
+are the heuristic's call, a pass, a double or redouble where legal, and in each strain the
+cheapest legal bid and the cheapest that scores more when made exactly (the next step of
+the contract values: 1NT to 3NT, 3H to 4H). The worlds are ``pimc``'s (kernels.pimc,
+``sample_bidding_worlds_nb``): the opponent's hand uniform among those in which the
+heuristic model would have made the opponent's calls so far. After the candidate, the
+auction goes on as the model makes it; in Draw Bridge, after D-2, the one world is the
+deal and the model bids from both hands.
 
 **Reproducible.** One number of the policy stream starts the decision's own stream, as in
 kernels.pimc, and the worlds are drawn from the seat's unseen cards in card order, so the
@@ -33,10 +44,10 @@ choice depends only on what the seat knows.
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, legal_calls_nb
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS, legal_calls_nb
 from kernels.cards import COLONS, ONE, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
-from kernels.pimc import decision_stream_nb
+from kernels.pimc import decision_stream_nb, sample_bidding_worlds_nb
 from kernels.policies import ODDS_WIDTH, heuristic_call_nb, heuristic_discard_nb
 from kernels.rng import below_nb
 
@@ -103,33 +114,88 @@ def _add_nb(out, n, cards):
     return n + 1
 
 
+@njit(cache=True, inline="always")
+def after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls, opening_pass_ends):
+    """C-4: the auction after ``seat`` calls ``call`` as its ``n_calls``-th call (counted
+    from 1): (whether it is over, the bid, its bidder, the doubling)."""
+    if call == CALL_PASS:
+        return cur_bid >= 0 or n_calls == 2 or opening_pass_ends, cur_bid, bidder, doubled
+    if call == CALL_DOUBLE:
+        return False, cur_bid, bidder, 1
+    if call == CALL_REDOUBLE:
+        return False, cur_bid, bidder, 2
+    return False, call, seat, 0
+
+
 @njit(cache=True)
-def model_auction_nb(h, hands, dealer, min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends,
-                     gain, odds):
-    """C-4 with B-5/B-6: the auction both players make as the heuristic with parameters
-    ``h``, each from its own hand (``kernels.contract.auction_nb``'s turns and end);
-    returns (contract, declarer, doubled), contract -1 when passed out. ``odds``: a
-    scratch memo of ``ODDS_WIDTH`` rows for the heuristic."""
-    cur_bid, bidder, doubled = -1, -1, 0
-    seat = dealer
-    n_calls = 0
+def model_auction_nb(h, hands, whole, seat, cur_bid, bidder, doubled, n_calls, lowest_bid, min_trump_cards,
+                     nt_needs_all_suits, jump_min_cards, opening_pass_ends, gain, odds):
+    """C-4 with B-5/B-6 (D-3): the rest of an auction, ``seat`` to call after ``n_calls``
+    calls, as both players make it as the heuristic with parameters ``h``, each from its
+    own hand, or from both when the deal is known ``whole`` (Draw Bridge after D-2; the
+    turns and end of ``kernels.contract.auction_nb``); returns (contract, declarer,
+    doubled), contract -1 when passed out. ``odds``: a memo of ``ODDS_WIDTH`` rows for the
+    heuristic (its rows depend on the strain and the tricks alone, so any hand may share it)."""
     while True:
         hand = hands[seat]
-        legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, 0, min_trump_cards, nt_needs_all_suits,
+        legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards, nt_needs_all_suits,
                                jump_min_cards)
-        call = heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, ~hand, gain, odds)
+        call = heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, hands[1 - seat] if whole else ~hand,
+                                 gain, odds)
         n_calls += 1
-        if call == CALL_PASS:
-            if cur_bid >= 0 or n_calls == 2 or opening_pass_ends:
-                break
-        elif call == CALL_DOUBLE:
-            doubled = 1
-        elif call == CALL_REDOUBLE:
-            doubled = 2
-        else:
-            cur_bid, bidder, doubled = call, seat, 0
+        over, cur_bid, bidder, doubled = after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls,
+                                                       opening_pass_ends)
+        if over:
+            return cur_bid, bidder, doubled
         seat = 1 - seat
-    return cur_bid, bidder, doubled
+
+
+@njit(cache=True)
+def defence_tricks_nb(dd, hands, strain, declarer, when_void, guess):
+    """The tricks the declarer's opponent takes double dummy, leading, with the two
+    ``hands`` and ``strain`` (B-7..B-10, C-3); ``guess``: a value near it to start the
+    search from (-1 none)."""
+    dd.trump, dd.when_void = (strain if strain < 4 else -1), when_void
+    renew_nb(dd, contract_rules_nb(dd.trump, when_void))
+    dd.hands[0], dd.hands[1], dd.hands[2], dd.hands[3] = hands[0], hands[1], ZERO, ZERO
+    leader = 1 - declarer
+    at = contract_at_nb(dd, leader, -1, -1, leader)
+    return value_near_nb(search_table_nb(dd, False), dd, False, at, guess, 0, HAND_SIZE)
+
+
+@njit(cache=True)
+def best_candidate_nb(dd, seat, mine, opp, contract, declarer, doubled, when_void, gain):
+    """The candidate with the highest mean score for ``seat`` (the first among equals) when
+    candidate ``c`` in world ``w`` reaches ``contract[c, w]`` (-1 passed out: 0) played by
+    ``declarer[c, w]`` at ``doubled[c, w]``, the seat holding ``mine[c]`` and the opponent
+    ``opp[w]``; each world's (strain, declarer) solved once while the seat's hand is the
+    same."""
+    n_c, n_w = contract.shape
+    value = np.zeros(n_c)
+    tricks = np.full((n_w, 5, 2), -1, dtype=np.int64)
+    hands = np.empty(2, dtype=np.uint64)
+    for strain in range(5):
+        guess = -1
+        for c in range(n_c):
+            if c > 0 and mine[c] != mine[c - 1]:
+                tricks[:, strain, :] = -1
+            hands[seat] = mine[c]
+            for w in range(n_w):
+                bid = contract[c, w]
+                if bid < 0 or BID_STRAIN[bid] != strain:
+                    continue
+                d = declarer[c, w]
+                if tricks[w, strain, d] < 0:
+                    hands[1 - seat] = opp[w]
+                    guess = defence_tricks_nb(dd, hands, strain, d, when_void, guess)
+                    tricks[w, strain, d] = HAND_SIZE - guess
+                score = gain[doubled[c, w], bid, tricks[w, strain, d]]
+                value[c] += score if d == seat else -score
+    best = 0
+    for c in range(1, n_c):
+        if value[c] > value[best]:
+            best = c
+    return best
 
 
 @njit(cache=True)
@@ -182,31 +248,74 @@ def search_discards_nb(dd, seats, seat, dealer, hand, unseen, opp_known, opp_hol
         for w in range(n_w):
             hands[1 - seat] = opp[w]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                h, hands, dealer, min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends, gain,
-                odds)
-    value = np.zeros(n_c)
-    dd.when_void = when_void
-    dd.hands[2], dd.hands[3] = ZERO, ZERO
+                h, hands, False, dealer, -1, -1, 0, 0, 0, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+                opening_pass_ends, gain, odds)
+    mine = np.empty(n_c, dtype=np.uint64)
+    for c in range(n_c):
+        mine[c] = hand & ~candidates[c]
+    return candidates[best_candidate_nb(dd, seat, mine, opp, contract, declarer, doubled, when_void, gain)]
+
+
+MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
+
+
+@njit(cache=True)
+def call_candidates_nb(mine, legal, gain, out):
+    """C-4: the calls a ``search`` seat values (module docstring), distinct, the heuristic's
+    call ``mine`` first, into ``out``; returns how many."""
+    n = _add_nb(out, 0, mine)
+    for call in (CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE):
+        if legal & bit_nb(call):
+            n = _add_nb(out, n, call)
     for strain in range(5):
-        guess = -1
-        started = False
-        for c in range(n_c):
-            for w in range(n_w):
-                bid = contract[c, w]
-                if bid < 0 or BID_STRAIN[bid] != strain:
-                    continue
-                if not started:
-                    dd.trump = strain if strain < 4 else -1
-                    renew_nb(dd, contract_rules_nb(dd.trump, when_void))
-                    started = True
-                dd.hands[seat], dd.hands[1 - seat] = hand & ~candidates[c], opp[w]
-                leader = 1 - declarer[c, w]
-                at = contract_at_nb(dd, leader, -1, -1, leader)
-                guess = value_near_nb(search_table_nb(dd, False), dd, False, at, guess, 0, HAND_SIZE)
-                score = gain[doubled[c, w], bid, HAND_SIZE - guess]
-                value[c] += score if declarer[c, w] == seat else -score
-    best = 0
-    for c in range(1, n_c):
-        if value[c] > value[best]:
-            best = c
-    return candidates[best]
+        bids = legal & STRAIN_BIDS[strain]
+        if bids == ZERO:
+            continue
+        first = lowest_nb(bids)
+        n = _add_nb(out, n, first)
+        made = gain[0, first, 6 + BID_LEVEL[first]]
+        rest = bids & ~bit_nb(first)
+        while rest:
+            b = lowest_nb(rest)
+            rest &= rest - ONE
+            if gain[0, b, 6 + BID_LEVEL[b]] > made:
+                n = _add_nb(out, n, b)
+                break
+    return n
+
+
+@njit(cache=True)
+def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, calls, n_calls,
+                   dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends):
+    """C-4 (B-5, B-6; D-3): the call of a ``search`` seat: the candidate whose rolled-out
+    auction scores best on average over worlds consistent with the opponent's ``calls`` so
+    far (module docstring). ``dd``: the game's search context."""
+    h = seats.prm[seat].heuristic
+    mine = heuristic_call_nb(h, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen, gain, seats.odds[seat])
+    candidates = np.empty(MAX_CALL_CANDIDATES, dtype=np.int64)
+    n_c = call_candidates_nb(mine, legal, gain, candidates)
+    if n_c == 1:
+        return mine
+    opp, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
+                                          min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                          seats.prm[seat].search.call_worlds)
+    n_w = opp.shape[0]
+    contract = np.empty((n_c, n_w), dtype=np.int64)
+    declarer = np.empty((n_c, n_w), dtype=np.int64)
+    doubling = np.empty((n_c, n_w), dtype=np.int64)
+    odds = np.zeros((2, 5, ODDS_WIDTH))
+    both = np.empty(2, dtype=np.uint64)
+    both[seat] = hands[seat]
+    for c in range(n_c):
+        over, bid, by, dbl = after_call_nb(candidates[c], seat, cur_bid, bidder, doubled, n_calls + 1,
+                                           opening_pass_ends)
+        for w in range(n_w):
+            if over:
+                contract[c, w], declarer[c, w], doubling[c, w] = bid, by, dbl
+                continue
+            both[1 - seat] = opp[w]
+            contract[c, w], declarer[c, w], doubling[c, w] = model_auction_nb(
+                h, both, whole, 1 - seat, bid, by, dbl, n_calls + 1, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                jump_min_cards, opening_pass_ends, gain, odds)
+    mine_hands = np.full(n_c, hands[seat], dtype=np.uint64)
+    return candidates[best_candidate_nb(dd, seat, mine_hands, opp, contract, declarer, doubling, when_void, gain)]

@@ -99,7 +99,7 @@ GAMES = {info.name: info for info in (
         heuristic={"aggression": 1.0, "double_margin": 4.0, "redouble_margin": 3.0,
                    "keep_colons": 0.5, "use_colons": 1.0, "colon_lead_odds": 0.5},
         pimc={"worlds": 16, "bid_worlds": 0, "keep": 1},
-        search={"exchange_worlds": 16},
+        search={"exchange_worlds": 16, "call_worlds": 8},
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
@@ -108,6 +108,7 @@ GAMES = {info.name: info for info in (
         heuristic={"aggression": -1.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0,
                    "bid_by_score": 1.0, "compete_margin": 0.0},
         pimc={"worlds": 16, "bid_worlds": 0},
+        search={"call_worlds": 1},  # after D-2 the seat's one world is the deal
         referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",

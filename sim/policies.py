@@ -130,20 +130,24 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                                    "only the rest; 0 samples every card's worlds afresh", _keep_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
-# A seat that searches beyond its card play: ``pimc``'s card play and calls, with pimc's
-# parameters, and Bridgette's exchange chosen by rolling out the auction and valuing its
-# contract double dummy over sampled worlds (kernels.search).
+# A seat that searches beyond its card play: ``pimc``'s card play, with pimc's parameters,
+# and Bridgette's exchange and the bridge games' calls chosen by rolling out the auction and
+# valuing its contract double dummy over sampled worlds (kernels.search).
 POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
-                                "pimc's card play and calls, and Bridgette's discards chosen among a few candidate "
-                                "sets by the expected score of the auction both players would then make, played "
-                                "double dummy, over sampled worlds; draws and Bid Euchre's exchange as the heuristic", {
-    **POLICIES["pimc"].parameters,
+                                "plays its cards as pimc; chooses Bridgette's discards and the bridge games' calls "
+                                "among a few candidates by the expected score of the auction both players would then "
+                                "make, played double dummy, over sampled worlds; Draw Bridge's draw phase, Bid "
+                                "Euchre's bids, trump and exchange as the heuristic", {
+    **POLICIES["heuristic"].parameters,
     "worlds": Parameter("pimc", 16.0, "deals of the unseen cards sampled per card played (0: cards as the "
                                       "heuristic)", _worlds_or_none_error),
+    "keep": POLICIES["pimc"].parameters["keep"],
     "exchange_worlds": Parameter("search", 0.0, "deals of the opponent's holding sampled to value each candidate "
                                                 "exchange (B-3; 0: discards as the heuristic)", _worlds_or_none_error),
+    "call_worlds": Parameter("search", 0.0, "deals of the opponent's hand sampled to value each candidate call by "
+                                            "rolling out the auction (C-4; 0: calls as the heuristic)",
+                             _worlds_or_none_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc, **info.search})
-
 
 def defaults(name: str, game: str | None = None) -> dict:
     """A policy's parameter defaults in ``game``, in record order (None: every parameter, neutral)."""

@@ -40,7 +40,7 @@ from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
-SEARCH = parse_policy("search:worlds=3,bid_worlds=3,exchange_worlds=4", "bridgette")
+SEARCH = parse_policy("search:worlds=3,exchange_worlds=4,call_worlds=3", "bridgette")
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 

@@ -658,14 +658,16 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seat = int(rng.integers(2))
         opp = 1 - seat  # the dealer, who calls first
         legal = legal_calls_nb(hands[opp], opp, -1, -1, 0, *b6)
-        first = int(kp.heuristic_call_nb(prm.heuristic, opp, hands[opp], legal, -1, -1, 0, ~hands[opp], gain, no_odds()))
+        first = int(kp.heuristic_call_nb(prm.heuristic, opp, hands[opp], legal, -1, -1, 0, ~hands[opp], gain,
+                                         no_odds()))
         calls = np.array([first], dtype=np.int64)
         cur_bid, bidder = (-1, -1) if first == CALL_PASS else (first, opp)
         unseen = ~hands[seat] & np.uint64(2**52 - 1)
         seats = seats_for(np.array([kp.POLICY_PIMC] * 2), np.stack([prm, prm]))
         seats["may_hold"] = ALL
         seats["rng"] = 1234
-        worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, gain)
+        worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, gain,
+                                                       bid_worlds)
         assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
@@ -711,7 +713,8 @@ def _euchre_auction(prm, hands, dealer, calls):
     for turn, call in enumerate(calls):
         caller = (dealer + 1 + turn) % 4
         legal = np.uint64(_euchre_legal_bids(high, turn))
-        mine = int(kp.heuristic_euchre_bid_nb(prm.heuristic, np.uint64(hands[caller]), legal, high, bidder, caller, 6, 1))
+        mine = int(kp.heuristic_euchre_bid_nb(prm.heuristic, np.uint64(hands[caller]), legal, high, bidder, caller,
+                                              6, 1))
         made.append(mine if call is None else call)
         if made[-1] != EUCHRE_PASS:
             high, bidder = made[-1], caller

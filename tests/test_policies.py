@@ -357,13 +357,14 @@ def test_each_game_offers_its_own_parameters(game):
 
 @pytest.mark.parametrize("name", list(POLICIES))
 def test_every_parameter_is_a_field_of_its_policy_record(name):
-    """The registry and the kernels' POLICY_PARAMS name the same parameters, in the same
-    order, each in the record of the policy that reads it."""
+    """The registry's parameters are fields of the kernels' POLICY_PARAMS, in field order,
+    each in the record of the policy that reads it."""
     fields = {record: list(kp.POLICY_PARAMS[record].names) for record in kp.POLICY_PARAMS.names}
     by_record = {}
     for key, parameter in POLICIES[name].parameters.items():
         by_record.setdefault(parameter.record, []).append(key)
-    assert all(by_record[record] == fields[record] for record in by_record)
+    for record, keys in by_record.items():
+        assert keys == [f for f in fields[record] if f in keys]
     row = parse_policy(name, "bridgette").row()
     for key, value in parse_policy(name, "bridgette").params:
         assert row[POLICIES[name].parameters[key].record][key] == value

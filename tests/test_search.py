@@ -13,6 +13,7 @@ import pytest
 from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import search as ks
+from kernels.calls import CALL_IDS, call_name
 from kernels.cards import CARD_IDS
 from kernels.policies import ODDS_WIDTH
 from sim import bridgette
@@ -51,6 +52,24 @@ def test_candidates_flip_every_colon_and_void_short_suits():
     assert list(out[:n]) == [mask("2C 3C 2D 3D"), mask("CR 2C 3C 2D"), mask("CG 2C 3C 2D"), mask("JS QS KS 2C")]
 
 
+def test_call_candidates_worked_by_hand():
+    """B-11/B-12 made exactly, undoubled: 0NT and one of a suit 150 + 250, 1NT, 2NT and two
+    or three of a suit and 4C/4D 250 + 250, 3NT, 4H/4S and 5C/5D 750 + 250. At the opening:
+    the pass (the heuristic's call, first), then per strain the cheapest bid and the next
+    that scores more; over the opponent's 2H, the heuristic bidding 2S: the pass and double
+    too, 3C then 5C, 3H then 4H, 2S (already there) then 4S, 2NT then 3NT."""
+    gain = BridgetteRules().to_kernel().tables[0]["gain"]
+    all_bids = (1 << 36) - 1
+    out = np.zeros(ks.MAX_CALL_CANDIDATES, dtype=np.int64)
+    legal = np.uint64(all_bids | 1 << CALL_IDS["P"])
+    n = ks.call_candidates_nb(CALL_IDS["P"], legal, gain, out)
+    assert [call_name(c) for c in out[:n]] == ["P", "1C", "2C", "1D", "2D", "1H", "2H", "1S", "2S", "0NT", "1NT"]
+    above_2h = all_bids & ~((1 << (CALL_IDS["2H"] + 1)) - 1)
+    legal = np.uint64(above_2h | 1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
+    n = ks.call_candidates_nb(CALL_IDS["2S"], legal, gain, out)
+    assert [call_name(c) for c in out[:n]] == ["2S", "P", "X", "3C", "5C", "3D", "5D", "3H", "4H", "4S", "2NT", "3NT"]
+
+
 def test_model_auction_is_the_auction_heuristic_seats_make():
     """kernels.search.model_auction_nb against every deal of real heuristic games: the hands
     after the exchange (the draw, less the traced discards) give the traced contract,
@@ -72,7 +91,7 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
         for kind, seat, card, _ in trace[head["actions_start"]:head["actions_end"]]:
             if kind == kc.KIND_DISCARD:
                 hands[seat] &= ~np.uint64(1 << int(card))
-        got = ks.model_auction_nb(HEURISTIC, hands, int(head["dealer"]), p["min_trump_cards"],
+        got = ks.model_auction_nb(HEURISTIC, hands, False, int(head["dealer"]), -1, -1, 0, 0, 0, p["min_trump_cards"],
                                   p["nt_needs_all_suits"] != 0, p["jump_min_cards"],
                                   p["opening_pass"] == kb.OPENING_PASS_ENDS, gain, odds)
         assert got == (row["contract"], row["declarer"], row["doubled"]), int(head["seq"])
