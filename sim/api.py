@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import itertools
+import operator
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from sim.blocks import check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
-from sim.games import DEFAULT_GAME, game_info, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant, variant_game
 from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records, read_manifest, read_summary
@@ -30,19 +32,23 @@ MANIFEST_EVERY_S = 1.0  # on a cluster, how often the manifest's list of blocks 
 
 
 def resolve_rules(game: str, rules=None, set_options=()):
-    """Validated rules from a variant (dict of tables, TOML path or shipped name) plus --set."""
+    """Validated rules from a variant (dict of tables, TOML path or shipped name) plus --set
+    overrides (``set_options``: "TABLE.KEY=VALUE" text, one or a list)."""
     module = game_module(game)
+    _check_rules(rules)
     if rules is None:
         tables = {}
     elif isinstance(rules, dict):
         tables = rules
     else:
         tables = read_variant(rules, game)
-    return module.RULES.from_dict(merge_tables(tables, parse_set(set_options)))
+    overrides = parse_set(_texts("set_options", set_options, "'TABLE.KEY=VALUE'"))
+    return module.RULES.from_dict(merge_tables(tables, overrides))
 
 
 def resolve_policies(game: str, policies=None) -> list:
-    """One Policy per seat from ``SEAT=NAME[:k=v,...]`` strings or a {seat or 'all': spec} dict.
+    """One Policy per seat from ``SEAT=NAME[:k=v,...]`` strings or a {seat or 'all': spec} dict
+    (a seat as its number or its digits).
 
     Later entries override earlier ones; every seat starts as ``heuristic``.
     """
@@ -50,22 +56,55 @@ def resolve_policies(game: str, policies=None) -> list:
     chosen = [parse_policy("heuristic", game)] * players
     if policies is None:
         return chosen
-    if isinstance(policies, str):
-        policies = [policies]
-    items = policies.items() if isinstance(policies, dict) else (_split_seat(p) for p in policies)
+    if isinstance(policies, dict):
+        items = policies.items()
+    else:
+        items = (_split_seat(p) for p in _texts("policies", policies, "'SEAT=NAME[:param=value,...]'"))
     for seat, spec in items:
+        if not isinstance(spec, str):
+            raise TypeError(f"policies: seat {seat!r} needs a policy such as 'heuristic' or 'pimc:worlds=2', "
+                            f"got {spec!r}")
         policy = parse_policy(spec, game)
-        if str(seat) == "all":
+        if seat == "all":
             chosen = [policy] * players
             continue
-        try:
-            index = int(seat)
-        except ValueError:
-            index = -1
+        index = _seat_number(seat)
         if not 0 <= index < players:
-            raise PolicyError(f"seat '{seat}' does not exist in {game} (seats 0..{players - 1} or all)")
+            named = f"policies: seat {seat!r}" if isinstance(policies, dict) else f"seat '{seat}'"
+            raise PolicyError(f"{named} does not exist in {game} (seats 0..{players - 1} or all)")
         chosen[index] = policy
     return chosen
+
+
+def _seat_number(seat) -> int:
+    """A seat given as a whole number or its digits; -1 for anything else (0.0, True)."""
+    if isinstance(seat, bool):
+        return -1
+    try:
+        return int(seat) if isinstance(seat, str) else operator.index(seat)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _texts(name: str, value, form: str) -> list:
+    """``value``, one string or a list or tuple of them, as a list; a TypeError naming the
+    argument ``name`` and the ``form`` of its strings otherwise."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise TypeError(f"{name} must be a {form} string or a list of them, got {value!r}")
+    return list(items)
+
+
+def _check_kind(name: str, value, kinds: tuple, takes: str) -> None:
+    """A TypeError naming the argument ``name`` and what it ``takes``, unless ``value`` is None
+    or one of ``kinds``."""
+    if value is not None and not isinstance(value, kinds):
+        raise TypeError(f"{name} must be {takes}, got {value!r}")
+
+
+def _check_rules(rules) -> None:
+    _check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
+                                                         "shipped variant's name")
 
 
 def _split_seat(text: str) -> tuple[str, str]:
@@ -352,18 +391,31 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     ``game``: None plays the game ``rules`` is a variant of (sim.rules.variant_game), else
     DEFAULT_GAME.
 
+    ``policies``: {seat or "all": "NAME[:param=value,...]"} (a seat as its number or its
+    digits), or "SEAT=NAME[:...]" text, one or a list, as ``--policy`` takes it.
+
+    ``set_options``: "TABLE.KEY=VALUE" text, one or a list, as ``--set`` takes it.
+
     ``dealing``: a sim.dealing.Dealing (``sim.dealing.parse("deals", upcard="ace")``) to play
     ``games`` independent deals, dealt as it says, instead of whole games.
 
-    ``dd``: also value every deal double dummy, as ``--dd`` (sim.dd_run).
+    ``dd``: True also values every deal double dummy, as ``--dd`` (sim.dd_run).
 
     ``cluster``: a Dask scheduler address, ``local:N`` or a ``distributed.Client`` to play
     the blocks on (``threads`` is then per worker process); None plays them here.
     Numbers are checked as the command line checks them (``games="1e6"`` works, 1.5 is a
     ValueError with the command line's words).
     """
+    from sim.dealing import Dealing
+
     games, block_size = _checked("games", whole_count, games), _checked("block_size", block_size_count, block_size)
     seed = _checked("seed", seed_number, seed)
+    _check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
+    _check_rules(rules)
+    _check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    _check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    if not isinstance(dd, bool):
+        raise TypeError(f"dd must be True or False, got {dd!r}")
     game = game or variant_game(rules) or DEFAULT_GAME
     if threads is not None:
         threads = _checked("threads", whole_count, threads)

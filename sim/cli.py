@@ -29,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
     --game and --rules plays the game its variant is for when --game is not given."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
     def parse_known_args(self, args=None, namespace=None):
         game = next((a for a in self._actions if a.dest == "game"), None)
@@ -48,8 +48,18 @@ class OneLineParser(argparse.ArgumentParser):
 
     def fail(self, problem) -> int:
         """Print a user error as the one line and return the exit status, 2."""
-        print(f"{self.prog}: error: {problem}", file=sys.stderr)
+        print(f"{self.prog}: error: {one_line(problem)}", file=sys.stderr)
         return 2
+
+
+# What str.splitlines breaks a line at, each shown as Python writes it in a string: "\\n".
+LINE_BREAKS = {ord(c): ascii(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(problem) -> str:
+    """An error's text on one line: a line break in a value it quotes (an argument, a
+    string in a file) is shown as ``\\n``."""
+    return str(problem).translate(LINE_BREAKS)
 
 
 def whole_count(value, largest: int = LARGEST_COUNT) -> int:
@@ -168,17 +178,41 @@ def read_toml(path, what: str, error: type) -> dict:
         raise error(f"{what} file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{what} file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise error(f"{what} file {path} {TOO_DEEP}") from None
+
+
+TOO_DEEP = "nests lists or tables too deeply to be read"  # past the recursion of Python's TOML reader
+
+
+def file_in_the_way(path):
+    """The file at ``path`` or at a folder above it (the nearest) that keeps a folder from
+    being made there; None where there is none. mkdir would say only "Not a directory"."""
+    try:
+        return next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+    except OSError:  # a name the system cannot take (too long): mkdir says so
+        return None
 
 
 def claim_folder(out, owns, what: str, error: type):
     """``out`` (a Path), made, when a command may write its ``what`` there: new, empty, or
     one ``owns(out)`` recognises as its own; otherwise an ``error`` in one line."""
-    if out.exists() and not out.is_dir():
+    in_the_way = file_in_the_way(out)
+    if in_the_way == out:
         raise error(f"output folder {out} is a file")
-    if out.is_dir() and not owns(out):
+    if in_the_way is not None:
+        raise error(f"cannot use output folder {out}: {in_the_way} is a file, not a folder")
+    if _is_folder(out) and not owns(out):
         raise error(f"output folder {out} is not empty and holds no {what}; use another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise error(f"cannot create output folder {out}: {exc.strerror}") from None
     return out
+
+
+def _is_folder(path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name the system cannot take: mkdir says why
+        return False

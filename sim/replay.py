@@ -11,7 +11,7 @@ import importlib
 import json
 from collections import Counter
 
-from sim.cli import OneLineParser, exit_with
+from sim.cli import OneLineParser, exit_with, one_line
 from sim.games import GAMES
 from sim.rules import rules_for
 
@@ -43,11 +43,6 @@ def parse_cases(lines) -> list[dict]:
 
 
 MAX_PROBLEMS = 5  # bad lines named in the one error line
-
-
-def one_line(exc) -> str:
-    """An error's text on one line: a file's strings may hold line breaks."""
-    return " ".join(str(exc).splitlines())
 
 
 def _integer(value) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.cli import read_toml
+from sim.cli import TOO_DEEP, read_toml
 
 
 class RulesError(ValueError):
@@ -424,9 +424,9 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     """The option tables of a variant file, given as a path or a shipped variant's name. A
     variant made for another game than ``game`` (variant_game) is a RulesError."""
     path = Path(source)
-    if not path.suffix and not path.exists():
+    if not path.suffix and not _exists(path):
         path = VARIANTS_DIR / f"{source}.toml"
-        if not path.exists():
+        if not _exists(path):
             shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
             raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
                              f"{_did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
@@ -453,13 +453,21 @@ def variant_game(source) -> str | None:
     if source is None or isinstance(source, dict):
         return None
     path = Path(source)
-    if not path.suffix and not path.exists():
-        return _shipped_game(str(source)) if (VARIANTS_DIR / f"{source}.toml").exists() else None
+    if not path.suffix and not _exists(path):
+        return _shipped_game(str(source)) if _exists(VARIANTS_DIR / f"{source}.toml") else None
     try:
         named = read_toml(path, "rules", RulesError).get("game")
     except RulesError:
         return None
     return named if isinstance(named, str) and named in GAMES else None
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name the system cannot take (too long) names nothing."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def load_rules_file(game: str, path: str | Path):
@@ -485,6 +493,8 @@ def parse_set(items) -> dict:
             value = tomllib.loads(f"v = {raw.strip()}")["v"]
         except tomllib.TOMLDecodeError:
             value = raw.strip()
+        except RecursionError:
+            raise RulesError(f"--set {key}: the value {TOO_DEEP}") from None
         table, name = key.split(".")
         tables.setdefault(table, {})[name] = value
     return tables
