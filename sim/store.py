@@ -447,7 +447,8 @@ class RunFolder:
         # The files and the manifest's list, not every index: a run can have very many blocks.
         written = {int(f.stem) for f in (self.path / "blocks").glob("*.json") if f.stem.isdigit()}
         done, blocks = set(), len(self.config.blocks())
-        for index in sorted(i for i in written | set(self.manifest["blocks_done"]) if i < blocks):
+        listed = {i for i in self.manifest["blocks_done"] if isinstance(i, int)}
+        for index in sorted(i for i in written | listed if i < blocks):
             problem = self.block_problem(index)
             if problem is None:
                 done.add(index)
