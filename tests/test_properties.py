@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sim import dealing
 from sim.games import GAME_NAMES
 from sim.rules import GAMES, option_table
 from tests.conftest import GOLDEN
@@ -116,11 +117,15 @@ def assert_clean(status, err: str, succeeded=(0,)) -> None:
 
 # --- Values ----------------------------------------------------------------------------------
 
-# Line breaks in an argument show in error lines that quote it; argv rarely holds them.
-TEXT = st.text(st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), max_size=12)
+# What str.splitlines breaks a line at: an error line that quotes an argument or a string
+# of a file holding one shows it as \n.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# Any text but NUL (no argv holds it), half of it with a line break.
+LINE = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00" + LINE_BREAKS), max_size=12)
+TEXT = st.one_of(LINE, st.builds(lambda a, brk, b: a + brk + b, LINE, st.sampled_from(LINE_BREAKS), LINE))
 ODD_NUMBERS = ("nan", "NaN", "inf", "-inf", "Infinity", "-0", "0", "-0.0", "1e400", "-1e400", "1e-400",
                "1.5", "-1", "0x10", "1_000", "\uff11", "\u0663", "", " ", str(2**64 - 1), str(2**64),
-               str(10**40), "9" * 5000, "1e6", "1", "2")
+               str(10**40), "9" * 5000, "1e6", "1", "2", "1\n2", "1\r\n", "\u2028")
 
 
 def values(*good: str):
@@ -338,15 +343,34 @@ API_RULES = st.dictionaries(st.sampled_from(sorted({o.split(".")[0] for o in OPT
                             st.one_of(API_VALUES, st.dictionaries(st.sampled_from(sorted({o.split(".")[1] for o in
                                                                                           OPTION_NAMES})),
                                                                   API_VALUES, max_size=2)), max_size=2)
+API_SEATS = st.one_of(st.sampled_from([0, 1, 2, 3, -1, "0", "1", "all", " 1", 0.0, 1.0, True, False, None]), TEXT)
+API_POLICIES = st.one_of(API_VALUES, POLICY, st.lists(st.one_of(POLICY, API_VALUES), max_size=3),
+                         st.dictionaries(API_SEATS, st.one_of(SPEC, API_VALUES), max_size=3))
+API_DEALINGS = st.one_of(API_VALUES, st.builds(lambda dealer, upcard: dealing.parse("deals", dealer, upcard),
+                                              st.sampled_from([None, "0", "1"]), st.sampled_from([None, "ace", "numeral"])))
 API_ARGUMENTS = st.fixed_dictionaries({}, optional={
     **{key: API_VALUES for key in ("games", "seed", "block_size", "threads", "records", "until", "dd")},
-    "rules": st.one_of(API_VALUES, API_RULES), "set_options": st.one_of(st.lists(SET_OPTIONS, max_size=2), TEXT)})
+    "game": st.one_of(st.sampled_from(GAME_NAMES), API_VALUES), "policies": API_POLICIES, "dealing": API_DEALINGS,
+    "rules": st.one_of(API_VALUES, API_RULES), "set_options": st.one_of(st.lists(SET_OPTIONS, max_size=2), TEXT,
+                                                                        API_VALUES)})
+
+
+def on_one_line(value):
+    """``value`` with every line break in its strings (and keys) made a space: the Python
+    API's errors quote values as they are given."""
+    if isinstance(value, str):
+        return value.translate({ord(c): " " for c in LINE_BREAKS})
+    if isinstance(value, (list, tuple)):
+        return [on_one_line(v) for v in value]
+    if isinstance(value, dict):
+        return {on_one_line(k): on_one_line(v) for k, v in value.items()}
+    return value
 
 
 @pytest.mark.parametrize("examples", EXAMPLES)
 def test_generated_api_arguments_succeed_or_raise_one_line(examples, stopped):
     """sim.simulate takes what the command line takes, or raises a ValueError or TypeError
-    of one line."""
+    of one line (given values of one line)."""
     from sim.api import simulate
 
     def prop(arguments):
@@ -358,7 +382,7 @@ def test_generated_api_arguments_succeed_or_raise_one_line(examples, stopped):
             except (ValueError, TypeError) as exc:
                 assert str(exc) and "\n" not in str(exc), repr(exc)
 
-    check(API_ARGUMENTS, examples, prop)
+    check(API_ARGUMENTS.map(on_one_line), examples, prop)
 
 
 # --- Hand-checked cases ---------------------------------------------------------------------
@@ -409,4 +433,105 @@ def test_a_plot_under_a_regular_file_names_the_file_and_keeps_it(stopped, tmp_pa
                           (notes, "it exists and is not a PNG image, so it is kept; choose another --plot")]:
         argv = base_argv("sweep") + ["--plot", str(plot)]
         assert outcome("sweep", argv) == (2, f"python -m sim.sweep: error: cannot write the plot {plot}: {problem}\n")
+    assert notes.read_text() == "not a folder\n"
+
+
+DEEP_LIST = nested(3000, "")
+
+
+@pytest.mark.parametrize("command", ["run", "show", "match", "ladder", "sweep"])
+@pytest.mark.parametrize("value", [DEEP_LIST, "{a = " * 3000 + "1" + "}" * 3000])
+def test_toml_nested_too_deeply_is_one_line(command, value, stopped):
+    """(A sweep names the setting first.)"""
+    for argv, files, problem in [
+            (["--set", f"deck.colons={value}"], {}, "--set deck.colons: the value nests lists or tables too deeply"),
+            (["--rules", "deep.toml"], {"deep.toml": f"a = {value}\n"}, "rules file deep.toml nests lists or tables "
+                                                                         "too deeply")]:
+        status, err = outcome(command, base_argv(command) + argv, files)
+        assert status == 2 and err.startswith(f"python -m sim.{command}: error: ") and err.count("\n") == 1
+        assert err.endswith(f"{problem} to be read\n"), err
+
+
+def test_conditions_nested_too_deeply_are_one_line(stopped):
+    argv = ["--deals", "2", "--quiet", "--conditions", "deep.toml"]
+    assert outcome("run", argv, {"deep.toml": f"[seat0]\nhcp = {DEEP_LIST}\n"}) == \
+        (2, "python -m sim.run: error: conditions file deep.toml nests lists or tables too deeply to be read\n")
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_line_break_in_an_argument_shows_as_backslash_n(command, stopped):
+    assert outcome(command, base_argv(command) + ["--bogus=a\nb"]) == \
+        (2, f"python -m {COMMANDS[command]}: error: unrecognized arguments: --bogus=a\\nb (see --help)\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--games", "1\n2"], "argument --games: '1\\n2' is not a number (see --help)"),
+    (["--games", "1\r2"], "argument --games: '1\\r2' is not a number (see --help)"),
+    (["--games", "2", "--set", "a\u2028b"], "--set needs KEY=VALUE with a dotted option name, got 'a\\u2028b'"),
+])
+def test_line_breaks_in_a_value_keep_the_error_on_one_line(argv, message, stopped):
+    assert outcome("run", argv) == (2, f"python -m sim.run: error: {message}\n")
+
+
+def test_a_name_too_long_for_the_system_is_one_line(stopped):
+    """Names longer than a file name may be (255 bytes here) end as any missing name does."""
+    from sim.api import resolve_rules
+    from sim.rules import RulesError
+
+    long = "9" * 5000
+    status, err = outcome("run", base_argv("run") + ["--rules", long])
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith(f"python -m sim.run: error: no rules file '{long}' and no shipped variant of that name")
+    with pytest.raises(RulesError, match=f"^no rules file '{long}' and no shipped variant of that name"):
+        resolve_rules("bridgette", long)
+    assert outcome("ladder", base_argv("ladder") + ["--out", long]) == \
+        (2, f"python -m sim.ladder: error: cannot create output folder {long}: File name too long\n")
+
+
+@pytest.mark.parametrize("arguments, error, message", [
+    ({"policies": {"all": 5}}, TypeError,
+     "policies: seat 'all' needs a policy such as 'heuristic' or 'pimc:worlds=2', got 5"),
+    ({"policies": ["0=random", 5]}, TypeError,
+     "policies must be a 'SEAT=NAME[:param=value,...]' string or a list of them, got ['0=random', 5]"),
+    ({"policies": 5}, TypeError, "policies must be a 'SEAT=NAME[:param=value,...]' string or a list of them, got 5"),
+    ({"policies": {0.0: "random"}}, ValueError, "policies: seat 0.0 does not exist in bridgette (seats 0..1 or all)"),
+    ({"policies": {True: "random"}}, ValueError, "policies: seat True does not exist in bridgette (seats 0..1 or all)"),
+    ({"set_options": [None]}, TypeError, "set_options must be a 'TABLE.KEY=VALUE' string or a list of them, got [None]"),
+    ({"dealing": 5}, TypeError, 'dealing must be a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None, got 5'),
+    ({"game": ["bridgette"]}, TypeError,
+     "game must be a game's name (bridgette, draw-bridge, bid-euchre) or None, got ['bridgette']"),
+    ({"dd": "yes"}, TypeError, "dd must be True or False, got 'yes'"),
+    ({"rules": 5}, TypeError,
+     "rules must be a dict of option tables, a TOML file's path or a shipped variant's name, got 5"),
+    ({"out": 5}, TypeError, "out must be a folder's path or None, got 5"),
+])
+def test_api_arguments_of_the_wrong_kind_name_the_argument(arguments, error, message, stopped, tmp_path):
+    from sim.api import simulate
+
+    with pytest.raises(error) as raised:
+        simulate(**{"games": 2, "out": tmp_path / "run", **arguments})
+    assert type(raised.value) is not AttributeError and str(raised.value) == message
+
+
+def test_api_arguments_in_each_documented_form_are_taken(stopped, tmp_path):
+    from sim.api import resolve_policies, resolve_rules, simulate
+
+    for arguments in ({"games": 1.0}, {"games": "1e6"}, {"policies": {"1": "random"}}, {"dd": True},
+                      {"set_options": "exchange.upcard_to=dead"}, {"dealing": dealing.parse("deals", "1")}):
+        with pytest.raises(Checked):  # stopped where the first block would be played
+            simulate(**{"games": 2, "out": tmp_path / str(len(list(tmp_path.iterdir()))), **arguments})
+    assert resolve_rules("bridgette", None, "exchange.upcard_to=dead").exchange.upcard_to == "dead"
+    assert [str(p) for p in resolve_policies("bridgette", {"1": "random", 0: "random"})] == ["random", "random"]
+    assert [str(p) for p in resolve_policies("bridgette", "1=random")] == ["heuristic", "random"]
+
+
+def test_an_output_folder_under_a_regular_file_names_the_file_and_keeps_it(runs, stopped, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a folder\n")
+    for command, argv in [("ladder", base_argv("ladder")), ("report", base_argv("report"))]:
+        error = f"python -m {COMMANDS[command]}: error: "
+        for out in (notes / "x", notes / "x" / "y"):
+            assert outcome(command, argv + ["--out", str(out)]) == \
+                (2, f"{error}cannot use output folder {out}: {notes} is a file, not a folder\n")
+        assert outcome(command, argv + ["--out", str(notes)]) == (2, f"{error}output folder {notes} is a file\n")
     assert notes.read_text() == "not a folder\n"
