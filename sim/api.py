@@ -103,6 +103,7 @@ def _check_kind(name: str, value, kinds: tuple, takes: str) -> None:
 
 
 def _check_rules(rules) -> None:
+    """A TypeError unless ``rules`` is None or a form sim.rules can read."""
     _check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
                                                          "shipped variant's name")
 

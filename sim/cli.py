@@ -186,8 +186,9 @@ TOO_DEEP = "nests lists or tables too deeply to be read"  # past the recursion o
 
 
 def file_in_the_way(path):
-    """The file at ``path`` or at a folder above it (the nearest) that keeps a folder from
-    being made there; None where there is none. mkdir would say only "Not a directory"."""
+    """The file at ``path`` (a Path) or above it, the nearest, that keeps a folder from being
+    made there; None where there is none. mkdir would say only "Not a directory", or "File
+    exists"."""
     try:
         return next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
     except OSError:  # a name the system cannot take (too long): mkdir says so
@@ -212,6 +213,7 @@ def claim_folder(out, owns, what: str, error: type):
 
 
 def _is_folder(path) -> bool:
+    """Whether ``path`` is a folder; not when the system cannot take its name."""
     try:
         return path.is_dir()
     except OSError:  # a name the system cannot take: mkdir says why
