@@ -163,7 +163,8 @@ POLICY = values("0=heuristic", "all=random", "1=pimc:worlds=2", "all=heuristic:a
                 "all=heuristic:nope=1", "0=", "=random")
 SPEC = values("heuristic", "random", "pimc:worlds=2", "heuristic:aggression=-0", "dd", "heuristic:aggression=inf")
 RULES = st.one_of(st.sampled_from(["bridgette-no-colons", "bid-euchre-joker", "draw-bridge-must-follow",
-                                    "no-such-variant", "missing.toml", ".", "a-file.txt", "", "-0"]), TEXT)
+                                    "no-such-variant", "missing.toml", ".", "a-file.txt", "a-file.txt/x", "", "-0",
+                                    "9" * 5000, "9" * 5000 + ".toml"]), TEXT)
 OUT = values("out", "a-file.txt/out", "a-file.txt", ".", "new/deeper/out")
 METRICS = values("contract_made", "dealer_advantage,mean_score", "x = mean(score0)", "x = mean(score0 +)",
                  "x = mean(" + "(" * 3000 + "score0" + ")" * 3000 + ")", "x = mean(" + "-" * 3000 + "score0)",
@@ -338,7 +339,7 @@ def test_generated_replay_lines_succeed_or_fail_in_one_line(command, examples, s
 # --- The Python API -----------------------------------------------------------------------
 
 API_VALUES = st.one_of(st.sampled_from([1.0, 0.0, True, "1", "1e6", float("nan"), float("inf"), 2**70, -1, b"1",
-                                        None, "deals", "dealer_advantage:0.5"]), JSON_VALUES)
+                                        None, "deals", "dealer_advantage:0.5", "9" * 5000]), JSON_VALUES)
 API_RULES = st.dictionaries(st.sampled_from(sorted({o.split(".")[0] for o in OPTION_NAMES})),
                             st.one_of(API_VALUES, st.dictionaries(st.sampled_from(sorted({o.split(".")[1] for o in
                                                                                           OPTION_NAMES})),
