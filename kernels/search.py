@@ -30,11 +30,15 @@ are exactly the model's posterior: nothing is rejected or weighted.
 **The calls** (C-4 with doubles and redoubles; Bridgette and Draw Bridge): the candidates
 are the heuristic's call, a pass, a double or redouble where legal, and in each strain the
 cheapest legal bid and the cheapest that scores more when made exactly (the next step of
-the contract values: 1NT to 3NT, 3H to 4H). The worlds are ``pimc``'s (kernels.pimc,
-``sample_bidding_worlds_nb``): the opponent's hand uniform among those in which the
-heuristic model would have made the opponent's calls so far. After the candidate, the
-auction goes on as the model makes it; in Draw Bridge, after D-2, the one world is the
-deal and the model bids from both hands.
+the contract values: 1NT to 3NT, 3H to 4H). The worlds are the opponent's hands uniform
+among those consistent with what the seat knows (kernels.pimc, ``contract_deals_nb``) in
+which the heuristic model would have made the opponent's calls so far: exact rejection, the
+model being deterministic, within ``REJECTION_TRIES`` draws per world wanted. No world is
+taken that the model cannot explain: with fewer accepted the seat values its candidates
+over those, and with none it makes the heuristic's call (the model has failed to read the
+opponent, and an unconditioned world would value a double against a random hand). After
+the candidate, the auction goes on as the model makes it; in Draw Bridge, after D-2, the
+one world is the deal and the model bids from both hands.
 
 **Reproducible.** One number of the policy stream starts the decision's own stream, as in
 kernels.pimc, and the worlds are drawn from the seat's unseen cards in card order, so the
@@ -47,7 +51,7 @@ from numba import njit
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS, legal_calls_nb
 from kernels.cards import COLONS, ONE, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
-from kernels.pimc import decision_stream_nb, sample_bidding_worlds_nb
+from kernels.pimc import calls_agree_nb, contract_deals_nb, decision_stream_nb, sample_world_nb
 from kernels.policies import ODDS_WIDTH, heuristic_call_nb, heuristic_discard_nb
 from kernels.rng import below_nb
 
@@ -257,6 +261,33 @@ def search_discards_nb(dd, seats, seat, dealer, hand, unseen, opp_known, opp_hol
 
 
 MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
+REJECTION_TRIES = 200  # draws per world wanted before the calls' worlds make do with fewer
+
+
+@njit(cache=True)
+def calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                      nt_needs_all_suits, jump_min_cards, gain, wanted):
+    """Up to ``wanted`` opponent's hands consistent with what ``seat`` knows in which the
+    opponent, as the heuristic with this seat's parameters, would have made its calls so
+    far; only those (module docstring). Returns (hands, whether the seat knows the deal
+    whole: then the one world is the deal)."""
+    rng = decision_stream_nb(seats)
+    cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
+    n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
+    out = np.empty(n, dtype=np.uint64)
+    world = np.empty(counts.shape[0], dtype=np.uint64)
+    model = seats.prm[seat].heuristic
+    got = 0
+    for _ in range(REJECTION_TRIES * n):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
+                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                            seats.odds[1 - seat]):
+            out[got] = world[0]
+            got += 1
+            if got == n:
+                break
+    return out[:got], n_deals == 1.0
 
 
 @njit(cache=True)
@@ -296,10 +327,11 @@ def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unse
     n_c = call_candidates_nb(mine, legal, gain, candidates)
     if n_c == 1:
         return mine
-    opp, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
-                                          min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                          seats.prm[seat].search.call_worlds)
+    opp, whole = calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                                   nt_needs_all_suits, jump_min_cards, gain, seats.prm[seat].search.call_worlds)
     n_w = opp.shape[0]
+    if n_w == 0:
+        return mine
     contract = np.empty((n_c, n_w), dtype=np.int64)
     declarer = np.empty((n_c, n_w), dtype=np.int64)
     doubling = np.empty((n_c, n_w), dtype=np.int64)

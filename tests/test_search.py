@@ -12,12 +12,15 @@ import pytest
 
 from kernels import bridgette as kb
 from kernels import contract as kc
+from kernels import policies as kp
 from kernels import search as ks
-from kernels.calls import CALL_IDS, call_name
+from kernels.calls import CALL_IDS, call_name, legal_calls_nb
 from kernels.cards import CARD_IDS
+from kernels.dd import new_context
 from kernels.policies import ODDS_WIDTH
+from kernels.step import seats_for
 from sim import bridgette
-from sim.policies import PolicyError, parse_policy
+from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BridgetteRules
 
 
@@ -97,6 +100,46 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
         assert got == (row["contract"], row["declarer"], row["doubled"]), int(head["seq"])
         checked += 1
     assert checked >= 150
+
+
+def _calling_seats(seat_policy):
+    pol, prm = kernel_policies([seat_policy] * 2)
+    seats = seats_for(pol, prm)
+    seats["may_hold"] = np.uint64(2**64 - 1)
+    seats["rng"] = 99
+    return seats
+
+
+def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call():
+    """After an opening 7NT, which the heuristic model bids on no hand a few hundred draws
+    find (it needs about 29 of the 40 points), no world is taken and the search seat makes
+    the heuristic's call; after an opening pass every world taken is one where the model
+    passes too (the opponent's worlds replayed through the model's own first call)."""
+    kr = BridgetteRules().to_kernel()
+    p = kr.params[0]
+    b6 = (0, int(p["min_trump_cards"]), bool(p["nt_needs_all_suits"]), int(p["jump_min_cards"]))
+    gain = kr.tables[0]["gain"]
+    policy = parse_policy("search:call_worlds=6", "bridgette")
+    deck = np.random.default_rng(3).permutation(52)
+    hands = np.array([sum(1 << int(c) for c in deck[:13]), sum(1 << int(c) for c in deck[13:26])], dtype=np.uint64)
+    unseen = ~hands[0] & np.uint64(2**52 - 1)
+    calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
+    seats = _calling_seats(policy)
+    worlds, whole = ks.calling_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    assert len(worlds) == 0 and not whole
+    legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
+    odds = np.zeros((2, 5, ODDS_WIDTH))
+    mine = kp.heuristic_call_nb(HEURISTIC, 0, hands[0], legal, CALL_IDS["7NT"], 1, 0, unseen, gain, odds)
+    got = ks.search_call_nb(new_context()[0], _calling_seats(policy)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
+                            unseen, gain, False, calls, 1, 1, *b6, False)
+    assert got == mine
+    calls = np.array([CALL_IDS["P"]], dtype=np.int64)
+    worlds, _ = ks.calling_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    assert len(worlds) == 6
+    for world in worlds:
+        assert world & ~unseen == 0 and bin(int(world)).count("1") == 13
+        legal = legal_calls_nb(world, 1, -1, -1, 0, *b6)
+        assert kp.heuristic_call_nb(HEURISTIC, 1, world, legal, -1, -1, 0, ~world, gain, odds) == CALL_IDS["P"]
 
 
 def test_draw_from_is_uniform():
