@@ -228,7 +228,7 @@ def test_other_games_run_and_show(tmp_path, game, variant):
     (["--games", "10", "--game", "hearts"], "invalid choice: 'hearts'"),
     (["--games", "10", "--game", "draw-bridge", "--rules", "bid-euchre-joker"], "not one of draw-bridge"),
     (["--games", "10", "--set", "exchange.upcard_too=dealer"], "did you mean 'exchange.upcard_to'"),
-    (["--games", "10", "--set", "exchange.dealer_draw_ace=40"], "the stock holds only 29"),
+    (["--games", "10", "--set", "exchange.dealer_draw_ace=28"], "the stock holds only 29"),
     (["--games", "10", "--set", "exchange.dealer_draw_ace=many"], "must be an integer"),
     (["--games", "10", "--set", "upcard_to"], "--set needs KEY=VALUE"),
     (["--games", "10", "--policy", "0=smart"], "unknown policy 'smart'"),
