@@ -1,14 +1,14 @@
 """Analyses of run folders (pandas, matplotlib; never numba): reports, comparisons, metrics.
 
 ``analysis.interval(run_or_frame, metric, by=None)`` gives a metric's value with its 95%
-interval by the summaries' estimator (analysis.metrics.metric_interval).
+interval by the summaries' estimator (analysis.intervals.metric_interval).
 """
 
 
 def __getattr__(name):
     # Loaded when asked for, so that importing a submodule stays light.
     if name == "interval":
-        from analysis.metrics import metric_interval
+        from analysis.intervals import metric_interval
 
         return metric_interval
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

@@ -9,15 +9,16 @@ reported. Runs of different seeds or sizes are compared unpaired: the difference
 independent means, with the wider interval of Welch's standard error. Metrics whose
 records a run did not keep come from the summaries, unpaired, where they can. A custom
 metric is an expression over the deal or game columns, NAME = mean(EXPR) [where COND]
-(analysis.custom), always read from the records.
+(sim.custom), always read from the records.
 """
 
 from __future__ import annotations
 
 import json
 
-from analysis.metrics import METRICS, MetricsError, compare_runs, parse_metrics, shown
 from sim.cli import OneLineParser, exit_with, plural
+from sim.comparison import compare_runs
+from sim.metrics import METRICS, MetricsError, parse_metrics, shown
 
 
 def format_report(result: dict) -> str:

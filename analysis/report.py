@@ -487,7 +487,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     """The report of a stratified run (sim.strata): its strata, and each metric per stratum
     and overall with the variance saved against plain sampling; every stratum's own run
     folder has its full report."""
-    from analysis.metrics import shown
+    from sim.metrics import shown
     from sim.summary import Z95
 
     try:

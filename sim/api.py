@@ -299,12 +299,12 @@ def _write_block(folder, module, rules, policies, index, deals, game_rows, plan=
 
 
 def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
-    """The game's block aggregates plus the dealer's advantage as analysis.metrics defines
+    """The game's block aggregates plus the dealer's advantage as sim.metrics defines
     it (exact per-game sums, so a --records none run reports it too), in a --dd run the
     double-dummy aggregates (sim.dd_run), and in a conditioned deal run the deals dealt and
     the tries they took (``plan``, sim.dealing)."""
-    from analysis.metrics import dealer_advantage_sums
     from sim import dd_run
+    from sim.metrics import dealer_advantage_sums
 
     module = game_module(game)
     first = int(game_rows["game"].min()) if len(game_rows) else 0
@@ -332,8 +332,8 @@ def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_
     """summary.json from the blocks' aggregates, merged one block at a time (``policies``
     name the seats in the double-dummy section of a --dd run; a deal run's ``dealing`` and
     its pilot's acceptance rate make its section)."""
-    from analysis.metrics import dealer_advantage_summary
     from sim import dd_run
+    from sim.metrics import dealer_advantage_summary
 
     total, advantage, dd, conditioned = None, None, None, None
     for agg in blocks:

@@ -16,12 +16,11 @@ import sys
 from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, plural, \
     seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
+from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, parse_until
-
-from analysis.metrics import MetricsError
 from sim.dealing import DealingError
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError)
@@ -204,7 +203,7 @@ def list_options(game: str) -> str:
 
 def advantage_lines(game: str, summary: dict) -> list[str]:
     """The dealer's advantage with its 95% interval, overall and by up-card where kept."""
-    from analysis.metrics import METRICS
+    from sim.metrics import METRICS
     from sim.games import game_info
 
     adv = summary.get("dealer_advantage")
@@ -228,7 +227,7 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
 
 def play_stratified(args, rules, policies, dealing) -> int:
     """--stratify: every stratum's deal run, then the stratified tables."""
-    from analysis.metrics import parse_metrics
+    from sim.metrics import parse_metrics
     from sim import strata
 
     out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-{args.stratify}"

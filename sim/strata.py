@@ -11,7 +11,7 @@ out by ``--allocation``: proportional (n_h ~ w_h: never worse than plain samplin
 equal, neyman (n_h ~ w_h s_h, s_h from a pilot of the dealer's advantage), or explicit
 shares (``ace=0.5,face=0.25,numeral=0.25``).
 
-Every deal metric of analysis.metrics is then a ratio R = sum(y) / sum(n) estimated per
+Every deal metric of sim.metrics is then a ratio R = sum(y) / sum(n) estimated per
 stratum, and overall as R = sum_h w_h ybar_h / sum_h w_h nbar_h with the variance of the
 stratified ratio estimator, Var(R) = sum_h w_h^2 s_h^2(d) / (G_h Nbar^2), d = y - R n. The
 report gives beside it the variance the same number of deals would have had by plain
@@ -129,10 +129,10 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
 # --- Estimates -------------------------------------------------------------------------------
 
 def stratified_estimate(weights, sums) -> dict:
-    """The stratified ratio estimate from each stratum's exact sums (analysis.metrics.ratio_sums:
+    """The stratified ratio estimate from each stratum's exact sums (sim.ratio.ratio_sums:
     games, y, n, yy, yn, nn): value, 95% interval, the plain-sampling variance at the same
     number of deals, and the share of it saved."""
-    from analysis.metrics import interval
+    from sim.ratio import interval
 
     weights = [float(w) for w in weights]
     if any(s["games"] < 2 or s["n"] == 0 for s in sums):
@@ -157,14 +157,15 @@ def stratified_estimate(weights, sums) -> dict:
 
 def deal_metrics():
     """The builtin metrics a deal run answers (those read from deal records)."""
-    from analysis.metrics import METRICS
+    from sim.metrics import METRICS
 
     return [m for m in METRICS.values() if m.records == "deals"]
 
 
 def stratum_sums(folder: Path, metrics) -> dict:
     """{metric name: exact ratio sums} over a finished stratum run."""
-    from analysis.metrics import open_run, ratio_sums
+    from sim.ratio import ratio_sums
+    from sim.run_records import open_run
     from sim.summary import merge
 
     out = {}
@@ -177,8 +178,8 @@ def stratum_sums(folder: Path, metrics) -> dict:
 
 def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
     """Per stratum and overall, each metric's estimate with its interval (a custom metric
-    with its label, unit and definition, as analysis.metrics.shown reads them)."""
-    from analysis.metrics import ratio_estimate
+    with its label, unit and definition, as sim.metrics.shown reads them)."""
+    from sim.ratio import ratio_estimate
 
     sums = [stratum_sums(f, metrics) for f in folders]
     out = {"strata": [{"name": s.name, "probability": f"{s.cards}/{s.of}", "deals": sums[i][metrics[0].name]["games"],
@@ -199,9 +200,9 @@ def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
 def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
     """Each stratum's standard deviation of the dealer's advantage per deal, from a pilot of
     PILOT_DEALS deals played in memory (the same first deals its run plays)."""
-    from analysis.metrics import METRICS
     from sim.dealing import checked_plan
     from sim.games import game_info, game_module
+    from sim.metrics import METRICS
 
     metric, info = METRICS["dealer_advantage"], game_info(game)
     sigmas = []
@@ -221,10 +222,10 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     and custom definitions as analysis.compare takes them (None: every deal metric)."""
     from dataclasses import replace
 
-    from analysis.custom import Custom
-    from analysis.metrics import custom_metric, custom_metrics, open_run, resolve_metrics
-
     from sim.api import execute, resolve_policies
+    from sim.custom import Custom
+    from sim.metrics import custom_metric, custom_metrics, resolve_metrics
+    from sim.run_records import open_run
 
     policies = resolve_policies(game) if policies is None else policies
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
@@ -265,7 +266,7 @@ def is_strata_folder(out: Path, names) -> bool:
 
 def format_report(result: dict) -> str:
     """The stratified run's tables."""
-    from analysis.metrics import shown as metric_shown
+    from sim.metrics import shown as metric_shown
     from sim.summary import Z95
 
     game = result["game"]

@@ -3,9 +3,9 @@
 Plays a grid of rule settings (the cartesian product of every --vary) on common random
 numbers: every setting is a run of the same seed, games, block size and policies, so game
 i deals the same cards in every setting until the varied rule makes the games part.
-Reports each metric (builtin, or custom: an expression over the records, analysis.custom)
+Reports each metric (builtin, or custom: an expression over the records, sim.custom)
 per setting with its difference from the first setting, paired game by game
-(analysis.metrics), and the balance point where a metric crosses its even value over a
+(sim.comparison), and the balance point where a metric crosses its even value over a
 numeric grid; draws the plot. Each setting is an ordinary run folder under --out,
 so a sweep resumes, and any setting can be studied like any other run.
 """
@@ -24,15 +24,16 @@ import textwrap
 from contextlib import ExitStack
 from pathlib import Path
 
-from analysis.custom import Custom, split_items
-from analysis.metrics import METRICS, MetricsError, compare_runs, custom_metric, open_run, parse_metrics, \
-    resolve_metrics, shown
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.comparison import compare_runs
+from sim.custom import Custom, split_items
 from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
+from sim.metrics import METRICS, MetricsError, custom_metric, parse_metrics, resolve_metrics, shown
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
     block_size_value, count, dealing_of, seed_value
+from sim.run_records import open_run
 from sim.store import RECORD_MODES, claim, holds_runs, write_atomic, write_json
 
 
@@ -161,7 +162,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     conditions are checked under every setting's rules before any deal is played.
 
     ``metrics``: builtin names and custom definitions (``NAME = mean(EXPR) [where COND]``,
-    analysis.custom), or a --metrics text; None: every builtin metric. A custom metric's
+    sim.custom), or a --metrics text; None: every builtin metric. A custom metric's
     grammar is checked before any game is played, its columns on the first setting's
     records before the other settings are played.
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sim.games import game_info
 from sim.store import RunError
 
-# The metrics (analysis/metrics.py names) whose 95% interval every summary carries, and
+# The metrics (sim/metrics.py names) whose 95% interval every summary carries, and
 # where: (summary statistic, the interval's key).
 INTERVALS = {
     "dealer_advantage": ("dealer_advantage", "ci95"),

@@ -1,4 +1,4 @@
-"""Custom metrics (analysis.custom): expressions over the deal or game columns, checked
+"""Custom metrics (sim.custom): expressions over the deal or game columns, checked
 against the builtin metrics they restate, against pandas over a run's records, and for
 every bad input through the command lines."""
 
@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 from analysis.compare import main as compare_main
-from analysis.custom import split_items
-from analysis.metrics import MetricsError, PairedMoments, compare_runs, parse_metrics
+from sim.comparison import compare_runs
+from sim.custom import split_items
+from sim.metrics import MetricsError, parse_metrics
+from sim.ratio import PairedMoments
 from sim.sweep import main as sweep_main
 from tests.test_metrics import DEALS_A, GAMES_A, fake_run
 

@@ -274,7 +274,8 @@ def test_a_bad_conditions_file_is_one_line_and_exit_2(tmp_path, text, message):
 
 
 def test_compare_pairs_deal_runs_deal_by_deal_and_refuses_a_game_run(tmp_path):
-    from analysis.metrics import MetricsError, compare_runs
+    from sim.comparison import compare_runs
+    from sim.metrics import MetricsError
 
     common = ["--deals", "400", "--upcard", "ace", "--quiet", "--seed", "2"]
     assert run_cli(*common, "--out", str(tmp_path / "a")).returncode == 0

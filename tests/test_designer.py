@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from analysis.compare import main as compare_main
-from analysis.metrics import compare_runs
+from sim.comparison import compare_runs
 from tests.test_metrics import DEALS_A, GAMES_A, Z, fake_run
 
 
@@ -351,7 +351,7 @@ def test_interval_uses_the_summaries_estimator(tmp_path):
 def test_interval_of_a_run_without_records_and_bad_requests(tmp_path):
     import analysis
     import sim
-    from analysis.metrics import MetricsError
+    from sim.metrics import MetricsError
 
     bare = sim.simulate(games=50, seed=3, out=tmp_path / "n", records="none")
     entry = analysis.interval(bare, "dealer_advantage")

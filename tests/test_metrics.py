@@ -1,4 +1,4 @@
-"""analysis.metrics on hand-made run folders whose rates, intervals and paired differences
+"""sim.metrics on hand-made run folders whose rates, intervals and paired differences
 are worked out by hand below."""
 
 import json
@@ -10,7 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis.metrics import METRICS, MetricsError, PairedMoments, compare_runs, parse_metrics
+from sim.comparison import compare_runs
+from sim.metrics import METRICS, MetricsError, parse_metrics
+from sim.ratio import PairedMoments
 
 Z = 1.959963984540054
 

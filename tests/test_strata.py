@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.metrics import METRICS, ratio_estimate, ratio_sums
 from sim import dealing, strata
 from sim.api import load_run, resolve_rules, simulate
 from sim.games import game_info
+from sim.metrics import METRICS
+from sim.ratio import ratio_estimate, ratio_sums
 from sim.summary import Z95
 
 ROOT = Path(__file__).resolve().parent.parent

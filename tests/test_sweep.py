@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.custom import split_items
-from analysis.metrics import METRICS
+from sim.custom import split_items
+from sim.metrics import METRICS
 from sim.rules import RulesError
 from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of
 

@@ -8,7 +8,7 @@ else the game records; a game column named beside deal columns is the value of t
 game. ``where`` keeps only the rows where COND holds, and a row where a column the metric
 reads is null (Bid Euchre's ``made`` and ``trump`` on a void hand, ``strain`` on a
 passed-out deal) counts in neither sum. y and n are summed per game, so a custom metric is
-one more R = sum(y) / sum(n) for analysis.metrics: the same intervals over games, paired
+one more R = sum(y) / sum(n) for sim.metrics: the same intervals over games, paired
 game by game between runs of one seed. ``balance V`` is the value at which the rules are
 even (a rate's as a fraction), for sim.sweep's balance point.
 
@@ -37,7 +37,7 @@ MAX_DEPTH = 200  # nesting an expression may have: far beyond any metric, well w
 
 
 class CustomError(ValueError):
-    """A custom metric that cannot be read or evaluated (one line; analysis.metrics raises
+    """A custom metric that cannot be read or evaluated (one line; sim.metrics raises
     it as its MetricsError)."""
 
 

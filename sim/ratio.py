@@ -1,0 +1,136 @@
+"""The ratio estimator of every metric: R = sum(y_g) / sum(n_g) over the games g of a run.
+
+Games are the independent units (a game's deals share its course), so intervals use the
+ratio estimator's linearisation over games: Var(R) = sum((y_g - R n_g)^2) / (nbar^2 G (G-1))
+with nbar = sum(n_g) / G. Two runs of the same seed play game g from the same cards up to
+where their rules part, so the difference R_B - R_A is estimated from the paired per-game
+terms; comparing its variance with Var(R_A) + Var(R_B) (independent runs) gives the
+variance saved by pairing, as in sim.match.
+
+The sums are exact integers (Python ints where int64 could overflow) and the arithmetic
+exact Fractions until the final division: two runs with identical games give a difference
+of exactly 0 with a zero-width interval.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from sim.summary import Z95
+
+
+def interval(centre, variance) -> list[float]:
+    """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval."""
+    half = Z95 * math.sqrt(max(float(variance), 0.0))
+    return [float(centre) - half, float(centre) + half]
+
+
+def ratio_sums(y, n) -> dict:
+    """Exact sums over games of y, n, y^2, y n and n^2: the block aggregate of one ratio
+    metric, merged by adding (sim.summary.merge)."""
+    y, n = np.asarray(y, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    return {"games": len(y), "y": int(y.sum()), "n": int(n.sum()), "yy": int(y @ y), "yn": int(y @ n),
+            "nn": int(n @ n)}
+
+
+def ratio_variance(sums: dict):
+    """(R, Var(R)) of a ratio of per-game sums, exact Fractions (Var None under 2 games;
+    R None when sum(n) is 0): the linearisation over games of the module's docstring."""
+    G, y, n = sums["games"], sums["y"], sums["n"]
+    if n == 0:
+        return None, None
+    r = Fraction(y, n)
+    if G < 2:
+        return r, None
+    residuals = sums["yy"] - 2 * r * sums["yn"] + r * r * sums["nn"]
+    return r, residuals / (Fraction(n, G) ** 2 * G * (G - 1))
+
+
+def ratio_estimate(sums: dict) -> dict:
+    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it."""
+    r, var = ratio_variance(sums)
+    return {"value": None if r is None else float(r), "ci95": None if var is None else interval(r, var),
+            "deals": sums["n"], "games": sums["games"]}
+
+
+def unpaired(sums_a: dict, sums_b: dict) -> dict:
+    """B - A of two independent runs' ratios: Welch's standard error, the square root of
+    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile)."""
+    (ra, var_a), (rb, var_b) = ratio_variance(sums_a), ratio_variance(sums_b)
+    out = {"games": None, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None, "ci95": None,
+           "unpaired_ci95": None, "variance_reduction": None}
+    if ra is None or rb is None:
+        return out
+    out.update(a=float(ra), b=float(rb), diff=float(rb - ra))
+    if var_a is not None:
+        out["a_ci95"] = interval(ra, var_a)
+    if var_b is not None:
+        out["b_ci95"] = interval(rb, var_b)
+    if var_a is not None and var_b is not None:
+        out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b)
+    return out
+
+
+class PairedMoments:
+    """Integer sums of v = (y_A, n_A, y_B, n_B) and of v v^T over games, exact in Python ints."""
+
+    CHUNK = 100_000  # rows per int64 product, far from overflow for any game's scores
+
+    def __init__(self):
+        self.games = 0
+        self.s = [0] * 4
+        self.ss = [[0] * 4 for _ in range(4)]
+
+    def add(self, ya, na, yb, nb) -> None:
+        v = np.stack([np.asarray(x, dtype=np.int64) for x in (ya, na, yb, nb)])
+        self.games += v.shape[1]
+        big = int(np.abs(v).max(initial=0))
+        chunk = self.CHUNK
+        if big * big * chunk >= 2 ** 62:  # large values (custom metrics): fewer rows per int64 product
+            chunk = max(1, 2 ** 62 // (big * big))
+            if big * big >= 2 ** 62:
+                v = v.astype(object)  # Python ints: exact at any size
+                chunk = v.shape[1] or 1
+        for start in range(0, v.shape[1], chunk):
+            part = v[:, start:start + chunk]
+            sums, products = part.sum(axis=1), part @ part.T
+            for i in range(4):
+                self.s[i] += int(sums[i])
+                for j in range(4):
+                    self.ss[i][j] += int(products[i, j])
+
+    def result(self) -> dict:
+        """A's and B's ratios with their intervals, B - A with its paired and unpaired intervals."""
+        G, s, ss = self.games, self.s, self.ss
+        out = {"games": G, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None,
+               "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
+        if s[1] == 0 or s[3] == 0:  # nothing to pair: the run that has rows keeps its own value
+            for side, i in (("a", 0), ("b", 2)):
+                r, var = ratio_variance({"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i],
+                                         "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]})
+                if r is not None:
+                    out.update({side: float(r), f"{side}_ci95": None if var is None else interval(r, var)})
+            return out
+        r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
+        nbar = [Fraction(s[1], G), Fraction(s[3], G)]
+        diff = r[1] - r[0]
+        out.update(a=float(r[0]), b=float(r[1]), diff=float(diff))
+        if G < 2:
+            return out
+
+        def cross(i, j):
+            """sum over games of (y_i - R_i n_i)(y_j - R_j n_j), i, j in (0: A, 1: B)."""
+            yi, ni, yj, nj = 2 * i, 2 * i + 1, 2 * j, 2 * j + 1
+            return ss[yi][yj] - r[j] * ss[yi][nj] - r[i] * ss[ni][yj] + r[i] * r[j] * ss[ni][nj]
+
+        scale = G * (G - 1)
+        var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
+        var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
+        var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
+        out.update(a_ci95=interval(r[0], var_a), b_ci95=interval(r[1], var_b), ci95=interval(diff, var_d),
+                   unpaired_ci95=interval(diff, var_a + var_b),
+                   variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
+        return out
