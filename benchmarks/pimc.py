@@ -28,10 +28,11 @@ def lineup(game: str, worlds: int) -> list:
     return [parse_policy(f"pimc:worlds={worlds}", game)] + [parse_policy("heuristic", game)] * others
 
 
-def deals_per_second(game: str, worlds: int, repeats: int, games: int | None = None) -> float:
-    """Best of ``repeats`` blocks of a ``pimc`` seat 0 against heuristics, after a warm-up."""
+def deals_per_second(game: str, worlds: int, repeats: int, games: int | None = None, policies=None) -> float:
+    """Best of ``repeats`` blocks of a ``pimc`` seat 0 against heuristics (or of the seats'
+    ``policies``), after a warm-up."""
     module = game_module(game)
-    policies = lineup(game, worlds)
+    policies = policies or lineup(game, worlds)
     rules = module.RULES()
     module.run_block(rules, policies, seed=0, first_game=0, count=2)  # compile or load, warm caches
     count = games or GAMES[game]

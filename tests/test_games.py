@@ -25,7 +25,9 @@ def test_a_declaration_agrees_with_the_modules_it_names(name):
     assert engine.PLAYERS == info.seats and engine.RULES is RULE_CLASSES[name]
     assert callable(importlib.import_module(info.referee).replay)
     assert callable(importlib.import_module(info.analysis).report_sections)
-    assert set(info.heuristic) <= set(POLICIES["heuristic"].columns)
+    assert set(info.heuristic) <= set(POLICIES["heuristic"].parameters)
+    assert set(info.pimc) <= set(POLICIES["pimc"].parameters)
+    assert set(info.search) <= set(POLICIES["search"].parameters)
     # The sides partition the seats; a seat's side is where it sits.
     assert sorted(seat for side in info.sides for seat in side) == list(range(info.seats))
     assert all(info.seat_sides[seat] == k for k, side in enumerate(info.sides) for seat in side)
