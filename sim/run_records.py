@@ -20,7 +20,11 @@ class RunRecords:
 
     def __init__(self, path):
         self.path = Path(path)
-        if not (self.path / "manifest.json").exists():
+        try:
+            found = (self.path / "manifest.json").is_file()
+        except OSError as exc:  # a name the system cannot take, say
+            raise MetricsError(f"{self.path} cannot be read as a run folder: {exc.strerror}") from None
+        if not found:
             raise MetricsError(f"{self.path} is not a run folder (no manifest.json)")
         try:
             manifest = read_manifest(self.path)

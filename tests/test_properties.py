@@ -487,6 +487,8 @@ def test_a_name_too_long_for_the_system_is_one_line(stopped):
         resolve_rules("bridgette", long)
     assert outcome("ladder", base_argv("ladder") + ["--out", long]) == \
         (2, f"python -m sim.ladder: error: cannot create output folder {long}: File name too long\n")
+    assert outcome("compare", [long, long]) == \
+        (2, f"python -m analysis.compare: error: {long} cannot be read as a run folder: File name too long\n")
 
 
 @pytest.mark.parametrize("arguments, error, message", [
