@@ -19,7 +19,7 @@ from kernels.cards import (
     EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
-from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
+from kernels.dealing import conditioned_order_nb, first_dealer_nb
 from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
@@ -39,7 +39,6 @@ from kernels.step import (
     scripted_nb, start_game_nb, stop_nb, trace_row_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, highest_trumps_nb
-from sim.rules import kernel_params
 
 JOKER = EUCHRE_JOKER
 
@@ -74,13 +73,6 @@ class KernelRules(NamedTuple):
     params: np.ndarray  # one record: sim.rules.params_dtype(BidEuchreRules, ("tricks",))
     deck: np.ndarray
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
-
-
-def kernel_rules(rules) -> KernelRules:
-    double = rules.variant.double_deck
-    deck = list(range(48 if double else 24)) + ([JOKER] if rules.variant.joker else [])
-    return KernelRules(kernel_params(rules, tricks=12 if double else 6), np.array(deck, dtype=np.int64),
-                       games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------

@@ -14,19 +14,18 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS, bid_index
-from kernels.cards import (
-    CARD_CLASS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb,
-)
+from kernels.cards import CARD_CLASS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.contract import (
     AT_DISCARDS, AT_PLAY, ERR_AUCTION, ERR_BAR, ERR_COLON, ERR_EXCHANGE, ERR_FOLLOW, ERR_NOT_IN_HAND,
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
     card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
-from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
+from kernels.dealing import conditioned_order_nb, first_dealer_nb
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
+from kernels.options import COLON_DISCARD, MADE_BASIS, OPENING_PASS, OVERTRICK_BONUS_RULE, PASSED_OUT, UPCARD_TO
 from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb, searches_exchange_nb
 from kernels.records import record_dtype
@@ -37,15 +36,14 @@ from kernels.step import (
     legal_nb, new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
-from sim.rules import BridgetteRules, choice_id, kernel_params
 
-UPCARD_TO_DEALER = choice_id(BridgetteRules, "exchange.upcard_to", "dealer")
-UPCARD_DEAD = choice_id(BridgetteRules, "exchange.upcard_to", "dead")
-OPENING_PASS_ENDS = choice_id(BridgetteRules, "auction.opening_pass", "ends")
-PASSED_OUT_REDEAL = choice_id(BridgetteRules, "auction.passed_out", "redeal")
-COLON_DISCARD_WHEN_VOID = choice_id(BridgetteRules, "play.colon_discard", "when_void")
-MADE_BASIS_TRICKS = choice_id(BridgetteRules, "scoring.made_basis", "tricks")
-OVERTRICK_ATLEAST3 = choice_id(BridgetteRules, "scoring.overtrick_bonus_rule", "atleast3")
+UPCARD_TO_DEALER = UPCARD_TO.index("dealer")
+UPCARD_DEAD = UPCARD_TO.index("dead")
+OPENING_PASS_ENDS = OPENING_PASS.index("ends")
+PASSED_OUT_REDEAL = PASSED_OUT.index("redeal")
+COLON_DISCARD_WHEN_VOID = COLON_DISCARD.index("when_void")
+MADE_BASIS_TRICKS = MADE_BASIS.index("tricks")
+OVERTRICK_ATLEAST3 = OVERTRICK_BONUS_RULE.index("atleast3")
 
 HAND_SIZE = 13
 MAX_SHORT = 13
@@ -71,7 +69,7 @@ class KernelRules(NamedTuple):
     as one pointer whose arrays numba does not count.
     """
 
-    params: np.ndarray  # one record: sim.rules.params_dtype(BridgetteRules)
+    params: np.ndarray  # one record of the options (sim.rules.params_dtype)
     deck: np.ndarray
     tables: np.ndarray  # one record: TABLES_DTYPE
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
@@ -80,51 +78,6 @@ class KernelRules(NamedTuple):
 TABLES_DTYPE = np.dtype((np.record, np.dtype([
     ("value", np.int64, N_BIDS), ("exact", np.int64, N_BIDS), ("penalty", np.int64, (8, 3, MAX_SHORT + 1)),
     ("gain", np.int64, (3, N_BIDS, HAND_SIZE + 1))], align=True)))
-
-
-def kernel_rules(rules) -> KernelRules:
-    sc = rules.scoring
-    colon_ids = {"little": COLON_LITTLE, "royal": COLON_ROYAL, "grand": COLON_GRAND}
-    deck = np.array(list(range(52)) + [colon_ids[c] for c in rules.deck.colons], dtype=np.int64)
-
-    tables = np.zeros(1, dtype=TABLES_DTYPE)
-    value, exact, penalty = tables["value"][0], tables["exact"][0], tables["penalty"][0]  # views
-    for b in range(N_BIDS):
-        level, nt = int(BID_LEVEL[b]), BID_STRAIN[b] == 4
-        if level <= 1:
-            value[b] = 250 if (nt and level == 1) else 150
-        elif level <= 3:
-            value[b] = 750 if (nt and level == 3) else 250
-        elif level == 4:
-            value[b] = 750 if BID_STRAIN[b] >= 2 else 250
-        elif level == 5:
-            value[b] = 1500 if nt else 750
-        elif level == 6:
-            value[b] = 2200 if nt else 1500
-        else:
-            value[b] = 2500 if nt else 2200
-        if level == 7:
-            exact[b] = 0
-        elif level == 6:
-            exact[b] = 100
-        elif sc.exact_bonus == "nt_reduced" and nt:
-            exact[b] = 100
-        else:
-            exact[b] = 250
-
-    rows = np.array([[100, 200, 300, 400, 700, 1000],
-                     [200, 500, 800, 1100, 2000, 3000],
-                     [300, 700, 1100, 1500, 2700, 4000]], dtype=np.int64)
-    for level in range(8):
-        for short in range(1, MAX_SHORT + 1):
-            if sc.penalty_last_row == "failed_slam":
-                row = 5 if level >= 6 else min(short, 5) - 1
-            else:
-                row = min(short, 6) - 1
-            penalty[level, :, short] = rows[:, row]
-    params = kernel_params(rules)
-    tables["gain"][0] = gain_table_nb(params, tables)
-    return KernelRules(params, deck, tables, games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------

@@ -16,11 +16,12 @@ from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
 )
-from kernels.dealing import conditioned_order_nb, first_dealer_nb, games_plan
+from kernels.dealing import conditioned_order_nb, first_dealer_nb
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
+from kernels.options import OPENING_PASS, PASSED_OUT, TRICK_WINNER
 from kernels.policies import choose_draw_card_nb
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
@@ -29,11 +30,10 @@ from kernels.step import (
     new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
-from sim.rules import DrawBridgeRules, choice_id, kernel_params
 
-LED_SUIT_WINS = choice_id(DrawBridgeRules, "draw.trick_winner", "led_suit")
-OPENING_PASS_ENDS = choice_id(DrawBridgeRules, "auction.opening_pass", "ends")
-PASSED_OUT_REDEAL = choice_id(DrawBridgeRules, "auction.passed_out", "redeal")
+LED_SUIT_WINS = TRICK_WINNER.index("led_suit")
+OPENING_PASS_ENDS = OPENING_PASS.index("ends")
+PASSED_OUT_REDEAL = PASSED_OUT.index("redeal")
 
 HAND_SIZE = 13
 FIRST_BID = 1  # D-3: the ladder starts at 1C
@@ -54,7 +54,7 @@ class KernelRules(NamedTuple):
     that a game passes it to each deal as one pointer whose arrays numba does not count.
     """
 
-    params: np.ndarray  # one record: sim.rules.params_dtype(DrawBridgeRules)
+    params: np.ndarray  # one record of the options (sim.rules.params_dtype)
     tables: np.ndarray  # one record: TABLES_DTYPE
     plan: np.ndarray  # one record: how the run deals (kernels.dealing)
 
@@ -65,29 +65,6 @@ TABLES_DTYPE = np.dtype((np.record, np.dtype([
 
 
 DECK = np.arange(52, dtype=np.int64)  # D-1
-
-
-def kernel_rules(rules) -> KernelRules:
-    tables = np.zeros(1, dtype=TABLES_DTYPE)
-    made, undertricks, gain = tables["made"][0], tables["undertricks"][0], tables["gain"][0]  # views
-    for b in range(FIRST_BID, N_BIDS):
-        strain = BID_STRAIN[b]
-        for tricks in range(6 + BID_LEVEL[b], HAND_SIZE + 1):
-            over = tricks - 6  # every trick over six, overtricks included
-            if strain == 4:
-                points = 40 + 30 * (over - 1)
-            else:
-                points = over * (30 if strain >= 2 else 20)
-            made[b, :, tricks] = (points, 2 * points, 4 * points)
-    if rules.scoring.undertricks == "bridge":
-        for short in range(1, HAND_SIZE + 1):
-            doubled = sum(100 if k == 1 else 200 if k <= 3 else 300 for k in range(1, short + 1))
-            undertricks[:, short] = (50 * short, doubled, 2 * doubled)
-    for b in range(FIRST_BID, N_BIDS):
-        need = 6 + BID_LEVEL[b]
-        for tricks in range(HAND_SIZE + 1):
-            gain[:, b, tricks] = made[b, :, tricks] if tricks >= need else -undertricks[:, need - tricks]
-    return KernelRules(kernel_params(rules), tables, games_plan())
 
 
 # --- Records -------------------------------------------------------------------------------

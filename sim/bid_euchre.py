@@ -9,12 +9,13 @@ import numpy as np
 from kernels import bid_euchre as ke
 from kernels.calls import CALL_UNKNOWN, EUCHRE_FIRST_LEVEL, EUCHRE_PASS
 from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_to_cards
+from kernels.dealing import games_plan
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
 from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
-from sim.rules import BidEuchreRules
+from sim.rules import BidEuchreRules, kernel_params
 from sim.summary import describe, histogram, percent, rate
 
 PLAYERS = 4
@@ -30,6 +31,15 @@ def _names(tricks: int) -> list[str]:
 
 
 RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
+
+def kernel_rules(rules) -> ke.KernelRules:
+    """The kernels' view of validated rules (``rules.to_kernel()``): the option record with
+    the derived ``tricks`` (6, or 12 with the double deck), and the deck (E-1, E-10)."""
+    double = rules.variant.double_deck
+    deck = list(range(48 if double else 24)) + ([ke.JOKER] if rules.variant.joker else [])
+    return ke.KernelRules(kernel_params(rules, tricks=12 if double else 6), np.array(deck, dtype=np.int64),
+                          games_plan())
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):

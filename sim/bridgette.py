@@ -9,15 +9,64 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import bridgette as kb
-from kernels.calls import CALL_IDS, CALL_UNKNOWN
-from kernels.cards import CARD_IDS, card_name, mask_to_cards
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, CALL_UNKNOWN, N_BIDS
+from kernels.cards import CARD_IDS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, card_name, mask_to_cards
+from kernels.dealing import games_plan
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
 from sim import contract, dd_run
 from sim.games import game_info
-from sim.rules import BridgetteRules
+from sim.rules import BridgetteRules, kernel_params
 from sim.summary import percent, rate
 
 RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
+
+def kernel_rules(rules) -> kb.KernelRules:
+    """The kernels' view of validated rules (``rules.to_kernel()``): the option record, the
+    deck with the chosen Colons (B-4), and B-11..B-14's score tables with the scoring
+    options folded in."""
+    sc = rules.scoring
+    colon_ids = {"little": COLON_LITTLE, "royal": COLON_ROYAL, "grand": COLON_GRAND}
+    deck = np.array(list(range(52)) + [colon_ids[c] for c in rules.deck.colons], dtype=np.int64)
+
+    tables = np.zeros(1, dtype=kb.TABLES_DTYPE)
+    value, exact, penalty = tables["value"][0], tables["exact"][0], tables["penalty"][0]  # views
+    for b in range(N_BIDS):
+        level, nt = int(BID_LEVEL[b]), BID_STRAIN[b] == 4
+        if level <= 1:
+            value[b] = 250 if (nt and level == 1) else 150
+        elif level <= 3:
+            value[b] = 750 if (nt and level == 3) else 250
+        elif level == 4:
+            value[b] = 750 if BID_STRAIN[b] >= 2 else 250
+        elif level == 5:
+            value[b] = 1500 if nt else 750
+        elif level == 6:
+            value[b] = 2200 if nt else 1500
+        else:
+            value[b] = 2500 if nt else 2200
+        if level == 7:
+            exact[b] = 0
+        elif level == 6:
+            exact[b] = 100
+        elif sc.exact_bonus == "nt_reduced" and nt:
+            exact[b] = 100
+        else:
+            exact[b] = 250
+
+    rows = np.array([[100, 200, 300, 400, 700, 1000],
+                     [200, 500, 800, 1100, 2000, 3000],
+                     [300, 700, 1100, 1500, 2700, 4000]], dtype=np.int64)
+    for level in range(8):
+        for short in range(1, kb.MAX_SHORT + 1):
+            if sc.penalty_last_row == "failed_slam":
+                row = 5 if level >= 6 else min(short, 5) - 1
+            else:
+                row = min(short, 6) - 1
+            penalty[level, :, short] = rows[:, row]
+    params = kernel_params(rules)
+    tables["gain"][0] = kb.gain_table_nb(params, tables)
+    return kb.KernelRules(params, deck, tables, games_plan())
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):

@@ -6,12 +6,13 @@ import numpy as np
 
 from kernels import contract as kc
 from kernels import draw_bridge as kd
-from kernels.calls import CALL_IDS, CALL_UNKNOWN
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, CALL_UNKNOWN, N_BIDS
 from kernels.cards import CARD_IDS, card_name, mask_to_cards
+from kernels.dealing import games_plan
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
 from sim import contract, dd_run
 from sim.games import game_info
-from sim.rules import DrawBridgeRules
+from sim.rules import DrawBridgeRules, kernel_params
 
 PLAYERS = contract.PLAYERS
 RULES = DrawBridgeRules
@@ -20,6 +21,31 @@ DECK = {card_name(c) for c in range(52)}
 
 
 RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api tells whether numba has it cached)
+
+
+def kernel_rules(rules) -> kd.KernelRules:
+    """The kernels' view of validated rules (``rules.to_kernel()``): the option record and
+    D-5's and D-6's score tables, with ``scoring.undertricks`` folded in."""
+    tables = np.zeros(1, dtype=kd.TABLES_DTYPE)
+    made, undertricks, gain = tables["made"][0], tables["undertricks"][0], tables["gain"][0]  # views
+    for b in range(kd.FIRST_BID, N_BIDS):
+        strain = BID_STRAIN[b]
+        for tricks in range(6 + BID_LEVEL[b], kd.HAND_SIZE + 1):
+            over = tricks - 6  # every trick over six, overtricks included
+            if strain == 4:
+                points = 40 + 30 * (over - 1)
+            else:
+                points = over * (30 if strain >= 2 else 20)
+            made[b, :, tricks] = (points, 2 * points, 4 * points)
+    if rules.scoring.undertricks == "bridge":
+        for short in range(1, kd.HAND_SIZE + 1):
+            doubled = sum(100 if k == 1 else 200 if k <= 3 else 300 for k in range(1, short + 1))
+            undertricks[:, short] = (50 * short, doubled, 2 * doubled)
+    for b in range(kd.FIRST_BID, N_BIDS):
+        need = 6 + BID_LEVEL[b]
+        for tricks in range(kd.HAND_SIZE + 1):
+            gain[:, b, tricks] = made[b, :, tricks] if tricks >= need else -undertricks[:, need - tricks]
+    return kd.KernelRules(kernel_params(rules), tables, games_plan())
 
 
 def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):

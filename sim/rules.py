@@ -5,7 +5,8 @@ Every option of docs/rules.md is a field of a section dataclass (``exchange``,
 values; the same metadata validates variant files and lists the options. ``to_kernel()``
 turns a validated rule set into one named object for the kernels: a record of the scalar
 options (``params_dtype``: one field per option, named by its key, a choice as the index of
-its value among the declared choices, see ``choice_id``) beside the deck and score tables.
+its value among the declared choices) beside the deck and score tables. A choice the record
+carries declares its values from ``kernels.options``, where the kernels number them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernels import options
 from sim.cli import TOO_DEEP, read_toml
 
 
@@ -93,7 +95,7 @@ class BridgetteExchange:
                                 low=0, high=STOCK)
     dealer_draw_ace: int = opt(12, "B-3", "dealer's draw after an ace or Grand Colon up-card", low=0, high=STOCK)
     upcard_to: str = opt("nondealer", "B-3", "who draws the up-card: first card of the non-dealer's "
-                         "draw, first of the dealer's, or removed", choices=("nondealer", "dealer", "dead"))
+                         "draw, first of the dealer's, or removed", choices=options.UPCARD_TO)
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,9 @@ class ContractAuction:
     """The C-4 and C-5 options, shared by Bridgette and Draw Bridge."""
 
     opening_pass: str = opt("continues", "C-4", "whether a pass as the first call ends the auction",
-                            choices=("continues", "ends"))
+                            choices=options.OPENING_PASS)
     passed_out: str = opt("next_deal", "C-5", "a passed-out deal counts and the deal passes, or the "
-                          "same dealer redeals", choices=("next_deal", "redeal"))
+                          "same dealer redeals", choices=options.PASSED_OUT)
     max_redeals: int = opt(100, "C-5", "redeals allowed in one game before it is abandoned",
                       low=0, high=MAX_GAME_DEALS)
 
@@ -119,20 +121,20 @@ class BridgetteAuction(ContractAuction):
 @dataclass(frozen=True)
 class BridgettePlay:
     colon_discard: str = opt("last_resort", "B-10", "when a non-matching Colon may be played to a "
-                             "suited lead", choices=("last_resort", "when_void"))
+                             "suited lead", choices=options.COLON_DISCARD)
 
 
 @dataclass(frozen=True)
 class BridgetteScoring:
     made_basis: str = opt("contract", "B-11", "a made contract scores the bid's value or the value "
-                          "the tricks taken would have made", choices=("contract", "tricks"))
+                          "the tricks taken would have made", choices=options.MADE_BASIS)
     exact_bonus: str = opt("ladder", "B-12", "table of the bonus for taking exactly the tricks bid",
-                           choices=("ladder", "nt_reduced"))
+                           choices=options.EXACT_BONUS)
     overtrick_bonus_rule: str = opt("exactly3", "B-12", "the +350 needs exactly or at least 3 overtricks",
-                                    choices=("exactly3", "atleast3"))
+                                    choices=options.OVERTRICK_BONUS_RULE)
     multiply_bonuses: bool = opt(True, "B-13", "doubling multiplies the bonuses and the +400/+1000 too")
     penalty_last_row: str = opt("six_or_more_short", "B-14", "when the last penalty row applies",
-                                choices=("six_or_more_short", "failed_slam"))
+                                choices=options.PENALTY_LAST_ROW)
 
 
 @dataclass(frozen=True)
@@ -181,8 +183,8 @@ class BridgetteRules(_RuleSet):
             raise RulesError("exchange.upcard_to = \"dealer\" needs every dealer draw >= 1 (B-3)")
 
     def to_kernel(self):
-        from kernels import bridgette as kb
-        return kb.kernel_rules(self)
+        from sim.bridgette import kernel_rules
+        return kernel_rules(self)
 
 
 def _build(cls, tables: dict):
@@ -274,12 +276,6 @@ def params_dtype(cls, derived: tuple = ()):
     return np.dtype((np.record, np.dtype([(n, np.int64) for n in names], align=True)))
 
 
-def choice_id(cls, option: str, value: str) -> int:
-    """The kernel's integer for a choice option's value: its index among the declared choices."""
-    row = next(r for r in option_table(cls) if r["option"] == option)
-    return row["choices"].index(value)
-
-
 def kernel_params(rules, **derived):
     """A validated rule set's scalar options as one record (a 1-element array of
     ``params_dtype``), with the ``derived`` fields set."""
@@ -305,14 +301,14 @@ class DrawBridgeDraw:
     must_follow: bool = opt(False, "D-2", "following suit is compulsory in the draw phase")
     trick_winner: str = opt("highest_rank", "D-2", "a draw-phase trick goes to the higher rank whatever "
                             "the suit (ties to the leader) or to the highest card of the suit led",
-                            choices=("highest_rank", "led_suit"))
+                            choices=options.TRICK_WINNER)
     show_stock_top: bool = opt(False, "D-2", "the stock's top card is face up before each draw-phase trick")
 
 
 @dataclass(frozen=True)
 class DrawBridgeScoring:
     undertricks: str = opt("none", "D-6", "a failed contract scores nothing, or contract-bridge "
-                           "non-vulnerable undertricks for the opponent", choices=("none", "bridge"))
+                           "non-vulnerable undertricks for the opponent", choices=options.UNDERTRICKS)
 
 
 @dataclass(frozen=True)
@@ -337,8 +333,8 @@ class DrawBridgeRules(_RuleSet):
         return self.game.max_deals
 
     def to_kernel(self):
-        from kernels import draw_bridge as kd
-        return kd.kernel_rules(self)
+        from sim.draw_bridge import kernel_rules
+        return kernel_rules(self)
 
 
 # --- Bid Euchre (RULES.md E-1..E-10) --------------------------------------------------------
@@ -400,8 +396,8 @@ class BidEuchreRules(_RuleSet):
         return self.game.max_hands
 
     def to_kernel(self):
-        from kernels import bid_euchre as ke
-        return ke.kernel_rules(self)
+        from sim.bid_euchre import kernel_rules
+        return kernel_rules(self)
 
     def validate(self) -> None:
         hand = 12 if self.variant.double_deck else 6

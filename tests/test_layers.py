@@ -11,11 +11,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("kernels", "sim", "analysis")
 
-# Upward imports that stand today, each to be removed with its cause: the game kernels
-# take their rule options' integer ids from sim.rules (choice_id, kernel_params).
-KNOWN = {"kernels/bridgette.py": {"sim.rules"}, "kernels/draw_bridge.py": {"sim.rules"},
-         "kernels/bid_euchre.py": {"sim.rules"}}
-
 
 def imported(path: Path) -> set[str]:
     """The absolute module names ``path`` imports (``from a.b import c`` gives a.b)."""
@@ -34,7 +29,7 @@ def upward(package: str) -> dict[str, list[str]]:
     found = {}
     for path in sorted((ROOT / package).rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
-        up = sorted(m for m in imported(path) - KNOWN.get(name, set()) if m.split(".")[0] in higher)
+        up = sorted(m for m in imported(path) if m.split(".")[0] in higher)
         if up:
             found[name] = up
     return found
@@ -50,8 +45,3 @@ def test_the_check_sees_imports_inside_functions(tmp_path):
     module.write_text("import sim.api\n\n\ndef f():\n    from analysis.metrics import METRICS\n    from . import x\n")
     assert imported(module) == {"sim.api", "analysis.metrics"}
 
-
-def test_known_upward_imports_are_still_there():
-    """An exemption whose import is gone is removed from KNOWN, so it cannot hide a new one."""
-    for name, modules in KNOWN.items():
-        assert modules <= imported(ROOT / name), name
