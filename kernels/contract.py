@@ -8,13 +8,13 @@ can stop on, the replay lists, and the decision steps for calls and contract car
 import numpy as np
 from numba import njit
 
-from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, CALL_UNKNOWN, N_BIDS, legal_calls_nb
+from kernels.calls import CALL_UNKNOWN, N_BIDS, legal_calls_nb
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
 from kernels.policies import (
     POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb, searches_calls_nb,
 )
-from kernels.search import search_call_nb
+from kernels.search import after_call_nb, search_call_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )
@@ -145,17 +145,10 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
             return stop_nb(row, err, AT_CALLS, n_calls)
         calls[n_calls] = call
         n_calls += 1
-        if call == CALL_PASS:
-            if cur_bid >= 0:
-                break
-            if n_calls == 2 or opening_pass_ends:
-                break
-        elif call == CALL_DOUBLE:
-            doubled = 1
-        elif call == CALL_REDOUBLE:
-            doubled = 2
-        else:
-            cur_bid, bidder, doubled = call, seat, 0
+        over, cur_bid, bidder, doubled = after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls,
+                                                       opening_pass_ends)
+        if over:
+            break
         seat = 1 - seat
     if left_over_nb(seats, LIST_CALLS):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, n_calls)  # a call after the auction ended
