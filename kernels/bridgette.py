@@ -153,10 +153,10 @@ def search_exchange_nb(p, tables, dealer, seat, unseen, upcard, seats, dd):
     it knows of its opponent's holding before the opponent's discards: 13 cards and the
     opponent's draw, the up-card among them where the rules give it to the opponent."""
     opp = 1 - seat
-    up_to_opp = ((p.upcard_to == UPCARD_TO_DEALER and opp == dealer)
-                 or (p.upcard_to != UPCARD_TO_DEALER and p.upcard_to != UPCARD_DEAD and opp != dealer))
+    up_holder = -1 if p.upcard_to == UPCARD_DEAD else (dealer if p.upcard_to == UPCARD_TO_DEALER else 1 - dealer)
     draw = dealer_draw_nb(p, upcard) if opp == dealer else p.nondealer_draw
-    return search_discards_nb(dd, seats, seat, dealer, seats.hands[seat], unseen, bit_nb(upcard) if up_to_opp else ZERO,
+    return search_discards_nb(dd, seats, seat, dealer, seats.hands[seat], unseen,
+                              bit_nb(upcard) if up_holder == opp else ZERO,
                               HAND_SIZE + draw, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
                               p.opening_pass == OPENING_PASS_ENDS, p.colon_discard == COLON_DISCARD_WHEN_VOID,
                               tables.gain)

@@ -80,6 +80,16 @@ def bit_nb(card):
     return ONE << np.uint64(card)
 
 
+@njit(cache=True)
+def cards_of_nb(cards):
+    """The cards of the set ``cards`` as an array, lowest first."""
+    out = np.empty(popcount_nb(cards), dtype=np.int64)
+    for i in range(out.shape[0]):
+        out[i] = lowest_nb(cards)
+        cards &= cards - ONE
+    return out
+
+
 @njit(cache=True, inline="always")
 def highest_nb(x):
     """Index of the highest card in a non-empty set."""

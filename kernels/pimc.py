@@ -62,7 +62,7 @@ from numba import njit
 
 from kernels.cards import (
     ALL_SUITED, CARD_CLASS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, SUIT_MASKS, ZERO,
-    bit_nb, highest_nb, lowest_nb, popcount_nb,
+    bit_nb, cards_of_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, card_bound_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
@@ -240,12 +240,7 @@ def deal_table_nb(unseen, counts, allowed):
     """The cards of ``unseen`` in order and the counts of their consistent deals; when the
     constraints admit none, the table without them (each holder may take any unseen card).
     Returns (cards, ways, stride, allowed used, number of deals)."""
-    n = popcount_nb(unseen)
-    cards = np.empty(n, dtype=np.int64)
-    rest = unseen
-    for i in range(n):
-        cards[i] = lowest_nb(rest)
-        rest &= rest - ONE
+    cards = cards_of_nb(unseen)
     ways, stride = world_table_nb(cards, counts, allowed)
     top = stride[counts.shape[0]] - 1
     if ways[0, top] == 0.0:

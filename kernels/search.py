@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS, legal_calls_nb
-from kernels.cards import COLONS, ONE, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import COLONS, ONE, SUIT_MASKS, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
 from kernels.pimc import calls_agree_nb, contract_deals_nb, decision_stream_nb, sample_world_nb
 from kernels.policies import ODDS_WIDTH, heuristic_call_nb, heuristic_discard_nb
@@ -206,12 +206,8 @@ def best_candidate_nb(dd, seat, mine, opp, contract, declarer, doubled, when_voi
 def draw_from_nb(rng, pool, k):
     """``k`` cards drawn uniformly from the set ``pool`` (a partial shuffle of its cards in
     card order)."""
-    n = popcount_nb(pool)
-    cards = np.empty(n, dtype=np.int64)
-    rest = pool
-    for i in range(n):
-        cards[i] = lowest_nb(rest)
-        rest &= rest - ONE
+    cards = cards_of_nb(pool)
+    n = cards.shape[0]
     out = ZERO
     for i in range(k):
         j = i + below_nb(rng, n - i)

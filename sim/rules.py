@@ -75,7 +75,7 @@ class _RuleSet:
     def most_deals(self) -> int:
         """The deal records one game can fill (a redeal reuses its row): sim.match sizes its
         blocks by it."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must say how many deal records one game can fill")
 
 
 # --- Bridgette (RULES.md B-1..B-15, C-4, C-5) --------------------------------------------
