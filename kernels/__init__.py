@@ -14,6 +14,6 @@ from pathlib import Path
 from numba import config
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = sorted(_HERE.glob("*.py"))
+_SOURCES = sorted(_HERE.rglob("*.py"))
 SOURCE_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:16]
 config.CACHE_DIR = str(Path(config.CACHE_DIR or _HERE / "__pycache__") / f"numba-{SOURCE_DIGEST}")

@@ -36,7 +36,7 @@ from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb,
     header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_nb,
-    scripted_nb, start_game_nb, stop_nb, trace_row_nb,
+    scripted_nb, start_game_nb, stop_nb, trace_row_nb, unexplained_nb,
 )
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, highest_trumps_nb
 
@@ -81,7 +81,7 @@ DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("bid", np.int8), ("bidder", np.int8),
     ("trump", np.int8), ("void", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int16), ("score1", np.int16), ("reneges", np.int8), *ERROR_FIELDS,
-    ("tries", np.int32),
+    ("tries", np.int32), ("unexplained", np.int8),
 ])
 
 DD_DTYPE = DD_EUCHRE_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -512,6 +512,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         row = deal_row_nb(deal_rows, deals, spare)
         play_hand_nb(p, dealer, None, seats, trace, row, dd_row, dd_out_nb(dd_row, dd_rows, deals, dd_spare))
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
+        row.unexplained = unexplained_nb(seats)
         close_header_nb(headers, outcomes, h, seats, row, True)
         total0 += row.score0
         total1 += row.score1

@@ -30,10 +30,10 @@ from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb, searches_exchange_nb
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
-from kernels.search import search_discards_nb
+from kernels.search.exchange import search_discards_nb
 from kernels.step import (
     BY_POLICY, POLICY_SCRIPT, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb,
-    legal_nb, new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
+    legal_nb, new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb, unexplained_nb,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 
@@ -88,6 +88,7 @@ DEAL_DTYPE = record_dtype([
     ("colon_grand", np.int8), ("colon_little_play", np.int8), ("colon_royal_play", np.int8),
     ("colon_grand_play", np.int8), ("colon_little_won", np.int8), ("colon_royal_won", np.int8),
     ("colon_grand_won", np.int8), *RECORD_FIELDS, ("tries", np.int32),
+    ("unexplained", np.int8),
 ])
 
 DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -149,7 +150,7 @@ def discard_step_nb(seats, trace, seat, hand, planned):
 
 @njit(cache=True)
 def search_exchange_nb(p, tables, dealer, seat, unseen, upcard, seats, dd):
-    """B-3: the discards of a ``search`` seat (kernels.search.search_discards_nb), from what
+    """B-3: the discards of a ``search`` seat (kernels.search.exchange), from what
     it knows of its opponent's holding before the opponent's discards: 13 cards and the
     opponent's draw, the up-card among them where the rules give it to the opponent."""
     opp = 1 - seat
@@ -464,10 +465,13 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         h = open_header_nb(headers, hcur, seats, game_index, seq, dealer)
         header_cards_nb(headers, h, hands, stock)
         row = deal_row_nb(deal_rows, deals, spare)
+        seats.totals[0], seats.totals[1] = total0, total1
+        seats.deals_left = max(0, p.deals - deals - 1)
         deal_nb(p, kr.tables[0], deck_mask, dealer, stock, seats, trace, row, dd_row,
                 dd_out_nb(dd_row, dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
+        row.unexplained = unexplained_nb(seats)
         close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times

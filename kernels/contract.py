@@ -14,7 +14,8 @@ from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_c
 from kernels.policies import (
     POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb, searches_calls_nb,
 )
-from kernels.search import after_call_nb, search_call_nb
+from kernels.search.calls import search_call_nb
+from kernels.search.rollout import after_call_nb
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, NO_ACTION, left_over_nb, legal_nb, record_nb, scripted_nb, stop_nb,
 )

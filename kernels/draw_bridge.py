@@ -27,7 +27,7 @@ from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.step import (
     BY_POLICY, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb, legal_nb,
-    new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb,
+    new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb, unexplained_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb, follow_legal_nb, trick_nb
 
@@ -72,6 +72,7 @@ DECK = np.arange(52, dtype=np.int64)  # D-1
 DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("draw_tricks0", np.int8),
     ("draw_tricks1", np.int8), *RECORD_FIELDS, ("tries", np.int32),
+    ("unexplained", np.int8),
 ])
 
 DD_DTYPE = DD_CONTRACT_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -306,6 +307,7 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         deal_nb(p, kr.tables[0], dealer, stock, seats, trace, row, dd_row, dd_out_nb(dd_row, dd_rows, deals, dd_spare))
         counted = not (row.contract < 0 and p.passed_out == PASSED_OUT_REDEAL)
         row.game, row.deal, row.dealer, row.tries = game_index, deals, dealer, tries
+        row.unexplained = unexplained_nb(seats)
         close_header_nb(headers, outcomes, h, seats, row, counted)
         seq += 1
         if not counted:  # C-5: the same dealer deals again, at most max_redeals times

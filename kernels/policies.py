@@ -28,7 +28,7 @@ POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
 POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
-POLICY_SEARCH = 4  # pimc, and Bridgette's exchange by rollout (kernels.search); the rest: heuristic
+POLICY_SEARCH = 4  # pimc's card play, and the other decisions by rollout (kernels.search)
 
 # The parameters each policy reads, one record each (meanings and defaults: sim/policies.py).
 HEURISTIC_PARAMS = record_dtype([(name, np.float64) for name in (
@@ -40,9 +40,13 @@ PIMC_PARAMS = record_dtype([(name, np.float64) for name in (
     "keep",  # 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
 )])
 SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
-    "exchange_worlds",  # worlds valuing each candidate exchange (Bridgette's B-3; 0: the heuristic's)
-    "call_worlds",  # worlds valuing each candidate call (C-4; 0: the heuristic's)
+    "exchange_worlds",  # worlds valuing each candidate exchange (B-3, E-4; 0: the heuristic's)
+    "call_worlds",  # worlds valuing each candidate call (C-4, E-3's bids and trump; 0: the heuristic's)
+    "draw_worlds",  # worlds valuing each candidate draw-phase card (Draw Bridge's D-2; 0: the heuristic's)
+    "objective",  # what a searched choice maximizes: OBJECTIVE_POINTS or OBJECTIVE_GAMES
 )])
+OBJECTIVE_POINTS = 0  # the mean deal score: the seat's points minus the opponent's
+OBJECTIVE_GAMES = 1  # the mean chance of winning the game from the current totals
 # A seat's parameters: the searching seats decide as the heuristic wherever they do not
 # search, and ``search`` plays its cards as ``pimc``, so each seat carries every record.
 POLICY_PARAMS = record_dtype([("heuristic", HEURISTIC_PARAMS), ("pimc", PIMC_PARAMS), ("search", SEARCH_PARAMS)])

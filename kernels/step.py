@@ -91,6 +91,14 @@ SEATS_DTYPE = record_dtype([
     ("may_hold", np.uint64, (MAX_SEATS, MAX_SEATS)),
     ("aside", np.uint64, (MAX_SEATS,)),
     ("facts", np.int64, (4,)),
+    # Searched decisions of each seat this deal whose worlds the model could not explain
+    # (kernels.search.rollout.note_unexplained_nb): the deal record's ``unexplained``.
+    ("unexplained", np.int64, (MAX_SEATS,)),
+    # Where the game stands as the deal starts, for searched choices that value winning the
+    # game (kernels.policies.OBJECTIVE_GAMES; Bridgette): each seat's total so far and how
+    # many deals of the game's regular length remain after this one (0 in a tie-break deal).
+    ("totals", np.int64, (2,)),
+    ("deals_left", np.int64),
     # ``known_tricks[s, strain, declarer]``: the declarer's double-dummy tricks in a deal
     # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
     # not yet (kernels.pimc).
@@ -127,6 +135,14 @@ def new_deal_nb(seats):
     seats.facts[:] = 0
     seats.known_tricks[:, :, :] = -1
     seats.kept_n[:] = 0
+    seats.unexplained[:] = 0
+
+
+@njit(cache=True, inline="always")
+def unexplained_nb(seats):
+    """The deal's searched decisions the model could not explain, every seat's (at most
+    127: the record's field)."""
+    return min(127, seats.unexplained.sum())
 
 
 @njit(cache=True, inline="always")

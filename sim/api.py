@@ -301,8 +301,9 @@ def _write_block(folder, module, rules, policies, index, deals, game_rows, plan=
 def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
     """The game's block aggregates plus the dealer's advantage as sim.metrics defines
     it (exact per-game sums, so a --records none run reports it too), in a --dd run the
-    double-dummy aggregates (sim.dd_run), and in a conditioned deal run the deals dealt and
-    the tries they took (``plan``, sim.dealing)."""
+    double-dummy aggregates (sim.dd_run), in a conditioned deal run the deals dealt and
+    the tries they took (``plan``, sim.dealing), and the searched decisions whose worlds the
+    opponent model could not explain (kernels.search: the seat decided as the heuristic)."""
     from sim import dd_run
     from sim.metrics import dealer_advantage_sums
 
@@ -310,7 +311,8 @@ def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
     first = int(game_rows["game"].min()) if len(game_rows) else 0
     groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
     out = {**module.aggregate(rules, deals, game_rows),
-           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups)}
+           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups),
+           "unexplained": int(deals["unexplained"].sum())}
     if dd_run.has_columns(deals):
         out["double_dummy"] = dd_run.aggregate(game_info(game), module, rules, deals)
     if plan is not None and plan[0]["conditioned"]:
@@ -347,7 +349,8 @@ def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_
             advantage = merge(advantage, sums) if advantage and sums else None
             dd = merge(dd, dd_sums) if dd and dd_sums else None
             conditioned = merge(conditioned, tries) if conditioned and tries else None
-    summary = {"game": game, **game_module(game).summarize(rules, total)}
+    unexplained = total.pop("unexplained", 0)
+    summary = {"game": game, **game_module(game).summarize(rules, total), "unexplained_decisions": unexplained}
     names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
     if advantage is not None:
         summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)

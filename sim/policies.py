@@ -108,6 +108,11 @@ def _worlds_or_none_error(value: float) -> str | None:
     return None if value == 0 else _worlds_error(value)
 
 
+def _objective_error(value: float) -> str | None:
+    """search's ``objective``: kernels.policies.OBJECTIVE_POINTS or OBJECTIVE_GAMES."""
+    return None if value in (kp.OBJECTIVE_POINTS, kp.OBJECTIVE_GAMES) else "must be 0 (points) or 1 (games)"
+
+
 def _keep_error(value: float) -> str | None:
     """pimc's ``keep``: a switch."""
     return None if value in (0.0, 1.0) else "must be 0 or 1"
@@ -147,6 +152,12 @@ POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
     "call_worlds": Parameter("search", 0.0, "deals of the opponent's hand sampled to value each candidate call by "
                                             "rolling out the auction (C-4; 0: calls as the heuristic)",
                              _worlds_or_none_error),
+    "draw_worlds": Parameter("search", 0.0, "deals of the unseen cards sampled to value each candidate card of the "
+                                            "draw phase by rolling out the deal (D-2; 0: draws as the heuristic)",
+                             _worlds_or_none_error),
+    "objective": Parameter("search", 0.0, "what searched choices maximize: 0 the mean deal score, 1 the mean "
+                                          "chance of winning the game from the current totals",
+                           _objective_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc, **info.search})
 
 def defaults(name: str, game: str | None = None) -> dict:

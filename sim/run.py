@@ -337,6 +337,9 @@ def play(args, parser) -> int:
 
         for line in format_lines(game_info(args.game), summary["double_dummy"]):
             print(line)
+    if summary.get("unexplained_decisions"):
+        print(f"searched decisions the opponent model could not explain: {summary['unexplained_decisions']:,} "
+              "(made as the heuristic makes them; the deal records' `unexplained` column counts them)")
     print()
     if timing["games_played_now"]:
         if "cluster" in timing:

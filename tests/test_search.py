@@ -13,7 +13,9 @@ import pytest
 from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import policies as kp
-from kernels import search as ks
+from kernels.search import calls as ksc
+from kernels.search import exchange as kse
+from kernels.search import rollout as ksr
 from kernels.calls import CALL_IDS, call_name, legal_calls_nb
 from kernels.cards import CARD_IDS
 from kernels.dd import new_context
@@ -38,8 +40,8 @@ def test_candidates_worked_by_hand():
     Colon instead fills with 2C; keeping 3C also drops the Colon next (the same set);
     discarding clubs whole is the heuristic's set."""
     hand = mask("2C 3C QD KD AD JH QH KH AH TS JS QS KS AS CL")
-    out = np.zeros(ks.MAX_CANDIDATES, dtype=np.uint64)
-    n = ks.exchange_candidates_nb(HEURISTIC, hand, 2, out)
+    out = np.zeros(kse.MAX_CANDIDATES, dtype=np.uint64)
+    n = kse.exchange_candidates_nb(HEURISTIC, hand, 2, out)
     assert list(out[:n]) == [mask("2C 3C"), mask("2C CL")]
 
 
@@ -50,8 +52,8 @@ def test_candidates_flip_every_colon_and_void_short_suits():
     Colon fills with 2C 3C 2D; keeping 3D drops the Royal Colon (the same set); the spades
     go whole with 2C; the minors whole are the heuristic's set."""
     hand = mask("2C 3C 2D 3D 4H 5H 6H 7H 8H 9H TH AH JS QS KS CR CG")
-    out = np.zeros(ks.MAX_CANDIDATES, dtype=np.uint64)
-    n = ks.exchange_candidates_nb(HEURISTIC, hand, 4, out)
+    out = np.zeros(kse.MAX_CANDIDATES, dtype=np.uint64)
+    n = kse.exchange_candidates_nb(HEURISTIC, hand, 4, out)
     assert list(out[:n]) == [mask("2C 3C 2D 3D"), mask("CR 2C 3C 2D"), mask("CG 2C 3C 2D"), mask("JS QS KS 2C")]
 
 
@@ -63,13 +65,13 @@ def test_call_candidates_worked_by_hand():
     too, 3C then 5C, 3H then 4H, 2S (already there) then 4S, 2NT then 3NT."""
     gain = BridgetteRules().to_kernel().tables[0]["gain"]
     all_bids = (1 << 36) - 1
-    out = np.zeros(ks.MAX_CALL_CANDIDATES, dtype=np.int64)
+    out = np.zeros(ksc.MAX_CALL_CANDIDATES, dtype=np.int64)
     legal = np.uint64(all_bids | 1 << CALL_IDS["P"])
-    n = ks.call_candidates_nb(CALL_IDS["P"], legal, gain, out)
+    n = ksc.call_candidates_nb(CALL_IDS["P"], legal, gain, out)
     assert [call_name(c) for c in out[:n]] == ["P", "1C", "2C", "1D", "2D", "1H", "2H", "1S", "2S", "0NT", "1NT"]
     above_2h = all_bids & ~((1 << (CALL_IDS["2H"] + 1)) - 1)
     legal = np.uint64(above_2h | 1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
-    n = ks.call_candidates_nb(CALL_IDS["2S"], legal, gain, out)
+    n = ksc.call_candidates_nb(CALL_IDS["2S"], legal, gain, out)
     assert [call_name(c) for c in out[:n]] == ["2S", "P", "X", "3C", "5C", "3D", "5D", "3H", "4H", "4S", "2NT", "3NT"]
 
 
@@ -94,7 +96,7 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
         for kind, seat, card, _ in trace[head["actions_start"]:head["actions_end"]]:
             if kind == kc.KIND_DISCARD:
                 hands[seat] &= ~np.uint64(1 << int(card))
-        got = ks.model_auction_nb(HEURISTIC, hands, False, int(head["dealer"]), -1, -1, 0, 0, 0, p["min_trump_cards"],
+        got = ksr.model_auction_nb(HEURISTIC, hands, False, int(head["dealer"]), -1, -1, 0, 0, 0, p["min_trump_cards"],
                                   p["nt_needs_all_suits"] != 0, p["jump_min_cards"],
                                   p["opening_pass"] == kb.OPENING_PASS_ENDS, gain, odds)
         assert got == (row["contract"], row["declarer"], row["doubled"]), int(head["seq"])
@@ -125,16 +127,16 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     unseen = ~hands[0] & np.uint64(2**52 - 1)
     calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
     seats = _calling_seats(policy)
-    worlds, whole = ks.calling_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    worlds, whole = ksc.calling_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
     assert len(worlds) == 0 and not whole
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
     odds = np.zeros((2, 5, ODDS_WIDTH))
     mine = kp.heuristic_call_nb(HEURISTIC, 0, hands[0], legal, CALL_IDS["7NT"], 1, 0, unseen, gain, odds)
-    got = ks.search_call_nb(new_context()[0], _calling_seats(policy)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
+    got = ksc.search_call_nb(new_context()[0], _calling_seats(policy)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
                             unseen, gain, False, calls, 1, 1, *b6, False)
     assert got == mine
     calls = np.array([CALL_IDS["P"]], dtype=np.int64)
-    worlds, _ = ks.calling_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    worlds, _ = ksc.calling_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
     assert len(worlds) == 6
     for world in worlds:
         assert world & ~unseen == 0 and bin(int(world)).count("1") == 13
@@ -148,7 +150,7 @@ def test_draw_from_is_uniform():
     pool = mask("2C 5D 9H KS AS CG")
     counts = np.zeros(64)
     for _ in range(60_000):
-        got = int(ks.draw_from_nb(rng, pool, 3))
+        got = int(ksr.draw_from_nb(rng, pool, 3))
         assert bin(got).count("1") == 3 and got & ~int(pool) == 0
         counts += [(got >> c) & 1 for c in range(64)]
     drawn = counts[counts > 0]

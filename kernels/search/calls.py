@@ -1,0 +1,121 @@
+"""The two bridge games' calls by rollout (C-4 with doubles and redoubles; ``call_worlds``).
+
+**Candidates**: the heuristic's call, a pass, a double or redouble where legal, and in each
+strain the cheapest legal bid and the cheapest that scores more when made exactly (the
+next step of the contract values: 1NT to 3NT, 3H to 4H).
+
+**Worlds**: the opponent's hands uniform among those consistent with what the seat knows
+(kernels.pimc, ``contract_deals_nb``) in which the heuristic model would have made the
+opponent's calls so far: exact rejection, the model being deterministic, within
+``REJECTION_TRIES`` draws per world wanted. No world is taken that the model cannot
+explain: with fewer accepted the seat values its candidates over those, and with none it
+makes the heuristic's call and the deal counts one ``unexplained`` decision (the model has
+failed to read the opponent, and an unconditioned world would value a double against a
+random hand). After the candidate, the auction goes on as the model makes it; in Draw
+Bridge, after D-2, the one world is the deal and the model bids from both hands.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.calls import BID_LEVEL, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS
+from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
+from kernels.pimc import calls_agree_nb, contract_deals_nb, decision_stream_nb, sample_world_nb
+from kernels.policies import ODDS_WIDTH, heuristic_call_nb
+from kernels.search.rollout import (
+    add_distinct_nb, after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb,
+)
+
+MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
+REJECTION_TRIES = 200  # draws per world wanted before the calls' worlds make do with fewer
+
+
+@njit(cache=True)
+def calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                      nt_needs_all_suits, jump_min_cards, gain, wanted):
+    """Up to ``wanted`` opponent's hands consistent with what ``seat`` knows in which the
+    opponent, as the heuristic with this seat's parameters, would have made its calls so
+    far; only those (module docstring). Returns (hands, whether the seat knows the deal
+    whole: then the one world is the deal)."""
+    rng = decision_stream_nb(seats)
+    cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
+    n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
+    out = np.empty(n, dtype=np.uint64)
+    world = np.empty(counts.shape[0], dtype=np.uint64)
+    model = seats.prm[seat].heuristic
+    got = 0
+    for _ in range(REJECTION_TRIES * n):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
+        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
+                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                            seats.odds[1 - seat]):
+            out[got] = world[0]
+            got += 1
+            if got == n:
+                break
+    return out[:got], n_deals == 1.0
+
+
+@njit(cache=True)
+def call_candidates_nb(mine, legal, gain, out):
+    """C-4: the calls a ``search`` seat values (module docstring), distinct, the heuristic's
+    call ``mine`` first, into ``out``; returns how many."""
+    n = add_distinct_nb(out, 0, mine)
+    for call in (CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE):
+        if legal & bit_nb(call):
+            n = add_distinct_nb(out, n, call)
+    for strain in range(5):
+        bids = legal & STRAIN_BIDS[strain]
+        if bids == ZERO:
+            continue
+        first = lowest_nb(bids)
+        n = add_distinct_nb(out, n, first)
+        made = gain[0, first, 6 + BID_LEVEL[first]]
+        rest = bids & ~bit_nb(first)
+        while rest:
+            b = lowest_nb(rest)
+            rest &= rest - ONE
+            if gain[0, b, 6 + BID_LEVEL[b]] > made:
+                n = add_distinct_nb(out, n, b)
+                break
+    return n
+
+
+@njit(cache=True)
+def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen, gain, when_void, calls, n_calls,
+                   dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends):
+    """C-4 (B-5, B-6; D-3): the call of a ``search`` seat: the candidate whose rolled-out
+    auction scores best on average over worlds consistent with the opponent's ``calls`` so
+    far (module docstring). ``dd``: the game's search context."""
+    h = seats.prm[seat].heuristic
+    mine = heuristic_call_nb(h, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen, gain, seats.odds[seat])
+    candidates = np.empty(MAX_CALL_CANDIDATES, dtype=np.int64)
+    n_c = call_candidates_nb(mine, legal, gain, candidates)
+    if n_c == 1:
+        return mine
+    opp, whole = calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
+                                   nt_needs_all_suits, jump_min_cards, gain, seats.prm[seat].search.call_worlds)
+    n_w = opp.shape[0]
+    if n_w == 0:
+        note_unexplained_nb(seats, seat)
+        return mine
+    contract = np.empty((n_c, n_w), dtype=np.int64)
+    declarer = np.empty((n_c, n_w), dtype=np.int64)
+    doubling = np.empty((n_c, n_w), dtype=np.int64)
+    odds = np.zeros((2, 5, ODDS_WIDTH))
+    both = np.empty(2, dtype=np.uint64)
+    both[seat] = hands[seat]
+    for c in range(n_c):
+        over, bid, by, dbl = after_call_nb(candidates[c], seat, cur_bid, bidder, doubled, n_calls + 1,
+                                           opening_pass_ends)
+        for w in range(n_w):
+            if over:
+                contract[c, w], declarer[c, w], doubling[c, w] = bid, by, dbl
+                continue
+            both[1 - seat] = opp[w]
+            contract[c, w], declarer[c, w], doubling[c, w] = model_auction_nb(
+                h, both, whole, 1 - seat, bid, by, dbl, n_calls + 1, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                jump_min_cards, opening_pass_ends, gain, odds)
+    mine_hands = np.full(n_c, hands[seat], dtype=np.uint64)
+    return candidates[best_candidate_nb(dd, seat, mine_hands, opp, contract, declarer, doubling, when_void, gain,
+                                            goal_nb(seats, seat))]
