@@ -143,11 +143,16 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         "games": games, "deals": deal_stats["n"], "deals_played": played,
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
-        "a_game_win_rate": win_rate, "a_game_win_ci95": win_stats["ci95"],
+        "a_game_win_rate": win_rate, "a_game_win_ci95": _within_rates(win_stats["ci95"]),
         "a_games_won": a_wins, "drawn_games": undecided,
         "points_and_wins_disagree": disagreement(deal_stats["mean"], win_rate),
         "pairing_variance_reduction": deal_stats["variance_reduction"],
     }
+
+
+def _within_rates(bounds):
+    """A win rate's normal interval cut to [0, 1], where few games can carry it past."""
+    return None if bounds is None else [max(0.0, bounds[0]), min(1.0, bounds[1])]
 
 
 def disagreement(mean_diff: float | None, win_rate: float) -> str | None:

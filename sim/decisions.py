@@ -1,0 +1,125 @@
+"""python -m sim.decisions --game G --games N [--seed S] [--search POLICY] [--only D,...] [--json]
+
+Where the points go: the heuristic with exactly one kind of decision replaced by its
+searched version (the ``search`` policy with every other kind's worlds at 0), each in a
+duplicate match against the heuristic itself (sim.match). A row per decision the game
+has: the calls (C-4; Bid Euchre's E-3 bids and trump), the exchange (B-3; E-4), the draw
+phase (D-2) and the card play, with the points per deal and the games won, each with its
+95% interval. Players and designers see which decision the searched player gains by, so
+which decisions a study's verdict turns on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+
+from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.games import DEFAULT_GAME, GAME_NAMES
+from sim.match import _ci, play_match
+from sim.policies import Policy, PolicyError, defaults, parse_policy
+from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
+
+# (decision, the ``search`` parameter whose worlds search it, its rules).
+DECISIONS = (
+    ("calls", "call_worlds", "C-4, E-3"),
+    ("exchange", "exchange_worlds", "B-3, E-4"),
+    ("draw phase", "draw_worlds", "D-2"),
+    ("card play", "worlds", "B-7..B-10, D-4, E-6"),
+)
+DECISION_NAMES = tuple(d for d, _, _ in DECISIONS)
+
+
+def one_decision_players(game: str, search: Policy, only=DECISION_NAMES) -> list[tuple[str, str, Policy, Policy]]:
+    """(decision, rules, A, B) for each decision of ``only`` that ``search`` searches in
+    ``game``: A is ``search`` with every other decision's worlds at 0 (made as the
+    heuristic makes it), B the heuristic with ``search``'s heuristic parameters, so A and B
+    differ in that one decision alone."""
+    values = dict(search.params)
+    heuristic = Policy("heuristic", tuple((k, values[k]) for k in defaults("heuristic", game)), game)
+    worlds = {param for _, param, _ in DECISIONS if param in values}
+    out = []
+    for decision, param, rules in DECISIONS:
+        if decision in only and values.get(param, 0) > 0:
+            alone = tuple((k, 0.0 if k in worlds and k != param else v) for k, v in search.params)
+            out.append((decision, rules, replace(search, params=alone), heuristic))
+    return out
+
+
+def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None = None, rules=None,
+                    only=DECISION_NAMES, cluster=None, progress=None) -> list[dict]:
+    """The match of each one-decision player against the heuristic (``one_decision_players``),
+    as sim.match reports it, with the decision and its rules named; ``progress`` is called
+    with each decision before its match."""
+    search = search if search is not None else parse_policy("search", game)
+    rows = []
+    for decision, decided_by, a, b in one_decision_players(game, search, only):
+        if progress:
+            progress(decision)
+        result = play_match(game, a, b, games, seed, rules, cluster)
+        rows.append({"decision": decision, "rules": decided_by, **result})
+    return rows
+
+
+def table_lines(rows: list[dict]) -> list[str]:
+    """The table: a row per decision, points per deal and games won with 95% intervals."""
+    lines = [f"{'decision searched':18s}{'points per deal, A - B':>36s}{'games won by A':>30s}"]
+    for r in rows:
+        points = f"{r['mean_diff_per_deal']:+z.2f} {_ci(r['ci95'], '{:+z.2f}').replace('95% CI ', '')}"
+        wins = f"{r['a_game_win_rate']:.1%} {_ci(r['a_game_win_ci95'], '{:.1%}').replace('95% CI ', '')}"
+        lines.append(f"{r['decision']:18s}{points:>36s}{wins:>30s}")
+        if r["points_and_wins_disagree"]:
+            lines.append(f"  {r['points_and_wins_disagree']}")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.decisions", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
+    parser.add_argument("--games", type=count, required=True, help="games per decision, each played twice")
+    parser.add_argument("--seed", type=seed_value, default=1)
+    parser.add_argument("--search", default="search", metavar="POLICY",
+                        help="the searched player whose decisions are taken one at a time (default: search with "
+                             "the game's defaults), e.g. search:call_worlds=16")
+    parser.add_argument("--only", metavar="DECISION,...",
+                        help=f"decisions to measure (default every one the game has: {', '.join(DECISION_NAMES)})")
+    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
+    parser.add_argument("--json", action="store_true", help="print one JSON list instead of the table")
+    add_cluster_flag(parser)
+    args = parser.parse_args(argv)
+    from sim.api import resolve_rules
+
+    try:
+        only = DECISION_NAMES if args.only is None else tuple(d.strip() for d in args.only.split(","))
+        unknown = [d for d in only if d not in DECISION_NAMES]
+        if unknown:
+            raise PolicyError(f"unknown decision '{unknown[0]}' in --only (known: {', '.join(DECISION_NAMES)})")
+        search = parse_policy(args.search, args.game)
+        if search.name != "search":
+            raise PolicyError(f"--search takes the search policy, got '{search.name}'")
+        rules = resolve_rules(args.game, args.rules, args.set_options)
+        if not one_decision_players(args.game, search, only):
+            raise PolicyError(f"{args.search} searches none of the decisions asked for in {args.game}")
+        progress = None if args.json else (lambda d: print(f"playing {d} ...", file=sys.stderr, flush=True))
+        rows = where_points_go(args.game, args.games, args.seed, search, rules, only, args.cluster, progress)
+    except USER_ERRORS as exc:
+        return parser.fail(exc)
+    except KeyboardInterrupt:
+        print("\ninterrupted; the matches keep nothing, so rerun the command to play them", file=sys.stderr)
+        return INTERRUPTED_STATUS
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{args.game}: where the points go, each decision searched alone against the heuristic; "
+          f"{plural(args.games, 'duplicate game')} each, seed {args.seed}")
+    for line in table_lines(rows):
+        print(line)
+    for r in rows:
+        print(f"  {r['decision']}: A = {r['a']}")
+    return 0
+
+
+if __name__ == "__main__":
+    exit_with(main, "python -m sim.decisions")

@@ -1,0 +1,62 @@
+"""``python -m sim.decisions``: where the points go, one searched decision at a time.
+
+The players are checked field by field in the kernels' records (each differs from the
+heuristic in one decision's worlds alone), and the table's rows against sim.match run on
+its own for the same players.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from sim import decisions
+from sim.match import main as match_main
+from sim.policies import parse_policy
+
+WORLD_PARAMS = ("call_worlds", "exchange_worlds", "draw_worlds", "worlds")
+
+
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_each_player_searches_one_decision_and_shares_the_heuristics_parameters(game):
+    search = parse_policy("search:aggression=0.5", game)
+    players = decisions.one_decision_players(game, search)
+    offered = dict(search.params)
+    searched = [param for _, param, _ in decisions.DECISIONS if offered.get(param, 0) > 0]
+    assert [d for d, *_ in players] == [d for d, param, _ in decisions.DECISIONS if param in searched]
+    for (decision, _, a, b), param in zip(players, searched):
+        row, base = a.row(), search.row()
+        assert b.name == "heuristic"
+        assert row["heuristic"] == b.row()["heuristic"] == base["heuristic"]
+        assert row["heuristic"]["aggression"] == 0.5
+        on = [p for p in WORLD_PARAMS if p in offered and (row["search"][p] if p in row["search"].dtype.names
+                                                           else row["pimc"][p]) > 0]
+        assert on == [param]
+
+
+def test_the_table_is_the_matches_of_sim_match(capsys):
+    rows = decisions.where_points_go("draw-bridge", 3, seed=4)
+    assert rows
+    for r in rows:
+        assert match_main(["--game", "draw-bridge", "--a", r["a"], "--b", r["b"], "--games", "3", "--seed", "4",
+                           "--json"]) == 0
+        alone = json.loads(capsys.readouterr().out)
+        assert alone["mean_diff_per_deal"] == pytest.approx(r["mean_diff_per_deal"])
+        assert alone["a_game_win_rate"] == r["a_game_win_rate"]
+        assert 0 <= r["a_game_win_ci95"][0] <= r["a_game_win_ci95"][1] <= 1
+
+
+@pytest.mark.parametrize("argv,named", [
+    (["--games", "2", "--only", "bids"], "unknown decision 'bids'"),
+    (["--games", "2", "--search", "heuristic"], "--search takes the search policy"),
+    (["--games", "2", "--search", "search:worlds=0,call_worlds=0,exchange_worlds=0"], "searches none"),
+    (["--games", "0"], "--games"),
+])
+def test_bad_input_is_one_line_and_status_2(argv, named, capsys):
+    try:
+        code = decisions.main(["--game", "bridgette", *argv])
+    except SystemExit as stop:  # argparse's own checks
+        code = stop.code
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and named in err[0]
