@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from analysis.report import COLORS, Report, Table, figure, inline, pct, rate_bars, source_line
+from analysis.report import COLORS, Report, Table, figure, inline, rate_bars, source_line
 from analysis.tables import Batch, Hist, count, seat_value
 from sim.summary import rate
 
@@ -77,6 +77,19 @@ class ContractTally:
 
 
 
+def heat_cell(r: dict, exists: bool = True) -> tuple[str, str]:
+    """A heatmap cell's text and its colour: the rate, its interval and n (white on the
+    colour map's dark ends); with fewer than FEW contracts (a grey cell) the counts alone;
+    "never bid", or nothing for 0C .. 0S."""
+    if r["n"] >= FEW:
+        lo, hi = r["ci95"]
+        dark = not 0.15 <= r["rate"] <= 0.85
+        return f"{100 * r['rate']:.0f}%\n[{100 * lo:.0f}, {100 * hi:.0f}]\nn={r['n']:,}", "white" if dark else "black"
+    if r["n"]:
+        return f"few:\n{r['successes']} of {r['n']}\nmade", "#555"
+    return ("never bid" if exists else ""), "#777"
+
+
 def contract_section(rep: Report, t: ContractTally, from_records: bool, lowest: int) -> None:
     """Bid success: contracts made by level (``lowest`` up) and strain, by declarer, and
     the declarer's over- and undertricks."""
@@ -96,16 +109,8 @@ def contract_section(rep: Report, t: ContractTally, from_records: bool, lowest: 
     im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=100, aspect="auto")
     for i, lv in enumerate(levels):
         for s in range(5):
-            r = t.cell(lv, s)
-            if r["n"] >= FEW:
-                lo, hi = r["ci95"]
-                ax.text(s, i, f"{pct(r):.0f}%\n[{100 * lo:.0f}, {100 * hi:.0f}]\nn={r['n']:,}",
-                        ha="center", va="center", fontsize=9)
-            elif r["n"]:
-                ax.text(s, i, f"few:\n{r['successes']} of {r['n']}\nmade", ha="center", va="center", fontsize=9,
-                        color="#555")
-            elif lv or s == 4:
-                ax.text(s, i, "never bid", ha="center", va="center", fontsize=9, color="#777")
+            text, colour = heat_cell(t.cell(lv, s), bool(lv) or s == 4)
+            ax.text(s, i, text, ha="center", va="center", fontsize=9, color=colour)
     ax.set_xticks(range(5), STRAINS)
     ax.set_yticks(range(len(levels)), [str(lv) for lv in levels])
     ax.set_xlabel("strain")

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The package's API: what the games' sections (analysis.games) and the tests import.
 from analysis.report.page import CSS, Report, Table, cell_html, csv_header, csv_row, figure, inline, \
-    is_report_folder, pct, report_folder, _num, _round  # noqa: F401 - the package's API
+    is_report_folder, pct, report_folder, _num, _round
 from analysis.report.plots import COLORS, blank, grouped_rates, hist_panel, mean_points, pct_err, \
-    rate_bars  # noqa: F401
+    rate_bars
 from analysis.report.run import Section, advantage_table, build_report, build_strata_report, dealing_rows, \
-    headline_box, run_section, score_section, side_label, source_line, source_words  # noqa: F401
+    headline_box, run_section, score_section, side_label, source_line, source_words
 from analysis.tables import ReportError
 from sim.cli import OneLineParser
+
 
 
 def build(paths, out=None, metrics=None) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.report import page
-from analysis.report.page import Report, figure
+from analysis.report.page import figure
 from analysis.report.plots import COLORS
 from analysis.report.run import _toml, changed_rules, players
 from analysis.tables import ReportError, RunData
@@ -101,7 +101,7 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     rep.section("metrics", "Each metric: A, B and B \u2212 A")
     rep.para("Each value with its 95% interval; B &minus; A with the interval of the difference, paired where the "
              "runs pair and both kept the records the metric reads. Variance saved: how much smaller the variance "
-             f"of B &minus; A is than for two independent runs of the same size (analysis.compare).")
+             "of B &minus; A is than for two independent runs of the same size (analysis.compare).")
     table, csv_rows = [], []
     for name, r in result["metrics"].items():
         m = shown(name, r)

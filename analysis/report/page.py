@@ -175,11 +175,11 @@ class Report:
         self.top = f'<div class="headline"><table>{cells}</table>{after}</div>'
 
     def csv(self, name: str, header: list[str], rows: list[list]) -> None:
-        """``<name>.csv`` beside the page: numbers as numbers, no value as an empty cell."""
+        """``<name>.csv`` beside the page: numbers as numbers, in full, no value as an empty cell."""
         with open(self.out / f"{name}.csv", "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
-            w.writerows([["" if c is None else _round(c) if isinstance(c, float) else c for c in r] for r in rows])
+            w.writerows([["" if c is None else c + 0.0 if isinstance(c, float) else c for c in r] for r in rows])
 
     def html_table(self, name: str, title: str, columns: list[str], rows: list[list[str]]) -> None:
         """A table whose cells are HTML already, its CSV written apart (``csv``)."""

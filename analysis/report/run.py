@@ -18,7 +18,7 @@ from typing import Callable
 import sim
 from analysis.report import page
 from analysis.report.page import Report, Table, figure, inline, _num
-from analysis.report.plots import COLORS, hist_panel
+from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
 from sim.games import game_info
 from sim.rules import GAMES as RULE_CLASSES, option_table
@@ -104,7 +104,7 @@ def headline_box(rep: Report) -> None:
     rows.append((f"{info.contract}s made", value + ci, f"of {made['n']:,} {info.contract}s played" if made else ""))
     rows.append(("players", players(d.config["policies"]), f"rules: {rules_words(d.game, d.rules)}"))
     rep.headline(rows, '<p class="source">95% intervals: Wilson for rates; for the dealer\'s advantage, the ratio '
-                       "estimator over independent games, as analysis.compare.</p>")
+                       f"estimator over independent {'deals' if deal_run else 'games'}, as analysis.compare.</p>")
 
 
 def run_section(rep: Report) -> None:
