@@ -6,6 +6,7 @@ analysis.compare (sim.comparison.compare_runs)."""
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +130,7 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
              ["rules changed from the defaults",
               *["; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed_rules(d.game, d.rules))
                 or "none" for d in (a, b)]]]
-    rep.csv("runs", ["item", "A", "B"], [[html.unescape(c) for c in r] for r in items])
+    rep.csv("runs", ["item", "A", "B"], [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in r] for r in items])
     rep.html_table("runs", "The runs compared", ["", "A", "B"], items)
     return rep.write(f"{info.title} comparison report: B against A, "
                      + (f"{result['games']:,} {unit}, seed {result['seed']}, paired" if paired else "unpaired"))
