@@ -106,6 +106,9 @@ def test_report_of_each_game(runs, game, tmp_path):
         r = summary[info.summary_key(key)]
         assert f"{100 * r['rate']:.1f}%" in box and f"of {r['n']:,} " in box
     assert "heuristic (every seat)" in box and "rules: the defaults" in box
+    size = json.loads((runs[game] / "manifest.json").read_text())["config"]["games"]
+    assert f"python -m sim.run --game {game} --games {size} --seed 3 --set TABLE.KEY=VALUE" in box
+    assert f"python -m analysis.report {runs[game]} VARIANT" in box
     # Scores are the dealer's side's against the non-dealer's: their means differ by the
     # summary's dealer's advantage (the kernels' own aggregate); the first dealer's game
     # totals are those of the game records.

@@ -103,7 +103,13 @@ def headline_box(rep: Report) -> None:
     value, ci = rate_value(made)
     rows.append((f"{info.contract}s made", value + ci, f"of {made['n']:,} {info.contract}s played" if made else ""))
     rows.append(("players", players(d.config["policies"]), f"rules: {rules_words(d.game, d.rules)}"))
-    rep.headline(rows, '<p class="source">95% intervals: Wilson for rates; for the dealer\'s advantage, the ratio '
+    size = "--deals" if deal_run else "--games"
+    nxt = (f"<p>Next, a variant against this run, paired {info.deal if deal_run else 'game'} by "
+           f"{info.deal if deal_run else 'game'}: play it with the same seed and size, <code>python -m sim.run "
+           f"--game {d.game} {size} {d.config['games']} --seed {d.config['seed']} --set TABLE.KEY=VALUE --out "
+           f"VARIANT</code> (and this run's other flags), then <code>python -m analysis.report "
+           f"{html.escape(str(d.path))} VARIANT</code>.</p>")
+    rep.headline(rows, nxt + '<p class="source">95% intervals: Wilson for rates; for the dealer\'s advantage, the ratio '
                        f"estimator over independent {'deals' if deal_run else 'games'}, as analysis.compare.</p>")
 
 
@@ -272,6 +278,16 @@ def build_strata_report(path: Path, out=None) -> Path:
         raise ReportError(f"{path}/strata.json is unreadable") from None
     out = page.report_folder(Path(out) if out is not None else path / "report")
     game, rep = result["game"], page.Report(None, out)
+    top = []
+    for name, entry in result["metrics"].items():  # the overall estimates first
+        m, o = shown(name, entry), entry["overall"]
+        signed = m.balance == 0
+        ci = o["ci95"]
+        top.append((html.escape(m.words(game)), html.escape(m.format(o["value"], signed)) + (
+            "" if not ci else f'<span class="ci">[{m.format(ci[0], signed)}, {m.format(ci[1], signed)}]</span>'),
+            f"{html.escape(m.unit_for(game))}, over all strata (95% interval)"))
+    rep.headline(top, f"<p>{len(result['strata'])} strata by <code>{html.escape(result['stratify'])}</code>, "
+                      f"{result['deals']:,} deals in all, seed {result['seed']}.</p>")
     rep.section("strata", "Strata")
     rep.para(f"{result['deals']:,} independent deals, seed {result['seed']}, stratified by "
              f"<code>{html.escape(result['stratify'])}</code> with the <code>{html.escape(result['allocation'])}"
