@@ -17,7 +17,7 @@ import pytest
 
 from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
-from analysis.browser import inspect
+from analysis.browser import inspect, inspect_pages
 from analysis.report import build_report, main as report_main
 from analysis.report.sweep import sweep_figure
 from sim.games import game_info
@@ -436,8 +436,8 @@ def test_comparison_and_sweep_reports_render_in_headless_chromium(reports, tmp_p
                 "sweep": ["dealer's advantage per deal (points per deal)",
                           "first dealer's game win rate (share of games)", "contracts made (share of contracts)",
                           "Settings and their run folders"]}
-    for kind, expected in headings.items():
-        facts = inspect(reports[kind][1] / "index.html", tmp_path / f"{kind}.png")
+    pages = inspect_pages([(reports[kind][1] / "index.html", tmp_path / f"{kind}.png") for kind in headings])
+    for (kind, expected), facts in zip(headings.items(), pages):
         assert facts["headings"][0][0] == "H1" and [t for _, t in facts["headings"][1:]] == expected
         assert facts["headings"][0][1].startswith({"paired": "Bridgette comparison report: B against A, 400 games",
                                                    "sweep": "Bridgette sweep report: exchange.dealer_draw_ace"}[kind])
