@@ -31,17 +31,24 @@ def chromium() -> str:
 def inspect(page_path, screenshot, full_page: bool = False, width: int = 1200, height: int = 1600) -> dict:
     """Load ``page_path``, wait until its images are loaded, save ``screenshot``, and return
     the page's title, headings, images (src, complete, natural size) and table count."""
+    return inspect_pages([(page_path, screenshot)], full_page, width, height)[0]
+
+
+def inspect_pages(pages, full_page: bool = False, width: int = 1200, height: int = 1600) -> list[dict]:
+    """``inspect`` for each (page, screenshot) pair, in one browser started once."""
     from playwright.sync_api import sync_playwright
 
-    url = Path(page_path).resolve().as_uri()
+    facts = []
     with sync_playwright() as pw:
         # --no-sandbox: Chromium refuses its sandbox when run as root, as on these machines.
         browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            page.goto(url, wait_until="load")
-            facts = page.evaluate(PAGE_FACTS)
-            page.screenshot(path=str(screenshot), full_page=full_page)
+            for page_path, screenshot in pages:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.goto(Path(page_path).resolve().as_uri(), wait_until="load")
+                facts.append(page.evaluate(PAGE_FACTS))
+                page.screenshot(path=str(screenshot), full_page=full_page)
+                page.close()
         finally:
             browser.close()
     return facts

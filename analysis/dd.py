@@ -79,7 +79,7 @@ def dd_section(rep: Report) -> None:
     ax[0, 0].set_xticks(range(len(seats)), [s.replace("seat", "seat ") for s in seats])
     ax[0, 0].set_ylabel(f"tricks lost per {info.deal}")
     ax[0, 0].set_title("tricks lost against double dummy")
-    ax[0, 0].legend(fontsize=8)
+    ax[0, 0].legend()
     ax[0, 0].grid(axis="y", alpha=0.3)
     panel = 1
     if groups:

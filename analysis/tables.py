@@ -209,22 +209,30 @@ def seat_value(seat, value0, value1) -> np.ndarray:
 
 
 class DealScoreTally:
-    """Each side's score per deal (per hand in Bid Euchre, by team), as exact histograms."""
+    """Each side's score per deal (per hand in Bid Euchre, by team), as exact histograms:
+    by seat (team) in ``scores``, and in ``by_dealer`` the dealer's side's score and the
+    other side's (None when read from the block aggregates, which keep scores by seat)."""
 
     kind = "deals"
-    columns = ("score0", "score1")
+    columns = ("dealer", "score0", "score1")
 
     def __init__(self):
         self.scores = [Hist(), Hist()]
+        self.by_dealer: list[Hist] | None = [Hist(), Hist()]
 
     def add(self, b: Batch) -> None:
+        s0, s1 = b["score0"], b["score1"]
         for side in (0, 1):
             self.scores[side].add(b[f"score{side}"])
+        dealer_side = b["dealer"].astype(np.int64) % 2  # seats alternate sides in every game (C-2, E-1)
+        self.by_dealer[0].add(np.where(dealer_side == 0, s0, s1))
+        self.by_dealer[1].add(np.where(dealer_side == 0, s1, s0))
 
     @classmethod
     def from_aggregates(cls, agg: dict, info: GameInfo) -> DealScoreTally:
         t = cls()
         t.scores = [Hist(h) for h in agg[info.summary_key("deal_score")]]
+        t.by_dealer = None
         return t
 
 
@@ -238,12 +246,17 @@ class GameTally:
     def __init__(self, info: GameInfo):
         self.seat_sides = info.seat_sides
         self.totals = [Hist(), Hist()]
+        self.by_first_dealer: list[Hist] | None = [Hist(), Hist()]  # the first dealer's side's total, the other's
         self.deals = Hist()
         self.wins = np.zeros((info.seats, 4), dtype=np.int64)
 
     def add(self, b: Batch) -> None:
         for side in (0, 1):
             self.totals[side].add(b[f"total{side}"])
+        first_side = np.asarray(self.seat_sides)[b["first_dealer"].astype(np.int64)]
+        t0, t1 = b["total0"], b["total1"]
+        self.by_first_dealer[0].add(np.where(first_side == 0, t0, t1))
+        self.by_first_dealer[1].add(np.where(first_side == 0, t1, t0))
         self.deals.add(b["deals"])
         winner = b["winner"].astype(np.int64)
         outcome = np.where(b["abandoned"] != 0, 3, np.where(winner < 0, 2, winner))
@@ -253,6 +266,7 @@ class GameTally:
     def from_aggregates(cls, agg: dict, info: GameInfo) -> GameTally:
         t = cls(info)
         t.totals = [Hist(h) for h in agg["game_total"]]
+        t.by_first_dealer = None
         t.deals = Hist(agg["deals_per_game"])
         wins = np.array(agg["wins"], dtype=np.int64)
         if not info.draws:  # the aggregates of a game without draws have no column for them

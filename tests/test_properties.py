@@ -73,7 +73,7 @@ def stopped(monkeypatch):
     monkeypatch.setattr("sim.cluster.open_cluster", _stop)
     monkeypatch.setattr("sim.ladder.ladder", _stop)
     monkeypatch.setattr("sim.dd.Solver", _stop)
-    monkeypatch.setattr("analysis.report.Report", _stop)
+    monkeypatch.setattr("analysis.report.page.Report", _stop)
     threads = numba.get_num_threads()
     yield
     numba.set_num_threads(threads)

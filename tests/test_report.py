@@ -1,5 +1,5 @@
-"""python -m analysis.report end to end: real runs of each game, an aggregate-only run,
-bad input, and the page opened in headless Chromium.
+"""python -m analysis.report end to end: real runs of each game, an aggregate-only run, a
+sweep, comparisons paired and unpaired, bad input, and the pages opened in headless Chromium.
 
 The record-based tallies are checked against the run's own block aggregates (the same
 numbers counted by a different path), and the browser test fails on a missing heading,
@@ -17,8 +17,10 @@ import pytest
 
 from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
-from analysis.browser import inspect
-from analysis.report import build_report
+from analysis.browser import inspect, inspect_pages
+from analysis.report import build_report, main as report_main
+from analysis.report.sweep import sweep_figure
+from sim.games import game_info
 from sim.rules import GAMES, option_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,17 +40,27 @@ def report_cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Small real runs, two blocks each: one per game, and an aggregate-only Bridgette run."""
+    """Small real runs, two blocks each: one per game, an aggregate-only Bridgette run, and a
+    Bridgette sweep of three settings (B-3's draw after an ace up-card)."""
     base = tmp_path_factory.mktemp("runs")
     paths = {"bridgette": base / "bridgette", "draw-bridge": base / "draw", "bid-euchre": base / "euchre",
-             "none": base / "none"}
+             "none": base / "none", "sweep": base / "sweep"}
     # The three games compile side by side (the cost on a fresh numba cache); the
     # aggregate-only Bridgette run then loads Bridgette's kernels from the cache.
     started = [sim_run(paths["bridgette"], "bridgette", 3000), sim_run(paths["draw-bridge"], "draw-bridge", 1000),
                sim_run(paths["bid-euchre"], "bid-euchre", 1000)]
     assert [p.wait() for p in started] == [0, 0, 0]
+    sweep = subprocess.Popen([sys.executable, "-m", "sim.sweep", "--game", "bridgette", "--vary", SWEPT,
+                              "--games", "400", "--seed", "3", "--threads", "1", "--block-size", "201",
+                              "--metrics", ",".join(SWEEP_METRICS), "--out", str(paths["sweep"]), "--quiet"],
+                             cwd=ROOT, stdout=subprocess.DEVNULL)
     assert sim_run(paths["none"], "bridgette", 2000, "--records", "none").wait() == 0
+    assert sweep.wait() == 0
     return paths
+
+
+SWEPT = "exchange.dealer_draw_ace=4,8,12"
+SWEEP_METRICS = ("dealer_advantage", "first_dealer_wins", "contract_made")
 
 
 HEADINGS = {
@@ -69,17 +81,49 @@ def test_report_of_each_game(runs, game, tmp_path):
     for heading in HEADINGS[game]:
         assert f">{heading}</h2>" in page
     assert "needs the per-deal records" not in page
-    for img in ("contracts_heatmap", "over_under", "scores", "game_wins", "colons", "upcard", "draw_tricks",
-                "bids", "six_tricks", "seats"):
-        expected = img in {"bridgette": ("contracts_heatmap", "over_under", "scores", "game_wins", "colons", "upcard"),
-                           "draw-bridge": ("contracts_heatmap", "over_under", "scores", "game_wins", "draw_tricks"),
-                           "bid-euchre": ("bids", "six_tricks", "seats", "scores", "game_wins")}[game]
+    for img in ("contracts_heatmap", "made_by_level", "over_under", "scores", "game_wins", "colons", "upcard",
+                "draw_tricks", "bids", "six_tricks", "seats"):
+        expected = img in {"bridgette": ("contracts_heatmap", "made_by_level", "over_under", "scores", "colons",
+                                         "upcard"),
+                           "draw-bridge": ("contracts_heatmap", "made_by_level", "over_under", "scores",
+                                           "draw_tricks"),
+                           "bid-euchre": ("bids", "six_tricks", "seats", "scores")}[game]
         assert (out / f"{img}.png").exists() == expected, img
         assert (f'src="{img}.png"' in page) == expected
     for png in out.glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(list(out.glob("*.csv"))) >= 5
     assert (out / "rules.csv").read_text().count("\n") == len(option_table(GAMES[game])) + 1
+    # The headline box comes first, before the contents and the configuration, with the
+    # summary's own numbers.
+    summary = json.loads((runs[game] / "summary.json").read_text())
+    box = page[page.index('<div class="headline">'):page.index("</div>")]
+    assert page.index('<div class="headline">') < page.index("<nav>") < page.index(">The run</h2>")
+    adv = summary["dealer_advantage"]
+    assert f"{adv['value']:+.2f} points" in box and f"[{adv['ci95'][0]:+.2f}, {adv['ci95'][1]:+.2f}]" in box
+    info = game_info(game)
+    for key in ("first_dealer_wins", "contracts_made"):
+        r = summary[info.summary_key(key)]
+        assert f"{100 * r['rate']:.1f}%" in box and f"of {r['n']:,} " in box
+    assert "heuristic (every seat)" in box and "rules: the defaults" in box
+    size = json.loads((runs[game] / "manifest.json").read_text())["config"]["games"]
+    assert f"python -m sim.run --game {game} --games {size} --seed 3 --set TABLE.KEY=VALUE" in box
+    assert f"python -m analysis.report {runs[game]} VARIANT" in box
+    # Scores are the dealer's side's against the non-dealer's: their means differ by the
+    # summary's dealer's advantage (the kernels' own aggregate); the first dealer's game
+    # totals are those of the game records.
+    import pandas as pd
+
+    from sim.store import load_records
+
+    table = pd.read_csv(out / "score_quantiles.csv").set_index(["score", "side"])
+    who = "team" if info.teams else "side"
+    dealer, other = (table.loc[(f"per {info.deal}", s), "mean"] for s in (f"dealer's {who}", f"non-dealer's {who}"))
+    assert dealer - other == pytest.approx(adv["value"], abs=1e-3)
+    games = load_records(runs[game], "games")
+    first = np.where(games["first_dealer"] % 2 == 0, games["total0"], games["total1"])
+    assert table.loc[("per game", f"first dealer's {who}"), "mean"] == pytest.approx(first.mean(), abs=1e-3)
+    assert table.loc[("per game", f"first dealer's {who}"), "mean n"] == len(games)
 
 
 @pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
@@ -124,9 +168,11 @@ def test_aggregate_only_run(runs, tmp_path):
     assert "The over- and undertrick distribution needs the per-deal records" in page
     assert "The up-card section needs the per-deal records" in page
     assert "<code>--records none</code>" in page
-    for img in ("contracts_heatmap", "made_by_level_declarer", "scores", "game_wins", "colons"):
+    for img in ("contracts_heatmap", "made_by_level", "scores", "colons"):
         assert (out / f"{img}.png").exists(), img
     assert not (out / "over_under.png").exists() and not (out / "upcard.png").exists()
+    # The aggregates keep scores by seat only, and the page says so.
+    assert "Scores by seat, not dealer against non-dealer" in page
     # The aggregate path gives the summary's own numbers.
     summary = json.loads((runs["none"] / "summary.json").read_text())
     t = C.ContractTally.from_aggregates(T.RunData(runs["none"]).aggregates())
@@ -259,3 +305,160 @@ def test_colon_table_states_its_confounding_and_the_paired_command_runs(runs, tm
     assert result.returncode == 0, result.stderr
     settings = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["settings"]
     assert [s["values"]["deck.colons"] for s in settings] == [["little", "royal", "grand"], ["little", "royal"]]
+
+
+def test_few_contracts_are_grey_with_their_counts():
+    """A heatmap cell of few contracts shows its counts in grey, not a rate in colour."""
+    assert C.heat_cell({"n": 5, "successes": 3, "rate": 0.6, "ci95": [0.2, 0.9]}) == ("few:\n3 of 5\nmade", "#555")
+    assert C.heat_cell({"n": 40, "successes": 30, "rate": 0.75, "ci95": [0.6, 0.86]}) == ("75%\n[60, 86]\nn=40",
+                                                                                           "black")
+    assert C.heat_cell({"n": 100, "successes": 97, "rate": 0.97, "ci95": [0.92, 0.99]})[1] == "white"  # dark green
+    assert C.heat_cell({"n": 0, "successes": 0, "rate": None, "ci95": None}) == ("never bid", "#777")
+    assert C.heat_cell({"n": 0, "successes": 0, "rate": None, "ci95": None}, exists=False)[0] == ""
+
+
+def compare_json(a, b, capsys) -> dict:
+    from analysis.compare import main as compare_main
+
+    assert compare_main([str(a), str(b), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def csv_floats(row: dict, *keys) -> list:
+    return [None if row[k] == "" else float(row[k]) for k in keys]
+
+
+@pytest.fixture(scope="module")
+def reports(runs, tmp_path_factory):
+    """The comparison reports, paired (two settings of the sweep: same seed and games) and
+    unpaired (the 3,000-game run against the 2,000-game aggregate-only one), and the sweep
+    report in its default folder: {kind: (folders, report folder, what it printed)}."""
+    import contextlib
+    import io
+
+    base = tmp_path_factory.mktemp("reports")
+    settings = sorted(p for p in runs["sweep"].iterdir() if p.is_dir())
+    cases = {"paired": ((settings[0], settings[2]), base / "paired"),
+             "unpaired": ((runs["bridgette"], runs["none"]), base / "unpaired"),
+             "sweep": ((runs["sweep"],), runs["sweep"].parent / "sweep-report")}
+    out = {"sweep listing": sorted(p.name for p in runs["sweep"].iterdir())}
+    for kind, (folders, folder) in cases.items():
+        printed = io.StringIO()
+        argv = [*map(str, folders)] + ([] if kind == "sweep" else ["--out", str(folder)])
+        with contextlib.redirect_stdout(printed):
+            assert report_main(argv) == 0
+        out[kind] = (folders, folder, printed.getvalue())
+    return out
+
+
+def test_comparison_reports_paired_and_unpaired(reports, capsys):
+    """Paired where the runs pair, unpaired (labelled so) where they do not; the report's
+    numbers are analysis.compare's."""
+    import csv
+
+    for kind in ("paired", "unpaired"):
+        (a, b), out, printed = reports[kind]
+        assert printed == f"{out / 'index.html'}\n"
+        expected = compare_json(a, b, capsys)
+        page = (out / "index.html").read_text()
+        with open(out / "comparison.csv") as fh:
+            rows = {r["metric"]: r for r in csv.DictReader(fh)}
+        assert list(rows) == list(expected["metrics"])
+        for name, r in expected["metrics"].items():
+            row = rows[name]
+            for mine, theirs in (("a", "a"), ("b", "b"), ("b_minus_a", "diff")):
+                assert csv_floats(row, mine) == [r[theirs]], (kind, name, mine)
+            assert csv_floats(row, "b_minus_a_lo95", "b_minus_a_hi95") == (r["ci95"] or [None, None])
+            assert row["paired"] == str(r["paired"])
+        if kind == "paired":
+            assert expected["paired"] and "UNPAIRED" not in page and "Paired game by game" in page
+            assert "exchange.dealer_draw_ace</code>: 4 &rarr; 12" in page
+            saved = rows["dealer_advantage"]["variance_saved"]
+            assert float(saved) == pytest.approx(expected["metrics"]["dealer_advantage"]["variance_reduction"])
+        else:
+            assert not expected["paired"] and page.count("UNPAIRED") == 1 and "wider" in page
+            # Unpaired: the half-width of B - A is Welch's, from the two runs' own intervals.
+            for name, r in expected["metrics"].items():
+                if r["ci95"] is None:
+                    continue
+                half = [(ci[1] - ci[0]) / 2 for ci in (r["a_ci95"], r["b_ci95"], r["ci95"])]
+                assert half[2] == pytest.approx((half[0] ** 2 + half[1] ** 2) ** 0.5, rel=1e-6), name
+                assert half[2] > max(half[0], half[1])
+            assert "seed" not in page.split("B differs from A in")[1].split("</tr>")[0]  # same seed, other size
+        assert (out / "comparison.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_drawn(runs, reports, tmp_path):
+    import csv
+
+    from sim.store import listing
+    from sim.sweep import is_sweep_folder
+
+    _, out, printed = reports["sweep"]
+    assert out == runs["sweep"].parent / "sweep-report"  # beside the sweep: inside, it would stop it resuming
+    assert printed == f"{out / 'index.html'}\n"
+    names = listing(runs["sweep"])
+    assert sorted(names) == reports["sweep listing"] and is_sweep_folder(runs["sweep"], names)
+    result = json.loads((runs["sweep"] / "sweep.json").read_text())
+    page = (out / "index.html").read_text()
+    for name in SWEEP_METRICS:
+        with open(out / f"metric_{name}.csv") as fh:
+            rows = list(csv.DictReader(fh))
+        assert [int(r["exchange.dealer_draw_ace"]) for r in rows] == [4, 8, 12]
+        for row, setting in zip(rows, result["settings"]):
+            m = setting["metrics"][name]
+            assert csv_floats(row, "value", "value_lo95", "value_hi95") == [m["value"], *m["value_ci95"]]
+            assert csv_floats(row, "minus_first", "minus_first_lo95", "minus_first_hi95") == [m["diff"], *m["ci95"]]
+        assert (out / f"metric_{name}.png").exists() and f'src="metric_{name}.png"' in page
+    box = page[page.index('<div class="headline">'):page.index("</div>")]
+    last = result["settings"][-1]["metrics"]["dealer_advantage"]
+    assert f"{last['diff']:+.2f} <span" in box and "heuristic (every seat)" in box
+
+    # A crossing sim.sweep could not resolve is named in words and not drawn; a resolved one is.
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    crossing = dict(result, balance_point={"first_dealer_wins": 7.5}, balance_bracket={"first_dealer_wins": None})
+    (fake / "sweep.json").write_text(json.dumps(crossing))
+    assert report_main([str(fake), "--out", str(tmp_path / "fake-report")]) == 0
+    page = (tmp_path / "fake-report" / "index.html").read_text()
+    assert page.count("Balance point not resolved") == 2 and "it is not drawn" in page  # headline and section
+
+    def balance_lines(result):
+        fig = sweep_figure(result, "first_dealer_wins")
+        return [line.get_xdata()[0] for ax in fig.axes for line in ax.lines if line.get_gid() == "balance"]
+
+    assert balance_lines(crossing) == [] and balance_lines(result) == []
+    assert balance_lines(dict(crossing, balance_bracket={"first_dealer_wins": [4, 12]})) == [7.5]
+
+
+def test_comparison_and_sweep_reports_render_in_headless_chromium(reports, tmp_path):
+    headings = {"paired": ["Each metric: A, B and B \u2212 A", "The two runs"],
+                "sweep": ["dealer's advantage per deal (points per deal)",
+                          "first dealer's game win rate (share of games)", "contracts made (share of contracts)",
+                          "Settings and their run folders"]}
+    pages = inspect_pages([(reports[kind][1] / "index.html", tmp_path / f"{kind}.png") for kind in headings])
+    for (kind, expected), facts in zip(headings.items(), pages):
+        assert facts["headings"][0][0] == "H1" and [t for _, t in facts["headings"][1:]] == expected
+        assert facts["headings"][0][1].startswith({"paired": "Bridgette comparison report: B against A, 400 games",
+                                                   "sweep": "Bridgette sweep report: exchange.dealer_draw_ace"}[kind])
+        images = facts["images"]
+        assert len(images) == {"paired": 1, "sweep": 3}[kind]
+        assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in images), images
+        assert facts["tables"] == {"paired": 3, "sweep": 5}[kind]  # the headline box is a table too
+
+
+def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, capsys):
+    (tmp_path / "bad-sweep").mkdir()
+    (tmp_path / "bad-sweep" / "sweep.json").write_text("[1, 2]")
+    cases = [([runs["bridgette"], tmp_path / "missing"], "does not exist"),
+             ([runs["bridgette"], runs["bid-euchre"]], "different game (bridgette and bid-euchre)"),
+             ([tmp_path / "bad-sweep"], "sweep.json is unreadable or not a sweep's"),
+             ([runs["bridgette"], "--metrics", "dealer_advantage"], "--metrics applies to a comparison"),
+             ([runs["bridgette"], runs["none"], "--metrics", "dealers_advantage"], "unknown metric")]
+    for argv, words in cases:
+        assert report_main([*map(str, argv), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, (argv, err)
+    with pytest.raises(SystemExit) as stop:
+        report_main([str(runs["bridgette"])] * 3)
+    assert stop.value.code == 2 and "give one folder, or two runs" in capsys.readouterr().err

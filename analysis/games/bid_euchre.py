@@ -111,9 +111,9 @@ def euchre_sections(rep: Report, t: EuchreTally, from_records: bool) -> None:
     success = [t.success(k) for k in range(len(t.bids))] + [None, None]
     rep.table(Table("bids", "Bids: share of hands and bids made", ["bid", "hands", "share of hands", "made"],
                     [[lab, int(s["successes"]), s, m] for lab, s, m in zip(labels, shares, success)]))
-    fig, ax = figure(11, 3.8, "Bid distribution and success by bid", 1, 2)
+    fig, ax = figure(11, 4.3, "Bid distribution and success by bid", 1, 2)
     rate_bars(ax[0, 0], shares, color=[COLORS[0]] * len(t.bids) + ["#999", "#999"])
-    ax[0, 0].set_xticks(range(len(labels)), [lab.replace(": ", "\n") for lab in labels], fontsize=8)
+    ax[0, 0].set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax[0, 0].set_xlabel("winning bid")
     ax[0, 0].set_ylabel("% of hands")
     ax[0, 0].set_title("bid distribution")
@@ -179,7 +179,7 @@ def euchre_sections(rep: Report, t: EuchreTally, from_records: bool) -> None:
         ax[0, 1].set_xticks(range(4), SEATS_FROM_DEALER)
         ax[0, 1].set_ylabel("team points per hand")
         ax[0, 1].set_title("points per hand of the seat's team")
-        ax[0, 1].legend(fontsize=8)
+        ax[0, 1].legend()
         ax[0, 1].grid(axis="y", alpha=0.3)
     else:
         blank(ax[0, 1], "points by seat need the per-hand records")

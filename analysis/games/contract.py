@@ -3,9 +3,10 @@ by level, strain and declarer, and the section of the report that shows them."""
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 
-from analysis.report import COLORS, Report, Table, figure, inline, pct, rate_bars, source_line
+from analysis.report import COLORS, Report, Table, figure, inline, rate_bars, source_line
 from analysis.tables import Batch, Hist, count, seat_value
 from sim.summary import rate
 
@@ -14,6 +15,7 @@ LEVELS = tuple(range(8))
 # Contract ids of the C-4 ladder (B-5, D-3): 0NT, then 1C 1D 1H 1S 1NT ... 7NT.
 BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)])
 BID_STRAIN = np.array([4] + [i % 5 for i in range(35)])
+FEW = 30  # heatmap cells with fewer contracts are grey: a rate of 3 of 5 is no colour to read
 
 
 class ContractTally:
@@ -75,6 +77,19 @@ class ContractTally:
 
 
 
+def heat_cell(r: dict, exists: bool = True) -> tuple[str, str]:
+    """A heatmap cell's text and its colour: the rate, its interval and n (white on the
+    colour map's dark ends); with fewer than FEW contracts (a grey cell) the counts alone;
+    "never bid", or nothing for 0C .. 0S."""
+    if r["n"] >= FEW:
+        lo, hi = r["ci95"]
+        dark = not 0.15 <= r["rate"] <= 0.85
+        return f"{100 * r['rate']:.0f}%\n[{100 * lo:.0f}, {100 * hi:.0f}]\nn={r['n']:,}", "white" if dark else "black"
+    if r["n"]:
+        return f"few:\n{r['successes']} of {r['n']}\nmade", "#555"
+    return ("never bid" if exists else ""), "#777"
+
+
 def contract_section(rep: Report, t: ContractTally, from_records: bool, lowest: int) -> None:
     """Bid success: contracts made by level (``lowest`` up) and strain, by declarer, and
     the declarer's over- and undertricks."""
@@ -83,30 +98,27 @@ def contract_section(rep: Report, t: ContractTally, from_records: bool, lowest: 
     rep.para(f"Contracts made: <b>{inline(t.overall())}</b> of {t.played.sum():,} played; "
              f"passed out {inline(t.passed_out())} of {t.deals:,} deals. Intervals are 95% Wilson "
              "score intervals. A contract is made when the declarer takes 6 + level tricks.")
-    fig, ax = figure(8.5, 6.2, "Contracts made by level and strain")
+    fig, ax = figure(10, 7.6, "Contracts made by level and strain")
     ax = ax[0, 0]
-    grid = np.full((len(levels), 5), np.nan)
+    grid = np.full((len(levels), 5), np.nan)  # NaN: never bid, or too few contracts to colour (grey)
     for i, lv in enumerate(levels):
         for s in range(5):
-            if t.played[lv, s]:
+            if t.played[lv, s] >= FEW:
                 grid[i, s] = 100 * t.made[lv, s] / t.played[lv, s]
-    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    cmap = matplotlib.colormaps["RdYlGn"].with_extremes(bad="#e4e4e4")
+    im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=100, aspect="auto")
     for i, lv in enumerate(levels):
         for s in range(5):
-            r = t.cell(lv, s)
-            if r["n"]:
-                lo, hi = r["ci95"]
-                ax.text(s, i, f"{pct(r):.0f}%\n[{100 * lo:.0f}, {100 * hi:.0f}]\nn={r['n']:,}",
-                        ha="center", va="center", fontsize=7)
-            elif lv or s == 4:
-                ax.text(s, i, "never bid", ha="center", va="center", fontsize=7, color="#777")
+            text, colour = heat_cell(t.cell(lv, s), bool(lv) or s == 4)
+            ax.text(s, i, text, ha="center", va="center", fontsize=9, color=colour)
     ax.set_xticks(range(5), STRAINS)
     ax.set_yticks(range(len(levels)), [str(lv) for lv in levels])
     ax.set_xlabel("strain")
     ax.set_ylabel("level (tricks over six)")
     fig.colorbar(im, ax=ax, label="contracts made (%)")
-    rep.figure(fig, "contracts_heatmap", "Contracts made (%) by level and strain; each cell shows the rate, "
-               "its 95% Wilson interval and the number of contracts played.")
+    rep.figure(fig, "contracts_heatmap", f"Contracts made (%) by level and strain; each cell shows the rate, "
+               f"its 95% Wilson interval and the number of contracts played. Grey: fewer than {FEW} contracts, "
+               "too few to colour; the cell gives the counts.")
     rows = []
     for lv in levels:
         rows.append([str(lv)] + [t.cell(lv, s) if (lv or s == 4) else None for s in range(5)] + [t.by_level(lv)])
@@ -117,20 +129,16 @@ def contract_section(rep: Report, t: ContractTally, from_records: bool, lowest: 
     rows = [["dealer", t.by_declarer[0, 0], t.declarer(True)],
             ["non-dealer", t.by_declarer[1, 0], t.declarer(False)]]
     rep.table(Table("made_by_declarer", "Contracts made by declarer", ["declarer", "contracts", "made"], rows))
-    fig, ax = figure(9, 3.6, "Contracts made by level and by declarer", 1, 2)
-    rate_bars(ax[0, 0], [t.by_level(lv) for lv in levels], color=COLORS[0])
-    ax[0, 0].set_xticks(range(len(levels)), [str(lv) for lv in levels])
-    ax[0, 0].set_xlabel("level (tricks over six)")
-    ax[0, 0].set_ylabel("contracts made (%)")
-    ax[0, 0].set_ylim(0, 105)
-    ax[0, 0].grid(axis="y", alpha=0.3)
-    rate_bars(ax[0, 1], [t.declarer(True), t.declarer(False)], color=[COLORS[0], COLORS[1]], width=0.5)
-    ax[0, 1].set_xticks([0, 1], ["dealer declares", "non-dealer declares"])
-    ax[0, 1].set_ylabel("contracts made (%)")
-    ax[0, 1].set_ylim(0, 105)
-    ax[0, 1].grid(axis="y", alpha=0.3)
-    rep.figure(fig, "made_by_level_declarer", "Contracts made (%) by level, all strains together, and by "
-               "whether the dealer declares; error bars are 95% Wilson intervals.")
+    fig, ax = figure(8, 3.6, "Contracts made by level")
+    ax = ax[0, 0]
+    rate_bars(ax, [t.by_level(lv) for lv in levels], color=COLORS[0])
+    ax.set_xticks(range(len(levels)), [str(lv) for lv in levels])
+    ax.set_xlabel("level (tricks over six)")
+    ax.set_ylabel("contracts made (%)")
+    ax.set_ylim(0, 105)
+    ax.grid(axis="y", alpha=0.3)
+    rep.figure(fig, "made_by_level", "Contracts made (%) by level, all strains together; error bars are 95% "
+               "Wilson intervals. By declarer: the table above.")
 
     if t.result is None:
         rep.needs_records("The over- and undertrick distribution")

@@ -73,7 +73,7 @@ def draw_section(rep: Report, t: DrawTrickTally, from_records: bool) -> None:
     ax.set_xlabel("tricks the seat won in the draw phase (of 13)")
     ax.set_ylabel("% of seat-deals / contracts")
     ax.set_ylim(0, 105)
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(alpha=0.3)
     rep.figure(fig, "draw_tricks", "How often a seat that won k draw-phase tricks then declares, makes its "
                "contract, and both; 95% Wilson intervals.")

@@ -1,0 +1,67 @@
+"""python -m analysis.report RUN_DIR | SWEEP_DIR | RUN_A RUN_B [--out DIR] [--metrics M1,M2]
+
+Writes a self-contained HTML report into DIR: index.html, its plots as PNG files beside
+it, and every table as a CSV file; each page opens with a headline box of the answers. One
+run folder (sim.run) gets its run report (default DIR: RUN_DIR/report); a stratified
+folder (sim.strata) its strata; a sweep folder (sim.sweep) the sweep report, each metric
+against the varied setting (default DIR: SWEEP_DIR-report, beside it); two run folders of
+the same game the comparison report, B - A with paired or unpaired intervals as
+analysis.compare (default DIR: RUN_B/report-vs-<RUN_A's name>).
+
+The package: page (the HTML page, tables, CSV), plots (plot helpers), run (the run
+report), comparison and sweep (their reports).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# The package's API: what the games' sections (analysis.games) and the tests import.
+from analysis.report.page import CSS, Report, Table, cell_html, csv_header, csv_row, figure, inline, \
+    is_report_folder, pct, report_folder, _num, _round
+from analysis.report.plots import COLORS, blank, grouped_rates, hist_panel, mean_points, pct_err, \
+    rate_bars
+from analysis.report.run import Section, advantage_table, build_report, build_strata_report, dealing_rows, \
+    headline_box, run_section, score_section, side_label, source_line, source_words
+from analysis.tables import ReportError
+from sim.cli import OneLineParser
+
+
+
+def build(paths, out=None, metrics=None) -> Path:
+    """The report the folders call for (see the module's docstring); the path of index.html."""
+    from analysis.report.comparison import build_comparison_report
+    from analysis.report.sweep import build_sweep_report, is_sweep
+
+    if len(paths) == 2:
+        return build_comparison_report(paths[0], paths[1], out, metrics)
+    if metrics is not None:
+        raise ReportError("--metrics applies to a comparison of two runs (RUN_A RUN_B) only")
+    if is_sweep(Path(paths[0])):
+        return build_sweep_report(paths[0], out)
+    return build_report(paths[0], out)
+
+
+def main(argv=None) -> int:
+    from sim.metrics import MetricsError, parse_metrics
+
+    p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
+    p.add_argument("folders", nargs="+", metavar="FOLDER",
+                   help="a finished run folder (sim.run), a stratified run's folder (sim.strata) or a sweep "
+                        "folder (sim.sweep); or two run folders of one game, A (the baseline) and B, to compare")
+    p.add_argument("--out", metavar="DIR", help="folder for index.html, PNG and CSV files (default: RUN_DIR/report; "
+                                                "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>)")
+    p.add_argument("--metrics", action="append", metavar="M1,M2,...",
+                   help="with two runs: the metrics to compare, as analysis.compare takes them (default all)")
+    args = p.parse_args(argv)
+    if len(args.folders) > 2:
+        p.error(f"give one folder, or two runs to compare; got {len(args.folders)}")
+    try:
+        metrics = None if args.metrics is None else parse_metrics(args.metrics)
+        path = build(args.folders, args.out, metrics)
+    except (ReportError, MetricsError) as exc:
+        return p.fail(exc)
+    except OSError as exc:  # a report folder that takes no file: read-only, full, too long a name
+        return p.fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}")
+    print(path)
+    return 0

@@ -1,0 +1,161 @@
+"""The comparison report of two runs of one game: each metric's B - A with its 95% interval,
+paired game by game (deal by deal) where the runs pair, unpaired (labelled so, with the
+wider interval of two independent means) where they cannot; the numbers are those of
+analysis.compare (sim.comparison.compare_runs)."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+
+from analysis.report import page
+from analysis.report.page import figure
+from analysis.report.plots import COLORS
+from analysis.report.run import _toml, changed_rules, players
+from analysis.tables import ReportError, RunData
+from sim.comparison import compare_runs
+from sim.metrics import MetricsError, shown
+
+HEADLINE = ("dealer_advantage", "first_dealer_wins", "contract_made")
+
+
+def interval_html(m, value, ci, signed: bool = False) -> str:
+    """A metric's value and its interval as a table cell."""
+    if value is None:
+        return "&ndash;"
+    text = html.escape(m.format(value, signed))
+    if ci is None:
+        return text
+    return f'{text} <span class="ci">[{html.escape(m.format(ci[0], signed))}, {html.escape(m.format(ci[1], signed))}]</span>'
+
+
+def how_measured(r: dict) -> str:
+    """How B - A's interval was found, in words, for its row."""
+    if r["diff"] is None:
+        return html.escape(r.get("note", "not measurable"))
+    if r["paired"]:
+        saved = r.get("variance_reduction")
+        return "paired" + ("" if saved is None else f"; variance saved {100 * saved:z.0f}%")
+    if r.get("source") == "summaries":
+        return '<span class="warn">unpaired</span>, from the runs\' summaries (no records for it): a wider interval'
+    return '<span class="warn">unpaired</span> (Welch): the difference of two independent means, a wider interval'
+
+
+def differences(a: RunData, b: RunData) -> list[list[str]]:
+    """[what, A, B] for everything that differs between the two runs' configurations."""
+    rows = []
+    for what, key in (("seed", "seed"), ("games (deals)", "games"), ("records kept", "records")):
+        if a.config.get(key) != b.config.get(key):
+            rows.append([what, str(a.config.get(key)), str(b.config.get(key))])
+    pa, pb = [str(p) for p in a.config["policies"]], [str(p) for p in b.config["policies"]]
+    if pa != pb:
+        rows.append(["players", players(pa), players(pb)])
+    da, db = a.summary.get("dealing"), b.summary.get("dealing")
+    if (da or {}).get("description") != (db or {}).get("description"):
+        rows.append(["dealt", html.escape((da or {}).get("description", "whole games")),
+                     html.escape((db or {}).get("description", "whole games"))])
+    defaults = {o: d for o, _, d in changed_rules(a.game, a.rules) + changed_rules(b.game, b.rules)}
+    for option in sorted(defaults):
+        table, key = option.split(".")
+        va, vb = a.rules.get(table, {}).get(key), b.rules.get(table, {}).get(key)
+        if va != vb:
+            rows.append([f"<code>{option}</code>", html.escape(_toml(va)), html.escape(_toml(vb))])
+    return rows
+
+
+def default_out(a: RunData, b: RunData) -> Path:
+    return b.path / f"report-vs-{a.path.resolve().name}"
+
+
+def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
+    """Compare run B with run A (the baseline) and write the report; the path of index.html."""
+    a, b = RunData(path_a), RunData(path_b)
+    try:
+        result = compare_runs(a.path, b.path, metrics)
+    except MetricsError as exc:
+        raise ReportError(str(exc)) from None
+    out = page.report_folder(Path(out) if out is not None else default_out(a, b))
+    rep = page.Report(None, out)
+    info, unit = a.info, result["unit"]
+    one = unit[:-1]
+    paired = result["paired"]
+    rows = []
+    for name in [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]:
+        r = result["metrics"][name]
+        m = shown(name, r)
+        rows.append((f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
+                     f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
+                     f"({html.escape(r['unit'])})"))
+    diffs = differences(a, b)
+    rows.append(("B differs from A in", "" if diffs else "nothing",
+                 "; ".join(f"{w}: {x} &rarr; {y}" for w, x, y in diffs)))
+    pairing = (f"Paired {one} by {one}: {html.escape(result['pairing'])}." if paired else
+               f'<span class="warn">UNPAIRED</span>: {html.escape(result["pairing"])}; each interval of B &minus; A '
+               f"is the wider one of two independent runs (Welch). Play B with A's seed and number of {unit} to "
+               "pair them.")
+    rep.headline(rows, f"<p>A = <code>{html.escape(str(a.path))}</code>, B = <code>{html.escape(str(b.path))}"
+                       f"</code>. {pairing}</p>")
+
+    rep.section("metrics", "Each metric: A, B and B \u2212 A")
+    rep.para("Each value with its 95% interval; B &minus; A with the interval of the difference, paired where the "
+             "runs pair and both kept the records the metric reads. Variance saved: how much smaller the variance "
+             "of B &minus; A is than for two independent runs of the same size (analysis.compare).")
+    table, csv_rows = [], []
+    for name, r in result["metrics"].items():
+        m = shown(name, r)
+        table.append([f"{html.escape(r['label'])} ({html.escape(r['unit'])})", interval_html(m, r["a"], r["a_ci95"]),
+                      interval_html(m, r["b"], r["b_ci95"]), interval_html(m, r["diff"], r["ci95"], True),
+                      how_measured(r)])
+        csv_rows.append([name, r["unit"], r["a"], *(r["a_ci95"] or [None, None]), r["b"], *(r["b_ci95"] or [None, None]),
+                         r["diff"], *(r["ci95"] or [None, None]), r["paired"], r.get("variance_reduction"),
+                         r.get("source")])
+    rep.csv("comparison", ["metric", "unit", "a", "a_lo95", "a_hi95", "b", "b_lo95", "b_hi95", "b_minus_a",
+                           "b_minus_a_lo95", "b_minus_a_hi95", "paired", "variance_saved", "source"], csv_rows)
+    rep.html_table("comparison", "Metrics of A and B, and B \u2212 A (95% intervals)",
+                   ["metric", "A", "B", "B \u2212 A", "interval of B \u2212 A"], table)
+    shown_metrics = [(name, r) for name, r in result["metrics"].items() if r["diff"] is not None]
+    if shown_metrics:
+        fig = comparison_figure(shown_metrics, paired)
+        rep.figure(fig, "comparison", "Left: each run's value with its own 95% interval. Right, apart: B \u2212 A "
+                   f"with its {'paired' if paired else 'unpaired (wider)'} 95% interval; the dashed line is no "
+                   "difference.")
+
+    rep.section("runs", "The two runs")
+    items = [["game", info.title, info.title], [unit, f"{result['sizes'][0]:,}", f"{result['sizes'][1]:,}"],
+             ["seed", *map(str, result["seeds"])], ["records kept", a.records, b.records],
+             ["players", players(a.config["policies"]), players(b.config["policies"])],
+             ["rules changed from the defaults",
+              *["; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed_rules(d.game, d.rules))
+                or "none" for d in (a, b)]]]
+    rep.csv("runs", ["item", "A", "B"], [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in r] for r in items])
+    rep.html_table("runs", "The runs compared", ["", "A", "B"], items)
+    return rep.write(f"{info.title} comparison report: B against A, "
+                     + (f"{result['games']:,} {unit}, seed {result['seed']}, paired" if paired else "unpaired"))
+
+
+def comparison_figure(metrics: list[tuple[str, dict]], paired: bool):
+    """A row per metric: A and B with their own intervals, and B - A apart with its interval."""
+    fig = figure(9, 0.6 + 1.9 * len(metrics), "Runs A and B, and B \u2212 A", len(metrics), 2)[0]
+    axes = np.array(fig.axes).reshape(len(metrics), 2)
+    for (name, r), (left, right) in zip(metrics, axes):
+        m = shown(name, r)
+        scale = 100 if m.percent else 1
+        for k, (side, value, ci) in enumerate((("A", r["a"], r["a_ci95"]), ("B", r["b"], r["b_ci95"]))):
+            err = [[0], [0]] if ci is None else [[scale * (value - ci[0])], [scale * (ci[1] - value)]]
+            left.errorbar([scale * value], [k], xerr=err, fmt="o", capsize=4, color=COLORS[k])
+        left.set_yticks([0, 1], ["A", "B"])
+        left.set_ylim(-0.6, 1.6)
+        left.set_xlabel(f"{r['label']} ({r['unit'].replace('share of ', '% of ')})")
+        left.grid(axis="x", alpha=0.3)
+        ci = r["ci95"]
+        err = [[0], [0]] if ci is None else [[scale * (r["diff"] - ci[0])], [scale * (ci[1] - r["diff"])]]
+        right.errorbar([scale * r["diff"]], [0], xerr=err, fmt="s", capsize=4, color="#333")
+        right.axvline(0, color="#888", linestyle="--", linewidth=1)
+        right.set_yticks([0], ["B \u2212 A"])
+        right.set_ylim(-1, 1)
+        right.set_xlabel(f"B \u2212 A, {'paired' if paired and r['paired'] else 'unpaired'}")
+        right.grid(axis="x", alpha=0.3)
+    return fig

@@ -1,0 +1,270 @@
+"""The page a report is written as: tables (with a CSV file each), figures (PNG files),
+notes and the headline box, in one self-contained index.html, and the folder it goes in."""
+
+from __future__ import annotations
+
+import csv
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+from analysis.tables import ReportError
+from sim.cli import claim_folder
+from sim.summary import percent
+
+matplotlib.use("Agg")  # figures go to PNG files only
+# Legible at the page's scale (100 pixels per inch): no text under 9 points.
+matplotlib.rcParams.update({"font.size": 10.5, "axes.titlesize": 11.5, "axes.labelsize": 10.5,
+                            "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 9.5,
+                            "legend.title_fontsize": 9.5, "figure.titlesize": 12.5})
+
+# --- Tables and figures -----------------------------------------------------------------------
+
+@dataclass
+class Table:
+    """A report table; a cell is text, a number, a rate dict (sim.summary.rate) or a
+    description dict (Hist.describe), shown with its 95% interval."""
+
+    name: str
+    title: str
+    columns: list[str]
+    rows: list[list]
+
+
+def _is_rate(cell) -> bool:
+    return isinstance(cell, dict) and "successes" in cell
+
+
+def _is_mean(cell) -> bool:
+    return isinstance(cell, dict) and not _is_rate(cell) and "n" in cell
+
+
+def cell_html(cell) -> str:
+    if cell is None:
+        return "&ndash;"
+    if _is_rate(cell):
+        if not cell["n"]:
+            return "&ndash;"
+        value, _, interval = percent(cell).strip().partition(" ")
+        return f'{value} <span class="ci">{interval}</span>'
+    if _is_mean(cell):
+        if not cell["n"]:
+            return "&ndash;"
+        lo, hi = cell["mean_ci95"]
+        return f'{_num(cell["mean"])} <span class="ci">[{_num(lo)}, {_num(hi)}]</span>'
+    if isinstance(cell, (bool, np.bool_)):
+        return "yes" if cell else "no"
+    if isinstance(cell, (int, np.integer)):
+        return f"{int(cell):,}"
+    if isinstance(cell, (float, np.floating)):
+        return _num(float(cell))
+    return html.escape(str(cell))
+
+
+def inline(r: dict) -> str:
+    """A rate with its interval, for running text: '71.2% [70.4, 72.0]'."""
+    return html.escape(percent(r).strip())
+
+
+def _num(x: float) -> str:
+    return f"{x:z,.0f}" if abs(x) >= 1000 else f"{x:z,.1f}" if abs(x) >= 10 else f"{x:z,.2f}"
+
+
+def csv_header(table: Table) -> list[str]:
+    header = []
+    for j, name in enumerate(table.columns):
+        col = [row[j] for row in table.rows]
+        if any(_is_rate(c) for c in col):
+            header += [f"{name} %", f"{name} % lo95", f"{name} % hi95", f"{name} n"]
+        elif any(_is_mean(c) for c in col):
+            base = name.replace(" (mean)", "")  # "mean" and "tricks (mean)": no "mean mean"
+            header += [base if "mean" in base.split() else f"{base} mean", f"{base} lo95", f"{base} hi95", f"{base} n"]
+        else:
+            header.append(name)
+    return header
+
+
+def csv_row(table: Table, row: list) -> list:
+    out = []
+    for j, cell in enumerate(row):
+        col = [r[j] for r in table.rows]
+        if any(_is_rate(c) for c in col):
+            if cell is None or not cell["n"]:
+                out += ["", "", "", 0 if cell is None else cell["n"]]
+            else:
+                lo, hi = cell["ci95"]
+                out += [_round(100 * cell["rate"]), _round(100 * lo), _round(100 * hi), cell["n"]]
+        elif any(_is_mean(c) for c in col):
+            if cell is None or not cell["n"]:
+                out += ["", "", "", 0]
+            else:
+                lo, hi = cell["mean_ci95"]
+                out += [_round(cell["mean"]), _round(lo), _round(hi), cell["n"]]
+        elif isinstance(cell, (np.integer, np.floating, np.bool_)):
+            out.append(cell.item())
+        else:
+            out.append("" if cell is None else cell)
+    return out
+
+
+def _round(x: float) -> float:
+    return round(x, 4) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def pct(r: dict) -> float:
+    return np.nan if not r or r["rate"] is None else 100 * r["rate"]
+
+
+
+
+# --- The report -------------------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #1f77b4; padding-bottom: .2em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 90%; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #eef3f8; } td.n { text-align: right; white-space: nowrap; }
+.row { display: flex; gap: 2em; align-items: flex-start; }
+.row table { font-size: 85%; } .row table:last-child { flex: 1; }
+table.rules td:nth-child(3) { white-space: nowrap; }
+tr:nth-child(even) td { background: #fafafa; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding: .3em 0; }
+caption a { font-weight: normal; font-size: 85%; margin-left: .6em; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+.ci { display: block; font-size: 78%; color: #666; }
+figcaption { font-size: 90%; color: #555; }
+.note { background: #fff6e0; border-left: 4px solid #f0a020; padding: .5em 1em; }
+.source { color: #666; font-size: 90%; }
+.changed { font-weight: 700; color: #b03000; }
+nav ol { columns: 2; }
+code { background: #f3f3f3; padding: 0 .2em; }
+.headline { border: 2px solid #1f77b4; border-radius: 6px; background: #f4f8fc; padding: .6em 1.2em;
+            margin: 1em 0 1.5em; }
+.headline table { margin: .2em 0; font-size: 100%; border: none; }
+.headline th, .headline td { border: none; background: none !important; padding: .2em 1em .2em 0; }
+.headline th { font-weight: 600; white-space: nowrap; }
+.headline .value { font-size: 125%; font-weight: 700; white-space: nowrap; }
+.headline .ci { display: inline; font-size: 85%; margin-left: .4em; }
+.headline p { margin: .3em 0; }
+.warn { color: #b03000; font-weight: 600; }
+"""
+
+
+class Report:
+    """An HTML page under construction, with its PNG and CSV files written as it grows."""
+
+    def __init__(self, data, out: Path):
+        self.data, self.out = data, out
+        self.body: list[str] = []
+        self.toc: list[tuple[str, str]] = []
+        self.top = ""
+
+    def headline(self, rows: list[tuple[str, str, str]], after: str = "") -> None:
+        """The box at the top of the page, before any detail: (what, value, remark) rows of
+        HTML (the value in large type), then ``after``, a paragraph of HTML."""
+        cells = "".join(f'<tr><th>{what}</th><td class="value">{value}</td><td>{remark}</td></tr>'
+                        for what, value, remark in rows)
+        self.top = f'<div class="headline"><table>{cells}</table>{after}</div>'
+
+    def csv(self, name: str, header: list[str], rows: list[list]) -> None:
+        """``<name>.csv`` beside the page: numbers as numbers, in full, no value as an empty cell."""
+        with open(self.out / f"{name}.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(header)
+            w.writerows([["" if c is None else c + 0.0 if isinstance(c, float) else c for c in r] for r in rows])
+
+    def html_table(self, name: str, title: str, columns: list[str], rows: list[list[str]]) -> None:
+        """A table whose cells are HTML already, its CSV written apart (``csv``)."""
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+        self.body.append(f'<table class="{name}"><caption>{html.escape(title)} <a href="{name}.csv">CSV</a>'
+                         f"</caption><tr>{head}</tr>{body}</table>")
+
+    def section(self, anchor: str, title: str, source: str | None = None) -> None:
+        self.toc.append((anchor, title))
+        self.body.append(f'<h2 id="{anchor}">{html.escape(title)}</h2>')
+        if source:
+            self.body.append(f'<p class="source">{source}</p>')
+
+    def para(self, text: str) -> None:
+        self.body.append(f"<p>{text}</p>")
+
+    def note(self, text: str) -> None:
+        self.body.append(f'<p class="note">{text}</p>')
+
+    def needs_records(self, what: str) -> None:
+        self.note(f"{what} needs the per-deal records, and this run kept "
+                  f"{'only per-game records' if self.data.records == 'games' else 'none'} "
+                  f"(<code>--records {self.data.records}</code>); rerun with <code>--records deals</code>.")
+
+    def table(self, t: Table, raw_html: dict | None = None) -> None:
+        """The table in the page, and in ``<name>.csv`` beside it (intervals as columns)."""
+        with open(self.out / f"{t.name}.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(csv_header(t))
+            w.writerows(csv_row(t, r) for r in t.rows)
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
+        rows = []
+        for i, r in enumerate(t.rows):
+            cells = [(raw_html or {}).get((i, j)) or cell_html(c) for j, c in enumerate(r)]
+            kinds = ["" if isinstance(c, (str, type(None))) and (i, j) not in (raw_html or {}) else ' class="n"'
+                     for j, c in enumerate(r)]
+            rows.append("<tr>" + "".join(f"<td{k}>{c}</td>" for c, k in zip(cells, kinds)) + "</tr>")
+        self.body.append(f'<table class="{t.name}"><caption>{html.escape(t.title)} <a href="{t.name}.csv">CSV</a></caption>'
+                         f"<tr>{head}</tr>{''.join(rows)}</table>")
+
+    def figure(self, fig: Figure, name: str, caption: str) -> None:
+        fig.savefig(self.out / f"{name}.png", dpi=100)
+        self.body.append(f'<figure><img src="{name}.png" alt="{html.escape(caption)}" '
+                         f'width="{int(fig.get_figwidth() * 100)}" height="{int(fig.get_figheight() * 100)}">'
+                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+    def write(self, title: str) -> Path:
+        toc = "".join(f'<li><a href="#{a}">{html.escape(t)}</a></li>' for a, t in self.toc)
+        page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+                f"{GENERATOR}<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
+                f"<h1>{html.escape(title)}</h1>{self.top}<nav><ol>{toc}</ol></nav>"
+                + "\n".join(self.body) + "</body></html>\n")
+        path = self.out / "index.html"
+        path.write_text(page, encoding="utf-8")
+        return path
+
+
+def figure(w: float, h: float, title: str, rows: int = 1, cols: int = 1):
+    fig = Figure(figsize=(w, h), layout="constrained")
+    fig.suptitle(title, fontweight="bold")
+    axes = fig.subplots(rows, cols, squeeze=False)
+    return fig, axes
+
+
+
+# A page this package wrote: the mark in its head, or (reports written before the mark)
+# the run report's title.
+GENERATOR = '<meta name="generator" content="tricksim analysis.report">'
+REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</title>")
+
+
+def is_report_folder(out: Path) -> bool:
+    """An empty folder, or one whose index.html is a report page: a report may be written
+    over it (as sim.run resumes only its own run folders)."""
+    if not any(out.iterdir()):
+        return True
+    try:
+        with open(out / "index.html", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return GENERATOR in head or bool(REPORT_TITLE.search(head))
+
+
+def report_folder(out: Path) -> Path:
+    """``out``, made, when it can take a report: new, empty, or an earlier report's."""
+    return claim_folder(out, is_report_folder, "report", ReportError)
