@@ -318,9 +318,11 @@ def play(args, parser) -> int:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    played = (plural(summary['deals'], 'independent deal') if dealing.deal_run
-              else f"{plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}")
-    print(f"{args.game}: {played}, seed {args.seed}; policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
+    from sim.headline import run_headline, run_next
+
+    for line in run_headline(args.game, summary, policies, args.seed, dealing.deal_run):
+        print(line)
+    print()
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     if dealing.deal_run:
         print(f"dealing: {dealing_line(summary['dealing'])}")
@@ -355,6 +357,8 @@ def play(args, parser) -> int:
               f"({timing['games_per_second']:,.0f} {unit}s/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
+    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies):
+        print(line)
     return 0
 
 
