@@ -15,7 +15,7 @@ from sim.games import game_info
 from sim.metrics import METRICS
 
 HEADLINE = ("dealer_advantage", "first_dealer_wins", "contract_made")
-WIDTH = 22  # the answers' words column
+WIDTH = 26  # the answers' words column
 
 
 def _words(name: str, game: str, deal_run: bool) -> str:
@@ -164,11 +164,15 @@ def sweep_next(result: dict) -> list[str]:
         key, (name, x) = result["vary"][0], next(iter(result["balance_point"].items()))
         bracket = result["balance_bracket"][name]
         if bracket:
-            lines += [f"  python -m sim.sweep --game {game} --vary {key}=V1,V2,... {unit} {result['games'] * 4}",
-                      f"      settings between {bracket[0]} and {bracket[1]} with more {unit[2:]}, to narrow the balance point"]
+            low, high = bracket
+            values = (",".join(str(v) for v in range(low, high + 1))
+                      if all(isinstance(v, int) for v in bracket) and 0 < high - low <= 12 else "V1,V2,...")
+            lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}",
+                      f"      the settings between {low} and {high} with more {unit[2:]}, to narrow the balance point"]
     if not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
-        lines += [f"  python -m sim.sweep ... {unit} 2000 --policy all=pimc --records none",
-                  "      the same sweep with stronger players (pimc searches every card: far slower)"]
+        lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000 "
+                  f"--policy all=pimc --records none",
+                  "      the same sweep with stronger players, on single deals (pimc searches every card: far slower)"]
     return lines
 
 
