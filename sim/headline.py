@@ -199,12 +199,30 @@ def compare_headline(result: dict) -> list[str]:
         unit = f" {r['unit']}" if name == "dealer_advantage" else ""
         lines.append(f"  {words:{WIDTH}s}{m.format(r['diff'], True):>9s}{unit} {ci}  "
                      f"(A {m.format(r['a'])}, B {m.format(r['b'])}){verdict}")
+    rules = result.get("rules")
+    if rules and rules["a"] is not None and rules["b"] is not None:
+        changes = rule_changes(rules["a"], rules["b"])
+        lines.append(f"  {'rules':{WIDTH}s}" + ("the same in both runs" if not changes else
+                                                 "B changes " + ", ".join(changes)))
     pol = result.get("policies")
     if pol:
         same = pol["a"] == pol["b"]
         lines.append(f"  {'players':{WIDTH}s}" + (players(pol["a"]) + " in both runs" if same else
                                                    f"A {players(pol['a'])}; B {players(pol['b'])}"))
     return lines
+
+
+def rule_changes(a: dict, b: dict) -> list[str]:
+    """The options B sets otherwise than A, as "TABLE.KEY A -> B" (a deck's Colons too)."""
+    import json
+
+    def flat(rules):
+        return {f"{t}.{k}": v for t, table in rules.items() for k, v in table.items()}
+
+    fa, fb = flat(a), flat(b)
+    shown = lambda v: json.dumps(v) if not isinstance(v, str) else v  # noqa: E731
+    return [f"{k} {shown(fa.get(k))} -> {shown(fb.get(k))}" for k in sorted(fa.keys() | fb.keys())
+            if fa.get(k) != fb.get(k)]
 
 
 def compare_next(result: dict) -> list[str]:
