@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"at most {LARGEST_BLOCK:,})")
     p.add_argument("--dd", action="store_true",
                    help="also value every deal double dummy (every hand seen, perfect play): the deal records "
-                        "gain its columns and the summary a section (README, 'Double-dummy runs'); much slower")
+                        "gain its columns and the summary a section (docs/usage.md, 'Double-dummy runs'); much slower")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no summary)")
     add_cluster_flag(p, "; --out must then be a path every worker shares")
     p.add_argument("--list-options", action="store_true",
