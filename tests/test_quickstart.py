@@ -234,3 +234,28 @@ def test_the_readme_slow_blocks(tmp_path):
     with contextlib.chdir(tmp_path):
         for command, _, expected, output in play(found, SMALL_SLOW):
             check_output(command, expected, output)
+
+
+def test_the_answers_speak_each_games_words():
+    """Bid Euchre's answers are per hand, by team and of bids; a deal run's are per deal.
+    The summary here is written by hand, with the rates' intervals as given."""
+    from sim.headline import run_headline
+
+    summary = {"games": 500, "deals": 5159,
+               "dealer_advantage": {"value": -0.18, "ci95": [-0.31, -0.06], "deals": 5159, "games": 500},
+               "first_dealer_team_wins": {"rate": 0.46, "ci95": [0.4168, 0.5038], "n": 500},
+               "bids_made": {"rate": 0.8864, "ci95": [0.8774, 0.8947], "n": 5157}}
+    lines = run_headline("bid-euchre", summary, ["heuristic"] * 4, 1)
+    assert lines[0] == "bid-euchre: 500 games, 5,159 hands, seed 1"
+    assert lines[2].split() == ["dealer's", "advantage", "-0.18", "points", "per", "hand", "[-0.31,", "-0.06]"]
+    assert lines[3].split() == ["first", "dealer's", "team", "wins", "46.00%", "of", "games", "[41.68%,", "50.38%]"]
+    assert lines[4].split() == ["bids", "made", "88.64%", "of", "5,157", "bids", "[87.74%,", "89.47%]"]
+    assert lines[5].split() == ["players", "heuristic", "in", "all", "4", "seats"]
+    deal_run = {"deals": 600, "dealer_advantage": {"value": 10.0, "ci95": [5.0, 15.0], "deals": 600},
+                "first_dealer_wins": {"rate": 0.5, "ci95": [0.46, 0.54], "n": 600},
+                "contracts_made": {"rate": None, "ci95": None, "n": 0}}
+    lines = run_headline("bridgette", deal_run, ["pimc", "heuristic"], 3, deal_run=True)
+    assert lines[:2] == ["bridgette: 600 independent deals, seed 3", "  answers, 95% intervals over deals:"]
+    assert lines[3].split()[:5] == ["dealer", "wins", "the", "deal", "50.00%"] and "games" not in "".join(lines)
+    assert lines[4].split() == ["contracts", "made", "-", "(nothing", "to", "measure)"]
+    assert lines[5].split() == ["players", "0=pimc,", "1=heuristic"]
