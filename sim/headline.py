@@ -109,6 +109,33 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies) -> list[str
     return lines
 
 
+def strata_headline(result: dict, policies, deals: int, seed: int) -> list[str]:
+    """The first lines of a stratified run: each headline metric overall, by the stratified
+    estimator with its 95% interval, and per stratum; then the players."""
+    from sim.metrics import shown
+
+    game = result["game"]
+    names = [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]
+    lines = [f"{game}: {plural(deals, 'independent deal')}, seed {seed}, stratified by {result['stratify']}",
+             "  answers, 95% intervals (the stratified estimator):"]
+    for name in names:
+        entry = result["metrics"][name]
+        m = shown(name, entry)
+        signed = m.balance == 0
+        words = _words(name, game, True) if name in METRICS else name
+        o = entry["overall"]
+        if o["value"] is None:
+            lines.append(f"  {words:{WIDTH}s}-")
+            continue
+        ci = _cells_interval(m, o["ci95"], signed)
+        each = ", ".join(f"{s['name']} {m.format(e['value'], signed)}"
+                         for s, e in zip(result["strata"], entry["by_stratum"]) if e["value"] is not None)
+        unit = f" points per {game_info(game).deal}" if name == "dealer_advantage" else ""
+        lines.append(f"  {words:{WIDTH}s}{m.format(o['value'], signed):>9s}{unit} {ci}; {each}")
+    lines.append(f"  {'players':{WIDTH}s}{players(policies)}")
+    return lines
+
+
 def sweep_headline(result: dict) -> list[str]:
     """The first lines sim.sweep prints: per setting, the headline metrics it measured with
     their own 95% intervals, each metric's balance point, and the players."""

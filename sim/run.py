@@ -241,9 +241,15 @@ def play_stratified(args, rules, policies, dealing) -> int:
         print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
         return INTERRUPTED_STATUS
     if not args.quiet:
+        from sim.headline import strata_headline
+
+        print("\n".join(strata_headline(result, policies, args.deals, args.seed)))
+        print()
         print(f"{args.game}: {plural(args.deals, 'independent deal')}, seed {args.seed}; "
               f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
         print(strata.format_report(result))
+        print(f"\nnext:\n  python -m analysis.report {out}\n      the strata's tables as HTML and CSV "
+              f"(each stratum's folder has its own report)")
     return 0
 
 

@@ -259,3 +259,22 @@ def test_the_answers_speak_each_games_words():
     assert lines[3].split()[:5] == ["dealer", "wins", "the", "deal", "50.00%"] and "games" not in "".join(lines)
     assert lines[4].split() == ["contracts", "made", "-", "(nothing", "to", "measure)"]
     assert lines[5].split() == ["players", "0=pimc,", "1=heuristic"]
+
+
+def test_a_stratified_run_opens_with_its_overall_answers(tmp_path):
+    """--stratify: the stratified estimates of strata.json first, overall and per stratum."""
+    from sim.run import main
+
+    out = io.StringIO()
+    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["--deals", "600", "--stratify", "upcard_class", "--out", "strata"]) == 0
+    lines = out.getvalue().splitlines()
+    metrics = json.loads((tmp_path / "strata" / "strata.json").read_text())["metrics"]
+    adv, made = metrics["dealer_advantage"], metrics["contract_made"]
+    assert lines[0] == "bridgette: 600 independent deals, seed 1, stratified by upcard_class"
+    o = adv["overall"]
+    assert lines[2].split()[:8] == ["dealer's", "advantage", f"{o['value']:+.2f}", "points", "per", "deal",
+                                    f"[{o['ci95'][0]:+.2f},", f"{o['ci95'][1]:+.2f}];"]
+    assert lines[2].endswith(f"ace {adv['by_stratum'][2]['value']:+.2f}")
+    assert lines[3].split()[2] == f"{100 * made['overall']['value']:.2f}%"
+    assert lines[4].split() == ["players", "heuristic", "in", "both", "seats"]
