@@ -18,6 +18,7 @@ import json
 
 from sim.cli import OneLineParser, exit_with, plural
 from sim.comparison import compare_runs
+from sim.headline import compare_headline, compare_next
 from sim.metrics import METRICS, MetricsError, parse_metrics, shown
 
 
@@ -32,6 +33,7 @@ def format_report(result: dict) -> str:
     lines = [head, f"  A = {result['a']}{sizes[0]}", f"  B = {result['b']}{sizes[1]}"]
     if result.get("paired", True) and "conditions" in result.get("pairing", ""):
         lines.append(f"  pairing: {result['pairing']}")
+    lines += ["", *compare_headline(result)]
     labels = {name: f"{r['label']} ({r['unit']})" for name, r in result["metrics"].items()}
     width = max(len(label) for label in labels.values()) + 2
     lines += ["", f"{'metric':{width}s}{'A':>12s}{'B':>12s}{'B - A':>12s}{'95% CI':>26s}{'variance saved':>16s}"]
@@ -56,6 +58,7 @@ def format_report(result: dict) -> str:
     else:
         lines += ["", f"95% intervals of B - A unpaired: the difference of two independent means, its standard "
                       f"error sqrt(SE_A^2 + SE_B^2) over each run's {unit} (Welch)"]
+    lines += compare_next(result)
     return "\n".join(lines)
 
 

@@ -82,7 +82,8 @@ def compare_runs(path_a, path_b, names=None) -> dict:
     return {"game": a.game, "unit": a.unit, "paired": how["paired"], "pairing": how["why"],
             "seed": a.seed if a.seed == b.seed else None, "games": a.games if a.games == b.games else None,
             "seeds": [a.seed, b.seed], "sizes": [a.games, b.games], "a": str(a.path), "b": str(b.path),
-            "metrics": results}
+            "policies": {"a": a.config.get("policies"), "b": b.config.get("policies")},
+            "rules": {"a": a.config.get("rules"), "b": b.config.get("rules")}, "metrics": results}
 
 
 def _aligned(stream_a, stream_b):

@@ -87,7 +87,7 @@ class GameInfo:
 # estimate and doubling in both contract games, the Colons in Bridgette only (Draw Bridge's
 # deck has none), the draw phase and bidding by expected score in Draw Bridge (after D-2 a
 # seat knows the opponent's hand), partner play in Bid Euchre. Defaults were chosen by
-# duplicate matches on game wins (README, "Tuning and targets"). Under Draw Bridge's default
+# duplicate matches on game wins (docs/policies.md, "Tuning and targets"). Under Draw Bridge's default
 # D-6 scoring a failed contract costs nothing, so outbidding the opponent pays and its
 # auctions run up to 7NT; a double there can only double the declarer's score, so it never
 # doubles.

@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"at most {LARGEST_BLOCK:,})")
     p.add_argument("--dd", action="store_true",
                    help="also value every deal double dummy (every hand seen, perfect play): the deal records "
-                        "gain its columns and the summary a section (README, 'Double-dummy runs'); much slower")
+                        "gain its columns and the summary a section (docs/usage.md, 'Double-dummy runs'); much slower")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no summary)")
     add_cluster_flag(p, "; --out must then be a path every worker shares")
     p.add_argument("--list-options", action="store_true",
@@ -241,9 +241,15 @@ def play_stratified(args, rules, policies, dealing) -> int:
         print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
         return INTERRUPTED_STATUS
     if not args.quiet:
+        from sim.headline import strata_headline
+
+        print("\n".join(strata_headline(result, policies, args.deals, args.seed)))
+        print()
         print(f"{args.game}: {plural(args.deals, 'independent deal')}, seed {args.seed}; "
               f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
         print(strata.format_report(result))
+        print(f"\nnext:\n  python -m analysis.report {out}\n      the strata's tables as HTML and CSV "
+              f"(each stratum's folder has its own report)")
     return 0
 
 
@@ -318,9 +324,11 @@ def play(args, parser) -> int:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    played = (plural(summary['deals'], 'independent deal') if dealing.deal_run
-              else f"{plural(summary['games'], 'game')}, {plural(summary['deals'], 'deal')}")
-    print(f"{args.game}: {played}, seed {args.seed}; policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}")
+    from sim.headline import run_headline, run_next
+
+    for line in run_headline(args.game, summary, policies, args.seed, dealing.deal_run):
+        print(line)
+    print()
     print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
     if dealing.deal_run:
         print(f"dealing: {dealing_line(summary['dealing'])}")
@@ -355,6 +363,8 @@ def play(args, parser) -> int:
               f"({timing['games_per_second']:,.0f} {unit}s/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
+    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies):
+        print(line)
     return 0
 
 

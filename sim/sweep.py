@@ -516,10 +516,15 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(result))
     else:
+        from sim.headline import sweep_headline, sweep_next
+
+        print("\n".join(sweep_headline(result)))
+        print()
         print(format_report(result))
         print(f"\ntables: {tables[0]}, {tables[1]}")
         if result["plot"]:
             print(f"plot: {result['plot']}")
+        print("\n".join(sweep_next(result)))
     return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
 
 

@@ -46,7 +46,9 @@ def test_runs_of_other_sizes_compare_unpaired_with_welchs_interval(tmp_path, cap
     assert compare_main([str(a), str(b), "--metrics", "dealer_advantage"]) == 0
     table = capsys.readouterr().out
     assert table.startswith("bridgette: UNPAIRED (different seed (5 and 9)")
-    assert "unpaired" in table.splitlines()[-3] and "Welch" in table
+    lines = table.splitlines()
+    assert lines[4] == "  answers, B - A with its 95% interval (unpaired):"
+    assert any(line.startswith("95% intervals of B - A unpaired") for line in lines) and "Welch" in table
     assert compare_main([str(a), str(b), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["paired"] is False
 

@@ -500,8 +500,8 @@ def test_a_parameter_the_game_does_not_offer_changes_nothing(game, rules):
 
 
 # --- Duplicate matches: each default wins more games than a weaker setting of itself ---------
-# Games are what a player wins, and what the defaults were tuned on (README, "Tuning and
-# targets"): Bridgette's default even gives up points per deal against never doubling.
+# Games are what a player wins, and what the defaults were tuned on (docs/policies.md, "Tuning
+# and targets"): Bridgette's default even gives up points per deal against never doubling.
 
 @pytest.mark.parametrize("game, weaker, rules, games", [
     ("bridgette", "heuristic:use_colons=0", None, 1500),
