@@ -22,8 +22,9 @@ from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, parse_until
 from sim.dealing import DealingError
+from sim.multilevel import MultilevelError, add_control_flags, play_cli
 
-USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError)
+USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError, MultilevelError)
 
 
 def count(text: str) -> int:
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
                         "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
+    add_control_flags(p)
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "
                                                   "With --cluster: numba threads of each worker process")
@@ -149,7 +151,7 @@ def strata_flags_of(args) -> None:
                                "drop --games, --upcard, --predeal, --require and --conditions")
         if args.until or args.dd:
             raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
-    elif args.allocation or args.metrics:
+    elif args.allocation or args.metrics and not getattr(args, "control", None):
         raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
 
 
@@ -281,6 +283,8 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
+    if args.control:
+        return play_cli(args, rules, policies, dealing)
     if args.stratify:
         return play_stratified(args, rules, policies, dealing)
     out = args.out or default_out(args.game, args.seed, n, unit)

@@ -1,0 +1,740 @@
+"""Strong-player answers at cheap-player cost: multilevel estimates with control variates.
+
+    python -m sim.run --deals 2000 --policy all=pimc --control all=heuristic --control-deals 200000
+    python -m sim.run --deals 2000 --policy all=pimc --control all=heuristic --control hand
+
+Deal i of a seed is the same deal for every policy, so a strong policy's deal run and a
+cheap policy's deal run of the same seed pair deal by deal, and the cheap run's first
+deals are the strong run's deals. A *level* is one such run of the same seed and dealing:
+the target (the strong policies, ``--policy``) on m0 deals and controls on m1 <= m2 <= ...
+deals (``--control``: other policies; ``dd:`` a run valued double dummy, its contracts
+scored by the game's rules on the double-dummy tricks; ``hand``: features of the hands as
+dealt whose means follow exactly from the deck, no run at all).
+
+The estimator (a nested multilevel regression estimator, "multifidelity Monte Carlo" with
+fitted coefficients; Peherstorfer, Willcox and Gunzburger 2016) of a metric's value R0:
+
+    R0_hat = R0(m0) - sum_k alpha_k' (V_k(m_{k-1}) - V_k(m_k)) - alpha_x' (x(m_K) - mu)
+
+V_k(m) is the vector of the metric's value over the first m deals for every control level
+k..K and the mean of the hand features x; mu the features' exact means. Each step compares
+two nested prefixes of the same deals, so the steps are uncorrelated and each coefficient
+vector alpha_k is the regression of the target's per-deal value on the step's controls,
+fitted on the m0 deals the target played. With alpha = 1 and one control this is the
+textbook two-level estimate E[cheap] over m1 deals + E[strong - cheap] over m0 paired
+deals; the fitted alpha is never worse. The variance is the sum over the segments of deals
+[m_{j-1}, m_j), independent of each other, of their per-deal influence terms' variance
+(heteroskedasticity-robust, with a degrees-of-freedom correction for the coefficients),
+plus the fitted coefficients' own variance (a sandwich estimate) times the observed step
+differences. A ratio metric (sum y / sum n) is linearised as sim.ratio does it.
+
+With R_k^2 the squared multiple correlation of the target with step k's controls and w_k
+a level's seconds per deal, the variance is s0^2 [(1 - R_1^2)/m0 + sum_j (R_j^2 -
+R_{j+1}^2)/m_j], which a budget of T seconds minimises at m_j proportional to
+sqrt(a_j / w_j), a_j the bracket's coefficients: the variance is then s0^2 (sum_j
+sqrt(a_j w_j))^2 / T, against s0^2 w0 / T for plain target deals (``allocation``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sim.summary import Z95
+
+
+class MultilevelError(ValueError):
+    """Levels or controls that cannot be used: one line for the user."""
+
+
+# --- The estimator -------------------------------------------------------------------------------
+
+@dataclass
+class LevelData:
+    """One run's per-deal (per-game) values of a metric: y and n of sum(y) / sum(n), over
+    the run's first ``len(y)`` deals, and the seconds it took to play them (None: unknown)."""
+
+    name: str
+    y: np.ndarray
+    n: np.ndarray
+    seconds: float | None = None
+
+    def __post_init__(self):
+        self.y = np.asarray(self.y, dtype=np.float64)
+        self.n = np.asarray(self.n, dtype=np.float64)
+        if self.y.shape != self.n.shape or self.y.ndim != 1:
+            raise MultilevelError(f"level {self.name}: y and n must be two arrays of one length")
+
+    @property
+    def deals(self) -> int:
+        return len(self.y)
+
+    def ratio(self, m: int) -> float:
+        """The metric over the first ``m`` deals."""
+        total = self.n[:m].sum()
+        if total == 0:
+            raise MultilevelError(f"level {self.name}: the metric has no value over its first {m:,} deals "
+                                  f"(its divisor sums to 0)")
+        return float(self.y[:m].sum() / total)
+
+    def linearised(self) -> np.ndarray:
+        """Per-deal (y - R n) / nbar over all its deals: a ratio's first-order influence."""
+        r, nbar = self.ratio(self.deals), self.n.mean()
+        return (self.y - r * self.n) / nbar
+
+
+@dataclass
+class Features:
+    """Per-deal features (rows: deals 0.., columns: ``names``) with exactly known means."""
+
+    names: tuple
+    x: np.ndarray
+    means: np.ndarray
+    seconds: float | None = None
+
+    @property
+    def deals(self) -> int:
+        return len(self.x)
+
+
+def _regress(u0, v):
+    """(coefficients, their sandwich covariance, R^2) of u0 on the columns of v (both
+    centred here) by least squares; rank-deficient columns get a minimum-norm fit."""
+    m = len(u0)
+    uc = u0 - u0.mean()
+    vc = v - v.mean(axis=0)
+    alpha, *_ = np.linalg.lstsq(vc, uc, rcond=None)
+    resid = uc - vc @ alpha
+    gram = np.linalg.pinv(vc.T @ vc)
+    q = np.linalg.matrix_rank(vc) if vc.size else 0
+    meat = (vc * resid[:, None] ** 2).T @ vc
+    cov = gram @ meat @ gram * (m / max(m - q - 1, 1))
+    total = uc @ uc
+    r2 = 0.0 if total == 0 else float(1 - resid @ resid / total)
+    return alpha, cov, r2, q
+
+
+def nested_estimate(target: LevelData, controls=(), features: Features | None = None) -> dict:
+    """The multilevel estimate of the target's metric (the module's docstring) from
+    ``controls`` (LevelData of the same deals, each over at least as many deals as the
+    target) and known-mean ``features`` (over at least the largest control's deals).
+
+    Returns value, variance, ci95, the plain estimate over the target's deals with its
+    variance, ``variance_saved`` (plain variance over the target's deals / this
+    variance), ``plain_deals`` (the target deals a plain run would need for this
+    variance), each step's sizes, coefficients and R^2, and the estimator's name."""
+    controls = sorted(controls, key=lambda c: c.deals)
+    m0 = target.deals
+    if m0 < 3:
+        raise MultilevelError("the target level needs at least 3 deals")
+    for c in controls:
+        if c.deals < m0:
+            raise MultilevelError(f"control {c.name} plays {c.deals:,} deals, fewer than the target's {m0:,}")
+    sizes = [m0] + [c.deals for c in controls]
+    biggest = sizes[-1]
+    if features is not None and features.deals < biggest:
+        raise MultilevelError(f"the hand features cover {features.deals:,} deals, fewer than {biggest:,}")
+    u0 = target.linearised()
+    us = [c.linearised() for c in controls]
+    value = target.ratio(m0)
+    psi = np.zeros(biggest)
+    psi[:m0] += u0 / m0
+    coefficient_var = 0.0
+    steps = []
+    fitted = 0
+    order = np.arange(biggest)
+    for k in range(1, len(sizes) + (features is not None)):
+        last = k == len(sizes)  # the features' step: their known means
+        lo = sizes[k - 1]
+        hi = None if last else sizes[k]
+        if not last and hi == lo:
+            continue
+        # The step's controls: every level observed on its deals, then the features.
+        cols = [] if last else [us[j - 1][:hi] for j in range(k, len(sizes))]
+        if features is not None:
+            cols += list(features.x[:(lo if last else hi)].T)
+        v = np.column_stack(cols)
+        alpha, cov, r2, q = _regress(u0, v[:m0])
+        fitted = max(fitted, q)
+        if last:
+            step_means = [float(x) for x in features.x[:lo].mean(axis=0)]
+            diff = np.asarray(step_means) - features.means
+            d_lin = diff
+        else:
+            ratios_lo = [controls[j - 1].ratio(lo) for j in range(k, len(sizes))]
+            ratios_hi = [controls[j - 1].ratio(hi) for j in range(k, len(sizes))]
+            if features is not None:
+                ratios_lo += list(features.x[:lo].mean(axis=0))
+                ratios_hi += list(features.x[:hi].mean(axis=0))
+            diff = np.asarray(ratios_lo) - np.asarray(ratios_hi)
+            d_lin = v[:lo].mean(axis=0) - v.mean(axis=0)
+        value -= float(alpha @ diff)
+        term = v @ alpha
+        psi[:lo] -= term[:lo] / lo
+        if not last:
+            psi[:hi] += term / hi
+        coefficient_var += float(d_lin @ cov @ d_lin)
+        names = ([] if last else [controls[j - 1].name for j in range(k, len(sizes))]) \
+            + (list(features.names) if features is not None else [])
+        steps.append({"deals": [lo, hi], "controls": names, "coefficients": [float(a) for a in alpha],
+                      "r2": r2})
+    variance = 0.0
+    bounds = sorted(set(sizes))
+    start = 0
+    for end in bounds:
+        seg = psi[start:end]
+        if len(seg) >= 2:
+            var = seg.var(ddof=1) * len(seg)
+            if start == 0 and fitted:
+                var *= (len(seg) - 1) / max(len(seg) - 1 - fitted, 1)
+            variance += var
+        start = end
+    variance += coefficient_var
+    plain_var = float(u0.var(ddof=1) / m0)
+    plain_value = target.ratio(m0)
+    half = Z95 * math.sqrt(max(variance, 0.0))
+    out = {"estimator": estimator_name(controls, features), "value": value, "variance": variance,
+           "ci95": [value - half, value + half], "half_width": half,
+           "plain_value": plain_value, "plain_variance": plain_var,
+           "plain_ci95": [plain_value - Z95 * math.sqrt(plain_var), plain_value + Z95 * math.sqrt(plain_var)],
+           "variance_saved": plain_var / variance if variance > 0 else None,
+           "plain_deals": m0 * plain_var / variance if variance > 0 else None,
+           "coefficient_variance": coefficient_var,
+           "levels": [{"name": target.name, "deals": m0, "seconds": target.seconds, "value": target.ratio(m0)}]
+           + [{"name": c.name, "deals": c.deals, "seconds": c.seconds, "value": c.ratio(c.deals)} for c in controls]
+           + ([{"name": "hand features: " + ", ".join(features.names), "deals": features.deals,
+                "seconds": features.seconds, "value": None}] if features is not None else []),
+           "steps": steps}
+    seconds = [lv["seconds"] for lv in out["levels"]]
+    if all(s is not None for s in seconds) and target.seconds:
+        total = sum(seconds)
+        plain_at_equal_time = float(u0.var(ddof=1)) * (target.seconds / m0) / total
+        out.update(seconds=total, equal_time_saved=plain_at_equal_time / variance if variance > 0 else None)
+    return out
+
+
+def estimator_name(controls, features) -> str:
+    if not controls and features is None:
+        return "plain mean"
+    parts = []
+    if controls:
+        parts.append("multilevel over " + " < ".join(f"{c.name} ({c.deals:,})" for c in controls))
+    if features is not None:
+        parts.append("hand-feature control variates")
+    return " with ".join(parts) + ", fitted coefficients"
+
+
+# --- Allocation --------------------------------------------------------------------------------
+
+def _r2(u0, cols) -> float:
+    if not cols:
+        return 0.0
+    return _regress(u0, np.column_stack(cols))[2]
+
+
+def allocation(target: LevelData, controls=(), features: Features | None = None) -> dict:
+    """The best hierarchy among the subsets of ``controls`` (with the features, if given)
+    and its deals per level, from a pilot: every level over the same deals (the target's),
+    with their seconds. Returns per hierarchy the variance saved at equal wall time,
+    w0 / (sum_j sqrt(a_j w_j))^2, and for the best its ratios m_j / m0 and the seconds a
+    target deal stands for (``seconds_per_unit_variance``: T * Var / s0^2)."""
+    m0 = target.deals
+    if target.seconds is None or any(c.seconds is None for c in controls):
+        raise MultilevelError("the allocation needs each level's seconds")
+    u0 = target.linearised()
+    s0 = float(u0.var(ddof=1))
+    w0 = target.seconds / m0
+    us = [c.linearised()[:m0] for c in controls]
+    ws = [c.seconds / c.deals for c in controls]
+    fx = [] if features is None else list(features.x[:m0].T)
+    wx = 0.0 if features is None or features.seconds is None else features.seconds / features.deals
+    options = []
+    for size in range(len(controls) + 1):
+        for subset in itertools.combinations(range(len(controls)), size):
+            # Cheapest last: the hierarchy nests the dearer levels' deals in the cheaper ones'.
+            chain = sorted(subset, key=lambda j: -ws[j])
+            r2 = [_r2(u0, [us[j] for j in chain[k:]] + fx) for k in range(len(chain))]
+            r2x = _r2(u0, fx)
+            r2_all = r2 + [r2x]
+            a = [1 - (r2_all[0] if chain else r2x)] + [r2_all[k] - r2_all[k + 1] for k in range(len(chain))]
+            w = [w0] + [ws[j] + (wx if k == len(chain) - 1 else 0.0) for k, j in enumerate(chain)]
+            if not chain:
+                w[0] += wx
+            a = [max(x, 0.0) for x in a]
+            ratios = [math.sqrt(a[k] / w[k]) / math.sqrt(a[0] / w[0]) if a[0] > 0 else math.inf
+                      for k in range(len(a))]
+            if any(ratios[k] < ratios[k - 1] for k in range(1, len(ratios))):
+                continue  # a cheaper level would play fewer deals than a dearer one: not a nesting
+            cost = sum(math.sqrt(a[k] * w[k]) for k in range(len(a))) ** 2
+            options.append({"levels": [target.name] + [controls[j].name for j in chain]
+                            + (["hand features"] if features is not None else []),
+                            "ratios": ratios, "r2": r2_all if chain else [r2x],
+                            "seconds_per_deal": w, "equal_time_saved": w0 / cost if cost > 0 else math.inf,
+                            "seconds_per_unit_variance": cost, "chain": list(chain)})
+    options.sort(key=lambda o: -o["equal_time_saved"])
+    return {"target_sd": math.sqrt(s0), "target_seconds_per_deal": w0, "options": options, "best": options[0]}
+
+
+def sizes_for(best: dict, target_sd: float, half_width: float) -> list[int]:
+    """Deals per level of an allocation option (``allocation``) whose 95% half-width is
+    ``half_width``: T = s0^2 cost / (W / 1.96)^2 seconds, m_j = sqrt(a_j / w_j) T / S."""
+    var = (half_width / Z95) ** 2
+    seconds = target_sd ** 2 * best["seconds_per_unit_variance"] / var
+    # m0 = T sqrt(a0/w0) / S with S = sum sqrt(a_j w_j); here from the ratios: sum_j w_j m_j = T.
+    m0 = seconds / sum(r * w for r, w in zip(best["ratios"], best["seconds_per_deal"]))
+    return [max(3, math.ceil(m0 * r)) for r in best["ratios"]]
+
+
+# --- Hand features with known means ------------------------------------------------------------
+
+def _mix64(z):
+    from kernels.rng import _M1, _M2
+
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def dealt_orders(seed: int, first: int, count: int) -> np.ndarray:
+    """The 55-card order of the first shuffle of deals ``first .. first+count-1`` of a
+    Bridgette run of ``seed`` (kernels.rng's streams, kernels.bridgette.deal_cards_nb's
+    Fisher-Yates, after the first dealer's draw), in numpy, many deals at once."""
+    from kernels.rng import _GAMMA, _STREAM_KEY
+
+    with np.errstate(over="ignore"):
+        key = _mix64(np.asarray([seed], dtype=np.uint64) ^ _STREAM_KEY)
+        state = _mix64(key + np.arange(first, first + count, dtype=np.uint64) * _GAMMA)
+
+        def below(n):
+            nonlocal state
+            state = state + _GAMMA
+            hi = _mix64(state) >> np.uint64(32)
+            return ((hi * np.uint64(n)) >> np.uint64(32)).astype(np.int64)
+
+        below(2)  # the first dealer's draw, made in a deal run too
+        order = np.tile(np.arange(55, dtype=np.int8), (count, 1))
+        rows = np.arange(count)
+        for i in range(54, 0, -1):
+            j = below(i + 1)
+            held = order[rows, i].copy()
+            order[rows, i] = order[rows, j]
+            order[rows, j] = held
+    return order
+
+
+HAND_FEATURES = ("hcp", "aces", "little", "royal", "grand", "longest", "up_face", "up_ace", "up_colon",
+                 "hcp_x_face", "hcp_x_ace")
+
+
+def hand_features(rules, seed: int, count: int) -> Features:
+    """Features of the first ``count`` deals of an unconditioned Bridgette deal run of
+    ``seed`` as dealt, from the dealer's side (B-2: the non-dealer is dealt first, so the
+    dealer holds the even places' neighbours): high-card points, aces, each Colon (+1 the
+    dealer holds it, -1 the non-dealer) and the longest suit, each the dealer's minus the
+    non-dealer's, whose mean is exactly 0 because the two hands are exchangeable, also
+    given the up-card; the up-card's class (B-3: face, ace, a Colon), whose mean is its
+    share of the deck; and points times the up-card's class, mean 0 again."""
+    from kernels.cards import CARD_CLASS, HCP
+
+    began = time.perf_counter()
+    deck = [int(c) for c in rules.to_kernel().deck]
+    order = dealt_orders(seed, 0, count).astype(np.int64)
+    if len(deck) < 55:  # the kernel keeps the deck's cards of the 55 shuffled, in order
+        keep = np.isin(order, deck)
+        order = order[keep].reshape(count, len(deck))
+    nondealer, dealer = order[:, 0:26:2], order[:, 1:26:2]
+    up = order[:, 26]
+    points = np.array([HCP[c % 13] if c < 52 else 0 for c in range(55)], dtype=np.int64)
+    ace = np.array([c < 52 and c % 13 == 12 for c in range(55)])
+
+    def diff(table):
+        return table[dealer].sum(axis=1) - table[nondealer].sum(axis=1)
+
+    cols = {"hcp": diff(points).astype(float), "aces": diff(ace.astype(np.int64)).astype(float)}
+    for name, card in (("little", 52), ("royal", 53), ("grand", 54)):
+        cols[name] = diff((np.arange(55) == card).astype(np.int64)).astype(float)
+
+    def longest(hand):
+        suits = np.where(hand < 52, hand // 13, 4)
+        return np.stack([(suits == s).sum(axis=1) for s in range(4)]).max(axis=0)
+
+    cols["longest"] = (longest(dealer) - longest(nondealer)).astype(float)
+    up_class = np.where(up < 52, CARD_CLASS[np.minimum(up, 54)], -1)
+    colon_class = CARD_CLASS[np.clip(up, 52, 54)]
+    klass = np.where(up < 52, up_class, colon_class)  # B-3: a Colon draws as its range's class
+    cols["up_face"] = (klass == 1).astype(float)
+    cols["up_ace"] = (klass == 2).astype(float)
+    cols["up_colon"] = (up >= 52).astype(float)
+    cols["hcp_x_face"] = cols["hcp"] * cols["up_face"]
+    cols["hcp_x_ace"] = cols["hcp"] * cols["up_ace"]
+    n_deck = len(deck)
+    share = {k: sum(1 for c in deck if int(CARD_CLASS[c]) == k) / n_deck for k in (1, 2)}
+    means = {"up_face": share[1], "up_ace": share[2], "up_colon": sum(1 for c in deck if c >= 52) / n_deck}
+    names = tuple(n for n in HAND_FEATURES if not (n in ("little", "royal", "grand", "up_colon")
+                                                   and not any(c >= 52 for c in deck)
+                                                   or n in ("little", "royal", "grand")
+                                                   and {"little": 52, "royal": 53, "grand": 54}[n] not in deck))
+    x = np.column_stack([cols[n] for n in names])
+    mu = np.array([means.get(n, 0.0) for n in names])
+    return Features(names, x, mu, time.perf_counter() - began)
+
+
+# --- Levels and their runs ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Level:
+    """A control level: ``policies`` (seat specs as --policy takes them) on the same deals,
+    ``dd`` its contracts scored on their double-dummy tricks, or the ``hand`` features."""
+
+    text: str
+    kind: str  # "policies", "dd" or "hand"
+    policies: tuple = ()
+
+    @property
+    def name(self) -> str:
+        return self.text
+
+
+def parse_level(text: str) -> Level:
+    """``all=heuristic``, ``0=pimc:worlds=2;1=heuristic`` (seats apart by ';'),
+    ``dd:all=heuristic`` (``dd`` alone: the heuristic's) or ``hand``."""
+    text = str(text).strip()
+    if text == "hand":
+        return Level("hand", "hand")
+    kind = "policies"
+    body = text
+    if text == "dd" or text.startswith("dd:"):
+        kind, body = "dd", text[3:] or "all=heuristic"
+    seats = tuple(s.strip() for s in body.split(";") if s.strip())
+    if not seats or not all("=" in s for s in seats):
+        raise MultilevelError(f"--control needs SEAT=POLICY[;SEAT=POLICY...], dd:SEAT=POLICY or hand, got '{text}'")
+    return Level(text, kind, seats)
+
+
+def dd_scored(game: str, rules, deals):
+    """Deal rows of a --dd run as if each contract reached had been played double dummy:
+    the declarer takes the contract's double-dummy tricks, and both scores follow from the
+    game's scoring (the referee's score_deal, tied to the kernels' score tables by the
+    differential tests); passed-out deals are unchanged."""
+    from kernels.calls import BID_LEVEL, BID_STRAIN
+    from sim.par import STRAINS, _game
+
+    score_deal = _game(rules)[0]
+    out = deals.copy()
+    contract = out["contract"].astype(np.int64)
+    tricks = out["dd_tricks"].astype(np.int64)
+    played = (contract >= 0) & (tricks >= 0)
+    cache = {}
+    for i in np.flatnonzero(played):
+        key = (int(contract[i]), int(out["doubled"][i]), int(tricks[i]))
+        if key not in cache:
+            cache[key] = score_deal(rules, int(BID_LEVEL[key[0]]), STRAINS[int(BID_STRAIN[key[0]])], key[1], key[2])
+        gain, loss = cache[key]
+        declarer = int(out["declarer"][i])
+        out[f"score{declarer}"][i], out[f"score{1 - declarer}"][i] = gain, loss
+        out[f"tricks{declarer}"][i], out[f"tricks{1 - declarer}"][i] = tricks[i], 13 - tricks[i]
+    return out
+
+
+class _TableSchema:
+    """A chunk's Arrow tables seen as a run for sim.metrics.custom_metric (its columns)."""
+
+    def __init__(self, deals, games):
+        from sim.run_records import table_columns
+
+        import pyarrow as pa
+
+        def columns(table):
+            texts = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+            return table_columns(table.schema, table.select(texts) if texts else None)
+
+        self._schema = {"deals": columns(deals), "games": columns(games)}
+        self.records, self.path = "deals", "the level's deals"
+
+    def schema(self):
+        return self._schema
+
+    def has(self, kind):
+        return True
+
+
+class LevelPlayer:
+    """Plays deals of one level in chunks and keeps each metric's per-deal y and n."""
+
+    def __init__(self, game, rules, policies, seed, plan, dd, metrics, name):
+        from sim.games import game_info, game_module
+
+        self.game, self.rules, self.policies, self.seed, self.plan = game, rules, policies, seed, plan
+        self.dd, self.metrics, self.name = dd, list(metrics), name
+        self.module, self.info = game_module(game), game_info(game)
+        self.bound = [None if _is_custom(m) else m for m in self.metrics]
+        self.values = [(np.zeros(0), np.zeros(0)) for _ in self.metrics]
+        self.seconds = 0.0
+        self.warm = False
+
+    @property
+    def deals(self) -> int:
+        return len(self.values[0][0])
+
+    def _values(self, first, count):
+        deals, games = self.module.run_block(self.rules, self.policies, self.seed, first, count, bool(self.dd),
+                                             self.plan)
+        if self.dd:
+            deals = dd_scored(self.game, self.rules, deals)
+        tables = None
+        out = []
+        for k, metric in enumerate(self.metrics):
+            if self.bound[k] is None or self.bound[k].definition is not None:
+                if tables is None:
+                    tables = (self.module.deal_table(self.rules, deals, self.policies), self.module.game_table(games))
+                if self.bound[k] is None:
+                    from sim.metrics import custom_metric
+
+                    self.bound[k] = custom_metric(metric, [_TableSchema(*tables)])
+                out.append(self.bound[k].per_game(self.info, *tables, first, count))
+            else:
+                out.append(self.bound[k].per_game(self.info, deals, games, first, count))
+        return out
+
+    def play_to(self, deals: int, chunk: int = 20_000) -> None:
+        """Play on until the first ``deals`` deals are held."""
+        if not self.warm:  # compile (or load) the kernels outside the timing
+            self.module.run_block(self.rules, self.policies, self.seed, 0, 1, bool(self.dd), self.plan)
+            self.warm = True
+        while self.deals < deals:
+            first = self.deals
+            count = min(chunk, deals - first)
+            began = time.perf_counter()
+            got = self._values(first, count)
+            self.seconds += time.perf_counter() - began
+            self.values = [(np.concatenate([y0, np.asarray(y, float)]), np.concatenate([n0, np.asarray(n, float)]))
+                           for (y0, n0), (y, n) in zip(self.values, got)]
+
+    def data(self, deals: int | None = None, metric: int = 0) -> LevelData:
+        m = self.deals if deals is None else deals
+        y, n = self.values[metric]
+        return LevelData(self.name, y[:m], n[:m], self.seconds * m / max(self.deals, 1))
+
+
+def _is_custom(metric) -> bool:
+    from sim.custom import Custom
+
+    return isinstance(metric, Custom)
+
+
+PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
+
+
+def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
+                   metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS) -> dict:
+    """The multilevel estimate of each metric (default: the dealer's advantage) of
+    ``policies`` over deal runs of ``seed``: the target on ``deals`` deals, each control
+    (Level or its text) on its ``control_deals`` (None: sized by the allocation rule from
+    a pilot of ``pilot`` deals, the target keeping ``deals``). With ``until``
+    ("METRIC:W" or (metric, W)) the levels are sized from the pilot for a 95% half-width W
+    on the first metric and grown until it is met, ``deals`` being the target's cap.
+    Writes ``out/multilevel.json`` when ``out`` is given."""
+    from sim.dealing import Dealing, checked_plan
+    from sim.metrics import resolve_metrics
+
+    say = notify or (lambda line: None)
+    levels = [c if isinstance(c, Level) else parse_level(c) for c in controls]
+    dealing = dealing or Dealing("deals")
+    if not dealing.deal_run:
+        raise MultilevelError("--control plays deal runs: give --deals N")
+    specs = resolve_metrics(metrics or ["dealer_advantage"], deal_run=True)
+    if any(getattr(m, "by", None) for m in specs):
+        raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
+    runs = [lv for lv in levels if lv.kind != "hand"]
+    hand = any(lv.kind == "hand" for lv in levels)
+    if hand and (game != "bridgette" or dealing.conditioned):
+        raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
+    if any(lv.kind == "dd" for lv in levels) and game == "bid-euchre":
+        raise MultilevelError("--control dd: scoring contracts double dummy is for Bridgette and Draw Bridge")
+    if control_deals is not None and len(control_deals) != len(runs):
+        raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
+                              f"controls ('hand' needs none)")
+    if until is not None:
+        metric_name, width = until if isinstance(until, tuple) else _parse_until(until)
+        if metric_name != (specs[0].name):
+            specs = [m for m in specs if m.name == metric_name] + [m for m in specs if m.name != metric_name]
+            if specs[0].name != metric_name:
+                specs = resolve_metrics([metric_name], deal_run=True) + specs
+    plan, _ = checked_plan(game, rules, dealing)
+    from sim.api import resolve_policies
+
+    first = specs[0]
+    target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
+                         ",".join(f"{s}={p}" for s, p in enumerate(policies)))
+    ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan, lv.kind == "dd", specs,
+                        lv.name) for lv in runs]
+    features_cache = {}
+
+    def features(m):
+        if not hand:
+            return None
+        if features_cache.get("deals", 0) < m:
+            features_cache.update(deals=m, value=hand_features(rules, seed, m))
+        f = features_cache["value"]
+        return Features(f.names, f.x[:m], f.means, f.seconds)
+
+    began = time.perf_counter()
+    sizes = [deals] + (list(control_deals) if control_deals is not None else [])
+    alloc = None
+    if control_deals is None or until is not None:
+        p = min(pilot, deals)
+        say(f"pilot: every level on the first {p:,} deals, to size them")
+        for pl in [target, *ctrl]:
+            pl.play_to(p, chunk=p)
+        alloc = allocation(target.data(p), [c.data(p) for c in ctrl], features(p))
+        best = alloc["best"]
+        chain = best["chain"]
+        if until is not None:
+            wanted = sizes_for(best, alloc["target_sd"], width)
+            wanted[0] = min(wanted[0], deals)
+        else:
+            wanted = [deals] + [math.ceil(deals * r) for r in best["ratios"][1:len(chain) + 1]]
+        sizes = [wanted[0]] + [0] * len(ctrl)
+        for k, j in enumerate(chain):
+            sizes[1 + j] = max(wanted[1 + k], wanted[0])
+        unused = [ctrl[j].name for j in range(len(ctrl)) if j not in chain]
+        if unused:
+            say(f"allocation: {', '.join(unused)} not worth its cost here; left out")
+        ctrl = [ctrl[j] for j in chain]
+        sizes = [sizes[0]] + [sizes[1 + j] for j in chain]
+    rounds = 0
+    while True:
+        rounds += 1
+        for pl, m in zip([target, *ctrl], sizes):
+            say(f"{pl.name}: {m:,} deals")
+            pl.play_to(m)
+        result = _estimates(specs, target, ctrl, sizes, features(max(sizes)), game)
+        if until is None or rounds >= 4:
+            break
+        half = result[first.name]["half_width"]
+        if half <= width or sizes[0] >= deals:
+            break
+        grow = min((half / width) ** 2 * 1.1, deals / sizes[0])
+        sizes = [max(s + 1, math.ceil(s * grow)) for s in sizes]
+        sizes[0] = min(sizes[0], deals)
+        say(f"half-width {half:.4g} > {width:g}: growing the levels {grow:.2f}x")
+    out_dict = {"game": game, "seed": seed, "policies": [str(p) for p in policies],
+                "controls": [lv.text for lv in levels], "sizes": dict(zip([target.name] + [c.name for c in ctrl],
+                                                                            sizes)),
+                "allocation": _plain(alloc), "until": None if until is None else [first.name, width],
+                "reached": None if until is None else result[first.name]["half_width"] <= width,
+                "wall_seconds": time.perf_counter() - began, "metrics": result}
+    if out is not None:
+        from sim.store import make_folder, write_atomic
+
+        out = Path(out)
+        make_folder(out)
+        write_atomic(out / "multilevel.json", json.dumps(out_dict, indent=1).encode())
+    return out_dict
+
+
+def _estimates(specs, target, ctrl, sizes, feats, game) -> dict:
+    """Each metric's estimate from the levels' deals."""
+    out = {}
+    for k, metric in enumerate(specs):
+        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats)
+        bound = target.bound[k]
+        est.update(label=bound.words(game, True), unit=bound.unit_for(game, True), percent=bound.percent,
+                   balance=bound.balance, definition=bound.definition)
+        out[metric.name] = est
+    return out
+
+
+def _parse_until(text):
+    metric, colon, width = str(text).partition(":")
+    try:
+        value = float(width)
+    except ValueError:
+        value = math.nan
+    if not colon or not metric.strip() or not (math.isfinite(value) and value > 0):
+        raise MultilevelError(f"--until needs METRIC:HALF_WIDTH with a positive width, got '{text}'")
+    return metric.strip(), value
+
+
+def _plain(obj):
+    """JSON-ready: numpy numbers as floats, infinities as None."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+def format_report(result: dict) -> str:
+    """The estimates for the terminal: estimator, 95% interval, variance saved, plain deals."""
+    from sim.metrics import shown
+
+    lines = []
+    for name, e in result["metrics"].items():
+        m = shown(name, e)
+        signed = m.balance == 0
+        f = lambda v: m.format(v, signed)  # noqa: E731
+        lines += [f"{e['label']} ({e['unit']}):",
+                  f"  multilevel  {f(e['value'])} [{f(e['ci95'][0])}, {f(e['ci95'][1])}]  ({e['estimator']})",
+                  f"  plain       {f(e['plain_value'])} [{f(e['plain_ci95'][0])}, {f(e['plain_ci95'][1])}]  "
+                  f"(the target's {e['levels'][0]['deals']:,} deals alone)"]
+        saved = e["variance_saved"]
+        if saved:
+            words = f"  variance saved {saved:.2f}x: the estimate stands for {e['plain_deals']:,.0f} plain deals"
+            if e.get("equal_time_saved"):
+                words += f"; {e['equal_time_saved']:.2f}x at equal wall time ({e['seconds']:.1f} s played)"
+            lines.append(words)
+        for lv in e["levels"]:
+            sec = "" if lv["seconds"] is None else f", {lv['seconds']:.1f} s"
+            lines.append(f"    level {lv['name']}: {lv['deals']:,} deals{sec}")
+    return "\n".join(lines)
+
+
+def add_control_flags(p) -> None:
+    """sim.run's --control and --control-deals."""
+    p.add_argument("--control", action="append", default=[], metavar="LEVEL",
+                   help="deal runs: a cheaper level that plays the same deals, for a multilevel estimate of the "
+                        "--policy players (sim.multilevel; repeatable): SEAT=POLICY[;SEAT=POLICY] (e.g. "
+                        "all=heuristic), dd:SEAT=POLICY (its contracts scored double dummy) or hand (features of "
+                        "the hands as dealt, Bridgette)")
+    p.add_argument("--control-deals", action="append", type=int, default=None, metavar="N",
+                   help="with --control: deals of each played control, in order (default: sized from a pilot by "
+                        "the multilevel allocation rule)")
+
+
+def play_cli(args, rules, policies, dealing) -> int:
+    """sim.run with --control: the multilevel estimate, printed and kept in --out."""
+    import sys
+
+    if args.dd or args.stratify or args.cluster:
+        flag = "--dd" if args.dd else "--stratify" if args.stratify else "--cluster"
+        raise MultilevelError(f"--control does not take {flag} (a double-dummy level is --control dd:SEAT=POLICY)")
+    if args.control_deals is not None and any(n < 1 for n in args.control_deals):
+        raise MultilevelError("--control-deals must be positive whole numbers")
+    until = None if args.until is None else (args.until.metric, args.until.width)
+    out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-multilevel"
+    notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    from sim.metrics import parse_metrics
+
+    metrics = None if args.metrics is None else parse_metrics(args.metrics)
+    result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
+                            metrics, dealing, until, out, notify)
+    if not args.quiet:
+        print(f"{args.game}: multilevel deal runs, seed {args.seed}; target policies "
+              f"{', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
+        if result["until"] is not None:
+            print(f"until {result['until'][0]}:{result['until'][1]:g}: "
+                  f"{'reached' if result['reached'] else 'not reached within the cap'}")
+        print(format_report(result))
+    return 0
