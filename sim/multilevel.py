@@ -65,6 +65,7 @@ class LevelData:
     y: np.ndarray
     n: np.ndarray
     seconds: float | None = None
+    deals_key: tuple | None = None  # what makes deal i the same deal in every level: (seed, dealing)
 
     def __post_init__(self):
         self.y = np.asarray(self.y, dtype=np.float64)
@@ -132,6 +133,10 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     variance), each step's sizes, coefficients and R^2, and the estimator's name."""
     controls = sorted(controls, key=lambda c: c.deals)
     m0 = target.deals
+    for c in controls:
+        if None not in (c.deals_key, target.deals_key) and c.deals_key != target.deals_key:
+            raise MultilevelError(f"levels {target.name} and {c.name} do not play the same deals (their seed or "
+                                  f"dealing differ): a multilevel estimate pairs deal i of every level")
     if m0 < 3:
         raise MultilevelError("the target level needs at least 3 deals")
     for c in controls:
@@ -185,6 +190,13 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
             + (list(features.names) if features is not None else [])
         steps.append({"deals": [lo, hi], "controls": names, "coefficients": [float(a) for a in alpha],
                       "r2": r2})
+    warnings = []
+    for c, u in zip(controls, us):
+        r = float(np.corrcoef(u0, u[:m0])[0, 1]) if u0.std() > 0 and u[:m0].std() > 0 else 0.0
+        z = math.atanh(min(abs(r), 0.999999)) * math.sqrt(max(m0 - 3, 1))
+        if z < 3:
+            warnings.append(f"{c.name} hardly correlates with the target on their {m0:,} shared deals "
+                            f"(r = {r:+.3f}): it saves nothing; are its deals the target's?")
     variance = 0.0
     bounds = sorted(set(sizes))
     start = 0
@@ -211,7 +223,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
            + [{"name": c.name, "deals": c.deals, "seconds": c.seconds, "value": c.ratio(c.deals)} for c in controls]
            + ([{"name": "hand features: " + ", ".join(features.names), "deals": features.deals,
                 "seconds": features.seconds, "value": None}] if features is not None else []),
-           "steps": steps}
+           "steps": steps, "warnings": warnings}
     seconds = [lv["seconds"] for lv in out["levels"]]
     if all(s is not None for s in seconds) and target.seconds:
         total = sum(seconds)
@@ -520,7 +532,8 @@ class LevelPlayer:
     def data(self, deals: int | None = None, metric: int = 0) -> LevelData:
         m = self.deals if deals is None else deals
         y, n = self.values[metric]
-        return LevelData(self.name, y[:m], n[:m], self.seconds * m / max(self.deals, 1))
+        return LevelData(self.name, y[:m], n[:m], self.seconds * m / max(self.deals, 1),
+                         (self.seed, self.plan.tobytes()))
 
 
 def _is_custom(metric) -> bool:
@@ -588,7 +601,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     began = time.perf_counter()
     sizes = [deals] + (list(control_deals) if control_deals is not None else [])
     alloc = None
-    if control_deals is None or until is not None:
+    if until is not None and control_deals is not None:
+        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
+    if control_deals is None and runs or until is not None:
         p = min(pilot, deals)
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
@@ -695,6 +710,8 @@ def format_report(result: dict) -> str:
             if e.get("equal_time_saved"):
                 words += f"; {e['equal_time_saved']:.2f}x at equal wall time ({e['seconds']:.1f} s played)"
             lines.append(words)
+        for warning in e.get("warnings", []):
+            lines.append(f"  warning: {warning}")
         for lv in e["levels"]:
             sec = "" if lv["seconds"] is None else f", {lv['seconds']:.1f} s"
             lines.append(f"    level {lv['name']}: {lv['deals']:,} deals{sec}")
