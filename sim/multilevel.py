@@ -755,3 +755,67 @@ def play_cli(args, rules, policies, dealing) -> int:
                   f"{'reached' if result['reached'] else 'not reached within the cap'}")
         print(format_report(result))
     return 0
+
+
+# --- From run folders ------------------------------------------------------------------------------
+
+def _dd_scored_columns(rules, table) -> dict:
+    """score0, score1, tricks0 and tricks1 of a --dd run's deal records (an Arrow table) as
+    if each contract reached had been played double dummy (dd_scored's rule)."""
+    from sim.par import _game
+
+    score_deal = _game(rules)[0]
+    level = table.column("level").to_numpy(zero_copy_only=False).astype(np.int64)
+    strain = table.column("strain").to_pylist()
+    declarer = table.column("declarer").to_numpy().astype(np.int64)
+    doubled = table.column("doubled").to_numpy().astype(np.int64)
+    tricks = table.column("dd_tricks").fill_null(-1).to_numpy().astype(np.int64)
+    cols = {c: table.column(c).to_numpy().astype(np.int64).copy() for c in ("score0", "score1", "tricks0", "tricks1")}
+    cache = {}
+    for i in np.flatnonzero((level >= 0) & (tricks >= 0)):
+        key = (int(level[i]), strain[i], int(doubled[i]), int(tricks[i]))
+        if key not in cache:
+            cache[key] = score_deal(rules, *key)
+        d = int(declarer[i])
+        cols[f"score{d}"][i], cols[f"score{1 - d}"][i] = cache[key]
+        cols[f"tricks{d}"][i], cols[f"tricks{1 - d}"][i] = tricks[i], 13 - tricks[i]
+    return cols
+
+
+def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str | None = None) -> LevelData:
+    """A finished deal run's per-deal values of ``metric`` (a builtin name or a custom
+    definition) as a level; ``dd``: its contracts scored double dummy (a --dd run's)."""
+    import pyarrow as pa
+
+    from sim.api import resolve_rules
+    from sim.metrics import custom_metric, resolve_metrics
+    from sim.run_records import RunRecords
+
+    run = RunRecords(path)
+    if not run.deal_run:
+        raise MultilevelError(f"{path} plays whole games; a level is a deal run (--deals)")
+    spec = resolve_metrics([metric] if isinstance(metric, str) else metric, deal_run=True)[0]
+    bound = custom_metric(spec, [run]) if _is_custom(spec) else spec
+    ys, ns = [], []
+    if not dd:
+        for _, _, values in run.per_game([bound]):
+            ys.append(values[bound.name][0])
+            ns.append(values[bound.name][1])
+    else:
+        if bound.records != "deals" or bound.game_columns:
+            raise MultilevelError("a double-dummy level reads deal metrics only")
+        rules = resolve_rules(run.game, run.config["rules"])
+        needed = sorted(set(bound.columns_for(run.game)) | {"level", "strain", "declarer", "doubled", "dd_tricks",
+                                                             "score0", "score1", "tricks0", "tricks1"})
+        for index, first, count in run.blocks():
+            table = run.read_table("deals", index, needed)
+            for col, values in _dd_scored_columns(rules, table).items():
+                table = table.set_column(table.column_names.index(col), col, pa.array(values))
+            source = table if bound.definition is not None else {c: table.column(c).to_numpy(zero_copy_only=False)
+                                                                  for c in table.column_names}
+            y, n = bound.per_game(run.info, source, None, first, count)
+            ys.append(y)
+            ns.append(n)
+    seconds = (run._manifest.get("timing") or {}).get("seconds")
+    key = (run.seed, json.dumps(run.dealing, sort_keys=True))
+    return LevelData(name or str(path), np.concatenate(ys), np.concatenate(ns), seconds, key)
