@@ -33,10 +33,14 @@ def main(argv=None) -> int:
     p.add_argument("--hand", action="store_true", help="the hand features as a control (Bridgette)")
     p.add_argument("--metric", default="dealer_advantage")
     p.add_argument("--json", help="write the results here")
+    p.add_argument("--no-choices", action="store_true", help="the controls' metric alone, without their choices")
     args = p.parse_args(argv)
     target = ml.level_from_run(args.target, args.metric, name="target")
-    levels = [ml.level_from_run(f, args.metric, name=n) for n, f in (c.split("=", 1) for c in args.control)]
-    levels += [ml.level_from_run(f, args.metric, dd=True, name=n) for n, f in (c.split("=", 1) for c in args.dd)]
+    choices = not args.no_choices
+    levels = [ml.level_from_run(f, args.metric, name=n, choices=choices)
+              for n, f in (c.split("=", 1) for c in args.control)]
+    levels += [ml.level_from_run(f, args.metric, dd=True, name=n, choices=choices)
+               for n, f in (c.split("=", 1) for c in args.dd)]
     pilot = min([target.deals] + [lv.deals for lv in levels])
     feats = None
     if args.hand:
@@ -48,7 +52,7 @@ def main(argv=None) -> int:
                                  max([target.deals] + [lv.deals for lv in levels]))
 
     def cut(lv, m):
-        return ml.LevelData(lv.name, lv.y[:m], lv.n[:m], lv.seconds * m / lv.deals, lv.deals_key)
+        return lv.take(m)
 
     alloc = ml.allocation(cut(target, pilot), [cut(lv, pilot) for lv in levels],
                           None if feats is None else ml.Features(feats.names, feats.x[:pilot], feats.means,

@@ -66,10 +66,13 @@ class LevelData:
     n: np.ndarray
     seconds: float | None = None
     deals_key: tuple | None = None  # what makes deal i the same deal in every level: (seed, dealing)
+    extra: np.ndarray | None = None  # more per-deal values of the level (its choices), means unknown
 
     def __post_init__(self):
         self.y = np.asarray(self.y, dtype=np.float64)
         self.n = np.asarray(self.n, dtype=np.float64)
+        if self.extra is not None:
+            self.extra = np.asarray(self.extra, dtype=np.float64).reshape(len(self.y), -1)
         if self.y.shape != self.n.shape or self.y.ndim != 1:
             raise MultilevelError(f"level {self.name}: y and n must be two arrays of one length")
 
@@ -89,6 +92,27 @@ class LevelData:
         """Per-deal (y - R n) / nbar over all its deals: a ratio's first-order influence."""
         r, nbar = self.ratio(self.deals), self.n.mean()
         return (self.y - r * self.n) / nbar
+
+    def columns(self, m: int) -> list:
+        """The level's control columns over its first ``m`` deals: its linearised metric,
+        then its extra values."""
+        cols = [self.linearised()[:m]]
+        if self.extra is not None:
+            cols += list(self.extra[:m].T)
+        return cols
+
+    def means(self, m: int) -> list:
+        """What ``columns`` estimate over the first ``m`` deals: the metric, the extras' means."""
+        out = [self.ratio(m)]
+        if self.extra is not None:
+            out += list(self.extra[:m].mean(axis=0))
+        return out
+
+    def take(self, m: int) -> "LevelData":
+        """The level over its first ``m`` deals, its seconds in proportion."""
+        return LevelData(self.name, self.y[:m], self.n[:m], None if self.seconds is None else
+                         self.seconds * m / max(self.deals, 1), self.deals_key,
+                         None if self.extra is None else self.extra[:m])
 
 
 @dataclass
@@ -162,7 +186,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         if not last and hi == lo:
             continue
         # The step's controls: every level observed on its deals, then the features.
-        cols = [] if last else [us[j - 1][:hi] for j in range(k, len(sizes))]
+        cols = [] if last else [col for j in range(k, len(sizes)) for col in controls[j - 1].columns(hi)]
         if features is not None:
             cols += list(features.x[:(lo if last else hi)].T)
         v = np.column_stack(cols)
@@ -173,8 +197,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
             diff = np.asarray(step_means) - features.means
             d_lin = diff
         else:
-            ratios_lo = [controls[j - 1].ratio(lo) for j in range(k, len(sizes))]
-            ratios_hi = [controls[j - 1].ratio(hi) for j in range(k, len(sizes))]
+            ratios_lo = [x for j in range(k, len(sizes)) for x in controls[j - 1].means(lo)]
+            ratios_hi = [x for j in range(k, len(sizes)) for x in controls[j - 1].means(hi)]
             if features is not None:
                 ratios_lo += list(features.x[:lo].mean(axis=0))
                 ratios_hi += list(features.x[:hi].mean(axis=0))
@@ -186,7 +210,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         if not last:
             psi[:hi] += term / hi
         coefficient_var += float(d_lin @ cov @ d_lin)
-        names = ([] if last else [controls[j - 1].name for j in range(k, len(sizes))]) \
+        names = ([] if last else [f"{controls[j - 1].name}{'' if i == 0 else f' choice {i}'}"
+                                  for j in range(k, len(sizes)) for i in range(len(controls[j - 1].columns(1)))]) \
             + (list(features.names) if features is not None else [])
         steps.append({"deals": [lo, hi], "controls": names, "coefficients": [float(a) for a in alpha],
                       "r2": r2})
@@ -263,7 +288,7 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
     u0 = target.linearised()
     s0 = float(u0.var(ddof=1))
     w0 = target.seconds / m0
-    us = [c.linearised()[:m0] for c in controls]
+    us = [c.columns(m0) for c in controls]
     ws = [c.seconds / c.deals for c in controls]
     fx = [] if features is None else list(features.x[:m0].T)
     wx = 0.0 if features is None or features.seconds is None else features.seconds / features.deals
@@ -272,7 +297,7 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
         for subset in itertools.combinations(range(len(controls)), size):
             # Cheapest last: the hierarchy nests the dearer levels' deals in the cheaper ones'.
             chain = sorted(subset, key=lambda j: -ws[j])
-            r2 = [_r2(u0, [us[j] for j in chain[k:]] + fx) for k in range(len(chain))]
+            r2 = [_r2(u0, [col for j in chain[k:] for col in us[j]] + fx) for k in range(len(chain))]
             r2x = _r2(u0, fx)
             r2_all = r2 + [r2x]
             a = [1 - (r2_all[0] if chain else r2x)] + [r2_all[k] - r2_all[k + 1] for k in range(len(chain))]
@@ -280,11 +305,9 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
             if not chain:
                 w[0] += wx
             a = [max(x, 0.0) for x in a]
-            ratios = [math.sqrt(a[k] / w[k]) / math.sqrt(a[0] / w[0]) if a[0] > 0 else math.inf
-                      for k in range(len(a))]
-            if any(ratios[k] < ratios[k - 1] for k in range(1, len(ratios))):
-                continue  # a cheaper level would play fewer deals than a dearer one: not a nesting
-            cost = sum(math.sqrt(a[k] * w[k]) for k in range(len(a))) ** 2
+            ratios, cost = _pooled(a, w)
+            if ratios is None:
+                continue
             options.append({"levels": [target.name] + [controls[j].name for j in chain]
                             + (["hand features"] if features is not None else []),
                             "ratios": ratios, "r2": r2_all if chain else [r2x],
@@ -292,6 +315,28 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
                             "seconds_per_unit_variance": cost, "chain": list(chain)})
     options.sort(key=lambda o: -o["equal_time_saved"])
     return {"target_sd": math.sqrt(s0), "target_seconds_per_deal": w0, "options": options, "best": options[0]}
+
+
+def _pooled(a, w):
+    """Deals per level relative to the target's, m_j / m0, minimising sum_j a_j / m_j at a
+    cost sum_j w_j m_j, under m0 <= m1 <= ...: sqrt(a_j / w_j) up to a factor, with adjacent
+    levels that would break the order pooled to play the same deals (their a and w
+    added). Returns (ratios, (sum over pools of sqrt(a w))^2), or (None, None) when the
+    target's own term is 0."""
+    pools = []  # [a, w, members]
+    for k, (ak, wk) in enumerate(zip(a, w)):
+        pools.append([ak, wk, [k]])
+        while len(pools) > 1 and pools[-1][0] * pools[-2][1] < pools[-2][0] * pools[-1][1]:
+            last = pools.pop()
+            pools[-1] = [pools[-1][0] + last[0], pools[-1][1] + last[1], pools[-1][2] + last[2]]
+    if pools[0][0] <= 0:
+        return None, None
+    base = math.sqrt(pools[0][0] / pools[0][1])
+    ratios = [0.0] * len(a)
+    for pa, pw, members in pools:
+        for k in members:
+            ratios[k] = math.sqrt(pa / pw) / base
+    return ratios, sum(math.sqrt(pa * pw) for pa, pw, _ in pools) ** 2
 
 
 def sizes_for(best: dict, target_sd: float, half_width: float) -> list[int]:
@@ -455,6 +500,76 @@ def dd_scored(game: str, rules, deals):
     return out
 
 
+def score_table(rules) -> np.ndarray:
+    """(declarer's score, the other's) of every contract and trick count under ``rules``:
+    an array [level 0..7, strain C D H S NT, doubled 0..2, declarer tricks 0..13, 2] from the
+    referee's score_deal (sim.par's choice of it for the game); bids the game has not are 0."""
+    from sim.par import STRAINS, _game
+
+    score_deal = _game(rules)[0]
+    out = np.zeros((8, 5, 3, 14, 2), dtype=np.int64)
+    for level in range(8):
+        for s, strain in enumerate(STRAINS):
+            for doubled in range(3):
+                for tricks in range(14):
+                    try:
+                        out[level, s, doubled, tricks] = score_deal(rules, level, strain, doubled, tricks)
+                    except ValueError:  # a bid the game does not have (0C, Draw Bridge's 0NT)
+                        pass
+    return out
+
+
+TRICK_SHIFTS = (-2, -1, 1, 2)  # the level's tricks moved by these, in its outcome columns
+CONTRACT_SHIFTS = (-2, -1, 0, 1)  # the contract's tricks needed, moved by these
+
+
+def choice_columns(dealer, declarer, level, doubled, declarer_tricks, strain=None, scores=None) -> np.ndarray:
+    """A contract game's per-deal choices and outcomes of a level, from the dealer's side
+    (one row per deal): whether the dealer declared (+1), the other did (-1) or the deal
+    was passed out (0), and that sign times the contract's level, its being made, its
+    doubling and the declarer's tricks above the contract; with ``strain`` (0..4) and
+    ``scores`` (score_table), the dealer's advantage had the declarer taken the level's
+    tricks moved by each of TRICK_SHIFTS, and the contract's tricks needed moved by each of
+    CONTRACT_SHIFTS. They say what the level's players did on the cards and how much a
+    trick more or less was worth there, so they help predict a stronger player's result on
+    the same cards; being a level's values, their means are estimated as its metric's."""
+    level = np.asarray(level, dtype=np.int64)
+    played = level >= 0
+    declarer = np.asarray(declarer, dtype=np.int64)
+    dealer = np.asarray(dealer, dtype=np.int64)
+    doubled = np.asarray(doubled, dtype=np.int64)
+    tricks = np.asarray(declarer_tricks, dtype=np.int64)
+    sign = np.where(played, np.where(declarer == dealer, 1.0, -1.0), 0.0)
+    over = np.where(played, tricks - 6 - level, 0)
+    made = played & (over >= 0)
+    cols = [sign, sign * np.maximum(level, 0), sign * made, sign * doubled, sign * over, played.astype(float)]
+    if scores is not None:
+        lv, st = np.maximum(level, 0), np.maximum(np.asarray(strain, dtype=np.int64), 0)
+        dbl = np.clip(doubled, 0, 2)
+
+        def advantage(t):
+            pair = scores[lv, st, dbl, np.clip(t, 0, 13)]
+            return np.where(played, sign * (pair[:, 0] - pair[:, 1]), 0.0)
+
+        cols += [advantage(tricks + k) for k in TRICK_SHIFTS]
+        cols += [advantage(6 + lv + k) for k in CONTRACT_SHIFTS]
+    return np.column_stack(cols)
+
+
+def _row_choices(deals, scores) -> np.ndarray | None:
+    """choice_columns of kernel deal rows; None for a game without a declarer (Bid Euchre)."""
+    names = deals.dtype.names
+    if "contract" not in names or "declarer" not in names:
+        return None
+    from kernels.calls import BID_LEVEL, BID_STRAIN
+
+    contract = deals["contract"].astype(np.int64)
+    level = np.where(contract >= 0, BID_LEVEL[np.maximum(contract, 0)], -1)
+    strain = np.where(contract >= 0, BID_STRAIN[np.maximum(contract, 0)], 0)
+    tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
+    return choice_columns(deals["dealer"], deals["declarer"], level, deals["doubled"], tricks, strain, scores)
+
+
 class _TableSchema:
     """A chunk's Arrow tables seen as a run for sim.metrics.custom_metric (its columns)."""
 
@@ -488,6 +603,9 @@ class LevelPlayer:
         self.module, self.info = game_module(game), game_info(game)
         self.bound = [None if _is_custom(m) else m for m in self.metrics]
         self.values = [(np.zeros(0), np.zeros(0)) for _ in self.metrics]
+        self.choices = None  # choice_columns of the deals played, for contract games
+        self.use_choices = True
+        self.scores = None
         self.seconds = 0.0
         self.warm = False
 
@@ -500,6 +618,14 @@ class LevelPlayer:
                                              self.plan)
         if self.dd:
             deals = dd_scored(self.game, self.rules, deals)
+        if self.scores is None and self.game != "bid-euchre":
+            self.scores = score_table(self.rules)
+        rows = _row_choices(deals, self.scores)
+        if rows is not None and len(rows) != count:
+            self.use_choices, rows = False, None
+        if rows is not None:
+            order = np.argsort(deals["game"], kind="stable")  # one counted deal per game in a deal run
+            self.choices = rows[order] if self.choices is None else np.concatenate([self.choices, rows[order]])
         tables = None
         out = []
         for k, metric in enumerate(self.metrics):
@@ -532,8 +658,9 @@ class LevelPlayer:
     def data(self, deals: int | None = None, metric: int = 0) -> LevelData:
         m = self.deals if deals is None else deals
         y, n = self.values[metric]
+        extra = None if self.choices is None or not self.use_choices else self.choices[:m]
         return LevelData(self.name, y[:m], n[:m], self.seconds * m / max(self.deals, 1),
-                         (self.seed, self.plan.tobytes()))
+                         (self.seed, self.plan.tobytes()), extra)
 
 
 def _is_custom(metric) -> bool:
@@ -782,9 +909,11 @@ def _dd_scored_columns(rules, table) -> dict:
     return cols
 
 
-def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str | None = None) -> LevelData:
+def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str | None = None,
+                   choices: bool = True) -> LevelData:
     """A finished deal run's per-deal values of ``metric`` (a builtin name or a custom
-    definition) as a level; ``dd``: its contracts scored double dummy (a --dd run's)."""
+    definition) as a level; ``dd``: its contracts scored double dummy (a --dd run's);
+    ``choices``: with its choice_columns (contract games)."""
     import pyarrow as pa
 
     from sim.api import resolve_rules
@@ -818,4 +947,28 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
             ns.append(n)
     seconds = (run._manifest.get("timing") or {}).get("seconds")
     key = (run.seed, json.dumps(run.dealing, sort_keys=True))
-    return LevelData(name or str(path), np.concatenate(ys), np.concatenate(ns), seconds, key)
+    extra = None
+    needed = ["level", "declarer", "dealer", "doubled", "tricks0", "tricks1"]
+    if choices and all(c in run.schema().get("deals", {}) for c in needed):
+        parts = []
+        rules = resolve_rules(run.game, run.config["rules"])
+        for index, first, count in run.blocks():
+            table = run.read_table("deals", index, needed + ["strain"] + (["dd_tricks", "score0", "score1"] if dd
+                                                                            else []))
+            cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in ["game", *needed]}
+            if dd:
+                cols.update(_dd_scored_columns(rules, table))
+            if len(cols["game"]) != count:
+                parts = None
+                break
+            order = np.argsort(cols["game"], kind="stable")
+            d = np.asarray(cols["declarer"])
+            tricks = np.where(d == 0, cols["tricks0"], cols["tricks1"])
+            from sim.par import STRAINS
+
+            strain = np.array([-1 if v is None else STRAINS.index(v) for v in table.column("strain").to_pylist()])
+            scores = scores if parts else score_table(rules)
+            parts.append(choice_columns(cols["dealer"], d, cols["level"], cols["doubled"], tricks, strain,
+                                        scores)[order])
+        extra = None if not parts else np.concatenate(parts)
+    return LevelData(name or str(path), np.concatenate(ys), np.concatenate(ns), seconds, key, extra)

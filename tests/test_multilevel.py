@@ -184,8 +184,8 @@ def test_breaking_the_pairing_is_refused_or_shows():
 def test_intervals_cover_the_long_run_value_over_40_seeds():
     """40 seeds of the multilevel estimate (300 target deals, 3,000 heuristic deals, hand
     features): at least 36 intervals cover the target's long-run value, here a plain run of
-    400,000 deals of another seed (its own standard error about 0.8 points, a tenth of the
-    intervals' half-widths)."""
+    400,000 deals of another seed (its own standard error about 1.8 points, a fortieth of
+    the intervals' half-widths)."""
     rules = resolve_rules("bridgette")
     plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
     plain = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 999, plan, False,
@@ -211,3 +211,34 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp_path):
+    """The same deals two ways: the kernels' rows rescored (dd_scored) and the records of
+    a --dd run (level_from_run), deal by deal; and each played contract's declarer scores
+    what the referee's score_deal gives for the double-dummy tricks."""
+    from sim.api import simulate
+    from sim.contract import STRAIN_NAMES
+    from sim.reference.bridgette import score_deal
+
+    rules = resolve_rules("bridgette")
+    run = simulate("bridgette", 40, seed=6, out=tmp_path / "dd", dd=True, dealing=Dealing("deals"))
+    level = ml.level_from_run(run.path, dd=True)
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+    player = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 6, plan, True,
+                            [METRICS["dealer_advantage"]], "dd")
+    player.play_to(40)
+    assert player.data().y.tolist() == level.y.tolist()
+    deals = run.deals()
+    checked = 0
+    for i, row in deals.iterrows():
+        if row["level"] < 0:
+            continue
+        gain, loss = score_deal(rules, int(row["level"]), str(row["strain"]), int(row["doubled"]),
+                                int(row["dd_tricks"]))
+        d = int(row["declarer"])
+        advantage = (gain - loss) if d == row["dealer"] else (loss - gain)
+        assert level.y[i] == advantage
+        checked += 1
+    assert checked > 20
+    assert STRAIN_NAMES[-1] == "NT"
