@@ -146,6 +146,26 @@ def _regress(u0, v):
     return alpha, cov, r2, q
 
 
+DEALS_PER_REGRESSOR = 25  # the target's deals per fitted coefficient, at least (else fewer regressors)
+
+
+def lean(target: LevelData, controls, features):
+    """The controls and features the estimate fits for the target's deals: every column
+    while there are DEALS_PER_REGRESSOR target deals per coefficient; else the levels'
+    metrics and the features; else the levels' metrics alone (with many coefficients on
+    few deals the fit's own noise biases the estimate and narrows its interval: measured
+    in docs/multilevel.md)."""
+    m0 = target.deals
+    nx = 0 if features is None else features.x.shape[1]
+    full = sum(len(c.columns(1)) for c in controls) + nx
+    if full * DEALS_PER_REGRESSOR <= m0 or not controls and nx * DEALS_PER_REGRESSOR <= m0:
+        return list(controls), features, "all"
+    bare = [LevelData(c.name, c.y, c.n, c.seconds, c.deals_key) for c in controls]
+    if (len(bare) + nx) * DEALS_PER_REGRESSOR <= m0:
+        return bare, features, "metrics and features"
+    return bare, None, "metrics"
+
+
 def nested_estimate(target: LevelData, controls=(), features: Features | None = None) -> dict:
     """The multilevel estimate of the target's metric (the module's docstring) from
     ``controls`` (LevelData of the same deals, each over at least as many deals as the
@@ -157,6 +177,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     variance), each step's sizes, coefficients and R^2, and the estimator's name."""
     controls = sorted(controls, key=lambda c: c.deals)
     m0 = target.deals
+    controls, features, regressors = lean(target, controls, features)
     for c in controls:
         if None not in (c.deals_key, target.deals_key) and c.deals_key != target.deals_key:
             raise MultilevelError(f"levels {target.name} and {c.name} do not play the same deals (their seed or "
@@ -248,7 +269,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
            + [{"name": c.name, "deals": c.deals, "seconds": c.seconds, "value": c.ratio(c.deals)} for c in controls]
            + ([{"name": "hand features: " + ", ".join(features.names), "deals": features.deals,
                 "seconds": features.seconds, "value": None}] if features is not None else []),
-           "steps": steps, "warnings": warnings}
+           "steps": steps, "warnings": warnings, "regressors": regressors}
     seconds = [lv["seconds"] for lv in out["levels"]]
     if all(s is not None for s in seconds) and target.seconds:
         total = sum(seconds)
@@ -271,9 +292,12 @@ def estimator_name(controls, features) -> str:
 # --- Allocation --------------------------------------------------------------------------------
 
 def _r2(u0, cols) -> float:
+    """R^2 of u0 on ``cols``, adjusted for the columns fitted (a pilot has few deals)."""
     if not cols:
         return 0.0
-    return _regress(u0, np.column_stack(cols))[2]
+    _, _, r2, q = _regress(u0, np.column_stack(cols))
+    m = len(u0)
+    return max(0.0, 1 - (1 - r2) * (m - 1) / max(m - q - 1, 1))
 
 
 def allocation(target: LevelData, controls=(), features: Features | None = None) -> dict:
@@ -669,6 +693,14 @@ def _is_custom(metric) -> bool:
     return isinstance(metric, Custom)
 
 
+def default_levels(game: str) -> list[str]:
+    """``--control auto``: the hierarchy that saved most per second in docs/multilevel.md's
+    measurements: the heuristic's deals, with its choices and outcomes (the hand features
+    added under 1% there, the double-dummy and pimc:worlds=2 levels cost more than they
+    saved)."""
+    return ["all=heuristic"]
+
+
 PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 
 
@@ -685,6 +717,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     from sim.metrics import resolve_metrics
 
     say = notify or (lambda line: None)
+    controls = [lv for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
     levels = [c if isinstance(c, Level) else parse_level(c) for c in controls]
     dealing = dealing or Dealing("deals")
     if not dealing.deal_run:
@@ -735,7 +768,10 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
             pl.play_to(p, chunk=p)
-        alloc = allocation(target.data(p), [c.data(p) for c in ctrl], features(p))
+        for pl in ctrl:  # a cheap level's time per deal needs more deals than the pilot to be seen
+            while pl.seconds < 0.5 and pl.deals < 100 * p and pl.seconds * 50 < target.seconds:
+                pl.play_to(2 * pl.deals, chunk=pl.deals)
+        alloc = allocation(target.data(p), [c.data().take(p) for c in ctrl], features(p))
         best = alloc["best"]
         chain = best["chain"]
         if until is not None:

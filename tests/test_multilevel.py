@@ -83,13 +83,14 @@ def test_intervals_cover_on_simulated_levels():
 
 
 def test_allocation_follows_the_rule():
-    """Two levels: m1/m0 = sqrt(a1 w0 / (a0 w1)), a0 = 1 - R^2, a1 = R^2, and the variance
-    saved at equal time w0 / (sqrt(a0 w0) + sqrt(a1 w1))^2."""
+    """Two levels: m1/m0 = sqrt(a1 w0 / (a0 w1)), a0 = 1 - R^2, a1 = R^2 (R^2 adjusted for
+    the one coefficient fitted on the pilot's m deals: 1 - (1 - r^2)(m - 1)/(m - 2)), and the
+    variance saved at equal time w0 / (sqrt(a0 w0) + sqrt(a1 w1))^2."""
     rng = np.random.default_rng(8)
     s, c = _levels(rng, 2000, 2000, rho=0.9, skew=False)
     s.seconds, c.seconds = 100.0, 1.0
     got = ml.allocation(s, [c])
-    r2 = np.corrcoef(s.y, c.y)[0, 1] ** 2
+    r2 = 1 - (1 - np.corrcoef(s.y, c.y)[0, 1] ** 2) * 1999 / 1998
     w0, w1 = 100.0 / 2000, 1.0 / 2000
     best = got["best"]
     assert best["ratios"][1] == pytest.approx(math.sqrt(r2 * w0 / ((1 - r2) * w1)), rel=1e-9)
