@@ -243,3 +243,14 @@ def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp
         checked += 1
     assert checked > 20
     assert STRAIN_NAMES[-1] == "NT"
+
+
+def test_until_plays_the_levels_until_the_half_width_is_met():
+    """--until dealer_advantage:W: the levels are sized from a pilot and grown until the
+    95% half-width is at most W, well before the cap."""
+    rules = resolve_rules("bridgette")
+    got = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 41, 50_000,
+                            ["all=heuristic"], until="dealer_advantage:60")
+    e = got["metrics"]["dealer_advantage"]
+    assert got["reached"] and e["half_width"] <= 60
+    assert e["levels"][0]["deals"] < 50_000
