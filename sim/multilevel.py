@@ -631,6 +631,7 @@ class LevelPlayer:
         self.use_choices = True
         self.scores = None
         self.seconds = 0.0
+        self.largest = (0, 0.0)  # (deals, seconds) of the largest chunk played: the cost per deal
         self.warm = False
 
     @property
@@ -675,9 +676,17 @@ class LevelPlayer:
             count = min(chunk, deals - first)
             began = time.perf_counter()
             got = self._values(first, count)
-            self.seconds += time.perf_counter() - began
+            spent = time.perf_counter() - began
+            self.seconds += spent
+            if count >= self.largest[0]:
+                self.largest = (count, spent)
             self.values = [(np.concatenate([y0, np.asarray(y, float)]), np.concatenate([n0, np.asarray(n, float)]))
                            for (y0, n0), (y, n) in zip(self.values, got)]
+
+    def per_deal(self) -> float:
+        """Seconds per deal of the largest chunk played (a small chunk's are mostly the
+        call's own cost)."""
+        return self.largest[1] / max(self.largest[0], 1)
 
     def data(self, deals: int | None = None, metric: int = 0) -> LevelData:
         m = self.deals if deals is None else deals
@@ -768,10 +777,17 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
             pl.play_to(p, chunk=p)
-        for pl in ctrl:  # a cheap level's time per deal needs more deals than the pilot to be seen
-            while pl.seconds < 0.5 and pl.deals < 100 * p and pl.seconds * 50 < target.seconds:
-                pl.play_to(2 * pl.deals, chunk=pl.deals)
-        alloc = allocation(target.data(p), [c.data().take(p) for c in ctrl], features(p))
+        for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
+            if pl.per_deal() * 20 < target.per_deal():
+                more = min(100 * p, 20_000)
+                pl.play_to(p + more, chunk=more)
+
+        def timed(pl):
+            d = pl.data(p)
+            d.seconds = pl.per_deal() * p
+            return d
+
+        alloc = allocation(timed(target), [timed(c) for c in ctrl], features(p))
         best = alloc["best"]
         chain = best["chain"]
         if until is not None:
