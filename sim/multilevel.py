@@ -651,19 +651,22 @@ class LevelPlayer:
         if rows is not None:
             order = np.argsort(deals["game"], kind="stable")  # one counted deal per game in a deal run
             self.choices = rows[order] if self.choices is None else np.concatenate([self.choices, rows[order]])
-        tables = None
+        tables = (self.module.deal_table(self.rules, deals, self.policies), self.module.game_table(games))
         out = []
         for k, metric in enumerate(self.metrics):
-            if self.bound[k] is None or self.bound[k].definition is not None:
-                if tables is None:
-                    tables = (self.module.deal_table(self.rules, deals, self.policies), self.module.game_table(games))
-                if self.bound[k] is None:
-                    from sim.metrics import custom_metric
+            if self.bound[k] is None:
+                from sim.metrics import custom_metric
 
-                    self.bound[k] = custom_metric(metric, [_TableSchema(*tables)])
-                out.append(self.bound[k].per_game(self.info, *tables, first, count))
-            else:
-                out.append(self.bound[k].per_game(self.info, deals, games, first, count))
+                self.bound[k] = custom_metric(metric, [_TableSchema(*tables)])
+            m = self.bound[k]
+            if m.definition is not None:
+                out.append(m.per_game(self.info, *tables, first, count))
+            else:  # as sim.run_records reads a builtin metric's columns
+                kind = 0 if m.records == "deals" else 1
+                cols = {c: tables[kind].column(c).to_numpy(zero_copy_only=False)
+                        for c in ["game", *m.columns_for(self.game)]}
+                out.append(m.per_game(self.info, cols if kind == 0 else None, cols if kind == 1 else games,
+                                      first, count))
         return out
 
     def play_to(self, deals: int, chunk: int = 20_000) -> None:

@@ -124,7 +124,8 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
                    help="with --stratify: deals per stratum, proportional (default), equal, neyman (from a pilot "
                         "of the dealer's advantage), or shares such as ace=0.5,face=0.25,numeral=0.25")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
-                   help="with --stratify: metrics to estimate (default dealer_advantage, contract_made, mean_score); "
+                   help="with --stratify or --control: metrics to estimate (default dealer_advantage, contract_made, "
+                        "mean_score; with --control dealer_advantage); "
                         "builtin names or custom NAME = mean(EXPR) [where COND], as analysis.compare takes them")
 
 

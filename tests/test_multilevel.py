@@ -254,3 +254,23 @@ def test_until_plays_the_levels_until_the_half_width_is_met():
     e = got["metrics"]["dealer_advantage"]
     assert got["reached"] and e["half_width"] <= 100
     assert e["levels"][0]["deals"] < 50_000
+
+
+def test_ratio_and_custom_metrics_are_estimated_too(tmp_path):
+    """A rate over contracts (n the contracts played) and a custom metric: the plain value
+    over the target's deals is the plain run's summary rate (sim.run's own aggregates), and
+    the multilevel interval holds it within a plain interval's reach."""
+    from sim.api import simulate
+
+    rules = resolve_rules("bridgette")
+    got = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 51, 500,
+                            ["all=heuristic"], [5000], metrics=["contract_made", "made4 = mean(made) where level == 4"])
+    run = simulate("bridgette", 500, seed=51, policies={"all": STRONG}, out=tmp_path / "plain",
+                   dealing=Dealing("deals"))
+    rate = run.summary["contracts_made"]["rate"]
+    made = got["metrics"]["contract_made"]
+    assert made["plain_value"] == pytest.approx(rate, abs=1e-12)
+    assert abs(made["value"] - rate) < 2 * (made["plain_ci95"][1] - made["plain_ci95"][0])
+    deals = run.deals(["level", "made"])
+    four = deals[deals["level"] == 4]
+    assert got["metrics"]["made4"]["plain_value"] == pytest.approx(four["made"].mean(), abs=1e-12)
