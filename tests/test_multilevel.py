@@ -274,3 +274,26 @@ def test_ratio_and_custom_metrics_are_estimated_too(tmp_path):
     deals = run.deals(["level", "made"])
     four = deals[deals["level"] == 4]
     assert got["metrics"]["made4"]["plain_value"] == pytest.approx(four["made"].mean(), abs=1e-12)
+
+
+def test_levels_do_not_depend_on_chunks_or_threads():
+    """A level's per-deal values and choices are the same played in chunks of 70 on one
+    thread as in one chunk on every thread: deal i is a pure function of (seed, i)."""
+    import numba
+
+    rules = resolve_rules("bridgette")
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+
+    def played(chunk, threads):
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            p = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 61, plan, False,
+                               [METRICS["dealer_advantage"]], "h")
+            p.play_to(700, chunk=chunk)
+            return p.data()
+        finally:
+            numba.set_num_threads(before)
+
+    a, b = played(70, 1), played(700, numba.config.NUMBA_NUM_THREADS)
+    assert a.y.tolist() == b.y.tolist() and a.extra.tolist() == b.extra.tolist()
