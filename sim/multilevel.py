@@ -26,13 +26,17 @@ deals; the fitted alpha is never worse. The variance is the sum over the segment
 [m_{j-1}, m_j), independent of each other, of their per-deal influence terms' variance
 (heteroskedasticity-robust, with a degrees-of-freedom correction for the coefficients),
 plus the fitted coefficients' own variance (a sandwich estimate) times the observed step
-differences. A ratio metric (sum y / sum n) is linearised as sim.ratio does it.
+differences. A ratio metric (sum y / sum n) is linearised as sim.ratio does it. A played
+control of a contract game brings its choices and outcomes as more columns
+(choice_columns); with fewer than DEALS_PER_REGRESSOR target deals per coefficient the
+estimate fits fewer columns (``lean``).
 
 With R_k^2 the squared multiple correlation of the target with step k's controls and w_k
 a level's seconds per deal, the variance is s0^2 [(1 - R_1^2)/m0 + sum_j (R_j^2 -
 R_{j+1}^2)/m_j], which a budget of T seconds minimises at m_j proportional to
-sqrt(a_j / w_j), a_j the bracket's coefficients: the variance is then s0^2 (sum_j
-sqrt(a_j w_j))^2 / T, against s0^2 w0 / T for plain target deals (``allocation``).
+sqrt(a_j / w_j), a_j the bracket's coefficients (levels that would break the nesting
+pooled): the variance is then s0^2 (sum_j sqrt(a_j w_j))^2 / T, against s0^2 w0 / T for
+plain target deals (``allocation``). docs/multilevel.md has the measurements.
 """
 
 from __future__ import annotations
@@ -40,9 +44,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -199,7 +202,6 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     coefficient_var = 0.0
     steps = []
     fitted = 0
-    order = np.arange(biggest)
     for k in range(1, len(sizes) + (features is not None)):
         last = k == len(sizes)  # the features' step: their known means
         lo = sizes[k - 1]
@@ -1007,6 +1009,7 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
     if choices and all(c in run.schema().get("deals", {}) for c in needed):
         parts = []
         rules = resolve_rules(run.game, run.config["rules"])
+        scores = score_table(rules)
         for index, first, count in run.blocks():
             table = run.read_table("deals", index, needed + ["strain"] + (["dd_tricks", "score0", "score1"] if dd
                                                                             else []))
@@ -1022,7 +1025,6 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
             from sim.par import STRAINS
 
             strain = np.array([-1 if v is None else STRAINS.index(v) for v in table.column("strain").to_pylist()])
-            scores = scores if parts else score_table(rules)
             parts.append(choice_columns(cols["dealer"], d, cols["level"], cols["doubled"], tricks, strain,
                                         scores)[order])
         extra = None if not parts else np.concatenate(parts)

@@ -144,8 +144,6 @@ def test_agrees_with_a_plain_run_of_the_target():
     """The multilevel estimate (600 target deals, 6,000 heuristic deals, hand features) and
     a plain run of the target on 60,000 other deals agree within their 95% interval, and
     pairing earns its keep (variance saved above 1.8x)."""
-    from sim.api import simulate
-
     got = _multilevel(21, 600, 6000)["metrics"]["dealer_advantage"]
     assert got["variance_saved"] > 1.8
     assert got["warnings"] == []
