@@ -671,14 +671,53 @@ class LevelPlayer:
                                       first, count))
         return out
 
-    def play_to(self, deals: int, chunk: int = 20_000) -> None:
-        """Play on until the first ``deals`` deals are held."""
+    def key(self) -> str:
+        """What the level's deals are a pure function of: a saved level is resumed only
+        when this is the same."""
+        return json.dumps({"game": self.game, "rules": self.rules.to_dict(), "policies": [str(p) for p in self.policies],
+                           "seed": self.seed, "plan": self.plan.tobytes().hex(), "dd": bool(self.dd),
+                           "metrics": [getattr(m, "text", None) or m.name for m in self.metrics]}, sort_keys=True)
+
+    def save(self, path: Path) -> None:
+        """The deals played so far, their values and time, into ``path`` (whole or not at all)."""
+        import io
+
+        from sim.store import write_atomic
+
+        arrays = {f"y{k}": y for k, (y, _) in enumerate(self.values)}
+        arrays.update({f"n{k}": n for k, (_, n) in enumerate(self.values)})
+        if self.choices is not None:
+            arrays["choices"] = self.choices
+        buffer = io.BytesIO()
+        np.savez(buffer, key=np.array(self.key()), seconds=np.array([self.seconds, *self.largest]),
+                 use_choices=np.array(self.use_choices), **arrays)
+        write_atomic(path, buffer.getvalue())
+
+    def resume(self, path: Path) -> bool:
+        """Take the deals ``path`` holds when it was saved by this same level."""
+        try:
+            with np.load(path) as held:
+                if str(held["key"]) != self.key():
+                    return False
+                self.values = [(held[f"y{k}"], held[f"n{k}"]) for k in range(len(self.metrics))]
+                self.choices = held["choices"] if "choices" in held.files else None
+                self.use_choices = bool(held["use_choices"])
+                self.seconds, count, spent = (float(x) for x in held["seconds"])
+                self.largest = (int(count), spent)
+        except (OSError, ValueError, KeyError):
+            return False
+        return True
+
+    def play_to(self, deals: int, chunk: int = 20_000, store: Path | None = None) -> None:
+        """Play on until the first ``deals`` deals are held, in chunks of at most ``chunk``
+        deals and about a minute each, saved to ``store`` after each one."""
         if not self.warm:  # compile (or load) the kernels outside the timing
             self.module.run_block(self.rules, self.policies, self.seed, 0, 1, bool(self.dd), self.plan)
             self.warm = True
         while self.deals < deals:
             first = self.deals
-            count = min(chunk, deals - first)
+            per = self.per_deal()
+            count = min(chunk, deals - first, max(100, int(60 / per)) if per > 0 else chunk)
             began = time.perf_counter()
             got = self._values(first, count)
             spent = time.perf_counter() - began
@@ -687,6 +726,8 @@ class LevelPlayer:
                 self.largest = (count, spent)
             self.values = [(np.concatenate([y0, np.asarray(y, float)]), np.concatenate([n0, np.asarray(n, float)]))
                            for (y0, n0), (y, n) in zip(self.values, got)]
+            if store is not None:
+                self.save(store)
 
     def per_deal(self) -> float:
         """Seconds per deal of the largest chunk played (a small chunk's are mostly the
@@ -748,6 +789,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     if control_deals is not None and len(control_deals) != len(runs):
         raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
                               f"controls ('hand' needs none)")
+    if until is not None and control_deals is not None:
+        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
     if until is not None:
         metric_name, width = until if isinstance(until, tuple) else _parse_until(until)
         if metric_name != (specs[0].name):
@@ -757,11 +800,42 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     plan, _ = checked_plan(game, rules, dealing)
     from sim.api import resolve_policies
 
-    first = specs[0]
     target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
                          ",".join(f"{s}={p}" for s, p in enumerate(policies)))
     ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan, lv.kind == "dd", specs,
                         lv.name) for lv in runs]
+    stores = {}
+    if out is None:
+        from contextlib import nullcontext
+
+        folder = nullcontext()
+    else:  # each level's deals are kept there after each chunk: an interrupted run resumes
+        from sim.store import claim
+
+        out = Path(out)
+        folder = claim(out, _owns, "multilevel run")
+    with folder:
+        for i, pl in enumerate([target, *ctrl]):
+            if out is None:
+                break
+            stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
+            if stores[pl.name].exists() and pl.resume(stores[pl.name]):
+                say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
+        return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
+                            width if until is not None else None, target, ctrl, stores, out, say, pilot, seed)
+
+
+def _owns(folder: Path, names) -> bool:
+    """A folder a multilevel run made: its levels' files and multilevel.json."""
+    import re
+
+    return all(re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json", n) for n in names)
+
+
+def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,
+                 stores, out, say, pilot, seed) -> dict:
+    """run_multilevel's levels played and estimated (its folder claimed)."""
+    first = specs[0]
     features_cache = {}
 
     def features(m):
@@ -775,17 +849,15 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     began = time.perf_counter()
     sizes = [deals] + (list(control_deals) if control_deals is not None else [])
     alloc = None
-    if until is not None and control_deals is not None:
-        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
-    if control_deals is None and runs or until is not None:
+    if control_deals is None and ctrl or until is not None:
         p = min(pilot, deals)
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
-            pl.play_to(p, chunk=p)
+            pl.play_to(p, chunk=p, store=stores.get(pl.name))
         for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
-            if pl.per_deal() * 20 < target.per_deal():
+            if pl.per_deal() * 20 < target.per_deal() and pl.largest[0] < 20_000:
                 more = min(100 * p, 20_000)
-                pl.play_to(p + more, chunk=more)
+                pl.play_to(max(pl.deals, p) + more, chunk=more, store=stores.get(pl.name))
 
         def timed(pl):
             d = pl.data(p)
@@ -813,7 +885,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
         rounds += 1
         for pl, m in zip([target, *ctrl], sizes):
             say(f"{pl.name}: {m:,} deals")
-            pl.play_to(m)
+            pl.play_to(m, store=stores.get(pl.name))
         result = _estimates(specs, target, ctrl, sizes, features(max(sizes)), game)
         if until is None or rounds >= 4:
             break
@@ -831,11 +903,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                 "reached": None if until is None else result[first.name]["half_width"] <= width,
                 "wall_seconds": time.perf_counter() - began, "metrics": result}
     if out is not None:
-        from sim.store import make_folder, write_atomic
+        from sim.store import write_atomic
 
-        out = Path(out)
-        make_folder(out)
-        write_atomic(out / "multilevel.json", json.dumps(out_dict, indent=1).encode())
+        write_atomic(out / "multilevel.json", json.dumps(_plain(out_dict), indent=1).encode())
     return out_dict
 
 
@@ -929,8 +999,14 @@ def play_cli(args, rules, policies, dealing) -> int:
     from sim.metrics import parse_metrics
 
     metrics = None if args.metrics is None else parse_metrics(args.metrics)
-    result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
-                            metrics, dealing, until, out, notify)
+    try:
+        result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
+                                metrics, dealing, until, out, notify)
+    except KeyboardInterrupt:
+        from sim.cli import INTERRUPTED_STATUS
+
+        print(f"\ninterrupted; rerun the same command to resume the levels kept in {out}", file=sys.stderr)
+        return INTERRUPTED_STATUS
     if not args.quiet:
         print(f"{args.game}: multilevel deal runs, seed {args.seed}; target policies "
               f"{', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")

@@ -295,3 +295,20 @@ def test_levels_do_not_depend_on_chunks_or_threads():
 
     a, b = played(70, 1), played(700, numba.config.NUMBA_NUM_THREADS)
     assert a.y.tolist() == b.y.tolist() and a.extra.tolist() == b.extra.tolist()
+
+
+def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
+    """The levels' deals kept in --out after each chunk: the same command with more deals
+    takes them up and plays on, and ends with what a fresh run of that size gives."""
+    rules = resolve_rules("bridgette")
+    policies = resolve_policies("bridgette", [f"all={STRONG}"])
+    ml.run_multilevel("bridgette", rules, policies, 71, 300, ["all=heuristic"], [3000], out=tmp_path / "grown")
+    said = []
+    grown = ml.run_multilevel("bridgette", rules, policies, 71, 600, ["all=heuristic"], [6000],
+                              out=tmp_path / "grown", notify=said.append)
+    fresh = ml.run_multilevel("bridgette", rules, policies, 71, 600, ["all=heuristic"], [6000], out=tmp_path / "fresh")
+    assert any("resuming from 3,000 deals" in line for line in said)
+    a, b = grown["metrics"]["dealer_advantage"], fresh["metrics"]["dealer_advantage"]
+    assert a["value"] == b["value"] and a["ci95"] == b["ci95"]
+    assert sorted(p.name for p in (tmp_path / "grown").iterdir()) == ["control-1.npz", "multilevel.json",
+                                                                      "target.npz"]
