@@ -854,6 +854,8 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
             pl.play_to(p, chunk=p, store=stores.get(pl.name))
+        if target.seconds < 2.0 and target.largest[0] < 20_000 and deals > p:  # a cheap target too
+            target.play_to(min(deals, p + min(100 * p, 20_000)), chunk=20_000, store=stores.get(target.name))
         for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
             if pl.per_deal() * 20 < target.per_deal() and pl.largest[0] < 20_000:
                 more = min(100 * p, 20_000)
@@ -880,6 +882,9 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
             say(f"allocation: {', '.join(unused)} not worth its cost here; left out")
         ctrl = [ctrl[j] for j in chain]
         sizes = [sizes[0]] + [sizes[1 + j] for j in chain]
+        # Deals the pilot already played count (the target's up to its cap): more, never fewer.
+        sizes[0] = max(sizes[0], min(target.deals, deals))
+        sizes = [sizes[0]] + [max(m, pl.deals, sizes[0]) for m, pl in zip(sizes[1:], ctrl)]
     rounds = 0
     while True:
         rounds += 1
