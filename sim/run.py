@@ -22,8 +22,9 @@ from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, parse_until
 from sim.dealing import DealingError
+from sim.multilevel import MultilevelError, add_control_flags, play_cli
 
-USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError)
+USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError, MultilevelError)
 
 
 def count(text: str) -> int:
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
                         "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
+    add_control_flags(p)
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "
                                                   "With --cluster: numba threads of each worker process")
@@ -122,7 +124,8 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
                    help="with --stratify: deals per stratum, proportional (default), equal, neyman (from a pilot "
                         "of the dealer's advantage), or shares such as ace=0.5,face=0.25,numeral=0.25")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
-                   help="with --stratify: metrics to estimate (default dealer_advantage, contract_made, mean_score); "
+                   help="with --stratify or --control: metrics to estimate (default dealer_advantage, contract_made, "
+                        "mean_score; with --control dealer_advantage); "
                         "builtin names or custom NAME = mean(EXPR) [where COND], as analysis.compare takes them")
 
 
@@ -149,7 +152,7 @@ def strata_flags_of(args) -> None:
                                "drop --games, --upcard, --predeal, --require and --conditions")
         if args.until or args.dd:
             raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
-    elif args.allocation or args.metrics:
+    elif args.allocation or args.metrics and not getattr(args, "control", None):
         raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
 
 
@@ -287,6 +290,8 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
+    if args.control:
+        return play_cli(args, rules, policies, dealing)
     if args.stratify:
         return play_stratified(args, rules, policies, dealing)
     out = args.out or default_out(args.game, args.seed, n, unit)

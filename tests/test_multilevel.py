@@ -1,0 +1,314 @@
+"""Multilevel estimates (sim.multilevel): the estimator against a direct computation, its
+intervals' coverage on simulated and on played deals, agreement with a plain run of the
+target, the hand features against the kernels' own dealing, and what breaking the pairing
+does."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim import multilevel as ml
+from sim.api import resolve_policies, resolve_rules
+from sim.dealing import Dealing, checked_plan
+from sim.metrics import METRICS
+from sim.summary import Z95
+
+ROOT = Path(__file__).resolve().parent.parent
+STRONG = "heuristic:aggression=1.2"  # the "strong" level of the tests: a variant, cheap
+
+
+def _levels(rng, m0, m1, rho=0.8, skew=True):
+    """A target and a control over nested deals: correlated, skewed like deal scores."""
+    c = rng.standard_normal(m1)
+    s = rho * c[:m0] + math.sqrt(1 - rho ** 2) * rng.standard_normal(m0)
+    if skew:
+        c, s = np.exp(c), np.exp(s)
+    return ml.LevelData("strong", s, np.ones(m0)), ml.LevelData("cheap", c, np.ones(m1))
+
+
+def test_the_two_level_estimate_is_the_textbook_regression_estimate():
+    """One control, no features: ybar_s(m0) - alpha (ybar_c(m0) - ybar_c(m1)), alpha the
+    least-squares slope of the target on the control over the m0 shared deals (numpy's
+    polyfit here)."""
+    rng = np.random.default_rng(5)
+    s, c = _levels(rng, 300, 3000)
+    got = ml.nested_estimate(s, [c])
+    slope = np.polyfit(c.y[:300], s.y, 1)[0]
+    want = s.y.mean() - slope * (c.y[:300].mean() - c.y.mean())
+    assert got["value"] == pytest.approx(want, rel=1e-12)
+    assert got["steps"][0]["coefficients"] == pytest.approx([slope], rel=1e-9)
+    assert got["plain_value"] == pytest.approx(s.y.mean(), rel=1e-12)
+    # Known correlation 0.8 of normals (before exp): the variance is far below plain.
+    assert got["variance_saved"] > 1.5
+
+
+def test_known_mean_controls_are_the_classic_control_variate():
+    """Features alone: ybar - beta (xbar - mu), beta the slope; a feature of mean mu."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(500) + 2.0
+    y = 3 * x + rng.standard_normal(500)
+    got = ml.nested_estimate(ml.LevelData("t", y, np.ones(500)), [],
+                             ml.Features(("x",), x[:, None], np.array([2.0])))
+    slope = np.polyfit(x, y, 1)[0]
+    assert got["value"] == pytest.approx(y.mean() - slope * (x.mean() - 2.0), rel=1e-12)
+    # Residual sd 1 over 500 deals, plus the slope's own variance times (xbar - mu)^2.
+    assert got["variance"] == pytest.approx(1 / 500, rel=0.25)
+
+
+def test_intervals_cover_on_simulated_levels():
+    """Three levels and features, skewed values, a ratio metric (n 0 or 1): of 300
+    replications the 95% interval covers the true value 93% to 97% of the time (the
+    binomial sd is 1.3 points)."""
+    rng = np.random.default_rng(7)
+    covered = 0
+    reps = 300
+    for _ in range(reps):
+        m0, m1, m2 = 120, 600, 3000
+        z = rng.standard_normal((m2, 3))
+        x = z[:, 2:3]  # a feature of known mean 0
+        cheap = np.exp(0.5 * z[:, 0]) + 0.3 * x[:, 0]
+        mid = cheap[:m1] + 0.5 * rng.standard_normal(m1)
+        strong = mid[:m0] + 0.5 * rng.standard_normal(m0)
+        n = (rng.random(m2) < 0.8).astype(float)  # deals where the metric counts
+        levels = [ml.LevelData("mid", mid * n[:m1], n[:m1]), ml.LevelData("cheap", cheap * n, n)]
+        got = ml.nested_estimate(ml.LevelData("strong", strong * n[:m0], n[:m0]), levels,
+                                 ml.Features(("x",), x, np.zeros(1)))
+        truth = math.exp(0.125)  # E[exp(0.5 Z)] = e^(1/8); the noise and the feature have mean 0
+        covered += got["ci95"][0] <= truth <= got["ci95"][1]
+    assert 0.93 * reps <= covered <= 0.97 * reps
+
+
+def test_allocation_follows_the_rule():
+    """Two levels: m1/m0 = sqrt(a1 w0 / (a0 w1)), a0 = 1 - R^2, a1 = R^2 (R^2 adjusted for
+    the one coefficient fitted on the pilot's m deals: 1 - (1 - r^2)(m - 1)/(m - 2)), and the
+    variance saved at equal time w0 / (sqrt(a0 w0) + sqrt(a1 w1))^2."""
+    rng = np.random.default_rng(8)
+    s, c = _levels(rng, 2000, 2000, rho=0.9, skew=False)
+    s.seconds, c.seconds = 100.0, 1.0
+    got = ml.allocation(s, [c])
+    r2 = 1 - (1 - np.corrcoef(s.y, c.y)[0, 1] ** 2) * 1999 / 1998
+    w0, w1 = 100.0 / 2000, 1.0 / 2000
+    best = got["best"]
+    assert best["ratios"][1] == pytest.approx(math.sqrt(r2 * w0 / ((1 - r2) * w1)), rel=1e-9)
+    assert best["equal_time_saved"] == pytest.approx(w0 / (math.sqrt((1 - r2) * w0) + math.sqrt(r2 * w1)) ** 2,
+                                                     rel=1e-9)
+    # For a half-width W the sizes give that variance: s0^2 ((1 - R^2)/m0 + R^2/m1).
+    sizes = ml.sizes_for(best, got["target_sd"], 0.05)
+    var = got["target_sd"] ** 2 * ((1 - r2) / sizes[0] + r2 / sizes[1])
+    assert Z95 * math.sqrt(var) == pytest.approx(0.05, rel=0.01)
+
+
+def test_dealt_orders_are_the_kernels_shuffles():
+    """The numpy shuffle of sim.multilevel against kernels.rng's own functions, deal by deal."""
+    from kernels.rng import below_nb, game_stream_nb, shuffle_nb
+
+    got = ml.dealt_orders(11, 40, 25)
+    for k in range(25):
+        state = np.zeros(1, dtype=np.uint64)
+        game_stream_nb(11, 40 + k, state)
+        below_nb(state, 2)
+        order = np.arange(55, dtype=np.int64)
+        shuffle_nb(state, order)
+        assert got[k].tolist() == order.tolist()
+
+
+def test_hand_features_match_the_records_and_have_their_means():
+    """The up-card of every deal as the records name it; dealer's points minus the
+    non-dealer's average 0, the face up-card 13/55 (within 5 sigma over 20,000 deals)."""
+    from kernels.cards import card_name
+    from sim.bridgette import run_block
+
+    rules = resolve_rules("bridgette")
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+    deals, _ = run_block(rules, resolve_policies("bridgette"), 4, 0, 3000, plan=plan)
+    order = ml.dealt_orders(4, 0, 3000)
+    assert [card_name(int(c)) for c in order[:, 26]] == [card_name(int(c)) for c in deals["upcard"]]
+    f = ml.hand_features(rules, 4, 20_000)
+    for name, sd in (("hcp", 10.0), ("up_face", math.sqrt(13 / 55 * 42 / 55)), ("grand", 0.7)):
+        col = f.x[:, f.names.index(name)]
+        assert abs(col.mean() - f.means[f.names.index(name)]) < 5 * sd / math.sqrt(20_000)
+        assert abs(col.std() - sd) < 0.5 * sd  # the sd used is of the right size
+
+
+def _multilevel(seed, m0, m1, hand=True):
+    rules = resolve_rules("bridgette")
+    return ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), seed, m0,
+                             ["all=heuristic"] + (["hand"] if hand else []), [m1])
+
+
+def test_agrees_with_a_plain_run_of_the_target():
+    """The multilevel estimate (600 target deals, 6,000 heuristic deals, hand features) and
+    a plain run of the target on 60,000 other deals agree within their 95% interval, and
+    pairing earns its keep (variance saved above 1.8x)."""
+    got = _multilevel(21, 600, 6000)["metrics"]["dealer_advantage"]
+    assert got["variance_saved"] > 1.8
+    assert got["warnings"] == []
+    plain = ml.LevelPlayer("bridgette", resolve_rules("bridgette"), resolve_policies("bridgette", [f"all={STRONG}"]),
+                           22, checked_plan("bridgette", resolve_rules("bridgette"), Dealing("deals"))[0], False,
+                           [METRICS["dealer_advantage"]], "plain")
+    plain.play_to(60_000)
+    d = plain.data()
+    var = d.y.var(ddof=1) / d.deals
+    assert abs(got["value"] - d.y.mean()) <= Z95 * math.sqrt(got["variance"] + var)
+
+
+def test_breaking_the_pairing_is_refused_or_shows():
+    """A control of another seed is refused; a control whose deals are shifted by one (deal
+    i of the target against deal i+1 of the control) saves nothing and is flagged, where
+    the same control paired saves much."""
+    rules = resolve_rules("bridgette")
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+    metric = [METRICS["dealer_advantage"]]
+    target = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 31, plan, False,
+                            metric, "strong")
+    cheap = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 31, plan, False, metric, "cheap")
+    other = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 32, plan, False, metric, "other seed")
+    target.play_to(800)
+    cheap.play_to(8001)
+    other.play_to(8000)
+    with pytest.raises(ml.MultilevelError, match="do not play the same deals"):
+        ml.nested_estimate(target.data(), [other.data()])
+    c = cheap.data()
+    paired = ml.nested_estimate(target.data(), [ml.LevelData("cheap", c.y[:8000], c.n[:8000])])
+    shifted = ml.nested_estimate(target.data(), [ml.LevelData("shifted", c.y[1:], c.n[1:])])
+    assert paired["variance_saved"] > 1.8 and paired["warnings"] == []
+    assert shifted["variance_saved"] < 1.1 and shifted["warnings"]
+
+
+@pytest.mark.slow
+def test_intervals_cover_the_long_run_value_over_40_seeds():
+    """40 seeds of the multilevel estimate (300 target deals, 3,000 heuristic deals, hand
+    features): at least 36 intervals cover the target's long-run value, here a plain run of
+    400,000 deals of another seed (its own standard error about 1.8 points, a fortieth of
+    the intervals' half-widths)."""
+    rules = resolve_rules("bridgette")
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+    plain = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 999, plan, False,
+                           [METRICS["dealer_advantage"]], "plain")
+    plain.play_to(400_000, chunk=100_000)
+    truth = plain.data().y.mean()
+    hits = [(lambda e: e["ci95"][0] <= truth <= e["ci95"][1])(_multilevel(seed, 300, 3000)["metrics"]
+                                                                  ["dealer_advantage"]) for seed in range(40)]
+    assert sum(hits) >= 36
+
+
+def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
+    from sim.run import main
+
+    for args, words in ((["--control", "heuristic"], "SEAT=POLICY"),
+                        (["--control", "all=heuristic", "--control-deals", "10", "--control-deals", "20"],
+                         "2 counts for 1"),
+                        (["--control", "all=nothing"], "nothing"),
+                        (["--control", "hand", "--upcard", "ace"], "unconditioned"),
+                        (["--control", "all=heuristic", "--until", "dealer_advantage:5", "--control-deals", "9"],
+                         "drop --control-deals")):
+        assert main(["--deals", "50", *args, "--out", "/nonexistent/x"]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp_path):
+    """The same deals two ways: the kernels' rows rescored (dd_scored) and the records of
+    a --dd run (level_from_run), deal by deal; and each played contract's declarer scores
+    what the referee's score_deal gives for the double-dummy tricks."""
+    from sim.api import simulate
+    from sim.contract import STRAIN_NAMES
+    from sim.reference.bridgette import score_deal
+
+    rules = resolve_rules("bridgette")
+    run = simulate("bridgette", 40, seed=6, out=tmp_path / "dd", dd=True, dealing=Dealing("deals"))
+    level = ml.level_from_run(run.path, dd=True)
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+    player = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 6, plan, True,
+                            [METRICS["dealer_advantage"]], "dd")
+    player.play_to(40)
+    assert player.data().y.tolist() == level.y.tolist()
+    deals = run.deals()
+    checked = 0
+    for i, row in deals.iterrows():
+        if row["level"] < 0:
+            continue
+        gain, loss = score_deal(rules, int(row["level"]), str(row["strain"]), int(row["doubled"]),
+                                int(row["dd_tricks"]))
+        d = int(row["declarer"])
+        advantage = (gain - loss) if d == row["dealer"] else (loss - gain)
+        assert level.y[i] == advantage
+        checked += 1
+    assert checked > 20
+    assert STRAIN_NAMES[-1] == "NT"
+
+
+def test_until_plays_the_levels_until_the_half_width_is_met():
+    """--until dealer_advantage:W: the levels are sized from a pilot and grown until the
+    95% half-width is at most W, well before the cap."""
+    rules = resolve_rules("bridgette")
+    got = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 41, 50_000,
+                            ["all=heuristic"], until="dealer_advantage:100")
+    e = got["metrics"]["dealer_advantage"]
+    assert got["reached"] and e["half_width"] <= 100
+    assert e["levels"][0]["deals"] < 50_000
+
+
+def test_ratio_and_custom_metrics_are_estimated_too(tmp_path):
+    """A rate over contracts (n the contracts played) and a custom metric: the plain value
+    over the target's deals is the plain run's summary rate (sim.run's own aggregates), and
+    the multilevel interval holds it within a plain interval's reach."""
+    from sim.api import simulate
+
+    rules = resolve_rules("bridgette")
+    got = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 51, 500,
+                            ["all=heuristic"], [5000], metrics=["contract_made", "made4 = mean(made) where level == 4"])
+    run = simulate("bridgette", 500, seed=51, policies={"all": STRONG}, out=tmp_path / "plain",
+                   dealing=Dealing("deals"))
+    rate = run.summary["contracts_made"]["rate"]
+    made = got["metrics"]["contract_made"]
+    assert made["plain_value"] == pytest.approx(rate, abs=1e-12)
+    assert abs(made["value"] - rate) < 2 * (made["plain_ci95"][1] - made["plain_ci95"][0])
+    deals = run.deals(["level", "made"])
+    four = deals[deals["level"] == 4]
+    assert got["metrics"]["made4"]["plain_value"] == pytest.approx(four["made"].mean(), abs=1e-12)
+
+
+def test_levels_do_not_depend_on_chunks_or_threads():
+    """A level's per-deal values and choices are the same played in chunks of 70 on one
+    thread as in one chunk on every thread: deal i is a pure function of (seed, i)."""
+    import numba
+
+    rules = resolve_rules("bridgette")
+    plan, _ = checked_plan("bridgette", rules, Dealing("deals"))
+
+    def played(chunk, threads):
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            p = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 61, plan, False,
+                               [METRICS["dealer_advantage"]], "h")
+            p.play_to(700, chunk=chunk)
+            return p.data()
+        finally:
+            numba.set_num_threads(before)
+
+    a, b = played(70, 1), played(700, numba.config.NUMBA_NUM_THREADS)
+    assert a.y.tolist() == b.y.tolist() and a.extra.tolist() == b.extra.tolist()
+
+
+def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
+    """The levels' deals kept in --out after each chunk: the same command with more deals
+    takes them up and plays on, and ends with what a fresh run of that size gives."""
+    rules = resolve_rules("bridgette")
+    policies = resolve_policies("bridgette", [f"all={STRONG}"])
+    ml.run_multilevel("bridgette", rules, policies, 71, 300, ["all=heuristic"], [3000], out=tmp_path / "grown")
+    said = []
+    grown = ml.run_multilevel("bridgette", rules, policies, 71, 600, ["all=heuristic"], [6000],
+                              out=tmp_path / "grown", notify=said.append)
+    fresh = ml.run_multilevel("bridgette", rules, policies, 71, 600, ["all=heuristic"], [6000], out=tmp_path / "fresh")
+    assert any("resuming from 3,000 deals" in line for line in said)
+    a, b = grown["metrics"]["dealer_advantage"], fresh["metrics"]["dealer_advantage"]
+    assert a["value"] == b["value"] and a["ci95"] == b["ci95"]
+    assert sorted(p.name for p in (tmp_path / "grown").iterdir()) == ["control-1.npz", "multilevel.json",
+                                                                      "target.npz"]
