@@ -385,9 +385,9 @@ def _interval(m, ci, signed: bool) -> str:
 
 
 def plot(result: dict, path) -> Path:
-    """Each metric against the varied setting, one panel per metric, with 95% error bars:
-    the paired interval of the difference from the first setting, drawn around each
-    setting's value (the first setting: its own interval)."""
+    """Each metric against the varied setting, one panel per metric, with each setting's
+    own 95% interval (the paired differences are in the sweep's report, apart: python -m
+    analysis.report SWEEP), and the balance point only where its bracket is resolved."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -406,19 +406,16 @@ def plot(result: dict, path) -> Path:
         if not pts:
             ax.text(0.5, 0.5, f"{m.words(game)}: not measurable in these runs", ha="center", transform=ax.transAxes)
             continue
-        first = pts[0][1]
         values = [scale * v["value"] for _, v in pts]
         bars = []
-        for k, (_, v) in enumerate(pts):
-            ci = first["value_ci95"] if k == 0 or v["ci95"] is None else [first["value"] + v["ci95"][0],
-                                                                        first["value"] + v["ci95"][1]]
-            ci = ci or [v["value"], v["value"]]
+        for _, v in pts:
+            ci = v["value_ci95"] or [v["value"], v["value"]]
             bars.append([scale * v["value"] - scale * ci[0], scale * ci[1] - scale * v["value"]])
         ax.errorbar([x for x, _ in pts], values, yerr=list(zip(*bars)), fmt="o-", capsize=4, color="tab:blue")
         if m.balance is not None:
             ax.axhline(scale * m.balance, color="grey", lw=0.8, ls="--")
             x = result.get("balance_point", {}).get(name)
-            if x is not None:
+            if x is not None and result.get("balance_bracket", {}).get(name):
                 ax.axvline(x, color="tab:red", lw=0.8, ls=":")
                 ax.annotate(f"balance {x:z.1f}", (x, scale * m.balance), textcoords="offset points",
                             xytext=(4, 4), color="tab:red", fontsize=8)
