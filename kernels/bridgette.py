@@ -238,9 +238,10 @@ def exchange_nb(p, tables, dealer, hands, unseen, upcard, seats, trace, row, dd)
 
 
 @njit(cache=True)
-def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_out):
+def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_out):
     """B-7..B-10: thirteen tricks, the declarer's opponent leading first; the Colons'
-    plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen.
+    plays go to the record. ``unseen0``/``unseen1``: the cards each seat has not seen;
+    ``gain``: the deal scores for the seats that search (``card_step_nb``).
     With a double-dummy row (``dd_out``, kernels.dd_run), each seat's tricks lost against
     double dummy go to it."""
     declarer = row.declarer
@@ -261,7 +262,7 @@ def play_tricks_nb(p, hands, unseen0, unseen1, trump, seats, trace, row, dd, dd_
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
             card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen,
-                                barred, when_void, dd)
+                                barred, when_void, dd, gain)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card, lead, barred), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -400,7 +401,7 @@ def deal_nb(p, tables, deck_mask, dealer, stock, seats, trace, row, dd, dd_out):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 0)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    if not play_tricks_nb(p, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
+    if not play_tricks_nb(p, tables.gain, hands, unseen & ~discarded0, unseen & ~discarded1, strain if strain < 4 else -1,
                           seats, trace, row, dd, dd_out):
         return
     gain, loss = score_deal_nb(p, tables, row.contract, row.doubled, declarer_tricks_nb(row))

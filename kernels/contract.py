@@ -157,24 +157,28 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
         row.contract = cur_bid
         row.declarer = bidder
         row.doubled = doubled
+    a = seats.auction
+    a[0], a[1], a[2], a[3], a[4], a[5] = n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards
     return True
 
 
 # --- Contract play: the card step -----------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def card_step_nb(seats, trace, seat, legal, lead, trump, is_declarer, unseen, barred, when_void, dd):
+def card_step_nb(seats, trace, seat, legal, lead, trump, is_declarer, unseen, barred, when_void, dd, gain):
     """B-7..B-10, D-4: the next contract card of ``seat``, replayed or chosen, traced when legal.
     A ``dd`` seat sees both hands (and searches in the context ``dd``, None when no seat
     searches); a ``pimc`` or ``search`` seat samples what it cannot see (kernels.pimc), and
-    learns what each card shows. The hands are read from ``seats.hands``, not passed."""
+    learns what each card shows (a ``search`` seat also reads the auction: ``gain``, the
+    game's deal scores, as its model of the calls needs them). The hands are read from
+    ``seats.hands``, not passed."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
         if dd is not None and seats.pol[seat] == POLICY_DD:
             card = contract_dd_card_nb(dd[0], seats.hands[:2], seat, lead, barred, trump, when_void)
         elif dd is not None and plays_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             card = pimc_contract_card_nb(dd[0], seats, seat, seats.hands[:2], legal, lead, barred, trump, when_void,
-                                         unseen)
+                                         unseen, gain)
         else:
             card = choose_card_nb(seats.pol[seat], seats.prm[seat], seats.hands[seat], legal, lead, trump, is_declarer,
                                   unseen, seats.rng)

@@ -144,8 +144,9 @@ def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
 
 
 @njit(cache=True)
-def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
-    """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``); with
+def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
+    """D-4: thirteen tricks under C-3, the declarer's opponent leading (``play[26:]``;
+    ``gain``: the deal scores for the seats that search, ``card_step_nb``); with
     a double-dummy row (``dd_out``, kernels.dd_run), each seat's tricks lost against double
     dummy go to it."""
     declarer = row.declarer
@@ -163,7 +164,7 @@ def play_tricks_nb(hands, unseen, trump, seats, trace, row, dd, dd_out):
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
             card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
-                                False, dd)
+                                False, dd, gain)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -256,7 +257,7 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
             stop_nb(row, ERR_AUCTION, AT_PLAY, 2 * HAND_SIZE)  # a card after a passed-out deal
         return
     strain = BID_STRAIN[row.contract]
-    if not play_tricks_nb(hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row, dd, dd_out):
+    if not play_tricks_nb(tables.gain, hands, deck & ~gone, strain if strain < 4 else -1, seats, trace, row, dd, dd_out):
         return
     need = 6 + BID_LEVEL[row.contract]
     got = declarer_tricks_nb(row)

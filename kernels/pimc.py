@@ -75,10 +75,10 @@ from kernels.calls import (
 )
 from kernels.policies import (
     heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
-    heuristic_euchre_return_nb, heuristic_euchre_trump_nb,
+    heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb,
 )
 from kernels.rng import next_u64_nb
-from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS
+from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS, note_unexplained_nb
 from kernels.tricks import highest_trumps_nb
 
 # ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
@@ -90,6 +90,7 @@ FACT_JOKER_DEALER = 0
 MAX_HOLDERS = 4
 _S11 = np.uint64(11)
 _UNIT = 1.0 / 9007199254740992.0  # 2**-53
+EXPLAINED_TRIES = 200  # draws per world wanted before a search seat's card play makes do with fewer
 
 
 # --- What seats learn ------------------------------------------------------------------------
@@ -148,7 +149,9 @@ def observe_contract_card_nb(seats, seat, card, lead, barred, when_void):
     """C-3 with B-8..B-10: what a legal card shows of the hand it came from. Not following
     a suited lead with a suited card shows a void (so does a Colon outside the lead's range
     under ``when_void``; under ``last_resort`` it shows that only such Colons are left);
-    leading a suit barred by B-8 shows that every card left is of that suit."""
+    leading a suit barred by B-8 shows that every card left is of that suit. The card itself
+    joins what ``seat`` has played (``seats.played``)."""
+    seats.played[seat] |= bit_nb(card)
     if lead < 0:
         if barred >= 0 and card < 52 and card // 13 == barred:
             _shown_nb(seats, seat, ~SUIT_MASKS[barred])
@@ -421,9 +424,42 @@ def keep_worlds_nb(seats, seat, unseen, counts, allowed, holders):
 
 
 @njit(cache=True)
-def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen):
+def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders, kept, gain):
+    """Fill ``holders[kept:]`` with worlds of ``contract_deals_nb`` in which the opponent,
+    modelled as the heuristic with this seat's parameters, would have made its calls of the
+    auction (``seats.calls``, ``seats.auction``) from the hand it held then: its hand in the
+    world with the cards it has played since. Exact rejection, at most
+    ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
+    accepted ones first. The worlds kept from the seat's last card were explained then.
+    With none explained, the model cannot read the opponent: the decision counts as
+    ``unexplained`` and the seat plays over worlds drawn as ``pimc`` draws them."""
+    n_w = holders.shape[0]
+    opp = 1 - seat
+    a = seats.auction
+    model = seats.prm[seat].heuristic
+    got = kept
+    for _ in range(EXPLAINED_TRIES * (n_w - kept)):
+        if got == n_w:
+            break
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
+        if calls_agree_nb(model, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1], a[2], a[3],
+                          a[4] != 0, a[5], gain, seats.odds[opp]):
+            got += 1
+    if got > 0:
+        return got
+    note_unexplained_nb(seats, seat)
+    for w in range(n_w):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
+    return n_w
+
+
+@njit(cache=True)
+def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, when_void, unseen, gain):
     """B-7..B-10, D-4: the ``pimc`` card of ``seat``: the legal card with the best average
-    double-dummy value over worlds sampled from ``contract_deals_nb``, the lowest of equals."""
+    double-dummy value over worlds sampled from ``contract_deals_nb``, the lowest of equals.
+    A seat that reads the calls (``reads_calls_in_play_nb``) keeps only the worlds its model
+    of the opponent explains (``explained_worlds_nb``; ``gain``: the deal scores the model's
+    calls read)."""
     # Cards of the seat with no unseen card between them are worth the same in every world
     # (kernels.dd's equivalence, over every card that may be in play): solve one of each run;
     # with one run there is nothing to choose.
@@ -439,8 +475,12 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
     holders = np.empty((n_w, counts.shape[0]), dtype=np.uint64)
     keep = seats.prm[seat].pimc.keep > 0
     kept = kept_worlds_nb(seats, seat, unseen, counts, allowed, holders) if keep else 0
-    for w in range(kept, n_w):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
+    if reads_calls_in_play_nb(seats.pol[seat]) and seats.auction[0] > 0 and n_deals != 1.0:
+        n_w = explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders, kept, gain)
+        holders = holders[:n_w]
+    else:
+        for w in range(kept, n_w):
+            sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
     if keep:
         keep_worlds_nb(seats, seat, unseen, counts, allowed, holders)
     held = np.zeros((n_w, 4), dtype=np.uint64)

@@ -60,6 +60,14 @@ def plays_by_worlds_nb(pid, prm):
 
 
 @njit(cache=True, inline="always")
+def reads_calls_in_play_nb(pid):
+    """Whether a seat playing its cards over worlds keeps only the worlds in which the
+    opponent, modelled as the heuristic, would have made its calls (kernels.pimc):
+    ``search``; ``pimc`` samples every world its card play allows."""
+    return pid == POLICY_SEARCH
+
+
+@njit(cache=True, inline="always")
 def calls_by_worlds_nb(pid, prm):
     """Whether a seat makes its calls over sampled worlds, one answer ahead (kernels.pimc):
     ``pimc`` with ``bid_worlds`` above 0."""

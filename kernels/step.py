@@ -98,6 +98,12 @@ SEATS_DTYPE = record_dtype([
     # game (kernels.policies.OBJECTIVE_GAMES; Bridgette): each seat's total so far and how
     # many deals of the game's regular length remain after this one (0 in a tie-break deal).
     ("totals", np.int64, (2,)),
+    # What a ``search`` seat's card play reads of the auction (kernels.pimc): the contract
+    # cards each seat has played this deal, and the auction's length, dealer and rules
+    # (``auction_nb``'s: n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+    # jump_min_cards; n_calls 0: no auction yet).
+    ("played", np.uint64, (MAX_SEATS,)),
+    ("auction", np.int64, (6,)),
     ("deals_left", np.int64),
     # ``known_tricks[s, strain, declarer]``: the declarer's double-dummy tricks in a deal
     # seat ``s`` knows whole (Draw Bridge after D-2), once its calls have solved them; -1
@@ -136,6 +142,16 @@ def new_deal_nb(seats):
     seats.known_tricks[:, :, :] = -1
     seats.kept_n[:] = 0
     seats.unexplained[:] = 0
+    seats.played[:] = ZERO
+    seats.auction[:] = 0
+
+
+@njit(cache=True)
+def note_unexplained_nb(seats, seat):
+    """A searched decision of ``seat`` found no world in which the model makes what the
+    other players did: counted for the deal's records (``unexplained``); the decision then
+    says what the seat does instead."""
+    seats.unexplained[seat] += 1
 
 
 @njit(cache=True, inline="always")

@@ -34,6 +34,7 @@ from tests.test_policies import no_odds
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = np.uint64(2**64 - 1)
+GAIN = BridgetteRules().to_kernel().tables[0]["gain"]  # the deal scores a search seat's model reads (pimc reads none)
 
 
 def _mask(cards) -> int:
@@ -151,7 +152,7 @@ def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones(
         hands = np.array([mine, theirs], dtype=np.uint64)
         unseen = theirs | out
         first = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, hands, lead_legal_nb(hands[0], -1), -1, -1, trump,
-                                           False, np.uint64(unseen))
+                                           False, np.uint64(unseen), GAIN)
         before = _kept(seats, 0)
         if not before:
             continue  # one run of equal cards: nothing to choose, nothing sampled
@@ -175,7 +176,7 @@ def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones(
         expect = [(o & unseen, r) for o, r in before if o & played == played and o & unseen & ~may == 0]
         redrawn = seats.copy()
         redrawn["kept_n"] = 0
-        args = (hands, legal, lead, barred, trump, False, np.uint64(unseen))
+        args = (hands, legal, lead, barred, trump, False, np.uint64(unseen), GAIN)
         pimc.pimc_contract_card_nb(ctx[0], redrawn[0], 0, *args)
         second = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, *args)
         if int(seats["kept_unseen"][0, 0]) != unseen:
@@ -380,7 +381,7 @@ def test_bridgette_pimc_plays_as_dd_when_the_unseen_cards_are_the_other_hand():
     for _ in range(300):
         hands, seat, trump, when_void, lead, barred, legal = _random_contract_position(rng)
         got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, lead, barred, trump, when_void,
-                                         hands[1 - seat])
+                                         hands[1 - seat], GAIN)
         want = contract_dd_card_nb(ref[0], hands.copy(), seat, lead, barred, trump, when_void)
         assert got == want
 
@@ -470,7 +471,7 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
         hands = np.zeros(2, dtype=np.uint64)
         hands[seat], hands[1 - seat] = _mask(mine), _mask(theirs)
         got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, -1, -1, trump, False,
-                                         np.uint64(_mask(unseen)))
+                                         np.uint64(_mask(unseen)), GAIN)
         assert means[got] == ranked[0]
         decided += 1
     assert decided >= 20

@@ -12,6 +12,7 @@ import pytest
 
 from kernels import bridgette as kb
 from kernels import contract as kc
+from kernels import pimc
 from kernels import policies as kp
 from kernels.search import calls as ksc
 from kernels.search import exchange as kse
@@ -178,3 +179,40 @@ def test_searched_exchange_beats_the_heuristics():
     searched, heuristic = parse_policy("search:worlds=0", "bridgette"), parse_policy("heuristic", "bridgette")
     result = play_match("bridgette", searched, heuristic, 600, seed=21)
     assert result["ci95"][0] > 0
+
+
+def test_card_play_worlds_are_those_the_opponents_calls_explain():
+    """A search seat's card play keeps the worlds in which the model would have opened as the
+    opponent did, from the hand it held then (its hand in the world with the two cards it
+    has played since), each replayed here through the heuristic's own call; after an
+    opening 7NT none is explained: the decision counts as unexplained and the worlds are
+    drawn as pimc draws them."""
+    kr = BridgetteRules().to_kernel()
+    p = kr.params[0]
+    b6 = (0, int(p["min_trump_cards"]), int(p["nt_needs_all_suits"]), int(p["jump_min_cards"]))
+    gain = kr.tables[0]["gain"]
+    odds = np.zeros((2, 5, ODDS_WIDTH))
+    deck = np.random.default_rng(5).permutation(52)
+    dealt = np.array([sum(1 << int(c) for c in deck[:13]), sum(1 << int(c) for c in deck[13:26])], dtype=np.uint64)
+    legal = legal_calls_nb(dealt[1], 1, -1, -1, 0, *b6[:2], bool(b6[2]), b6[3])
+    opening = kp.heuristic_call_nb(HEURISTIC, 1, dealt[1], legal, -1, -1, 0, ~dealt[1], gain, odds)
+    played = np.uint64(1 << int(deck[13]) | 1 << int(deck[14]))  # the opponent's cards played so far
+    hands = np.array([dealt[0], dealt[1] & ~played], dtype=np.uint64)
+    unseen = np.uint64(2**52 - 1) & ~dealt[0] & ~played
+    for call, explained in ((opening, True), (CALL_IDS["7NT"], False)):
+        seats = _calling_seats(parse_policy("search", "bridgette"))
+        s = seats[0]
+        s["calls"][0] = call
+        s["auction"][:] = (1, 1, *b6)
+        s["played"][1] = played
+        cards, ways, stride, counts, allowed, _ = pimc.contract_deals_nb(s, 0, hands, unseen)
+        holders = np.zeros((8, counts.shape[0]), dtype=np.uint64)
+        rng = np.array([7], dtype=np.uint64)
+        n = pimc.explained_worlds_nb(s, 0, ways, stride, cards, counts, allowed, rng, holders, 0, gain)
+        assert n == 8 and int(s["unexplained"][0]) == (0 if explained else 1)
+        for world in holders[:n, 0]:
+            assert world & ~unseen == 0 and bin(int(world)).count("1") == 11
+            then = world | played
+            legal = legal_calls_nb(then, 1, -1, -1, 0, *b6[:2], bool(b6[2]), b6[3])
+            made = kp.heuristic_call_nb(HEURISTIC, 1, then, legal, -1, -1, 0, ~then, gain, odds)
+            assert (made == call) == explained

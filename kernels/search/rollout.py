@@ -19,20 +19,13 @@ from kernels.cards import ZERO, bit_nb, cards_of_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
 from kernels.policies import OBJECTIVE_POINTS, heuristic_call_nb
 from kernels.rng import below_nb
+from kernels.step import note_unexplained_nb  # noqa: F401 (every searched decision counts through it)
 
 HAND_SIZE = 13
 # The spread of one Bridgette deal's score, one seat's minus the other's: its standard
 # deviation in points, 1,065 over 120,250 deals of 20,000 heuristic games (default rules,
 # seed 5); what a lead is worth in the deals left (``worth_nb``).
 DEAL_SPREAD = 1065.0
-
-
-@njit(cache=True)
-def note_unexplained_nb(seats, seat):
-    """A searched decision of ``seat`` found no world in which the model makes what the
-    other players did: counted for the deal's records (``unexplained``); the seat then
-    decides as the heuristic."""
-    seats.unexplained[seat] += 1
 
 
 @njit(cache=True)
