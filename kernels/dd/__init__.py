@@ -69,7 +69,8 @@ from kernels.dd.layout import (  # noqa: F401
     euchre_after_card_nb, euchre_follow_nb, euchre_layout, euchre_layout_beats_nb, euchre_load_nb, next_seat_nb,
 )
 from kernels.dd.bounds import (  # noqa: F401
-    above_nb, last_trick_nb, last_tricks_nb, last_two_tricks_nb, quick_tricks_nb, sure_trumps_nb, top_run_nb,
+    above_nb, last_trick_nb, last_tricks_nb, last_two_tricks_nb, later_tricks_nb, quick_tricks_nb, sure_trumps_nb,
+    top_run_nb,
 )
 from kernels.dd.ordering import order_euchre_nb, order_follows_nb, order_leads_nb  # noqa: F401
 from kernels.dd.contract import (  # noqa: F401

@@ -5,7 +5,7 @@ two tricks by plain minimax."""
 import numpy as np
 from numba import njit
 
-from kernels.cards import ONE, RANGE_MASKS, SUIT_MASKS, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
+from kernels.cards import COLONS, ONE, RANGE_MASKS, SUIT_MASKS, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
 from kernels.dd.layout import euchre_follow_nb, euchre_layout_beats_nb, next_seat_nb
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 
@@ -21,6 +21,26 @@ def top_run_nb(hand, other, trumps):
     """How many of the highest trumps in play ``hand`` holds in a row: each takes a trick of
     its own whoever leads (C-3; a Colon never beats a trump, B-8..B-10)."""
     return popcount_nb(hand & trumps & above_nb(other & trumps))
+
+
+@njit(cache=True)
+def later_tricks_nb(hand, other, trump):
+    """A lower bound on the tricks ``hand`` takes against ``other`` whoever leads: its top
+    trumps (``top_run_nb``) and, with no Colon in play, in each side suit of which
+    ``other`` holds cards, as many of its cards above all of ``other``'s as ``other``
+    holds of the suit (C-3). ``hand`` keeps those cards: it plays a top card when the suit
+    is led and a top trump when it ruffs; it cashes them when it gets the lead, the side
+    suits first, so that ``other``, holding each such suit, must follow; and it never has
+    to discard one, as it is void in the suit led only while holding fewer such cards
+    than ``other`` holds cards outside that suit, and so another card."""
+    trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
+    n = popcount_nb(hand & trumps & above_nb(other & trumps))
+    if (hand | other) & COLONS == ZERO:
+        for s in range(4):
+            theirs = other & SUIT_MASKS[s]
+            if s != trump and theirs != ZERO:
+                n += min(popcount_nb(hand & SUIT_MASKS[s] & above_nb(theirs)), popcount_nb(theirs))
+    return n
 
 
 @njit(cache=True)

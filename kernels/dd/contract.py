@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from kernels.cards import SUIT_MASKS, ZERO, bit_nb, popcount_nb, prefetch_nb
-from kernels.dd.bounds import last_tricks_nb, quick_tricks_nb, top_run_nb
+from kernels.dd.bounds import last_tricks_nb, later_tricks_nb, quick_tricks_nb
 from kernels.dd.context import (
     EXPAND, FR_BARRED, FR_BOUND, FR_I, FR_LEAD, FR_LEADER, FR_META, FR_N, FR_T_LEAD, FR_TARGET, FR_TO_PLAY,
     RESOLVED_FALSE, RESOLVED_TRUE, ST_NODES, ST_TT_HITS, USE_BOUNDS, USE_EQUIV, USE_TT,
@@ -62,10 +62,9 @@ def contract_enter_nb(tt, ctx, d):
             quick = quick_tricks_nb(hands[leader], hands[follower], trump, barred)
             if quick >= t_lead:
                 return _resolved_nb(fr, leader == side, n, quick, n)
-            if trump >= 0:
-                most = n - top_run_nb(hands[follower], hands[leader], SUIT_MASKS[trump])
-                if most < t_lead:
-                    return _resolved_nb(fr, leader == side, n, 0, most)
+            most = n - later_tricks_nb(hands[follower], hands[leader], trump)
+            if most < t_lead:
+                return _resolved_nb(fr, leader == side, n, 0, most)
         best = -1
         if flags & USE_TT:
             ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3
