@@ -1,4 +1,4 @@
-"""The double-dummy solvers (kernels/dd.py through sim/dd.py) against the plain minimax
+"""The double-dummy solvers (kernels/dd/ through sim/dd.py) against the plain minimax
 reference (sim/reference/dd.py, written from docs/rules.md alone) on random endings of
 every game, and the solvers' own consistency:
 
