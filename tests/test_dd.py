@@ -1,4 +1,4 @@
-"""The double-dummy solvers (kernels/dd.py through sim/dd.py) against the plain minimax
+"""The double-dummy solvers (kernels/dd/ through sim/dd.py) against the plain minimax
 reference (sim/reference/dd.py, written from docs/rules.md alone) on random endings of
 every game, and the solvers' own consistency:
 
@@ -23,7 +23,7 @@ from numba import njit
 
 from kernels import dd
 from kernels.cards import (
-    EUCHRE_EFF_SUIT, EUCHRE_JOKER, card_name, compress_nb, compress_table_nb, euchre_card_name,
+    CARD_IDS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, card_name, compress_nb, compress_table_nb, euchre_card_name,
 )
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 from sim import dd as sdd
@@ -105,6 +105,46 @@ def test_contract_search_bound_holds():
             assert want >= bound if bound >= target else want <= bound, case
             beyond += bound > target or bound < target - 1
     assert beyond > 1_000
+
+
+def test_later_tricks_are_a_lower_bound_whoever_leads():
+    """``later_tricks_nb`` never exceeds the reference minimax's tricks of its hand, with
+    that hand or the other to lead, in every strain, with and without Colons (with one in
+    play it counts only the top trumps). Many positions without Colons have hands that hold
+    a suit's top cards against the other's cards of it; there the side-suit count must
+    add to the top trumps, and sometimes reach the value."""
+    def bound(hand, other, trump):
+        return dd.later_tricks_nb(np.uint64(sum(1 << CARD_IDS[c] for c in hand.split())),
+                                  np.uint64(sum(1 << CARD_IDS[c] for c in other.split())), trump)
+
+    # By hand, no-trump: the AS is a trick when the other hand holds a spade it must play
+    # onto it; else it leads its diamonds, and the AS is discarded on the second.
+    assert bound("AS 2D", "KS 3D", -1) == 1
+    assert bound("AS 2D", "AD KD", -1) == 0
+    # Spades trumps, hearts led: the 2S ruffs but is below the other's 3S; the AH stands.
+    assert bound("2S AH KH", "3S QH 2H", 3) == 2
+    rng = random.Random(2031)
+    beyond_trumps = reached = 0
+    for _ in range(600):
+        deck = list(range(52)) + (rng.sample([52, 53, 54], rng.randint(1, 3)) if rng.random() < 0.3 else [])
+        k = rng.randint(1, 5)
+        cards = rng.sample(deck, 2 * k)
+        hands, trump, when_void = [cards[:k], cards[k:]], rng.randint(-1, 3), rng.random() < 0.5
+        masks = [sum(1 << c for c in h) for h in hands]
+        names = ([card_name(c) for c in hands[0]], [card_name(c) for c in hands[1]])
+        bound = dd.later_tricks_nb(np.uint64(masks[0]), np.uint64(masks[1]), trump)
+        trumps = int(dd.top_run_nb(np.uint64(masks[0]), np.uint64(masks[1]),
+                                   np.uint64(0x1FFF << (13 * trump)) if trump >= 0 else np.uint64(0)))
+        for to_move in (0, 1):
+            tricks = ref.contract_tricks(names, trump=None if trump < 0 else SUITS[trump], to_move=to_move,
+                                         colon_discard="when_void" if when_void else "last_resort")
+            mine = tricks if to_move == 0 else len(hands[0]) - tricks
+            assert bound <= mine, (hands, trump, to_move, bound, mine)
+            reached += bound == mine and bound > trumps
+        if any(c >= 52 for h in hands for c in h):
+            assert bound == trumps, (hands, trump)
+        beyond_trumps += bound > trumps
+    assert beyond_trumps > 120 and reached > 100, (beyond_trumps, reached)
 
 
 def euchre_ending(rng: random.Random, max_tricks: int = 4):
