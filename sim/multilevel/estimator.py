@@ -125,7 +125,8 @@ def lean(target: LevelData, controls, features):
     return bare, None, "metrics"
 
 
-def nested_estimate(target: LevelData, controls=(), features: Features | None = None) -> dict:
+def nested_estimate(target: LevelData, controls=(), features: Features | None = None,
+                    influence: bool = False) -> dict:
     """The multilevel estimate of the target's metric (the module's docstring) from
     ``controls`` (LevelData of the same deals, each over at least as many deals as the
     target) and known-mean ``features`` (over at least the largest control's deals).
@@ -133,7 +134,9 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     Returns value, variance, ci95, the plain estimate over the target's deals with its
     variance, ``variance_saved`` (plain variance over the target's deals / this
     variance), ``plain_deals`` (the target deals a plain run would need for this
-    variance), each step's sizes, coefficients and R^2, and the estimator's name."""
+    variance), each step's sizes, coefficients and R^2, and the estimator's name. With
+    ``influence``: also each deal's influence on the estimate and the segments' bounds, for
+    estimate_difference (numpy arrays: not for JSON)."""
     controls = sorted(controls, key=lambda c: c.deals)
     m0 = target.deals
     controls, features, regressors = lean(target, controls, features)
@@ -233,7 +236,36 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         total = sum(seconds)
         plain_at_equal_time = float(u0.var(ddof=1)) * (target.seconds / m0) / total
         out.update(seconds=total, equal_time_saved=plain_at_equal_time / variance if variance > 0 else None)
+    if influence:
+        out.update(influence=psi, segments=bounds, fitted=fitted)
     return out
+
+
+def estimate_difference(a: dict, b: dict) -> dict:
+    """b - a for two estimates of nested_estimate(influence=True) over the same deals (the
+    same seed and dealing, as the settings of a sweep), paired deal by deal: a deal's
+    influence on b minus its influence on a, whose variance is summed over the segments of
+    deals both estimates treat alike, plus both estimates' coefficient variances. Returns
+    diff, variance, ci95 and ``unpaired_variance`` (a's variance plus b's)."""
+    size = max(len(a["influence"]), len(b["influence"]))
+    d = np.zeros(size)
+    d[:len(b["influence"])] += b["influence"]
+    d[:len(a["influence"])] -= a["influence"]
+    fitted = max(a["fitted"], b["fitted"])
+    variance, start = 0.0, 0
+    for end in sorted(set(a["segments"]) | set(b["segments"])):
+        seg = d[start:end]
+        if len(seg) >= 2:
+            var = seg.var(ddof=1) * len(seg)
+            if start == 0 and fitted:
+                var *= (len(seg) - 1) / max(len(seg) - 1 - fitted, 1)
+            variance += var
+        start = end
+    variance += a["coefficient_variance"] + b["coefficient_variance"]
+    diff = b["value"] - a["value"]
+    half = Z95 * math.sqrt(max(variance, 0.0))
+    return {"diff": diff, "variance": variance, "ci95": [diff - half, diff + half],
+            "unpaired_variance": a["variance"] + b["variance"]}
 
 
 def estimator_name(controls, features) -> str:

@@ -28,14 +28,16 @@ PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 
 
 def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
-                   metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS) -> dict:
+                   metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS,
+                   influence: bool = False) -> dict:
     """The multilevel estimate of each metric (default: the dealer's advantage) of
     ``policies`` over deal runs of ``seed``: the target on ``deals`` deals, each control
     (Level or its text) on its ``control_deals`` (None: sized by the allocation rule from
     a pilot of ``pilot`` deals, the target keeping ``deals``). With ``until``
     ("METRIC:W" or (metric, W)) the levels are sized from the pilot for a 95% half-width W
     on the first metric and grown until it is met, ``deals`` being the target's cap.
-    Writes ``out/multilevel.json`` when ``out`` is given."""
+    Writes ``out/multilevel.json`` when ``out`` is given. ``influence``: each metric's
+    estimate also holds its per-deal influence (for estimate_difference; not in the JSON)."""
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
 
@@ -90,7 +92,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             if stores[pl.name].exists() and pl.resume(stores[pl.name]):
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
-                            width if until is not None else None, target, ctrl, stores, out, say, pilot, seed)
+                            width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
+                            influence)
 
 
 def _owns(folder: Path, names) -> bool:
@@ -101,7 +104,7 @@ def _owns(folder: Path, names) -> bool:
 
 
 def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,
-                 stores, out, say, pilot, seed) -> dict:
+                 stores, out, say, pilot, seed, influence=False) -> dict:
     """run_multilevel's levels played and estimated (its folder claimed)."""
     first = specs[0]
     features_cache = {}
@@ -159,7 +162,7 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         for pl, m in zip([target, *ctrl], sizes):
             say(f"{pl.name}: {m:,} deals")
             pl.play_to(m, store=stores.get(pl.name))
-        result = _estimates(specs, target, ctrl, sizes, features(max(sizes)), game)
+        result = _estimates(specs, target, ctrl, sizes, features(max(sizes)), game, influence)
         if until is None or rounds >= 4:
             break
         half = result[first.name]["half_width"]
@@ -178,15 +181,18 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
     if out is not None:
         from sim.store import write_atomic
 
-        write_atomic(out / "multilevel.json", json.dumps(_plain(out_dict), indent=1).encode())
+        kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in ("influence", "segments")}
+                                         for name, e in result.items()})
+        write_atomic(out / "multilevel.json", json.dumps(_plain(kept), indent=1).encode())
     return out_dict
 
 
-def _estimates(specs, target, ctrl, sizes, feats, game) -> dict:
+def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict:
     """Each metric's estimate from the levels' deals."""
     out = {}
     for k, metric in enumerate(specs):
-        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats)
+        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
+                              influence)
         bound = target.bound[k]
         est.update(label=bound.words(game, True), unit=bound.unit_for(game, True), percent=bound.percent,
                    balance=bound.balance, definition=bound.definition)
