@@ -541,8 +541,10 @@ def plot(result: dict, path) -> Path:
     else:
         bottom.set_xticks(xs, [_label(r) for r in rows], rotation=20, fontsize=8)
         bottom.set_xlabel(", ".join(result["vary"]))
-    fig.suptitle(f"{game}: {result['games']:,} {result.get('unit', 'game')}s per setting, seed {result['seed']}\n"
-                 f"error bars: 95% paired interval against the first setting (first: its own 95% interval)",
+    how = ("" if not result.get("controls") else
+           f", multilevel estimates over {', '.join(result['controls'])} (sim.multilevel)")
+    fig.suptitle(f"{game}: {result['games']:,} {result.get('unit', 'game')}s per setting, seed {result['seed']}{how}\n"
+                 "error bars: each setting's own 95% interval",
                  fontsize=9)
     fig.tight_layout()
     path = Path(path)
