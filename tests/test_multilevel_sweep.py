@@ -1,7 +1,9 @@
-"""Multilevel sweeps (python -m sim.sweep --control): each setting's multilevel estimate on
-the same seed, differences from the first setting paired deal by deal through each deal's
-influence on both estimates (sim.multilevel.estimate_difference), balance points
-bracketed by the multilevel intervals."""
+"""Multilevel sweeps and strata. Sweeps (python -m sim.sweep --control): each setting's
+multilevel estimate on the same seed, differences from the first setting paired deal by
+deal through each deal's influence on both estimates (sim.multilevel.estimate_difference),
+balance points bracketed by the multilevel intervals. Strata (python -m sim.run --stratify
+--control): each stratum a multilevel estimate, combined by the stratified ratio
+estimator through the same influences (sim.multilevel.stratified_estimate)."""
 
 from __future__ import annotations
 
@@ -96,3 +98,65 @@ def test_control_needs_deal_runs(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--control plays deal runs" in err[0]
     assert not out.exists()
+
+
+def _estimates(rng, sizes, rate=False):
+    """Per-stratum plain and multilevel estimates (with influence) on simulated deals, whole
+    numbers as deal scores are (sim.ratio's sums are exact integers)."""
+    out = []
+    for h, (m0, m1) in enumerate(sizes):
+        c = np.round(10 * rng.standard_normal(m1) + 10 * h)
+        y = np.round(c[:m0] + 5 * rng.standard_normal(m0))
+        n = (rng.random(m1) < 0.7).astype(float) if rate else np.ones(m1)
+        target = ml.LevelData("t", y * n[:m0], n[:m0])
+        out.append((ml.nested_estimate(target, influence=True),
+                    ml.nested_estimate(target, [ml.LevelData("c", c * n, n)], influence=True)))
+    return out
+
+
+def test_stratified_without_controls_is_the_stratified_ratio_estimator():
+    """Plain strata of a rate (a divisor 0 or 1 per deal): the same value and variance as
+    sim.strata's stratified estimator from the strata's sums."""
+    from sim import strata
+    from sim.ratio import ratio_sums
+
+    weights = [0.5, 0.3, 0.2]
+    plain = [p for p, _ in _estimates(np.random.default_rng(13), [(300, 300), (200, 200), (100, 100)], rate=True)]
+    got = ml.stratified_estimate(weights, plain)
+    want = strata.stratified_estimate(weights, [ratio_sums(e["target_y"], e["target_n"]) for e in plain])
+    assert got["value"] == pytest.approx(want["value"], rel=1e-12)
+    assert got["variance"] == pytest.approx(want["variance"], rel=1e-9)
+
+
+def test_stratified_multilevel_of_a_per_deal_metric_is_the_weighted_sum():
+    """One value per deal: sum_h w_h R_h, its variance sum_h w_h^2 Var(R_h)."""
+    weights = [0.6, 0.4]
+    multi = [m for _, m in _estimates(np.random.default_rng(14), [(200, 2000), (100, 1500)])]
+    got = ml.stratified_estimate(weights, multi)
+    assert got["value"] == pytest.approx(sum(w * e["value"] for w, e in zip(weights, multi)), rel=1e-12)
+    assert got["variance"] == pytest.approx(sum(w * w * e["variance"] for w, e in zip(weights, multi)), rel=1e-9)
+
+
+def test_a_stratified_run_with_controls(tmp_path, capsys):
+    """sim.run --stratify with --control: each stratum is what a direct multilevel run of
+    its seed and conditions gives, and the overall value their weighted sum (37/55, 13/55
+    and 5/55 for the up-card classes)."""
+    from sim import strata
+    from sim.run import main as run_main
+
+    out = tmp_path / "st"
+    assert run_main(["--deals", "600", "--stratify", "upcard_class", "--policy", f"all={STRONG}", "--control",
+                     "all=heuristic", "--control-deals", "3000", "--seed", "33", "--out", str(out), "--quiet"]) == 0
+    got = json.loads((out / "strata.json").read_text())["metrics"]["dealer_advantage"]
+    rules = resolve_rules("bridgette")
+    ace = strata.strata_of("bridgette", rules, "upcard_class")[2]
+    assert ace.name == "ace"
+    deals = json.loads((out / "strata.json").read_text())["strata"][2]["deals"]
+    direct = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]),
+                               strata.stratum_seed(33, 2), deals, ["all=heuristic"], [3000],
+                               dealing=ace.dealing)["metrics"]["dealer_advantage"]
+    assert got["by_stratum"][2]["value"] == pytest.approx(direct["value"], rel=1e-12)
+    assert got["by_stratum"][2]["ci95"] == pytest.approx(direct["ci95"], rel=1e-12)
+    want = sum(w * s["value"] for w, s in zip((37 / 55, 13 / 55, 5 / 55), got["by_stratum"]))
+    assert got["overall"]["value"] == pytest.approx(want, rel=1e-12)
+    assert got["overall"]["target_alone_saved"] > 1

@@ -61,8 +61,8 @@ def play_cli(args, rules, policies, dealing) -> int:
     """sim.run with --control: the multilevel estimate, printed and kept in --out."""
     import sys
 
-    if args.dd or args.stratify or args.cluster:
-        flag = "--dd" if args.dd else "--stratify" if args.stratify else "--cluster"
+    if args.dd or args.cluster:  # --stratify with --control is sim.strata's
+        flag = "--dd" if args.dd else "--cluster"
         raise MultilevelError(f"--control does not take {flag} (a double-dummy level is --control dd:SEAT=POLICY)")
     if args.control_deals is not None and any(n < 1 for n in args.control_deals):
         raise MultilevelError("--control-deals must be positive whole numbers")

@@ -237,7 +237,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         plain_at_equal_time = float(u0.var(ddof=1)) * (target.seconds / m0) / total
         out.update(seconds=total, equal_time_saved=plain_at_equal_time / variance if variance > 0 else None)
     if influence:
-        out.update(influence=psi, segments=bounds, fitted=fitted)
+        out.update(influence=psi, segments=bounds, fitted=fitted, target_y=target.y, target_n=target.n)
     return out
 
 
@@ -251,9 +251,19 @@ def estimate_difference(a: dict, b: dict) -> dict:
     d = np.zeros(size)
     d[:len(b["influence"])] += b["influence"]
     d[:len(a["influence"])] -= a["influence"]
-    fitted = max(a["fitted"], b["fitted"])
+    variance = _segment_variance(d, set(a["segments"]) | set(b["segments"]), max(a["fitted"], b["fitted"]))
+    variance += a["coefficient_variance"] + b["coefficient_variance"]
+    diff = b["value"] - a["value"]
+    half = Z95 * math.sqrt(max(variance, 0.0))
+    return {"diff": diff, "variance": variance, "ci95": [diff - half, diff + half],
+            "unpaired_variance": a["variance"] + b["variance"]}
+
+
+def _segment_variance(d, segments, fitted) -> float:
+    """The variance of a sum over deals of ``d``, independent and alike within each segment
+    (bounds ``segments``), the first corrected for ``fitted`` coefficients."""
     variance, start = 0.0, 0
-    for end in sorted(set(a["segments"]) | set(b["segments"])):
+    for end in sorted(segments):
         seg = d[start:end]
         if len(seg) >= 2:
             var = seg.var(ddof=1) * len(seg)
@@ -261,12 +271,33 @@ def estimate_difference(a: dict, b: dict) -> dict:
                 var *= (len(seg) - 1) / max(len(seg) - 1 - fitted, 1)
             variance += var
         start = end
-    variance += a["coefficient_variance"] + b["coefficient_variance"]
-    diff = b["value"] - a["value"]
-    half = Z95 * math.sqrt(max(variance, 0.0))
-    return {"diff": diff, "variance": variance, "ci95": [diff - half, diff + half],
-            "unpaired_variance": a["variance"] + b["variance"]}
+    return variance
 
+
+def stratified_estimate(weights, estimates) -> dict:
+    """A stratified ratio R = sum_h w_h Y_h / sum_h w_h N_h from each stratum's estimate of
+    nested_estimate(influence=True) (independent strata, each its own seed): stratum h's
+    ratio R_h by its multilevel estimate, its mean divisor N_h by the target's deals. To
+    first order R - R_true = sum_h w_h (N_h dR_h + (R_h - R) dN_h) / N, N = sum_h w_h N_h,
+    so each deal's influence is w_h (N_h psi_h + (R_h - R)(n - N_h)/m0) / N, its variance
+    summed over each stratum's segments, plus the coefficients' variances weighted by
+    (w_h N_h / N)^2. With a divisor of 1 per deal this is sum_h w_h R_h with variance
+    sum_h w_h^2 Var(R_h). Returns value, variance, ci95."""
+    weights = [float(w) for w in weights]
+    nbar = [float(np.mean(e["target_n"])) for e in estimates]
+    total = sum(w * nb for w, nb in zip(weights, nbar))
+    if total == 0:
+        raise MultilevelError("the metric has no value in any stratum (its divisor sums to 0)")
+    value = sum(w * nb * e["value"] for w, nb, e in zip(weights, nbar, estimates)) / total
+    variance = 0.0
+    for w, nb, e in zip(weights, nbar, estimates):
+        n = np.asarray(e["target_n"], dtype=np.float64)
+        d = nb * np.asarray(e["influence"], dtype=np.float64)
+        d[:len(n)] += (e["value"] - value) * (n - nb) / len(n)
+        variance += (w / total) ** 2 * (_segment_variance(d, e["segments"], e["fitted"])
+                                        + nb * nb * e["coefficient_variance"])
+    half = Z95 * math.sqrt(max(variance, 0.0))
+    return {"value": value, "variance": variance, "ci95": [value - half, value + half]}
 
 def estimator_name(controls, features) -> str:
     if not controls and features is None:

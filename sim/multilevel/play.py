@@ -24,6 +24,7 @@ def default_levels(game: str) -> list[str]:
     return ["all=heuristic"]
 
 
+INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n")  # per-deal arrays: kept out of the JSON
 PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 
 
@@ -181,7 +182,7 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
     if out is not None:
         from sim.store import write_atomic
 
-        kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in ("influence", "segments")}
+        kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
                                          for name, e in result.items()})
         write_atomic(out / "multilevel.json", json.dumps(_plain(kept), indent=1).encode())
     return out_dict
