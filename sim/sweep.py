@@ -182,7 +182,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 
     ``controls`` (sim.multilevel levels, with ``control_deals`` or sized by a pilot): each
     setting a multilevel estimate of ``metrics`` (default the dealer's advantage) over a
-    deal run (``_multilevel_rows``).
+    deal run (``_multilevel_result``).
     """
     from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
 
