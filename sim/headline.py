@@ -182,11 +182,15 @@ def sweep_next(result: dict) -> list[str]:
     """The next commands after a sweep: a setting's report, a finer sweep, stronger players."""
     rows, game = result["settings"], result["game"]
     unit = "--deals" if result.get("unit") == "deal" else "--games"
-    lines = ["", "next:",
-             f"  python -m analysis.report {rows[-1]['run']}",
-             "      one setting's report (every setting is a run folder)",
-             f"  python -m analysis.compare {rows[0]['run']} {rows[-1]['run']} --metrics 'NAME = mean(EXPR) where COND'",
-             "      two settings on a metric of your own"]
+    if result.get("controls"):  # multilevel settings: folders of per-deal values, no records
+        lines = ["", "next:", f"  cat {rows[-1]['run']}/multilevel.json",
+                 "      one setting's levels, sizes, coefficients and estimates"]
+    else:
+        lines = ["", "next:",
+                 f"  python -m analysis.report {rows[-1]['run']}",
+                 "      one setting's report (every setting is a run folder)",
+                 f"  python -m analysis.compare {rows[0]['run']} {rows[-1]['run']} --metrics 'NAME = mean(EXPR) where COND'",
+                 "      two settings on a metric of your own"]
     if result.get("balance_point") and len(result["vary"]) == 1:
         key, (name, x) = result["vary"][0], next(iter(result["balance_point"].items()))
         bracket = result["balance_bracket"][name]
@@ -194,7 +198,9 @@ def sweep_next(result: dict) -> list[str]:
             low, high = bracket
             values = (",".join(str(v) for v in range(low, high + 1))
                       if all(isinstance(v, int) for v in bracket) and 0 < high - low <= 12 else "V1,V2,...")
-            lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}",
+            more = "" if not result.get("controls") else " --policy ... --control " + " --control ".join(
+                result["controls"])
+            lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}{more}",
                       f"      the settings between {low} and {high} with more {unit[2:]}, to narrow the balance point"]
     if not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
         lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000 "

@@ -239,7 +239,8 @@ def play_stratified(args, rules, policies, dealing) -> int:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
                                        args.allocation or "proportional", args.records, args.block_size or 50_000, args.cluster,
                                        args.threads, notify, dealing.dealer,
-                                       None if args.metrics is None else parse_metrics(args.metrics))
+                                       None if args.metrics is None else parse_metrics(args.metrics),
+                                       args.control, args.control_deals)
     except KeyboardInterrupt:
         print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
         return INTERRUPTED_STATUS
@@ -290,10 +291,10 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
+    if args.stratify:  # with --control too: each stratum a multilevel estimate
+        return play_stratified(args, rules, policies, dealing)
     if args.control:
         return play_cli(args, rules, policies, dealing)
-    if args.stratify:
-        return play_stratified(args, rules, policies, dealing)
     out = args.out or default_out(args.game, args.seed, n, unit)
     block_size = args.block_size or DEFAULT_BLOCK_SIZE
     progress = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -216,10 +217,13 @@ def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
 
 def run_stratified(game: str, rules, policies, seed: int, deals: int, out, stratification: str,
                    allocation: str = "proportional", records: str = "deals", block_size: int = 50_000,
-                   cluster=None, threads=None, notify=None, dealer: str = "alternate", metrics=None) -> dict:
+                   cluster=None, threads=None, notify=None, dealer: str = "alternate", metrics=None,
+                   controls=(), control_deals=None) -> dict:
     """Play (or resume) every stratum's deal run under ``out`` and write ``out/strata.json``:
     the allocation, the strata and each metric per stratum and overall. ``metrics``: names
-    and custom definitions as analysis.compare takes them (None: every deal metric)."""
+    and custom definitions as analysis.compare takes them (None: every deal metric).
+    ``controls`` (sim.multilevel levels): each stratum a multilevel estimate instead
+    (``_multilevel_strata``)."""
     from dataclasses import replace
 
     from sim.api import execute, resolve_policies
@@ -228,6 +232,10 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from sim.run_records import open_run
 
     policies = resolve_policies(game) if policies is None else policies
+    if controls:
+        if cluster is not None:
+            raise DealingError("--control does not take --cluster")
+        metrics = metrics or ["dealer_advantage"]
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
     if records != "deals":
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
@@ -237,6 +245,9 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
     counts = allocate(strata, deals, allocation, sigmas)
     out = Path(out)
+    if controls:
+        return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
+                                  sigmas, metrics, list(controls), control_deals, notify)
     with claim(out, is_strata_folder, "stratified run"):  # this process's alone until strata.json is written
         folders = []
         for i, (s, n) in enumerate(zip(strata, counts)):
@@ -259,8 +270,54 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     return result
 
 
+def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts, sigmas,
+                       metrics, controls, control_deals, notify) -> dict:
+    """Each stratum a multilevel estimate (sim.multilevel.run_multilevel on the stratum's
+    seed and conditions, its target on the stratum's deals, its controls sized by its own
+    pilot or ``control_deals``) in ``out/stratum-NAME``, combined by
+    sim.multilevel.stratified_estimate; beside it the plain stratified estimate of the
+    targets' deals alone (stratified_estimate of their sums)."""
+    from sim.multilevel import run_multilevel
+    from sim.multilevel import stratified_estimate as combined
+    from sim.ratio import ratio_sums
+
+    with claim(out, is_strata_folder, "stratified run"):
+        played = []
+        for i, (s, n) in enumerate(zip(strata, counts)):
+            folder = out / f"stratum-{s.name}"
+            if notify is not None:
+                notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} target deals -> {folder}")
+            played.append(run_multilevel(game, rules, policies, stratum_seed(seed, i), n, controls, control_deals,
+                                         metrics, s.dealing, out=folder, notify=notify, influence=True))
+        weights = [s.weight for s in strata]
+        result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
+                  "neyman_sigmas": sigmas, "controls": played[0]["controls"],
+                  "strata": [{"name": s.name, "probability": f"{s.cards}/{s.of}", "deals": n,
+                              "folder": str(out / f"stratum-{s.name}"), "sizes": r["sizes"]}
+                             for s, n, r in zip(strata, counts, played)], "metrics": {}}
+        for name, first in played[0]["metrics"].items():
+            per = [r["metrics"][name] for r in played]
+            plain = stratified_estimate(weights, [ratio_sums(e["target_y"], e["target_n"]) for e in per])
+            overall = combined(weights, per)
+            overall.update(plain_variance=None, variance_saved=None, target_alone=plain["value"],
+                           target_alone_ci95=plain["ci95"],
+                           target_alone_saved=plain["variance"] / overall["variance"] if overall["variance"] else None)
+            result["metrics"][name] = {
+                **{k: first[k] for k in ("label", "unit", "percent", "balance", "definition")},
+                "by_stratum": [{"value": e["value"], "ci95": e["ci95"], "plain_value": e["plain_value"],
+                                "plain_ci95": e["plain_ci95"], "variance_saved": e["variance_saved"],
+                                "estimator": e["estimator"]} for e in per],
+                "overall": overall}
+        write_atomic(out / "strata.json", json.dumps(result, indent=1).encode())
+    return result
+
+
 def is_strata_folder(out: Path, names) -> bool:
-    """A folder a stratified run made: its strata's run folders, strata.json and its report."""
+    """A folder a stratified run made: its strata's run folders (or multilevel folders),
+    strata.json and its report."""
+    multilevel = [n for n in names if re.fullmatch(r"stratum-.+", n) and (out / n / "target.npz").is_file()]
+    if multilevel:  # --control: each stratum a multilevel folder (sim.multilevel)
+        return not set(names) - set(multilevel) - {"strata.json", "report"}
     return holds_runs(out, names, r"stratum-.+", "strata.json", ("report",))
 
 
@@ -291,4 +348,11 @@ def format_report(result: dict) -> str:
             f"; plain sampling of as many deals: +-{m.format(Z95 * math.sqrt(o['plain_variance']))}, "
             f"variance saved {o['variance_saved']:.0%}")
         lines.append(f"  {'overall':10s} {shown(o['value'], o['ci95'])}{saved}")
+        if "target_alone" in o:  # --control: the multilevel strata beside the targets' deals alone
+            each = "; ".join(f"{s['name']} {shown(e['plain_value'], e['plain_ci95'])}"
+                             for s, e in zip(result["strata"], entry["by_stratum"]))
+            lines += [f"  the target's deals alone: overall {shown(o['target_alone'], o['target_alone_ci95'])}; "
+                      f"{each}",
+                      f"  multilevel over {', '.join(result['controls'])}: the variance saved "
+                      + ("-" if o["target_alone_saved"] is None else f"{o['target_alone_saved']:.2f}x")]
     return "\n".join(lines)

@@ -8,6 +8,13 @@ per setting with its difference from the first setting, paired game by game
 (sim.comparison), and the balance point where a metric crosses its even value over a
 numeric grid; draws the plot. Each setting is an ordinary run folder under --out,
 so a sweep resumes, and any setting can be studied like any other run.
+
+With --control (deal runs, sim.multilevel) each setting is a multilevel estimate instead:
+the --policy players on --deals deals and cheaper levels on the same deals, each setting
+with its own levels on the same seed, in a multilevel folder under --out; differences from
+the first setting are paired deal by deal through each deal's influence on both estimates,
+and balance points are bracketed by the multilevel intervals (the plain intervals of the
+target's deals alone beside them).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from sim.custom import Custom, split_items
 from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, custom_metric, parse_metrics, resolve_metrics, shown
+from sim.multilevel import add_control_flags
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
     block_size_value, count, dealing_of, seed_value
@@ -155,7 +163,8 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
 
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
-          cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None) -> dict:
+          cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None, controls=(),
+          control_deals=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
 
     ``dealing``: a deal run's sim.dealing.Dealing; ``games`` then counts deals, and its
@@ -170,13 +179,23 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     ``custom_metrics`` ({name: definition, label, unit, percent, balance}) and
     ``balance_point`` ({metric: value}) where a metric crosses its even value.
     ``plot_path``, where the caller will draw the plot, is checked before any game is played.
+
+    ``controls`` (sim.multilevel levels, with ``control_deals`` or sized by a pilot): each
+    setting a multilevel estimate of ``metrics`` (default the dealer's advantage) over a
+    deal run (``_multilevel_result``).
     """
     from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
 
-    specs = resolve_metrics(metrics)
+    if controls:
+        if dealing is None:
+            raise SweepError("--control plays deal runs: give --deals N")
+        if cluster is not None:
+            raise SweepError("--control does not take --cluster")
+        metrics = metrics or ["dealer_advantage"]
+    specs = resolve_metrics(metrics, deal_run=True) if controls else resolve_metrics(metrics)
     names = [m.name for m in specs]
     customs = [m for m in specs if isinstance(m, Custom)]
-    if customs and records == "none":
+    if customs and records == "none" and not controls:
         raise MetricsError(f"metric '{customs[0].name}' reads the records, which --records none does not keep")
     grouped = next((c for c in customs if c.by), None)
     if grouped is not None:
@@ -218,8 +237,21 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 
             pool = stack.enter_context(open_cluster(cluster, threads))
             extra.update(cluster=pool.client, threads=pool.threads)
-        folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
-                                 log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])
+        if controls:
+            from sim.multilevel import run_multilevel
+
+            played = []
+            for i, (setting, setting_rules) in enumerate(zip(settings, resolved)):
+                folder = out / folder_name(i, setting)
+                if log:
+                    log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
+                played.append(run_multilevel(game, setting_rules, chosen, seed, games, list(controls), control_deals,
+                                             metrics, dealing, out=folder, notify=log, influence=True))
+        else:
+            folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
+                                     log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])
+    if controls:
+        return _multilevel_result(game, grid, settings, played, out, seed, games, chosen, dealing)
     rows, custom = [], {}
     for i, (setting, folder) in enumerate(zip(settings, folders)):
         compared = compare_runs(folders[0], folder, specs)["metrics"]
@@ -259,6 +291,58 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     return result
 
 
+def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, dealing) -> dict:
+    """A sweep's result from each setting's multilevel estimates (run_multilevel with
+    influence): each setting's value and 95% interval are the multilevel ones, its
+    difference from the first paired deal by deal (estimate_difference); beside them the
+    plain figures of the target's deals alone, and balance points bracketed both ways."""
+    from sim.multilevel import estimate_difference
+
+    first = played[0]["metrics"]
+    names = list(first)
+    rows = []
+    for i, (setting, res) in enumerate(zip(settings, played)):
+        row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(out / folder_name(i, setting)),
+               "sizes": res["sizes"], "wall_seconds": res["wall_seconds"], "metrics": {}}
+        for name, e in res["metrics"].items():
+            d = estimate_difference(first[name], e)
+            row["metrics"][name] = {
+                "value": e["value"], "value_ci95": e["ci95"], "diff": d["diff"],
+                "ci95": [0.0, 0.0] if i == 0 else d["ci95"], "paired": True,
+                "variance_reduction": None if i == 0 or not d["unpaired_variance"]
+                else 1 - d["variance"] / d["unpaired_variance"],
+                "estimator": e["estimator"], "plain_value": e["plain_value"], "plain_ci95": e["plain_ci95"],
+                "variance_saved": e["variance_saved"], "equal_time_saved": e.get("equal_time_saved"),
+                "plain_deals": e["plain_deals"]}
+        rows.append(row)
+    custom = {name: {k: e[k] for k in ("definition", "label", "unit", "percent", "balance")}
+              for name, e in first.items() if e.get("definition") is not None}
+    result = {"game": game, "seed": seed, "games": deals, "vary": [k for k, _ in grid], "out": str(out),
+              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
+              "unit": "deal", "dealing": dealing.to_dict(), "controls": played[0]["controls"]}
+    if numeric_axis(grid):
+        key = grid[0][0]
+        xs = [r["values"][key] for r in rows]
+        found, brackets, plain_found, plain_brackets = {}, {}, {}, {}
+        for name in names:
+            level = first[name]["balance"]
+            if level is None:
+                continue
+            own = [r["metrics"][name] for r in rows]
+            x = balance_point(xs, [m["value"] for m in own], level)
+            if x is not None:
+                found[name], brackets[name] = x, balance_bracket(xs, own, level, x)
+            plain = [{"value": m["plain_value"], "value_ci95": m["plain_ci95"]} for m in own]
+            x = balance_point(xs, [m["value"] for m in plain], level)
+            if x is not None:
+                plain_found[name], plain_brackets[name] = x, balance_bracket(xs, plain, level, x)
+        if found:
+            result.update(balance_point=found, balance_bracket=brackets)
+        if plain_found:
+            result.update(plain_balance_point=plain_found, plain_balance_bracket=plain_brackets)
+    return result
+
+
 def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = False) -> Path:
     keys = "+".join(k for k, _ in grid)
     return Path("runs") / (f"sweep-{game}-{keys}-{seed}-{games}" + ("-deals" if deals else ""))
@@ -268,7 +352,10 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def is_sweep_folder(out: Path, names) -> bool:
-    """A folder a sweep made: setting run folders, its tables and its plot."""
+    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
+    settings = [n for n in names if re.fullmatch(r"\d{2,}-.+", n) and (out / n / "target.npz").is_file()]
+    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
+        return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
     return holds_runs(out, names, r"\d{2,}-.+", "sweep.json", ("sweep.csv", "sweep.png"))
 
 
@@ -332,9 +419,10 @@ def format_report(result: dict) -> str:
     game, rows, unit = result["game"], result["settings"], result.get("unit", "game")
     first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
     dealt = "" if "dealing" not in result else f" ({from_dict(result['dealing']).describe()})"
+    levels = "" if not result.get("controls") else f"; multilevel over {', '.join(result['controls'])}"
     lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
              f"{plural(result['games'], unit)} each{dealt}, seed {result['seed']}, "
-             f"policies {', '.join(result['policies'])}; runs in {result['out']}",
+             f"policies {', '.join(result['policies'])}{levels}; runs in {result['out']}",
              f"differences are against the first setting ({first}), paired {unit} by {unit} where the "
              f"records allow (95% intervals)"]
     width = max(len(_label(r)) for r in rows) + 2
@@ -364,7 +452,29 @@ def format_report(result: dict) -> str:
                                      f"intervals of {level}")
             lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
                          f"(linear interpolation; {where})")
+        if result.get("controls"):
+            lines += _plain_lines(result, name, m, width)
     return "\n".join(lines)
+
+
+def _plain_lines(result: dict, name: str, m, width: int) -> list[str]:
+    """A multilevel sweep's plain figures beside its estimates: each setting's target deals
+    alone, the variance the estimate saved, and the balance point those deals alone give."""
+    lines = [f"  {'plain: the target alone':{width}s}{'value':>12s}{'95% CI':>24s}{'variance saved':>16s}"
+             f"{'at equal time':>15s}"]
+    for r in result["settings"]:
+        v = r["metrics"][name]
+        saved, timed = (("-" if x is None else f"{x:.2f}x")
+                        for x in (v.get("variance_saved"), v.get("equal_time_saved")))
+        lines.append(f"  {_label(r):{width}s}{m.format(v['plain_value']):>12s}"
+                     f"{_interval(m, v['plain_ci95'], signed=False):>24s}{saved:>16s}{timed:>15s}")
+    x = result.get("plain_balance_point", {}).get(name)
+    if x is not None:
+        bracket = result["plain_balance_bracket"][name]
+        where = (f"between {_show(bracket[0])} and {_show(bracket[1])} by their 95% intervals" if bracket
+                 else "not resolved by their 95% intervals")
+        lines.append(f"  balance point of the target's deals alone: {result['vary'][0]} = {x:z.2f} ({where})")
+    return lines
 
 
 def _metric(result: dict, name: str):
@@ -431,8 +541,10 @@ def plot(result: dict, path) -> Path:
     else:
         bottom.set_xticks(xs, [_label(r) for r in rows], rotation=20, fontsize=8)
         bottom.set_xlabel(", ".join(result["vary"]))
-    fig.suptitle(f"{game}: {result['games']:,} {result.get('unit', 'game')}s per setting, seed {result['seed']}\n"
-                 f"error bars: 95% paired interval against the first setting (first: its own 95% interval)",
+    how = ("" if not result.get("controls") else
+           f", multilevel estimates over {', '.join(result['controls'])} (sim.multilevel)")
+    fig.suptitle(f"{game}: {result['games']:,} {result.get('unit', 'game')}s per setting, seed {result['seed']}{how}\n"
+                 "error bars: each setting's own 95% interval",
                  fontsize=9)
     fig.tight_layout()
     path = Path(path)
@@ -476,6 +588,7 @@ def build_parser():
     p.add_argument("--plot", metavar="PATH", help="where to draw the plot (default <out>/sweep.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors and the result")
+    add_control_flags(p)
     add_cluster_flag(p, "; --out must then be a folder every worker shares")
     return p
 
@@ -484,7 +597,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        metrics = parse_metrics(args.metrics)
+        # with --control the default is the dealer's advantage alone (a strong player is dear)
+        metrics = None if args.metrics is None and args.control else parse_metrics(args.metrics)
         grid = parse_vary(args.vary, args.set_options)
         if args.threads is not None and args.cluster is None:
             import numba
@@ -499,7 +613,7 @@ def main(argv=None) -> int:
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         result = sweep(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy,
                        out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path,
-                       dealing if dealing.deal_run else None)
+                       dealing if dealing.deal_run else None, args.control, args.control_deals)
         try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
             result["plot"], problem = str(plot(result, plot_path)), None
         except SweepError as exc:

@@ -1,0 +1,90 @@
+"""sim.run's --control and --control-deals: the flags, the run and its report."""
+
+from __future__ import annotations
+
+from sim.multilevel.estimator import MultilevelError
+from sim.multilevel.play import run_multilevel
+
+
+def format_report(result: dict) -> str:
+    """The estimates for the terminal: estimator, 95% interval, variance saved, plain deals."""
+    from sim.metrics import shown
+
+    lines = []
+    for name, e in result["metrics"].items():
+        m = shown(name, e)
+        signed = m.balance == 0
+        f = lambda v: m.format(v, signed)  # noqa: E731
+        lines += [f"{e['label']} ({e['unit']}):",
+                  f"  multilevel  {f(e['value'])} [{f(e['ci95'][0])}, {f(e['ci95'][1])}]  ({e['estimator']})",
+                  f"  plain       {f(e['plain_value'])} [{f(e['plain_ci95'][0])}, {f(e['plain_ci95'][1])}]  "
+                  f"(the target's {e['levels'][0]['deals']:,} deals alone)"]
+        saved = e["variance_saved"]
+        if saved:
+            words = f"  variance saved {saved:.2f}x: the estimate stands for {e['plain_deals']:,.0f} plain deals"
+            if e.get("equal_time_saved"):
+                words += f"; {e['equal_time_saved']:.2f}x at equal wall time ({e['seconds']:.1f} s played)"
+            lines.append(words)
+        for warning in e.get("warnings", []):
+            lines.append(f"  warning: {warning}")
+        for lv in e["levels"]:
+            sec = "" if lv["seconds"] is None else f", {lv['seconds']:.1f} s"
+            lines.append(f"    level {lv['name']}: {lv['deals']:,} deals{sec}")
+    return "\n".join(lines)
+
+
+def _count(text: str) -> int:
+    """A positive whole number, also written as 1e6 (sim.cli.whole_count)."""
+    import argparse
+
+    from sim.cli import whole_count
+
+    try:
+        return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_control_flags(p) -> None:
+    """sim.run's --control and --control-deals."""
+    p.add_argument("--control", action="append", default=[], metavar="LEVEL",
+                   help="deal runs: a cheaper level that plays the same deals, for a multilevel estimate of the "
+                        "--policy players (sim.multilevel; repeatable): SEAT=POLICY[;SEAT=POLICY] (e.g. "
+                        "all=heuristic), dd:SEAT=POLICY (its contracts scored double dummy) or hand (features of "
+                        "the hands as dealt, Bridgette)")
+    p.add_argument("--control-deals", action="append", type=_count, default=None, metavar="N",
+                   help="with --control: deals of each played control, in order (default: sized from a pilot by "
+                        "the multilevel allocation rule)")
+
+
+def play_cli(args, rules, policies, dealing) -> int:
+    """sim.run with --control: the multilevel estimate, printed and kept in --out."""
+    import sys
+
+    if args.dd or args.cluster:  # --stratify with --control is sim.strata's
+        flag = "--dd" if args.dd else "--cluster"
+        raise MultilevelError(f"--control does not take {flag} (a double-dummy level is --control dd:SEAT=POLICY)")
+    if args.control_deals is not None and any(n < 1 for n in args.control_deals):
+        raise MultilevelError("--control-deals must be positive whole numbers")
+    until = None if args.until is None else (args.until.metric, args.until.width)
+    out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-multilevel"
+    notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    from sim.metrics import parse_metrics
+
+    metrics = None if args.metrics is None else parse_metrics(args.metrics)
+    try:
+        result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
+                                metrics, dealing, until, out, notify)
+    except KeyboardInterrupt:
+        from sim.cli import INTERRUPTED_STATUS
+
+        print(f"\ninterrupted; rerun the same command to resume the levels kept in {out}", file=sys.stderr)
+        return INTERRUPTED_STATUS
+    if not args.quiet:
+        print(f"{args.game}: multilevel deal runs, seed {args.seed}; target policies "
+              f"{', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
+        if result["until"] is not None:
+            print(f"until {result['until'][0]}:{result['until'][1]:g}: "
+                  f"{'reached' if result['reached'] else 'not reached within the cap'}")
+        print(format_report(result))
+    return 0

@@ -1,0 +1,225 @@
+"""run_multilevel: the levels of a multilevel estimate played, sized by a pilot or grown
+until a half-width is met, kept in a folder that resumes, and estimated."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sim.multilevel.allocation import allocation, sizes_for
+from sim.multilevel.estimator import Features, MultilevelError, nested_estimate
+from sim.multilevel.features import hand_features
+from sim.multilevel.levels import Level, LevelPlayer, parse_level
+
+
+def default_levels(game: str) -> list[str]:
+    """``--control auto``: the hierarchy that saved most per second in docs/multilevel.md's
+    measurements: the heuristic's deals, with its choices and outcomes (the hand features
+    added under 1% there, the double-dummy and pimc:worlds=2 levels cost more than they
+    saved)."""
+    return ["all=heuristic"]
+
+
+INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n")  # per-deal arrays: kept out of the JSON
+PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
+
+
+def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
+                   metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS,
+                   influence: bool = False) -> dict:
+    """The multilevel estimate of each metric (default: the dealer's advantage) of
+    ``policies`` over deal runs of ``seed``: the target on ``deals`` deals, each control
+    (Level or its text) on its ``control_deals`` (None: sized by the allocation rule from
+    a pilot of ``pilot`` deals, the target keeping ``deals``). With ``until``
+    ("METRIC:W" or (metric, W)) the levels are sized from the pilot for a 95% half-width W
+    on the first metric and grown until it is met, ``deals`` being the target's cap.
+    Writes ``out/multilevel.json`` when ``out`` is given. ``influence``: each metric's
+    estimate also holds its per-deal influence (for estimate_difference; not in the JSON)."""
+    from sim.dealing import Dealing, checked_plan
+    from sim.metrics import resolve_metrics
+
+    say = notify or (lambda line: None)
+    controls = [lv for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
+    levels = [c if isinstance(c, Level) else parse_level(c) for c in controls]
+    dealing = dealing or Dealing("deals")
+    if not dealing.deal_run:
+        raise MultilevelError("--control plays deal runs: give --deals N")
+    specs = resolve_metrics(metrics or ["dealer_advantage"], deal_run=True)
+    if any(getattr(m, "by", None) for m in specs):
+        raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
+    runs = [lv for lv in levels if lv.kind != "hand"]
+    hand = any(lv.kind == "hand" for lv in levels)
+    if hand and (game != "bridgette" or dealing.conditioned):
+        raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
+    if any(lv.kind == "dd" for lv in levels) and game == "bid-euchre":
+        raise MultilevelError("--control dd: scoring contracts double dummy is for Bridgette and Draw Bridge")
+    if control_deals is not None and len(control_deals) != len(runs):
+        raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
+                              f"controls ('hand' needs none)")
+    if until is not None and control_deals is not None:
+        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
+    if until is not None:
+        metric_name, width = until if isinstance(until, tuple) else _parse_until(until)
+        if metric_name != (specs[0].name):
+            specs = [m for m in specs if m.name == metric_name] + [m for m in specs if m.name != metric_name]
+            if specs[0].name != metric_name:
+                specs = resolve_metrics([metric_name], deal_run=True) + specs
+    plan, _ = checked_plan(game, rules, dealing)
+    from sim.api import resolve_policies
+
+    target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
+                         ",".join(f"{s}={p}" for s, p in enumerate(policies)))
+    ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan, lv.kind == "dd", specs,
+                        lv.name) for lv in runs]
+    stores = {}
+    if out is None:
+        from contextlib import nullcontext
+
+        folder = nullcontext()
+    else:  # each level's deals are kept there after each chunk: an interrupted run resumes
+        from sim.store import claim
+
+        out = Path(out)
+        folder = claim(out, _owns, "multilevel run")
+    with folder:
+        for i, pl in enumerate([target, *ctrl]):
+            if out is None:
+                break
+            stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
+            if stores[pl.name].exists() and pl.resume(stores[pl.name]):
+                say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
+        return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
+                            width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
+                            influence)
+
+
+def _owns(folder: Path, names) -> bool:
+    """A folder a multilevel run made: its levels' files and multilevel.json."""
+    import re
+
+    return all(re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json", n) for n in names)
+
+
+def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,
+                 stores, out, say, pilot, seed, influence=False) -> dict:
+    """run_multilevel's levels played and estimated (its folder claimed)."""
+    first = specs[0]
+    features_cache = {}
+
+    def features(m):
+        if not hand:
+            return None
+        if features_cache.get("deals", 0) < m:
+            features_cache.update(deals=m, value=hand_features(rules, seed, m))
+        f = features_cache["value"]
+        return Features(f.names, f.x[:m], f.means, f.seconds)
+
+    began = time.perf_counter()
+    sizes = [deals] + (list(control_deals) if control_deals is not None else [])
+    alloc = None
+    if control_deals is None and ctrl or until is not None:
+        p = min(pilot, deals)
+        say(f"pilot: every level on the first {p:,} deals, to size them")
+        for pl in [target, *ctrl]:
+            pl.play_to(p, chunk=p, store=stores.get(pl.name))
+        if target.seconds < 2.0 and target.largest[0] < 20_000 and deals > p:  # a cheap target too
+            target.play_to(min(deals, p + min(100 * p, 20_000)), chunk=20_000, store=stores.get(target.name))
+        for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
+            if pl.per_deal() * 20 < target.per_deal() and pl.largest[0] < 20_000:
+                more = min(100 * p, 20_000)
+                pl.play_to(max(pl.deals, p) + more, chunk=more, store=stores.get(pl.name))
+
+        def timed(pl):
+            d = pl.data(p)
+            d.seconds = pl.per_deal() * p
+            return d
+
+        alloc = allocation(timed(target), [timed(c) for c in ctrl], features(p))
+        best = alloc["best"]
+        chain = best["chain"]
+        if until is not None:
+            wanted = sizes_for(best, alloc["target_sd"], width)
+            wanted[0] = min(wanted[0], deals)
+        else:
+            wanted = [deals] + [math.ceil(deals * r) for r in best["ratios"][1:len(chain) + 1]]
+        sizes = [wanted[0]] + [0] * len(ctrl)
+        for k, j in enumerate(chain):
+            sizes[1 + j] = max(wanted[1 + k], wanted[0])
+        unused = [ctrl[j].name for j in range(len(ctrl)) if j not in chain]
+        if unused:
+            say(f"allocation: {', '.join(unused)} not worth its cost here; left out")
+        ctrl = [ctrl[j] for j in chain]
+        sizes = [sizes[0]] + [sizes[1 + j] for j in chain]
+        # Deals the pilot already played count (the target's up to its cap): more, never fewer.
+        sizes[0] = max(sizes[0], min(target.deals, deals))
+        sizes = [sizes[0]] + [max(m, pl.deals, sizes[0]) for m, pl in zip(sizes[1:], ctrl)]
+    rounds = 0
+    while True:
+        rounds += 1
+        for pl, m in zip([target, *ctrl], sizes):
+            say(f"{pl.name}: {m:,} deals")
+            pl.play_to(m, store=stores.get(pl.name))
+        result = _estimates(specs, target, ctrl, sizes, features(max(sizes)), game, influence)
+        if until is None or rounds >= 4:
+            break
+        half = result[first.name]["half_width"]
+        if half <= width or sizes[0] >= deals:
+            break
+        grow = min((half / width) ** 2 * 1.1, deals / sizes[0])
+        sizes = [max(s + 1, math.ceil(s * grow)) for s in sizes]
+        sizes[0] = min(sizes[0], deals)
+        say(f"half-width {half:.4g} > {width:g}: growing the levels {grow:.2f}x")
+    out_dict = {"game": game, "seed": seed, "policies": [str(p) for p in policies],
+                "controls": [lv.text for lv in levels], "sizes": dict(zip([target.name] + [c.name for c in ctrl],
+                                                                            sizes)),
+                "allocation": _plain(alloc), "until": None if until is None else [first.name, width],
+                "reached": None if until is None else result[first.name]["half_width"] <= width,
+                "wall_seconds": time.perf_counter() - began, "metrics": result}
+    if out is not None:
+        from sim.store import write_atomic
+
+        kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
+                                         for name, e in result.items()})
+        write_atomic(out / "multilevel.json", json.dumps(_plain(kept), indent=1).encode())
+    return out_dict
+
+
+def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict:
+    """Each metric's estimate from the levels' deals."""
+    out = {}
+    for k, metric in enumerate(specs):
+        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
+                              influence)
+        bound = target.bound[k]
+        est.update(label=bound.words(game, True), unit=bound.unit_for(game, True), percent=bound.percent,
+                   balance=bound.balance, definition=bound.definition)
+        out[metric.name] = est
+    return out
+
+
+def _parse_until(text):
+    metric, colon, width = str(text).partition(":")
+    try:
+        value = float(width)
+    except ValueError:
+        value = math.nan
+    if not colon or not metric.strip() or not (math.isfinite(value) and value > 0):
+        raise MultilevelError(f"--until needs METRIC:HALF_WIDTH with a positive width, got '{text}'")
+    return metric.strip(), value
+
+
+def _plain(obj):
+    """JSON-ready: numpy numbers as floats, infinities as None."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
