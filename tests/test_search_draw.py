@@ -197,11 +197,12 @@ def _seats(policy):
 
 
 def test_wins_the_face_up_ace_the_heuristic_lets_go():
-    """Trick 1, AS face up, the opponent leading 2D. At ``draw_fight`` 15 the heuristic never
-    fights and throws 2C (equal ranks: the leader wins), leaving the ace to the opponent;
-    3C wins it at the cost of a three. The search plays 3C; refusing the same position
-    with draw_worlds=0 gives the heuristic's 2C."""
-    kr = DrawBridgeRules().to_kernel()
+    """Trick 1, AS face up, the opponent leading 2D, a failed contract costing (D-6 bridge
+    undertricks; with none, the model's auctions climb to a 7NT nobody makes and no card
+    matters). At ``draw_fight`` 15 the heuristic never fights and throws 2C (equal ranks:
+    the leader wins), leaving the ace to the opponent; 3C wins it at the cost of a three.
+    The search plays 3C."""
+    kr = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel()
     gain = kr.tables[0]["gain"]
     hand = mask("2C 3C 6C 9C 4D 8D JD 5H 7H KH 3S 8S QS")
     plays = np.full(26, -1, dtype=np.int64)

@@ -98,27 +98,41 @@ def model_explains_nb(h, seat, opp_dealt, opp_draws, plays, n_played, leaders, t
 
 
 @njit(cache=True)
-def forbidden_until_nb(h, seat, never, plays, n_played, leaders, tops, trick, must_follow, led_suit_wins):
-    """For each card of ``never`` (cards the seat has not seen), the last trick at which the
-    opponent cannot have held it, -1 for none: a trick it played to where, held beside the
-    card it played, this card would have been the model's choice instead. The model picks
-    the first legal card in an order (lowest rank; winners first when fighting; highest
-    rank when leading to fight; the suit led first under ``must_follow``), so a card that
-    beats the one played in a pair beats it in any hand."""
+def forbidden_until_nb(h, seat, cards, last, plays, n_played, leaders, tops, must_follow, led_suit_wins):
+    """For each card ``cards[i]``, the last trick up to ``last[i]`` at which the opponent
+    cannot have held it, -1 for none: a trick it played to where, held beside the card it
+    played, this card would have been the model's choice instead. The model picks the first
+    legal card in an order (lowest rank; winners first when fighting; highest rank when
+    leading to fight; the suit led first under ``must_follow``), so a card that beats the
+    one played in a pair beats it in any hand."""
     opp = 1 - seat
-    until = np.full(never.shape[0], -1, dtype=np.int64)
-    for k in range(trick + 1):
-        pos = 2 * k + (0 if leaders[k] == opp else 1)
-        if pos >= n_played:
-            continue
-        card = plays[pos]
-        lead = -1 if pos == 2 * k else plays[2 * k]
-        for i in range(never.shape[0]):
-            pair = bit_nb(card) | bit_nb(never[i])
+    until = np.full(cards.shape[0], -1, dtype=np.int64)
+    for i in range(cards.shape[0]):
+        for k in range(last[i] + 1):
+            pos = 2 * k + (0 if leaders[k] == opp else 1)
+            if pos >= n_played:
+                continue
+            card = plays[pos]
+            lead = -1 if pos == 2 * k else plays[2 * k]
+            pair = bit_nb(card) | bit_nb(cards[i])
             legal = pair if lead < 0 else draw_follow_legal_nb(pair, lead, must_follow)
             if heuristic_draw_card_nb(h, pair, legal, lead, tops[k], led_suit_wins) != card:
                 until[i] = k
     return until
+
+
+DEALT = 1 << HAND_SIZE  # in a set of places: the opponent's dealt hand (bits below: its hidden draws)
+
+
+@njit(cache=True, inline="always")
+def _places_nb(places, free_dealt):
+    """The free places in ``places``: its hidden draws, and ``free_dealt`` with the dealt hand."""
+    n = free_dealt if places & DEALT else 0
+    rest = places & (DEALT - 1)
+    while rest:
+        rest &= rest - 1
+        n += 1
+    return n
 
 
 @njit(cache=True)
@@ -152,8 +166,29 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
                 n_p += 1
     # Each past trick's draw of the opponent: the face-up top it won, or a hidden place.
     hidden = np.zeros(HAND_SIZE, dtype=np.bool_)
+    hidden_mask = 0
     for j in range(trick):
         hidden[j] = not (tops[j] >= 0 and leaders[j + 1] == opp)
+        if hidden[j]:
+            hidden_mask |= 1 << j
+    # Where each played card can have come from (bit j: the hidden draw after trick j; bit
+    # DEALT: the dealt hand): before its trick, and after the last trick at which the model
+    # would have played it instead. A bound on the ways to place them (``placed_most``):
+    # each card's places less one for every earlier card whose places are among its own.
+    p_until = forbidden_until_nb(h, seat, p_cards[:n_p], p_trick[:n_p] - 1, plays, n_played, leaders, tops,
+                                 must_follow, led_suit_wins)
+    p_set = np.empty(n_p, dtype=np.int64)
+    placed_most = 1.0
+    for i in range(n_p):
+        lo = max(p_until[i], 0)
+        p_set[i] = hidden_mask & ((1 << p_trick[i]) - 1) & ~((1 << lo) - 1)
+        if p_until[i] < 0:
+            p_set[i] |= DEALT
+        size = _places_nb(p_set[i], HAND_SIZE)
+        for j in range(i):
+            if p_set[j] & ~p_set[i] == 0:
+                size -= 1
+        placed_most *= max(size, 0)
     # The cards never seen, the most constrained first: a card the model says the opponent
     # did not hold up to trick f goes to a place it came into after f (a draw after trick
     # f or later, or the stock). These sets nest, so placing the cards in this order, each
@@ -161,7 +196,8 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
     # ``ways`` counts the placements, and a try is kept with chance ways / most_ways, which
     # makes the whole uniform (the most ways: every played card from the dealt hand).
     never = cards_of_nb(DECK_MASK & ~mine & ~shown & ~opp_played)
-    until = forbidden_until_nb(h, seat, never, plays, n_played, leaders, tops, trick, must_follow, led_suit_wins)
+    until = forbidden_until_nb(h, seat, never, np.full(never.shape[0], trick, dtype=np.int64), plays, n_played,
+                               leaders, tops, must_follow, led_suit_wins)
     order = np.argsort(-until, kind="mergesort")
     never, until = never[order], until[order]
     n_stock = 2 * HAND_SIZE - 2 * trick
@@ -183,30 +219,41 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
     got = 0
     if most_ways == 0.0:
         return hands_out[:0], stocks_out[:0], dealt_out[:0], draws_out[:0]
+    if placed_most == 0.0:
+        return hands_out[:0], stocks_out[:0], dealt_out[:0], draws_out[:0]
     for _ in range(REJECTION_TRIES * n):
-        # The opponent's played cards into the places they could have come from.
+        # The opponent's played cards, in play order, each into a free place of its set.
         opp_dealt = ZERO
         free_dealt = HAND_SIZE
         taken[:] = False
+        ways = 1.0
         for i in range(n_p):
-            room = free_dealt
-            for j in range(p_trick[i]):
-                room += hidden[j] and not taken[j]
+            free = p_set[i]
+            for j in range(trick):
+                if taken[j]:
+                    free &= ~(1 << j)
+            room = _places_nb(free, free_dealt)
+            if room == 0:
+                ways = 0.0
+                break
+            ways *= room
             r = below_nb(rng, room)
-            if r < free_dealt:
-                opp_dealt |= bit_nb(p_cards[i])
-                free_dealt -= 1
-                continue
-            r -= free_dealt
-            for j in range(p_trick[i]):
-                if hidden[j] and not taken[j]:
+            if free & DEALT:
+                if r < free_dealt:
+                    opp_dealt |= bit_nb(p_cards[i])
+                    free_dealt -= 1
+                    continue
+                r -= free_dealt
+            for j in range(trick):
+                if free & (1 << j):
                     if r == 0:
                         taken[j] = True
                         opp_draws[j] = p_cards[i]
                         break
                     r -= 1
+        if ways == 0.0:
+            continue
         # The cards never seen, each into a free place of its set.
-        ways = 1.0
         n_r = 0
         for i in range(never.shape[0]):
             lo = max(until[i], 0)
@@ -236,7 +283,8 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
                         opp_draws[j] = never[i]
                         break
                     r -= 1
-        if ways == 0.0 or uniform_nb(rng) * most_ways >= ways:
+        # Kept with chance (ways / the bound on them): every placement the same chance.
+        if ways == 0.0 or uniform_nb(rng) * most_ways * placed_most >= ways:
             continue
         for j in range(trick):
             if not hidden[j]:
