@@ -254,7 +254,8 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
     the ``stock``, writing its outcome, or why a replay stopped, into the deal record
     ``row``; ``dd`` is the search context (a 1-record array) of a seat playing the contract
     double dummy (the draw phase it plays as the heuristic: the solver does not search
-    draws), of a ``search`` seat's draw phase (``draw_worlds``) and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+    draws), of a ``search`` seat's draw phase (``draw_worlds``) and of a --dd run, whose
+    double-dummy row is ``dd_out`` (none: not a --dd run)."""
     hands = seats.hands[:2]
     start_deal_nb(row)
     row.draw_tricks0 = 0

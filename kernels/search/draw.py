@@ -12,14 +12,17 @@ the opponent's unless ``show_stock_top`` showed it: the top card the trick's win
 or in the stock still to come, in its order. Each card the opponent has played came from
 its dealt hand or a draw before that trick. The seat knows its own dealt hand and draws,
 every card played, who won each trick and, with ``show_stock_top``, every face-up top. A
-world is drawn uniformly among the arrangements consistent with all that: the opponent's
-played cards in play order, each into a uniformly chosen free place it could have come
-from (the dealt hand or an earlier hidden draw; these choices nest, so every consistent
-placement has the same chance), then the other unseen cards shuffled into the places left.
-It is kept only if the opponent, as the heuristic with this seat's parameters, would have
-made every draw-phase play it made from the hands the world gives it (exact rejection: the
-model is deterministic; it also rules out a world that breaks D-2's ``must_follow``),
-within ``REJECTION_TRIES`` draws per world wanted. With none kept the seat plays the
+world is drawn uniformly among the arrangements consistent with all that in which the
+opponent, as the heuristic with this seat's parameters, would have made every draw-phase
+play it made from the hands the world gives it. The model picks the first legal card in
+an order, so a card it would have chosen over the card played, the two held alone, cannot
+have been in the opponent's hand then (``forbidden_until_nb``): each card may lie only in
+the places it came into late enough. The cards are placed in those sets, each uniformly
+among the free places of its set, and a try is kept with chance (ways it could be placed)
+/ (a bound on them), which gives every arrangement the same chance; then the opponent's
+plays are replayed through the model and only worlds that make them all are kept (exact
+rejection: the model is deterministic; it also rules out a world that breaks D-2's
+``must_follow``), within ``REJECTION_TRIES`` draws per world wanted. With none kept the seat plays the
 heuristic's card and the deal counts one ``unexplained`` decision.
 
 **Rollout.** In every world each candidate is played, then the rest of the draw phase as
