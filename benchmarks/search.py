@@ -18,7 +18,7 @@ from benchmarks.throughput import machine_facts, machine_line
 from sim.games import IMPLEMENTED, game_info
 from sim.policies import parse_policy
 
-GAMES = {"bridgette": 6, "draw-bridge": 4, "bid-euchre": 40}  # games per timed block
+GAMES = {"bridgette": 6, "draw-bridge": 1, "bid-euchre": 40}  # games per timed block (Draw Bridge: 200 deals)
 TARGETS = {"bridgette": 10, "bid-euchre": 100}  # deals/s on 2 threads
 
 

@@ -22,9 +22,10 @@ from kernels.dd_run import (
     contract_table_at_nb, dd_out_nb, start_contract_row_nb,
 )
 from kernels.options import OPENING_PASS, PASSED_OUT, TRICK_WINNER
-from kernels.policies import choose_draw_card_nb
+from kernels.policies import choose_draw_card_nb, searches_draw_nb
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
+from kernels.search.draw import search_draw_card_nb
 from kernels.step import (
     BY_POLICY, close_header_nb, deal_row_nb, header_cards_nb, header_dtype, left_over_nb, legal_nb,
     new_deal_nb, open_header_nb, record_nb, scripted_nb, start_game_nb, stop_nb, unexplained_nb,
@@ -93,12 +94,21 @@ def max_deals_per_game(kr: KernelRules) -> int:
 # --- Decision steps --------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins):
-    """D-2: the next draw-phase card of ``seat``, replayed or chosen, traced when legal."""
+def draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins, dd, p, tables, dealer, trick, dealt,
+                      drew, plays, leaders, tops):
+    """D-2: the next draw-phase card of ``seat``, replayed or chosen, traced when legal. A
+    ``search`` seat with ``draw_worlds`` rolls it out (kernels.search.draw) in the context
+    ``dd`` (None when no seat searches) from what it knows: its dealt hand, its own draws
+    ``drew[seat]``, the ``plays``, ``leaders`` and face-up ``tops`` so far."""
     card = scripted_nb(seats, seat, LIST_PLAY)
     if card == BY_POLICY:
-        card = choose_draw_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, shown,
-                                   led_suit_wins, seats.rng)
+        if dd is not None and searches_draw_nb(seats.pol[seat], seats.prm[seat]):
+            card = search_draw_card_nb(dd[0], seats, seat, hand, legal, lead, led_suit_wins, p.must_follow != 0,
+                                       trick, dealt[seat], drew[seat], plays, leaders, tops, dealer,
+                                       p.opening_pass == OPENING_PASS_ENDS, tables.gain)
+        else:
+            card = choose_draw_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, shown,
+                                       led_suit_wins, seats.rng)
     return record_nb(seats, trace, KIND_PLAY, seat, card, legal)
 
 
@@ -111,26 +121,38 @@ def card_error_nb(hand, card):
 # --- The phases of a deal ----------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
+def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
     """D-2: thirteen tricks without trumps; the winner draws the stock's top card and leads
-    next. Returns (completed, the cards played: out of the deal)."""
+    next. Returns (completed, the cards played: out of the deal). ``dd``: the search
+    context of ``search`` seats (None: none searches)."""
     gone = ZERO
     leader = 1 - dealer
     led_suit_wins = p.trick_winner == LED_SUIT_WINS
     draw_tricks0 = 0
+    # What the draw phase shows, for seats that search it: each seat's dealt hand and own
+    # draws, the cards played, each trick's leader (then the last winner), face-up tops.
+    dealt = hands.copy()
+    drew = np.full((2, HAND_SIZE), -1, dtype=np.int64)
+    plays = np.full(2 * HAND_SIZE, -1, dtype=np.int64)
+    leaders = np.full(HAND_SIZE + 1, -1, dtype=np.int64)
+    tops = np.full(HAND_SIZE, -1, dtype=np.int64)
     for trick in range(HAND_SIZE):
         top = stock[2 * trick]
         shown = top if p.show_stock_top else -1
+        leaders[trick] = leader
+        tops[trick] = shown
         lead = -1
         for turn in range(2):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else draw_follow_legal_nb(hand, lead, p.must_follow != 0)
-            card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins)
+            card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins, dd, p, tables,
+                                     dealer, trick, dealt, drew, plays, leaders, tops)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, 2 * trick + turn), gone
             hands[seat] &= ~bit_nb(card)
             gone |= bit_nb(card)
+            plays[2 * trick + turn] = card
             if turn == 0:
                 lead = card
             elif draw_beats_nb(card, lead, led_suit_wins):
@@ -138,6 +160,9 @@ def draw_phase_nb(p, dealer, hands, stock, seats, trace, row):
         draw_tricks0 += leader == 0
         hands[leader] |= bit_nb(top)
         hands[1 - leader] |= bit_nb(stock[2 * trick + 1])
+        drew[leader, trick] = top
+        drew[1 - leader, trick] = stock[2 * trick + 1]
+    leaders[HAND_SIZE] = leader
     row.draw_tricks0 = draw_tricks0
     row.draw_tricks1 = HAND_SIZE - draw_tricks0
     return True, gone
@@ -230,7 +255,8 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
     the ``stock``, writing its outcome, or why a replay stopped, into the deal record
     ``row``; ``dd`` is the search context (a 1-record array) of a seat playing the contract
     double dummy (the draw phase it plays as the heuristic: the solver does not search
-    draws) and of a --dd run, whose double-dummy row is ``dd_out`` (none: not a --dd run)."""
+    draws), of a ``search`` seat's draw phase (``draw_worlds``) and of a --dd run, whose
+    double-dummy row is ``dd_out`` (none: not a --dd run)."""
     hands = seats.hands[:2]
     start_deal_nb(row)
     row.draw_tricks0 = 0
@@ -242,7 +268,7 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
     deck = hands[0] | hands[1]
     for c in stock:
         deck |= bit_nb(c)
-    completed, gone = draw_phase_nb(p, dealer, hands, stock, seats, trace, row)
+    completed, gone = draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd)
     if not completed:
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in

@@ -88,6 +88,13 @@ def searches_exchange_nb(pid, prm):
     return pid == POLICY_SEARCH and prm.search.exchange_worlds > 0
 
 
+@njit(cache=True, inline="always")
+def searches_draw_nb(pid, prm):
+    """Whether a seat plays Draw Bridge's draw phase by rollout (kernels.search): ``search``
+    with ``draw_worlds`` above 0."""
+    return pid == POLICY_SEARCH and prm.search.draw_worlds > 0
+
+
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)
 _RANKS = np.uint64((1 << 13) - 1)

@@ -108,7 +108,7 @@ GAMES = {info.name: info for info in (
         heuristic={"aggression": -1.0, "double_margin": 99.0, "redouble_margin": 1.0, "draw_fight": 13.0,
                    "bid_by_score": 1.0, "compete_margin": 0.0},
         pimc={"worlds": 16, "bid_worlds": 0},
-        search={"call_worlds": 1},  # after D-2 the seat's one world is the deal
+        search={"call_worlds": 1, "draw_worlds": 8},  # calls: after D-2 one world, the deal; draws: docs/search.md
         referee_deal="DrawBridgeDeal", dd_play_from=26),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",

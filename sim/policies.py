@@ -139,9 +139,9 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
 # and Bridgette's exchange and the bridge games' calls chosen by rolling out the auction and
 # valuing its contract double dummy over sampled worlds (kernels.search).
 POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
-                                "plays its cards as pimc; chooses Bridgette's discards and the bridge games' calls "
-                                "among a few candidates by the expected score of the auction both players would then "
-                                "make, played double dummy, over sampled worlds; Draw Bridge's draw phase, Bid "
+                                "plays its cards as pimc; chooses Bridgette's discards, the bridge games' calls and "
+                                "Draw Bridge's draw-phase cards among a few candidates by the expected score of the "
+                                "auction both players would then make, played double dummy, over sampled worlds; Bid "
                                 "Euchre's bids, trump and exchange as the heuristic", {
     **POLICIES["heuristic"].parameters,
     "worlds": Parameter("pimc", 16.0, "deals of the unseen cards sampled per card played (0: cards as the "
@@ -152,8 +152,9 @@ POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
     "call_worlds": Parameter("search", 0.0, "deals of the opponent's hand sampled to value each candidate call by "
                                             "rolling out the auction (C-4; 0: calls as the heuristic)",
                              _worlds_or_none_error),
-    "draw_worlds": Parameter("search", 0.0, "deals of the unseen cards sampled to value each candidate card of the "
-                                            "draw phase by rolling out the deal (D-2; 0: draws as the heuristic)",
+    "draw_worlds": Parameter("search", 0.0, "arrangements of the unseen cards (the opponent's hand, the stock's "
+                                            "order) sampled to value each candidate draw-phase card by rolling out "
+                                            "the draw phase, auction and play (D-2; 0: draws as the heuristic)",
                              _worlds_or_none_error),
     "objective": Parameter("search", 0.0, "what searched choices maximize: 0 the mean deal score, 1 the mean "
                                           "chance of winning the game from the current totals",

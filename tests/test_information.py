@@ -20,10 +20,14 @@ world A's actions (world B); its checked decisions are its calls (sampled, ``bid
 Bid Euchre's trump and its cards (the rest are the heuristic's, checked above). In
 Bridgette it keeps the worlds of its last card that stay consistent (``keep``), so these
 must come from what it knows too. A ``search`` seat also chooses Bridgette's discards from
-worlds of the opponent's holding (kernels.search): checked the same way.
+worlds of the opponent's holding, and Draw Bridge's draw-phase cards from worlds of the
+opponent's hand and the stock's order read through the opponent's plays (kernels.search):
+checked the same way.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
@@ -351,4 +355,52 @@ def test_search_exchange_control_moving_a_held_card_changes_decisions():
     checked, changed, _ = _probe(WORLDS["bridgette"], seed=16, games=range(8), shuffles=1, control=True,
                                  policy=SEARCH, kinds=(kc.KIND_DISCARD,))
     assert checked >= 25
+    assert changed >= 0.05 * checked
+
+
+class DrawBridgeShownWorld(DrawBridgeWorld):
+    rules = DrawBridgeRules.from_dict({"draw": {"show_stock_top": True}})
+
+
+class FirstDeals:
+    """The first ``n`` deals of a world's games only (a Draw Bridge game runs about 105)."""
+
+    def __init__(self, world, n):
+        self.world, self.n = world, n
+
+    def __getattr__(self, name):
+        return getattr(self.world, name)
+
+    def deals(self, seed, games):
+        return itertools.islice(self.world.deals(seed, games), self.n)
+
+
+SEARCH_DRAW = parse_policy("search:worlds=2,call_worlds=1,draw_worlds=3", "draw-bridge")
+
+
+def test_search_draw_phase_ignores_cards_the_seat_cannot_see():
+    """A search seat's draw-phase cards (D-2, valued over worlds of the opponent's hand and
+    the stock's order that explain the opponent's plays) and its later calls and cards come
+    out the same however the cards it has not seen lie, the stock's order among them."""
+    checked, changed, _ = _probe(FirstDeals(DrawBridgeWorld(), 12), seed=17, games=range(1), shuffles=1,
+                                 control=False, policy=SEARCH_DRAW, kinds=(kc.KIND_PLAY,))
+    assert checked >= 20
+    assert changed == 0
+
+
+@pytest.mark.slow
+def test_search_draw_phase_ignores_cards_the_seat_cannot_see_face_up():
+    """The same with the stock's top face up (``show_stock_top``): the winners' draws are
+    public, the losers' are not."""
+    checked, changed, _ = _probe(FirstDeals(DrawBridgeShownWorld(), 12), seed=17, games=range(1), shuffles=2,
+                                 control=False, policy=SEARCH_DRAW, kinds=(kc.KIND_PLAY,))
+    assert checked >= 40
+    assert changed == 0
+
+
+@pytest.mark.slow
+def test_search_draw_phase_control_moving_a_held_card_changes_decisions():
+    checked, changed, _ = _probe(FirstDeals(DrawBridgeWorld(), 12), seed=18, games=range(1), shuffles=2,
+                                 control=True, policy=SEARCH_DRAW, kinds=(kc.KIND_PLAY,))
+    assert checked >= 20
     assert changed >= 0.05 * checked
