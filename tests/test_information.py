@@ -20,7 +20,8 @@ world A's actions (world B); its checked decisions are its calls (sampled, ``bid
 Bid Euchre's trump and its cards (the rest are the heuristic's, checked above). In
 Bridgette it keeps the worlds of its last card that stay consistent (``keep``), so these
 must come from what it knows too. A ``search`` seat also chooses Bridgette's discards from
-worlds of the opponent's holding (kernels.search): checked the same way.
+worlds of the opponent's holding, and Bid Euchre's bids, trump and E-4 gives and returns
+from worlds the calls explain (kernels.search): checked the same way.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
 SEARCH = parse_policy("search:worlds=3,exchange_worlds=4,call_worlds=3", "bridgette")
+# Bid Euchre's search seat bids more boldly than the heuristic, so that it asks (E-4) often.
+SEARCH_EUCHRE = parse_policy("search:worlds=2,exchange_worlds=3,call_worlds=3,aggression=1", "bid-euchre")
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 
@@ -350,5 +353,22 @@ def test_search_exchange_ignores_cards_the_seat_cannot_see():
 def test_search_exchange_control_moving_a_held_card_changes_decisions():
     checked, changed, _ = _probe(WORLDS["bridgette"], seed=16, games=range(8), shuffles=1, control=True,
                                  policy=SEARCH, kinds=(kc.KIND_DISCARD,))
+    assert checked >= 25
+    assert changed >= 0.05 * checked
+
+
+def test_search_euchre_decisions_ignore_cards_the_seat_cannot_see():
+    """A Bid Euchre search seat's bids, trump, E-4 gives and returns (valued over worlds the
+    calls so far explain) and cards come out the same however the cards it has not seen lie."""
+    kinds = (ke.KIND_CALL, ke.KIND_TRUMP, ke.KIND_GIVE, ke.KIND_RETURN)
+    checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=17, games=range(2), shuffles=2, control=False,
+                                 policy=SEARCH_EUCHRE, kinds=kinds)
+    assert checked >= 100
+    assert changed == 0
+
+
+def test_search_euchre_control_moving_a_held_card_changes_decisions():
+    checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=18, games=range(2), shuffles=1, control=True,
+                                 policy=SEARCH_EUCHRE, kinds=(ke.KIND_CALL, ke.KIND_TRUMP))
     assert checked >= 25
     assert changed >= 0.05 * checked

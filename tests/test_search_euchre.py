@@ -100,9 +100,10 @@ def test_an_unbeatable_hand_shoots_the_moon_in_hearts_where_the_heuristic_passes
     """J H, J D, A H, K H, Q H, T H: with hearts trump the six highest trumps (E-2), every
     trick alone whatever the others hold. E-7: 6M scores 24, 6A 12 (the partner's trump
     back, still all six), 3 to 5 with partner 6, a pass with every model seat passing (an
-    aggression of -5 bids nothing) a void hand, 0. So the searched call is 6M and the
-    trump hearts, where the heuristic with these parameters passes."""
-    policy = parse_policy("search:aggression=-5,call_worlds=6", "bid-euchre")
+    aggression of -8 bids nothing: this hand's 7.2 expected tricks less 8, with 1.25 from
+    partner, are no level) a void hand, 0. So the searched call is 6M and the trump
+    hearts, where the heuristic with these parameters passes."""
+    policy = parse_policy("search:aggression=-8,call_worlds=6", "bid-euchre")
     h = policy.row().heuristic
     rng = np.random.default_rng(9)
     mine = mask("JH JD AH KH QH TH")

@@ -16,7 +16,9 @@ turns, stick-the-dealer and overcalls of ``kernels.calls.euchre_legal_bids_nb``)
 all four pass is void and scores 0 (E-3). Another seat that wins names the model's trump
 and makes the model's E-4 exchange; the seat itself, winning with a bid, names the trump
 best on average over the worlds in which it wins with that bid (its worlds as it names
-trump are these, read with the whole auction), the heuristic's among equals. The contract
+trump are these, read with the whole auction), the heuristic's among equals; it considers
+the suits in which it holds a third of the hand's tricks in trumps (half for an ask or the
+moon) and the heuristic's suit (``own_suits_nb``). The contract
 is valued at the bidding team's double-dummy tricks, the bidder leading
 (``euchre_bid_tricks_nb``), scored by E-7 (``bid_gain_nb``) for the seat's team: the seat's
 team's points minus the other team's. Each (world, trump, bidder, way of playing) is solved
@@ -96,6 +98,21 @@ def solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker):
 
 
 @njit(cache=True)
+def own_suits_nb(hand, tricks, first):
+    """``suits[kind, trump]``: the trumps in which the seat's own bids of each way of playing
+    are valued as it bids: those where ``hand`` holds a third of the hand's tricks in trumps
+    (E-2's trump suit), half alone or asking (E-4, E-5), and always ``first``, the
+    heuristic's suit. A contract in a suit of fewer trumps is all but never the best one,
+    and leaving it out halves the bids' solves."""
+    suits = np.zeros((3, 4), dtype=np.bool_)
+    for t in range(4):
+        n = popcount_nb(hand & EUCHRE_SUIT_OF[t, t])
+        suits[WITH_PARTNER, t] = 3 * n >= tricks or t == first
+        suits[ASKING, t] = suits[ALONE, t] = 2 * n >= tricks or t == first
+    return suits
+
+
+@njit(cache=True)
 def best_of_totals_nb(totals, first):
     """The index of the highest of ``totals``, ``first`` among equals, then the lowest."""
     best = first
@@ -129,6 +146,8 @@ def search_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, d
     while rest:
         n_c = add_distinct_nb(candidates, n_c, lowest_nb(rest))
         rest &= rest - ONE
+    first_trump = heuristic_euchre_trump_nb(h, hands[seat], copies)
+    suits = own_suits_nb(hands[seat], tricks, first_trump)
     # Each candidate's auction in each world, and the contracts it needs solved.
     final = np.empty((n_c, n_w), dtype=np.int64)
     by = np.empty((n_c, n_w), dtype=np.int64)
@@ -145,23 +164,24 @@ def search_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, d
                 continue  # void (E-3): 0
             k = euchre_bid_kind_nb(bid, tricks)
             if b == seat:
-                need[w, :, seat, k] = True
+                need[w, :, seat, k] = suits[k]
             else:
                 named[c, w] = heuristic_euchre_trump_nb(h, worlds[w, b], copies)
                 need[w, named[c, w], b, k] = True
     won = solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker)
-    first_trump = heuristic_euchre_trump_nb(h, hands[seat], copies)
     value = np.zeros(n_c)
     totals = np.zeros(4)
     for c in range(n_c):
         call = candidates[c]
         if call != EUCHRE_PASS:  # the seat's own contract: the trump best over the worlds it wins in
             k = euchre_bid_kind_nb(call, tricks)
-            totals[:] = 0.0
+            for t in range(4):
+                totals[t] = 0.0 if suits[k, t] else -np.inf
             for w in range(n_w):
                 if by[c, w] == seat:
                     for t in range(4):
-                        totals[t] += gain[call, won[w, t, seat, k]]
+                        if suits[k, t]:
+                            totals[t] += gain[call, won[w, t, seat, k]]
             value[c] += totals[best_of_totals_nb(totals, first_trump)]
         for w in range(n_w):
             bid, b = final[c, w], by[c, w]
