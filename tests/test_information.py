@@ -367,6 +367,7 @@ def test_search_euchre_decisions_ignore_cards_the_seat_cannot_see():
     assert changed == 0
 
 
+@pytest.mark.slow
 def test_search_euchre_control_moving_a_held_card_changes_decisions():
     checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=18, games=range(2), shuffles=1, control=True,
                                  policy=SEARCH_EUCHRE, kinds=(ke.KIND_CALL, ke.KIND_TRUMP))

@@ -29,6 +29,10 @@ THREE, FOUR, FIVE, ASK, MOON = range(5)  # the single deck's bid ids: 3, 4, 5, 6
 HEARTS = 2
 P = BidEuchreRules().to_kernel().params[0]
 GAIN = ke.bid_gain_nb(P)
+# The rule arguments as the deal kernel passes them (tricks, ask_cards, double_deck, joker,
+# stick_the_dealer): with the kernel's argument types the tests reuse its compiled searches.
+RULES = tuple(np.int64(P[k]) for k in ("tricks", "ask_cards", "double_deck", "joker", "stick_the_dealer"))
+I64, I8 = np.int64, np.int8
 
 
 def mask(names):
@@ -81,8 +85,9 @@ def test_every_world_reproduces_the_calls_so_far_under_the_model():
         seats["calls"][0, :turn] = calls
         named_by = bidder if bidder >= 0 and bidder != seat else -1
         trump = int(kp.heuristic_euchre_trump_nb(h, hands[bidder], 1)) if named_by >= 0 else -1
-        worlds = pimc.euchre_calling_worlds_nb(seats[0], seat, hands, turn, dealer, 6, False, False, False, 8,
-                                               kse.REJECTION_TRIES, named_by, trump)
+        worlds = pimc.euchre_calling_worlds_nb(seats[0], I64(seat), hands, I64(turn), I64(dealer), *RULES[:1],
+                                               *RULES[2:], np.float64(8), I64(kse.REJECTION_TRIES), I64(named_by),
+                                               I64(trump))
         assert 1 <= len(worlds) <= 8
         for w in worlds:
             assert w[seat] == hands[seat] and int(np.bitwise_or.reduce(w)) == 2**24 - 1
@@ -119,12 +124,12 @@ def test_an_unbeatable_hand_shoots_the_moon_in_hearts_where_the_heuristic_passes
         legal = euchre_legal_bids_nb(6, -1, 0, False)
         assert kp.heuristic_euchre_bid_nb(h, mine, legal, -1, -1, seat, 6, 1) == EUCHRE_PASS
         seats = _seats(policy, 5 + dealer)
-        got = kse.search_euchre_bid_nb(new_context()[0], seats[0], seat, hands, legal, -1, -1, 0, dealer, GAIN, 6, 1,
-                                       False, False, False)
+        got = kse.search_euchre_bid_nb(new_context()[0], seats[0], I64(seat), hands, np.uint64(legal), I64(-1), I64(-1),
+                                       I64(0), I64(dealer), GAIN, *RULES)
         assert got == MOON
         seats["calls"][0, :4] = [MOON if t == 0 else EUCHRE_PASS for t in range(4)]
-        trump = kse.search_euchre_trump_nb(new_context()[0], seats[0], seat, hands, MOON, dealer, GAIN, 6, 1, False,
-                                           False, False)
+        trump = kse.search_euchre_trump_nb(new_context()[0], seats[0], I8(seat), hands, I8(MOON), I64(dealer), GAIN,
+                                           *RULES)
         assert trump == HEARTS
         assert seats["unexplained"][0].sum() == 0
 
@@ -145,11 +150,11 @@ def test_calls_the_model_cannot_explain_give_the_heuristics_call_and_are_counted
         h = policy.row().heuristic
         seats = _seats(policy)
         seats["calls"][0, 0] = FIVE
-        worlds = pimc.euchre_calling_worlds_nb(seats.copy()[0], seat, hands, 1, dealer, 6, False, False, False, 6,
-                                               kse.REJECTION_TRIES, -1, -1)
+        worlds = pimc.euchre_calling_worlds_nb(seats.copy()[0], I64(seat), hands, I64(1), I64(dealer), *RULES[:1],
+                                               *RULES[2:], np.float64(6), I64(kse.REJECTION_TRIES), I64(-1), I64(-1))
         assert len(worlds) == 0
-        got = decide(new_context()[0], seats[0], seat, hands, legal, FIVE, 0, 1, dealer, GAIN, 6, 1, False, False,
-                     False)
+        got = decide(new_context()[0], seats[0], I64(seat), hands, np.uint64(legal), I64(FIVE), I64(0), I64(1),
+                     I64(dealer), GAIN, *RULES)
         assert got == kp.heuristic_euchre_bid_nb(h, hands[seat], legal, FIVE, 0, seat, 6, 1)
         assert seats["unexplained"][0].tolist() == [0, 1, 0, 0]
 
@@ -184,12 +189,12 @@ def test_searched_exchange_gives_and_returns_legal_sets():
         dealer, bidder, trump = 0, 1, int(rng.integers(4))
         seats = _seats(policy, 60 + k)
         seats["calls"][0, :4] = [ASK if t == 0 else EUCHRE_PASS for t in range(4)]
-        give = kse.search_euchre_give_nb(new_context()[0], seats[0], bidder, hands, ASK, trump, dealer, GAIN, 6, 1,
-                                         False, False, False)
+        give = kse.search_euchre_give_nb(new_context()[0], seats[0], I8(bidder), hands, I8(ASK), I64(trump),
+                                         I64(dealer), GAIN, *RULES)
         assert bin(int(give)).count("1") == 1 and give & ~hands[bidder] == 0
         partner = 3
-        back = kse.search_euchre_returns_nb(new_context()[0], seats[0], partner, hands, bidder, ASK, trump, dealer,
-                                            GAIN, 6, 1, False, False, False)
+        back = kse.search_euchre_returns_nb(new_context()[0], seats[0], I64(partner), hands, I8(bidder), I8(ASK),
+                                            I64(trump), I64(dealer), GAIN, *RULES)
         trumps = hands[partner] & EUCHRE_SUIT_OF[trump, trump]
         assert bin(int(back)).count("1") == (0 if trumps else 1)
         assert back & ~hands[partner] == 0 and back & trumps == 0
