@@ -6,8 +6,9 @@ kernels' traces give each deal's hands, discards and calls); then each seat in t
 W worlds two ways from what it knows there: uniform among the deals consistent with what
 the rules make public, and conditioned on the other seats' calls as pimc samples them
 (``kernels.pimc``: a world is kept when the heuristic with the seat's parameters, holding
-that world's cards, would have made those calls; after 50 draws per world wanted the rest
-are drawn unconditioned). Both ways are pimc's own sampler: the uniform worlds are its
+that world's cards, would have made those calls, within 50 draws per world wanted: only
+those, repeated when fewer; when none fits, the seat's uniform worlds, as it then knows no
+more). Both ways are pimc's own sampler: the uniform worlds are its
 worlds with no call known.
 
 Reported per way: the mean absolute error of the worlds' opponent hands against the true
@@ -16,8 +17,9 @@ table on its 24 cards, whatever the trump), in suit lengths (mean over the four 
 and, in Bridgette, in Colons held (Bid Euchre: in the tricks the heuristic expects alone
 in the best suit, what its bids count); the ratio conditioned / uniform with a 95%
 interval over deals (the delta method on the ratio of two means over the same deals); and
-how many conditioned worlds do not fit the calls (the sampler's unconditioned fill-ins; one
-that happens to fit is a world of the conditioned law and is not counted). In Bid Euchre
+how many conditioned worlds do not fit the calls (the uniform worlds of seats whose calls
+the model explains in no draw; one that happens to fit is a world of the conditioned law
+and is not counted). In Bid Euchre
 the opponents are the two seats of the other team. Bridgette is also measured
 after the exchange, before any call, where only the counts are public: both ways are then
 uniform and the ratio should be 1. The target: after the auction, the HCP error of the
@@ -102,7 +104,9 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
                                                   dealer[i], lowest_bid, min_trump_cards, nt_needs_all_suits,
                                                   jump_min_cards, gain, seats.prm[s].pimc.bid_worlds)
                 for w in range(worlds.shape[3]):
-                    world = got[w % got.shape[0]]  # one world only: the seat knows the deal
+                    # Fewer worlds than wanted: they repeat (one only: the seat knows the deal); none
+                    # the model explains: the seat knows nothing more than the uniform worlds say.
+                    world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
                     fit[i, s, way] += calls_agree_nb(model, world, 1 - s, calls[i], known[i], dealer[i], lowest_bid,
                                                      min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
@@ -136,7 +140,8 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
                 got = sample_euchre_calling_worlds_nb(seats, s, hands[i], 4 * way, dealer[i], tricks, double_deck,
                                                       joker, stick_the_dealer)
                 for w in range(worlds.shape[3]):
-                    world = got[w % got.shape[0]]  # one world only: the seat knows the deal
+                    # As in contract_worlds_nb: repeated, or the uniform worlds when none is explained.
+                    world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
                     fit[i, s, way] += euchre_calls_agree_nb(model, world, s, seats.calls, 4, dealer[i], tricks, copies,
                                                             stick_the_dealer)

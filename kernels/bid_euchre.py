@@ -16,7 +16,7 @@ from kernels.calls import (
     euchre_need_nb,
 )
 from kernels.cards import (
-    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, popcount_nb,
+    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
 from kernels.dealing import conditioned_order_nb, first_dealer_nb
@@ -29,10 +29,14 @@ from kernels.pimc import (
 )
 from kernels.policies import (
     POLICY_DD, calls_by_worlds_nb, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,
-    choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb, plays_by_worlds_nb,
+    choose_euchre_give_nb, choose_euchre_return_nb, choose_euchre_trump_nb, plays_by_worlds_nb, searches_calls_nb,
+    searches_exchange_nb,
 )
 from kernels.records import record_dtype
 from kernels.rng import below_nb, shuffle_nb
+from kernels.search.euchre import (
+    search_euchre_bid_nb, search_euchre_give_nb, search_euchre_returns_nb, search_euchre_trump_nb,
+)
 from kernels.step import (
     BY_POLICY, ERROR_FIELDS, MAX_SCRIPT, NO_ACTION, POLICY_SCRIPT, close_header_nb, deal_row_nb,
     header_cards_nb, header_dtype, left_over_nb, legal_nb, new_deal_nb, open_header_nb, record_nb,
@@ -168,10 +172,15 @@ def bid_gain_nb(p):
 
 @njit(cache=True, inline="always")
 def bid_step_nb(seats, trace, p, dealer, turn, seat, legal, high, bidder, dd):
-    """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``)."""
+    """E-3: a pass or a bid (``turn``: the calls before it, kept in ``seats.calls``); a
+    ``search`` seat's by rollout (kernels.search.euchre)."""
     call = scripted_nb(seats, seat, LIST_CALLS)
     if call == BY_POLICY:
-        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
+        if dd is not None and searches_calls_nb(seats.pol[seat], seats.prm[seat]):
+            call = search_euchre_bid_nb(dd[0], seats, seat, seats.hands[:4], legal, high, bidder, turn, dealer,
+                                        bid_gain_nb(p), p.tricks, p.ask_cards, p.double_deck, p.joker,
+                                        p.stick_the_dealer)
+        elif dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             call = pimc_euchre_bid_nb(dd[0], seats, seat, seats.hands[:4], legal, high, bidder, turn, dealer,
                                       bid_gain_nb(p), p.tricks, p.ask_cards, p.double_deck, p.joker,
                                       p.stick_the_dealer)
@@ -186,7 +195,10 @@ def trump_step_nb(seats, trace, p, dealer, seat, bid, dd):
     """E-3: the bidder names trump (a suit)."""
     trump = scripted_nb(seats, seat, LIST_TRUMP)
     if trump == BY_POLICY:
-        if dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
+        if dd is not None and searches_calls_nb(seats.pol[seat], seats.prm[seat]):
+            trump = search_euchre_trump_nb(dd[0], seats, seat, seats.hands[:4], bid, dealer, bid_gain_nb(p), p.tricks,
+                                           p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
+        elif dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             trump = pimc_euchre_trump_nb(dd[0], seats, seat, seats.hands[:4], bid, dealer, bid_gain_nb(p), p.tricks,
                                          p.ask_cards, p.double_deck, p.joker, p.stick_the_dealer)
         else:
@@ -196,20 +208,28 @@ def trump_step_nb(seats, trace, p, dealer, seat, bid, dd):
 
 
 @njit(cache=True, inline="always")
-def give_step_nb(seats, trace, seat, legal, trump):
-    """E-4: a card the asking bidder gives partner."""
+def give_step_nb(seats, trace, seat, legal, trump, planned):
+    """E-4: a card the asking bidder gives partner: the next of a set ``planned`` by search
+    (empty: none planned), or the policy's."""
     card = scripted_nb(seats, seat, LIST_GIVE)
     if card == BY_POLICY:
-        card = choose_euchre_give_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
+        if planned & legal:
+            card = lowest_nb(planned & legal)
+        else:
+            card = choose_euchre_give_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
     return record_nb(seats, trace, KIND_GIVE, seat, pick_copy_nb(legal, card), legal)
 
 
 @njit(cache=True, inline="always")
-def return_step_nb(seats, trace, seat, legal, trump, scripted):
-    """E-4: a return of partner's choice (``scripted``: the replayed one, or BY_POLICY)."""
+def return_step_nb(seats, trace, seat, legal, trump, scripted, planned):
+    """E-4: a return of partner's choice (``scripted``: the replayed one, or BY_POLICY): the
+    next of a set ``planned`` by search (empty: none planned), or the policy's."""
     card = scripted
     if card == BY_POLICY:
-        card = choose_euchre_return_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
+        if planned & legal:
+            card = lowest_nb(planned & legal)
+        else:
+            card = choose_euchre_return_nb(seats.pol[seat], seats.prm[seat], legal, trump, seats.rng)
     return record_nb(seats, trace, KIND_RETURN, seat, pick_copy_nb(legal, card), legal)
 
 
@@ -296,20 +316,25 @@ def scripted_return_nb(seats, forced, i):
 
 
 @njit(cache=True)
-def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
+def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row, dealer, dd):
     """E-4: after a 6A (12A) the bidder gives partner ``ask_cards`` cards of its choice and
     gets back as many: partner's highest trumps first, the rest partner's choice of
-    non-trumps (from the hand it held before the exchange)."""
+    non-trumps (from the hand it held before the exchange). A ``search`` seat plans its
+    set of either side at once (kernels.search.euchre), in the search context ``dd``."""
     k = p.ask_cards
     partner = (bidder + 2) % 4
     before = hands[partner]
     forced = highest_trumps_nb(before, trump, k)
     if seats.replaying != 0 and (seats.script_len[LIST_GIVE] != k or seats.script_len[LIST_RETURN] != k):
         return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
+    planned = ZERO
+    if dd is not None and searches_exchange_nb(seats.pol[bidder], seats.prm[bidder]):
+        planned = search_euchre_give_nb(dd[0], seats, bidder, hands, row.bid, trump, dealer, bid_gain_nb(p), p.tricks,
+                                        k, p.double_deck, p.joker, p.stick_the_dealer)
     given = ZERO
     for _ in range(k):
         legal = hands[bidder] & ~given
-        card = give_step_nb(seats, trace, bidder, legal, trump)
+        card = give_step_nb(seats, trace, bidder, legal, trump, planned)
         if card < 0:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         given |= bit_nb(card)
@@ -318,10 +343,14 @@ def ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
     if scripted and (seats.script_len[LIST_RETURN] != k or scripted_return_nb(seats, forced, 0)[1] != ZERO):
         return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
     returned = forced
+    planned = ZERO
+    if dd is not None and searches_exchange_nb(seats.pol[partner], seats.prm[partner]):
+        planned = search_euchre_returns_nb(dd[0], seats, partner, hands, bidder, row.bid, trump, dealer,
+                                           bid_gain_nb(p), p.tricks, k, p.double_deck, p.joker, p.stick_the_dealer)
     for i in range(k - popcount_nb(forced)):
         legal = before & ~returned & ~EUCHRE_SUIT_OF[trump, trump]
         choice = scripted_return_nb(seats, forced, i)[0] if scripted else BY_POLICY
-        card = return_step_nb(seats, trace, partner, legal, trump, choice)
+        card = return_step_nb(seats, trace, partner, legal, trump, choice, planned)
         if card < 0:
             return stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)
         returned |= bit_nb(card)
@@ -461,7 +490,7 @@ def play_hand_nb(p, dealer, reneges, seats, trace, row, dd, dd_out):
     row.trump = trump
     kind = euchre_bid_kind_nb(row.bid, p.tricks)
     if kind == ASKING:  # E-4 / E-5
-        if not ask_exchange_nb(p, hands, bidder, trump, seats, trace, row):
+        if not ask_exchange_nb(p, hands, bidder, trump, seats, trace, row, dealer, dd):
             return
     elif replaying and (seats.script_len[LIST_GIVE] or seats.script_len[LIST_RETURN]):
         stop_nb(row, ERR_EXCHANGE, AT_EXCHANGE, 0)

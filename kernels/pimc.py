@@ -9,8 +9,9 @@ tricks from here, the trick in progress included; no more exactly than the choic
 ``dd``). With ``bid_worlds`` above 0 its calls are sampled as well: the call whose likely
 contract has the best expected score over worlds in which the other seats' calls so far
 are the heuristic's (``pimc_call_nb``; Bid Euchre's ``pimc_euchre_bid_nb``, and its trump,
-``pimc_euchre_trump_nb``); otherwise its calls, and always its exchanges and draws, are
-the heuristic's.
+``pimc_euchre_trump_nb``), only those worlds: with none the seat makes the heuristic's call
+and the deal counts it ``unexplained``; otherwise its calls, and always its exchanges and
+draws, are the heuristic's.
 
 **What a seat knows.** Its own hand and every card played; in Bridgette its own discards
 and the up-card (B-3: ``unseen`` of the deal kernel, which leaves out its discards and a
@@ -88,6 +89,7 @@ FACT_UPCARD, FACT_DISCARDS = 0, 1
 FACT_JOKER_DEALER = 0
 
 MAX_HOLDERS = 4
+BID_TRIES = 50  # draws per world wanted before a pimc seat's calls make do with fewer worlds
 _S11 = np.uint64(11)
 _UNIT = 1.0 / 9007199254740992.0  # 2**-53
 EXPLAINED_TRIES = 200  # draws per world wanted before a search seat's card play makes do with fewer
@@ -533,28 +535,30 @@ def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_
 @njit(cache=True)
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                              nt_needs_all_suits, jump_min_cards, gain, wanted):
-    """The opponent's hands of ``wanted`` worlds from ``contract_deals_nb`` in which the
-    opponent, modelled as a heuristic with this seat's parameters, would have made its
-    calls so far: rejection among at most 50 draws per world wanted; with too few
-    accepted, the rest are drawn unconditioned (the calls then say nothing this model
-    explains). One number from the policy stream starts the draws. Also returns whether
-    only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
+    """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
+    the opponent, modelled as a heuristic with this seat's parameters, would have made its
+    calls so far: exact rejection (the model is deterministic) among at most ``BID_TRIES``
+    draws per world wanted, and only those worlds: none when the model explains none of
+    them (the caller then makes the heuristic's call and counts the deal's
+    ``unexplained``). One number from the policy stream starts the draws. Also returns
+    whether only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
-    got = tries = 0
-    while got < n:
+    got = 0
+    for _ in range(BID_TRIES * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        out[got] = world[0]
-        tries += 1
-        if n_deals == 1.0 or tries > 50 * n or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer,
-                                                              lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                                              jump_min_cards, gain, seats.odds[1 - seat]):
+        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
+                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                            seats.odds[1 - seat]):
+            out[got] = world[0]
             got += 1
-    return out, n_deals == 1.0
+            if got == n:
+                break
+    return out[:got], n_deals == 1.0
 
 
 @njit(cache=True)
@@ -607,6 +611,10 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
     opponents, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
                                                 min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
                                                 seats.prm[seat].pimc.bid_worlds)
+    if opponents.shape[0] == 0:
+        note_unexplained_nb(seats, seat)
+        return heuristic_call_nb(seats.prm[seat].heuristic, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen,
+                                 gain, seats.odds[seat])
     mine = np.zeros((N_BIDS, 3))
     call, best = CALL_PASS, 0.0
     if cur_bid >= 0:
@@ -757,14 +765,15 @@ def euchre_calls_agree_nb(h, hands, seat, calls, n_calls, dealer, tricks, copies
 
 
 @njit(cache=True)
-def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
-                                    stick_the_dealer):
-    """``bid_worlds`` deals of the four hands (``[w, s]``; the seat's own as it is) drawn as
+def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker, stick_the_dealer,
+                             wanted, tries, named_by, trump):
+    """Up to ``wanted`` deals of the four hands (``[w, s]``; the seat's own as it is) drawn as
     ``euchre_holders_nb`` places the cards ``seat`` has not seen, kept when the other seats,
     modelled as heuristics with this seat's parameters, would have made their calls among
-    the first ``n_calls`` of ``seats.calls``: rejection among at most 50 draws per world
-    wanted; with too few accepted, the rest are drawn unconditioned. One number from the
-    policy stream starts the draws."""
+    the first ``n_calls`` of ``seats.calls`` and, where ``named_by`` is another seat (-1:
+    none), that seat would have named ``trump`` (E-3): exact rejection (the model is
+    deterministic) among at most ``tries`` draws per world wanted, and only those worlds:
+    none when the model explains none. One number from the policy stream starts the draws."""
     rng = decision_stream_nb(seats)
     unseen = euchre_unseen_nb(seats, seat, hands[seat], ZERO, double_deck, joker)
     counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
@@ -772,23 +781,36 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
     holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
     m = euchre_holders_nb(seats, seat, hands, unseen, -1, counts, allowed, holder_seat)
     cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
-    n = 1 if n_deals == 1.0 else max(1, np.int64(seats.prm[seat].pimc.bid_worlds))
+    n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.zeros((n, 4), dtype=np.uint64)
     world = np.empty(m, dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the other seats, modelled with this seat's parameters
-    got = tries = 0
-    while got < n:
+    copies = 1 + np.int64(double_deck)
+    got = 0
+    for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
         out[got, seat] = hands[seat]
         for h in range(m):
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
-        tries += 1
-        if n_deals == 1.0 or tries > 50 * n or euchre_calls_agree_nb(model, out[got], seat, seats.calls, n_calls,
-                                                                     dealer, tricks, 1 + double_deck,
-                                                                     stick_the_dealer):
+        if n_deals == 1.0 or (
+                euchre_calls_agree_nb(model, out[got], seat, seats.calls, n_calls, dealer, tricks, copies,
+                                      stick_the_dealer)
+                and (named_by < 0 or named_by == seat
+                     or heuristic_euchre_trump_nb(model, out[got, named_by], copies) == trump)):
             got += 1
-    return out
+            if got == n:
+                break
+    return out[:got]
+
+
+@njit(cache=True)
+def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
+                                    stick_the_dealer):
+    """The worlds of a ``pimc`` seat's calls (``bid_worlds`` wanted): ``euchre_calling_worlds_nb``
+    after the first ``n_calls`` calls, within ``BID_TRIES`` draws per world wanted."""
+    return euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker, stick_the_dealer,
+                                    seats.prm[seat].pimc.bid_worlds, BID_TRIES, -1, -1)
 
 
 @njit(cache=True)
@@ -857,13 +879,17 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
     worlds; a pass, the high bid as it stands, played by its bidder with the trump the
     heuristic would name from the bidder's hand in each world (no bid yet: nothing, 0).
     It looks no further: a later seat may still bid on. Ties go to the pass, then the
-    lowest bid."""
+    lowest bid. With no world the model explains: the heuristic's call, counted
+    ``unexplained``."""
     if legal & (legal - ONE) == ZERO:
         return lowest_nb(legal)
     worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
                                              stick_the_dealer)
     n = worlds.shape[0]
     h = seats.prm[seat].heuristic
+    if n == 0:
+        note_unexplained_nb(seats, seat)
+        return heuristic_euchre_bid_nb(h, hands[seat], legal, high, bidder, seat, tricks, 1 + np.int64(double_deck))
     call, best = -1, -np.inf
     if legal & bit_nb(EUCHRE_PASS):
         call, best = EUCHRE_PASS, 0.0
@@ -897,9 +923,13 @@ def pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, ask_
                          stick_the_dealer):
     """E-3: the trump a ``pimc`` bidder with ``bid_worlds`` > 0 names for its ``bid``: the
     suit whose contract has the best expected score over worlds consistent with its hand
-    and the whole auction, the lowest of equals."""
+    and the whole auction, the lowest of equals (none the model explains: the heuristic's,
+    counted ``unexplained``)."""
     worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker,
                                              stick_the_dealer)
+    if worlds.shape[0] == 0:
+        note_unexplained_nb(seats, seat)
+        return heuristic_euchre_trump_nb(seats.prm[seat].heuristic, hands[seat], 1 + np.int64(double_deck))
     table = bid_tricks_nb(dd, seats.prm[seat].heuristic, worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards,
                           double_deck, joker)
     return best_trump_nb(gain, bid, table)[0]

@@ -76,15 +76,15 @@ def calls_by_worlds_nb(pid, prm):
 
 @njit(cache=True, inline="always")
 def searches_calls_nb(pid, prm):
-    """Whether a seat makes the two bridge games' calls by rollout (kernels.search):
-    ``search`` with ``call_worlds`` above 0."""
+    """Whether a seat makes its calls by rollout (kernels.search: the bridge games' C-4, Bid
+    Euchre's E-3 bids and trump): ``search`` with ``call_worlds`` above 0."""
     return pid == POLICY_SEARCH and prm.search.call_worlds > 0
 
 
 @njit(cache=True, inline="always")
 def searches_exchange_nb(pid, prm):
-    """Whether a seat chooses Bridgette's discards by rollout (kernels.search): ``search``
-    with ``exchange_worlds`` above 0."""
+    """Whether a seat chooses its exchange by rollout (kernels.search: Bridgette's B-3
+    discards, Bid Euchre's E-4 gives and returns): ``search`` with ``exchange_worlds`` above 0."""
     return pid == POLICY_SEARCH and prm.search.exchange_worlds > 0
 
 

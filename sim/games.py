@@ -116,6 +116,7 @@ GAMES = {info.name: info for info in (
         replay_keys=("dealer", "hands"),
         heuristic={"aggression": -0.3, "partner_aware": 1.0},
         pimc={"worlds": 16, "bid_worlds": 0},
+        search={"call_worlds": 16, "exchange_worlds": 16},
         deal="hand", contract="bid", contract_column="bidder_from_dealer",
         summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
                       "first_dealer_wins": "first_dealer_team_wins"},

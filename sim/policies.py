@@ -136,21 +136,24 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
 # A seat that searches beyond its card play: ``pimc``'s card play, with pimc's parameters,
-# and Bridgette's exchange and the bridge games' calls chosen by rolling out the auction and
-# valuing its contract double dummy over sampled worlds (kernels.search).
+# and Bridgette's exchange, the bridge games' calls and Bid Euchre's bids, trump and E-4
+# exchange chosen by rolling out the auction and valuing its contract double dummy over
+# sampled worlds (kernels.search).
 POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
-                                "plays its cards as pimc; chooses Bridgette's discards, the bridge games' calls and "
-                                "Draw Bridge's draw-phase cards among a few candidates by the expected score of the "
-                                "auction both players would then make, played double dummy, over sampled worlds; Bid "
-                                "Euchre's bids, trump and exchange as the heuristic", {
+                                "plays its cards as pimc, reading the opponent's calls; chooses Bridgette's discards, "
+                                "the bridge games' calls, Draw Bridge's draw-phase cards and Bid Euchre's bids, trump "
+                                "and exchange among a few candidates by the expected score of the deal the players "
+                                "would then play, the contract valued double dummy, over sampled worlds", {
     **POLICIES["heuristic"].parameters,
     "worlds": Parameter("pimc", 16.0, "deals of the unseen cards sampled per card played (0: cards as the "
                                       "heuristic)", _worlds_or_none_error),
     "keep": POLICIES["pimc"].parameters["keep"],
-    "exchange_worlds": Parameter("search", 0.0, "deals of the opponent's holding sampled to value each candidate "
-                                                "exchange (B-3; 0: discards as the heuristic)", _worlds_or_none_error),
-    "call_worlds": Parameter("search", 0.0, "deals of the opponent's hand sampled to value each candidate call by "
-                                            "rolling out the auction (C-4; 0: calls as the heuristic)",
+    "exchange_worlds": Parameter("search", 0.0, "deals of the unseen cards sampled to value each candidate "
+                                                "exchange (B-3's discards, E-4's gives and returns; 0: as the "
+                                                "heuristic)", _worlds_or_none_error),
+    "call_worlds": Parameter("search", 0.0, "deals of the unseen cards sampled to value each candidate call by "
+                                            "rolling out the auction (C-4; E-3's bids and trump; 0: calls as the "
+                                            "heuristic)",
                              _worlds_or_none_error),
     "draw_worlds": Parameter("search", 0.0, "arrangements of the unseen cards (the opponent's hand, the stock's "
                                             "order) sampled to value each candidate draw-phase card by rolling out "

@@ -20,8 +20,9 @@ world A's actions (world B); its checked decisions are its calls (sampled, ``bid
 Bid Euchre's trump and its cards (the rest are the heuristic's, checked above). In
 Bridgette it keeps the worlds of its last card that stay consistent (``keep``), so these
 must come from what it knows too. A ``search`` seat also chooses Bridgette's discards from
-worlds of the opponent's holding, and Draw Bridge's draw-phase cards from worlds of the
-opponent's hand and the stock's order read through the opponent's plays (kernels.search):
+worlds of the opponent's holding, Draw Bridge's draw-phase cards from worlds of the
+opponent's hand and the stock's order read through the opponent's plays, and Bid Euchre's
+bids, trump and E-4 gives and returns from worlds the calls explain (kernels.search):
 checked the same way.
 """
 
@@ -45,6 +46,8 @@ from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
 SEARCH = parse_policy("search:worlds=3,exchange_worlds=4,call_worlds=3", "bridgette")
+# Bid Euchre's search seat bids more boldly than the heuristic, so that it asks (E-4) often.
+SEARCH_EUCHRE = parse_policy("search:worlds=2,exchange_worlds=3,call_worlds=3,aggression=1", "bid-euchre")
 TRACE_ROWS = 512
 STREAM = 0x5EED  # the policy stream's state when a single deal starts
 
@@ -388,6 +391,16 @@ def test_search_draw_phase_ignores_cards_the_seat_cannot_see():
     assert changed == 0
 
 
+def test_search_euchre_decisions_ignore_cards_the_seat_cannot_see():
+    """A Bid Euchre search seat's bids, trump, E-4 gives and returns (valued over worlds the
+    calls so far explain) and cards come out the same however the cards it has not seen lie."""
+    kinds = (ke.KIND_CALL, ke.KIND_TRUMP, ke.KIND_GIVE, ke.KIND_RETURN)
+    checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=17, games=range(2), shuffles=2, control=False,
+                                 policy=SEARCH_EUCHRE, kinds=kinds)
+    assert checked >= 100
+    assert changed == 0
+
+
 @pytest.mark.slow
 def test_search_draw_phase_ignores_cards_the_seat_cannot_see_face_up():
     """The same with the stock's top face up (``show_stock_top``): the winners' draws are
@@ -403,4 +416,12 @@ def test_search_draw_phase_control_moving_a_held_card_changes_decisions():
     checked, changed, _ = _probe(FirstDeals(DrawBridgeWorld(), 12), seed=18, games=range(1), shuffles=2,
                                  control=True, policy=SEARCH_DRAW, kinds=(kc.KIND_PLAY,))
     assert checked >= 20
+    assert changed >= 0.05 * checked
+
+
+@pytest.mark.slow
+def test_search_euchre_control_moving_a_held_card_changes_decisions():
+    checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=18, games=range(2), shuffles=1, control=True,
+                                 policy=SEARCH_EUCHRE, kinds=(ke.KIND_CALL, ke.KIND_TRUMP))
+    assert checked >= 25
     assert changed >= 0.05 * checked

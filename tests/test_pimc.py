@@ -739,21 +739,21 @@ def _euchre_bid_tricks(solver, prm, world, bidder, trump, bid):
 
 def _euchre_worlds(prm, seat, hands, dealer, calls, n, stream):
     """The worlds a pimc seat with ``bid_worlds=n`` samples after ``calls``, checked: its own
-    hand as it is, six of the other cards to each other seat; and how many of them agree
-    with the others' calls (all, unless 50 draws per world found too few that do)."""
+    hand as it is, six of the other cards to each other seat, every one agreeing with the
+    others' calls (at most ``n``: fewer when 50 draws per world find too few that do)."""
     seats = seats_for(np.array([kp.POLICY_PIMC] * 4), np.stack([prm] * 4))
     seats["may_hold"] = ALL
     seats["rng"] = stream
     seats["calls"][0, :len(calls)] = calls
     worlds = pimc.sample_euchre_calling_worlds_nb(seats.copy()[0], seat, hands, len(calls), dealer, 6, False, False,
                                                   False)
-    assert worlds.shape == (n, 4)
+    assert worlds.shape[0] <= n and worlds.shape[1] == 4
     for w in worlds:
         assert w[seat] == hands[seat] and _mask(range(24)) == int(np.bitwise_or.reduce(w))
         assert all(bin(int(h)).count("1") == 6 for h in w)
     agree = [_euchre_auction(prm, w, dealer, [None if (dealer + 1 + t) % 4 != seat else c
                                               for t, c in enumerate(calls)])[0] == list(calls) for w in worlds]
-    assert agree == sorted(agree, reverse=True)  # the worlds drawn unconditioned come last
+    assert all(agree)  # no world the calls do not explain
     return seats, worlds, sum(agree)
 
 
@@ -799,7 +799,7 @@ def test_bid_euchre_pimc_bids_are_best_by_the_worlds_the_calls_before_allow():
         assert got == expected, (k, options)
         kinds.add("pass" if got == EUCHRE_PASS else "bid")
     assert kinds == {"pass", "bid"}
-    assert agree >= 75  # of 80 (78 here; 45 of 80 worlds drawn without the calls agree with them)
+    assert agree >= 75  # worlds taken, of 80 wanted, every one agreeing with the calls
 
 
 def test_bid_euchre_pimc_trump_is_best_by_the_worlds_of_the_whole_auction():

@@ -164,8 +164,12 @@ def test_search_parameters():
     assert parse_policy("search:worlds=0", "bridgette").row().pimc.worlds == 0
     with pytest.raises(PolicyError, match="pimc:worlds must be a whole number from 1"):
         parse_policy("pimc:worlds=0", "bridgette")
-    with pytest.raises(PolicyError, match="no parameter 'exchange_worlds' in bid-euchre"):
-        parse_policy("search:exchange_worlds=4", "bid-euchre")
+    with pytest.raises(PolicyError, match="no parameter 'exchange_worlds' in draw-bridge"):
+        parse_policy("search:exchange_worlds=4", "draw-bridge")
+    euchre = parse_policy("search", "bid-euchre").row().search
+    assert (euchre.call_worlds, euchre.exchange_worlds) == (16, 16)
+    with pytest.raises(PolicyError, match="no parameter 'objective' in bid-euchre"):
+        parse_policy("search:objective=1", "bid-euchre")
     with pytest.raises(PolicyError, match="exchange_worlds must be a whole number"):
         parse_policy("search:exchange_worlds=2.5", "bridgette")
 

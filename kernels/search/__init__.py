@@ -9,6 +9,8 @@ double-dummy tricks under the game's scoring.
 - ``exchange``: Bridgette's B-3 discards.
 - ``calls``: the calls of Bridgette and Draw Bridge (C-4 with doubles and redoubles).
 - ``draw``: Draw Bridge's D-2 draw phase (which card to play for the stock's top card).
+- ``euchre``: Bid Euchre's bids and trump (E-3) and the E-4 exchange of an ask, every
+  player modelled as the heuristic, valued by the E-7 score.
 
 **Reproducible.** One number of the policy stream starts each decision's own stream, as in
 kernels.pimc, and the worlds are drawn from the seat's unseen cards in card order, so the
