@@ -1,7 +1,8 @@
-"""python -m benchmarks.dd_yardstick [--probe PATH] [--deals N] [--rounds R] [--json]
+"""python -m benchmarks.dd_yardstick --probe PATH [--deals N] [--rounds R] [--json]
 
-The contract games' double-dummy tables timed side by side with the plain two-hand solver
-of ``../shared/bench/dd_probe.py`` (the yardstick), one thread each, on the same random
+The contract games' double-dummy tables timed side by side with a plain two-hand
+double-dummy solver (the yardstick, a ``dd_probe.py`` script given by ``--probe``; it is not
+part of the repository), one thread each, on the same random
 deals: 13 + 13 cards of the 52 suited cards, no Colon in play, where a Bridgette table is
 the probe's game. Each round times the probe's ``tables_serial`` over all the deals, then
 the project's ``contract_table_nb`` over the same deals (a ``sim.dd.Solver``'s table), so
@@ -27,7 +28,6 @@ from benchmarks.throughput import machine_facts, machine_line
 from kernels import dd
 from sim.dd import Solver
 
-PROBE = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "dd_probe.py"
 PROBE_TT_BITS = 16  # the probe's own table, as its README times it
 
 
@@ -64,7 +64,7 @@ def probe_tables(probe, h0: np.ndarray, h1: np.ndarray) -> tuple[np.ndarray, int
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.dd_yardstick", description=__doc__.splitlines()[0])
-    ap.add_argument("--probe", type=Path, default=PROBE, help="the yardstick's file (default ../shared/bench)")
+    ap.add_argument("--probe", type=Path, required=True, help="the yardstick: a dd_probe.py script")
     ap.add_argument("--deals", type=int, default=400, help="random deals (default 400)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the two in turn (default 3)")
     ap.add_argument("--seed", type=int, default=1)

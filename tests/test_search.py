@@ -160,6 +160,7 @@ def test_draw_from_is_uniform():
 
 def test_search_parameters():
     assert parse_policy("search", "bridgette").row().search.exchange_worlds == 16
+    assert parse_policy("search", "bridgette").row().search.objective == kp.OBJECTIVE_GAMES
     assert str(parse_policy("search:worlds=0", "bridgette")) == "search:worlds=0"
     assert parse_policy("search:worlds=0", "bridgette").row().pimc.worlds == 0
     with pytest.raises(PolicyError, match="pimc:worlds must be a whole number from 1"):
@@ -180,9 +181,40 @@ def test_searched_exchange_beats_the_heuristics():
     than the heuristic in a duplicate match, the 95% interval above zero."""
     from sim.match import play_match
 
-    searched, heuristic = parse_policy("search:worlds=0", "bridgette"), parse_policy("heuristic", "bridgette")
-    result = play_match("bridgette", searched, heuristic, 600, seed=21)
+    searched = parse_policy("search:worlds=0,call_worlds=0,objective=0", "bridgette")
+    result = play_match("bridgette", searched, parse_policy("heuristic", "bridgette"), 600, seed=21)
     assert result["ci95"][0] > 0
+
+
+def test_worth_of_a_deal_worked_by_hand():
+    """``worth_nb``: the points themselves under the points objective; under the games
+    objective, after the last deal, whether the seat then leads (a tie one half), and with
+    two deals left the normal chance, at a lead of 2,130 x 0.476936 points (where erf is
+    1/2) three quarters."""
+    points, games = kp.OBJECTIVE_POINTS, kp.OBJECTIVE_GAMES
+    assert ksr.worth_nb(-250.0, np.array([points, 900.0, 0.0])) == -250.0
+    last = np.array([games, 100.0, 0.0])  # the seat leads by 100 before the last deal
+    assert [ksr.worth_nb(x, last) for x in (-150.0, -100.0, 50.0)] == [0.0, 0.5, 1.0]
+    assert ksr.DEAL_SPREAD * np.sqrt(2 * 2) == 2130.0
+    assert ksr.worth_nb(0.0, np.array([games, 0.0, 2.0])) == 0.5
+    assert ksr.worth_nb(2130.0 * 0.476936, np.array([games, 0.0, 2.0])) == pytest.approx(0.75, abs=1e-6)
+    seats = seats_for(np.array([kp.POLICY_SEARCH] * 2), np.stack([parse_policy("search", "bridgette").row()] * 2))
+    seats["totals"][0] = (300, 1000)
+    seats["deals_left"] = 3
+    assert list(ksr.goal_nb(seats[0], 1)) == [games, 700.0, 3.0]
+
+
+@pytest.mark.slow
+def test_the_games_objective_wins_more_games():
+    """The measurement that made the games objective Bridgette's default (docs/search.md,
+    Objective): over 300 duplicate games, more games won than the same player maximizing
+    the deal score, the 95% interval above one half."""
+    from sim.match import play_match
+
+    games = parse_policy("search:worlds=0,objective=1", "bridgette")
+    points = parse_policy("search:worlds=0,objective=0", "bridgette")
+    result = play_match("bridgette", games, points, 300, seed=21)
+    assert result["a_game_win_ci95"][0] > 0.5
 
 
 def test_card_play_worlds_are_those_the_opponents_calls_explain():
