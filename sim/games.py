@@ -59,6 +59,9 @@ class GameInfo:
     # replays a deal, and where in a replay's ``play`` list that card play starts (Draw
     # Bridge's 13 draw-phase tricks come first).
     dd_solver: str = "contract"
+    # Whether sim.multilevel's known-mean features of the hands as dealt (--control hand)
+    # describe this game's deal (the Colons and the up-card are Bridgette's).
+    hand_features: bool = False
     referee_deal: str = "Deal"
     dd_play_from: int = 0
 
@@ -101,7 +104,7 @@ GAMES = {info.name: info for info in (
         pimc={"worlds": 16, "bid_worlds": 0, "keep": 1},
         # objective 1, the games won: it won 53.8% [51.0%, 56.7%] of 300 duplicate games
         # against the deal score's player (docs/search.md, Objective).
-        search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1},
+        search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1}, hand_features=True,
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.games import game_info
 from sim.multilevel.estimator import LevelData, MultilevelError
 
 
@@ -164,7 +165,7 @@ class LevelPlayer:
     """Plays deals of one level in chunks and keeps each metric's per-deal y and n."""
 
     def __init__(self, game, rules, policies, seed, plan, dd, metrics, name):
-        from sim.games import game_info, game_module
+        from sim.games import game_module
 
         self.game, self.rules, self.policies, self.seed, self.plan = game, rules, policies, seed, plan
         self.dd, self.metrics, self.name = dd, list(metrics), name
@@ -187,7 +188,7 @@ class LevelPlayer:
                                              self.plan)
         if self.dd:
             deals = dd_scored(self.game, self.rules, deals)
-        if self.scores is None and self.game != "bid-euchre":
+        if self.scores is None and self.info.dd_solver == "contract":
             self.scores = score_table(self.rules)
         rows = _row_choices(deals, self.scores)
         if rows is not None and len(rows) != count:

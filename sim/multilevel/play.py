@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.games import game_info
 from sim.multilevel.allocation import allocation, sizes_for
 from sim.multilevel.estimator import Features, MultilevelError, nested_estimate
 from sim.multilevel.features import hand_features
@@ -53,9 +54,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
         raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
     runs = [lv for lv in levels if lv.kind != "hand"]
     hand = any(lv.kind == "hand" for lv in levels)
-    if hand and (game != "bridgette" or dealing.conditioned):
+    if hand and (not game_info(game).hand_features or dealing.conditioned):
         raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
-    if any(lv.kind == "dd" for lv in levels) and game == "bid-euchre":
+    if any(lv.kind == "dd" for lv in levels) and game_info(game).dd_solver != "contract":
         raise MultilevelError("--control dd: scoring contracts double dummy is for Bridgette and Draw Bridge")
     if control_deals is not None and len(control_deals) != len(runs):
         raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
