@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sim import decisions
+from sim.api import resolve_rules
 from sim.match import main as match_main
 from sim.policies import parse_policy
 
@@ -35,11 +36,17 @@ def test_each_player_searches_one_decision_and_shares_the_heuristics_parameters(
 
 
 def test_the_table_is_the_matches_of_sim_match(capsys):
-    rows = decisions.where_points_go("draw-bridge", 3, seed=4)
-    assert rows
+    """Two decisions of a light searched player (few worlds), each row against sim.match
+    run on its own for the same two players."""
+    search = parse_policy("search:worlds=2,draw_worlds=1", "draw-bridge")
+    short = ["--set", "game.target=40", "--set", "scoring.undertricks=bridge"]  # games of a few deals
+    rules = resolve_rules("draw-bridge", None, [s for s in short if s != "--set"])
+    rows = decisions.where_points_go("draw-bridge", 2, seed=4, search=search, rules=rules,
+                                     only=("calls", "draw phase"))
+    assert [r["decision"] for r in rows] == ["calls", "draw phase"]
     for r in rows:
-        assert match_main(["--game", "draw-bridge", "--a", r["a"], "--b", r["b"], "--games", "3", "--seed", "4",
-                           "--json"]) == 0
+        assert match_main(["--game", "draw-bridge", "--a", r["a"], "--b", r["b"], "--games", "2", "--seed", "4",
+                           *short, "--json"]) == 0
         alone = json.loads(capsys.readouterr().out)
         assert alone["mean_diff_per_deal"] == pytest.approx(r["mean_diff_per_deal"])
         assert alone["a_game_win_rate"] == r["a_game_win_rate"]
