@@ -105,7 +105,8 @@ def test_report_of_each_game(runs, game, tmp_path):
     for key in ("first_dealer_wins", "contracts_made"):
         r = summary[info.summary_key(key)]
         assert f"{100 * r['rate']:.1f}%" in box and f"of {r['n']:,} " in box
-    assert "heuristic (every seat)" in box and "rules: the defaults" in box
+    seats = "in both seats" if info.seats == 2 else "in all 4 seats"  # as sim.run prints the players
+    assert f"heuristic {seats}" in box and "rules: the defaults" in box
     size = json.loads((runs[game] / "manifest.json").read_text())["config"]["games"]
     assert f"python -m sim.run --game {game} --games {size} --seed 3 --set TABLE.KEY=VALUE" in box
     assert f"python -m analysis.report {runs[game]} VARIANT" in box
@@ -412,7 +413,7 @@ def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_dr
         assert (out / f"metric_{name}.png").exists() and f'src="metric_{name}.png"' in page
     box = page[page.index('<div class="headline">'):page.index("</div>")]
     last = result["settings"][-1]["metrics"]["dealer_advantage"]
-    assert f"{last['diff']:+.2f} <span" in box and "heuristic (every seat)" in box
+    assert f"{last['diff']:+.2f} <span" in box and "heuristic in both seats" in box
 
     # A crossing sim.sweep could not resolve is named in words and not drawn; a resolved one is.
     fake = tmp_path / "fake"

@@ -21,6 +21,7 @@ from analysis.report.page import Report, Table, figure, inline, _num
 from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
 from sim.games import game_info
+from sim.headline import players as headline_players, run_answers
 from sim.rules import GAMES as RULE_CLASSES, option_table
 
 
@@ -39,11 +40,8 @@ def dealing_rows(dealing: dict | None, games: str) -> list[list[str]]:
 
 
 def players(policies) -> str:
-    """The policies that played, in words: "heuristic (every seat)" or "seat 0 heuristic, seat 1 random"."""
-    policies = [str(p) for p in policies]
-    if len(set(policies)) == 1:
-        return f"{html.escape(policies[0])} (every seat)"
-    return ", ".join(f"seat {s} {html.escape(p)}" for s, p in enumerate(policies))
+    """The policies that played, in the words sim.run prints (sim.headline.players), for HTML."""
+    return html.escape(headline_players(policies))
 
 
 def changed_rules(game: str, rules: dict) -> list[tuple[str, object, object]]:
@@ -65,11 +63,11 @@ def rules_words(game: str, rules: dict) -> str:
     return "defaults but " + "; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed)
 
 
-def rate_value(r: dict | None) -> tuple[str, str]:
-    """A rate as the headline shows it: the per cent, and its interval."""
-    if not r or r.get("rate") is None:
+def rate_value(r: dict) -> tuple[str, str]:
+    """A rate of sim.headline.run_answers as the headline shows it: the per cent, and its interval."""
+    if r["value"] is None:
         return "&ndash;", ""
-    value, _, interval = page.percent(r).strip().partition(" ")
+    value, _, interval = page.percent({"rate": r["value"], "ci95": r["ci95"]}).strip().partition(" ")
     return value, f'<span class="ci">{interval}</span>'
 
 
@@ -80,11 +78,12 @@ def headline_box(rep: Report) -> None:
     from sim.metrics import METRICS
 
     d = rep.data
-    info, summary, deal_run = d.info, d.summary, bool(d.config.get("dealing"))
+    info, deal_run = d.info, bool(d.config.get("dealing"))
+    answers = run_answers(d.game, d.summary)  # the numbers sim.run prints first
     metric = METRICS["dealer_advantage"]
     rows = []
-    adv = summary.get("dealer_advantage")
-    if adv and adv.get("value") is not None:
+    adv = answers["dealer_advantage"]
+    if adv["value"] is not None:
         lo, hi = adv["ci95"] or (None, None)
         side = "team" if info.teams else "side"
         rows.append(("dealer's advantage", f"{metric.format(adv['value'], True)} points"
@@ -94,14 +93,15 @@ def headline_box(rep: Report) -> None:
                      f"(95% interval over {'deals' if deal_run else 'games'})"))
     else:
         rows.append(("dealer's advantage", "&ndash;", "this run's summary has none (made before runs kept it)"))
-    wins = summary.get(info.summary_key("first_dealer_wins"))
+    wins = answers["first_dealer_wins"]
     value, ci = rate_value(wins)
     words = METRICS["first_dealer_wins"].words(d.game, deal_run)
     rows.append((words, value + ci, f"of {wins['n']:,} {info.deal + 's' if deal_run else 'games'}; 50% is even"
-                 if wins else ""))
-    made = summary.get(info.summary_key("contracts_made"))
+                 if wins["n"] is not None else ""))
+    made = answers["contract_made"]
     value, ci = rate_value(made)
-    rows.append((f"{info.contract}s made", value + ci, f"of {made['n']:,} {info.contract}s played" if made else ""))
+    rows.append((f"{info.contract}s made", value + ci,
+                 f"of {made['n']:,} {info.contract}s played" if made["n"] is not None else ""))
     rows.append(("players", players(d.config["policies"]), f"rules: {rules_words(d.game, d.rules)}"))
     size = "--deals" if deal_run else "--games"
     nxt = (f"<p>Next, a variant against this run, paired {info.deal if deal_run else 'game'} by "
