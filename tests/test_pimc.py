@@ -243,6 +243,7 @@ def test_no_world_is_kept_where_the_seat_learned_more_than_the_cards_played(chan
     assert got == 0
 
 
+@pytest.mark.slow  # compiles kernels of their own: make test-all, for make test's 10 minutes
 def test_keeping_worlds_changes_bridgette_play():
     """``keep`` (Bridgette's default) is in force: the same games with ``keep=0`` play out
     otherwise."""
@@ -293,6 +294,7 @@ def test_what_bridgette_play_shows_is_true(colon_discard):
     assert shown > 50
 
 
+@pytest.mark.slow  # compiles kernels of their own: make test-all, for make test's 10 minutes
 def test_what_euchre_play_and_the_ask_exchange_show_is_true():
     """Bid Euchre: every void read from play is true (E-2 suits: bowers with trump), and the
     asking bidder's row for its partner holds the partner's cards but those it was given."""
