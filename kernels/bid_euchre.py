@@ -24,7 +24,7 @@ from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
 from kernels.pimc import (
-    note_ask_exchange_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
+    note_ask_exchange_nb, note_euchre_auction_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
     pimc_euchre_trump_nb,
 )
 from kernels.policies import (
@@ -293,6 +293,7 @@ def auction_nb(p, dealer, hands, seats, trace, row, dd):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, 4)
     row.bid = high
     row.bidder = bidder
+    note_euchre_auction_nb(seats, dealer, p.tricks, p.stick_the_dealer, bidder, high)
     return True
 
 
