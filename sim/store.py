@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import sim
+from sim.cli import file_in_the_way
 
 
 class RunError(ValueError):
@@ -336,8 +337,11 @@ def listing(folder: Path) -> set[str] | None:
     except FileNotFoundError:
         return None
     except NotADirectoryError:
-        raise RunError(f"output folder {folder} is a file" if folder.is_file()
-                       else f"cannot use output folder {folder}: a folder above it is a file") from None
+        in_the_way = file_in_the_way(folder)
+        if in_the_way == folder:
+            raise RunError(f"output folder {folder} is a file") from None
+        raise RunError(f"cannot use output folder {folder}: {in_the_way or 'a folder above it'} is a file, "
+                       f"not a folder") from None
     except OSError as exc:
         raise RunError(f"cannot use output folder {folder}: {exc.strerror}") from None
 
