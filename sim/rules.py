@@ -382,8 +382,10 @@ class DrawBridgeScoring:
     # D-6 with undertricks = "bridge": the n-th undertrick scores entry n, the last entry repeating.
     undertricks_undoubled: tuple = points((50,), "D-6", "opponent's points per undertrick, undoubled, "
                                           "the first, second, ...; the last entry repeats", length=(1, 13))
-    undertricks_doubled: tuple = points((100, 200, 200, 300), "D-6", "opponent's points per undertrick, doubled", length=(1, 13))
-    undertricks_redoubled: tuple = points((200, 400, 400, 600), "D-6", "opponent's points per undertrick, redoubled", length=(1, 13))
+    undertricks_doubled: tuple = points((100, 200, 200, 300), "D-6", "opponent's points per undertrick, doubled",
+                                        length=(1, 13))
+    undertricks_redoubled: tuple = points((200, 400, 400, 600), "D-6", "opponent's points per undertrick, redoubled",
+                                          length=(1, 13))
 
 
 @dataclass(frozen=True)

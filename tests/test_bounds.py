@@ -231,6 +231,7 @@ def _row_values(option):
 
 VALUES["list"] = _row_values
 
+
 @pytest.mark.parametrize("game,option,kind,choices", OTHERS, ids=[f"{g}:{o}" for g, o, _, _ in OTHERS])
 def test_every_other_rule_option_takes_only_its_values(game, option, kind, choices):
     """A true/false option takes only true or false, a choice only its choices, a list only

@@ -5,6 +5,7 @@ changed option changes the kernel's score as worked out by hand, and the referee
 the same options, agrees with the kernel deal by deal on a small run under it.
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +16,14 @@ import pytest
 from kernels import bid_euchre as ke
 from kernels.bridgette import score_deal_nb
 from kernels.calls import CALL_IDS
+from sim.api import resolve_policies
+from sim.games import game_module
 from sim.reference.bid_euchre import score_hand
 from sim.reference.bridgette import score_deal as bridgette_referee
 from sim.reference.draw_bridge import score_deal as draw_referee
-from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, overrides, parse_set
+from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, overrides, parse_set, rules_for
 from sim.run import list_options
+from sim.sweep import main as sweep_main
 from tests.differential import _check_batch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,10 +94,6 @@ def test_referee_agrees_with_the_kernel_under_changed_scoring(game, changed):
     options = {"scoring": changed}
     count, deals, problems = _check_batch((game, options, ("heuristic", "random"), 5, 0, 30))
     assert problems == [] and deals >= count == 30
-    from sim.games import game_module
-    from sim.api import resolve_policies
-    from sim.rules import rules_for
-
     totals = [game_module(game).run_block(rules_for(game, o), resolve_policies(game), 5, 0, 30)[1]["total0"]
               for o in (options, {})]
     assert not np.array_equal(*totals)
@@ -118,8 +118,8 @@ def test_bad_scoring_value_on_the_command_line_is_one_line():
     result = subprocess.run([sys.executable, "-m", "sim.run", "--game", "bridgette", "--games", "1",
                              "--set", "scoring.nt_values=bad"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines() == [
-        "python -m sim.run: error: option 'scoring.nt_values' must be a list of 8 integers from 0 to 10,000, got 'bad'"], result.stderr
+    assert result.stderr.strip().splitlines() == ["python -m sim.run: error: option 'scoring.nt_values' must be "
+                                                  "a list of 8 integers from 0 to 10,000, got 'bad'"], result.stderr
 
 
 def test_list_options_shows_the_scoring_options():
@@ -140,12 +140,8 @@ def test_list_options_round_trip_through_set_and_overrides():
 
 def test_a_sweep_over_scoring_options(tmp_path):
     """A scalar and a list swept, each setting's run folder holding its rules."""
-    import json
-
-    from sim.sweep import main
-
     out = tmp_path / "sweep"
-    assert main(["--game", "bridgette", "--vary", "scoring.overtrick_bonus=0,700",
+    assert sweep_main(["--game", "bridgette", "--vary", "scoring.overtrick_bonus=0,700",
                  "--vary", "scoring.penalty_doubled=[200,500,800,1100,2000,3000],[0,0,0,0,0,0]",
                  "--games", "4", "--out", str(out), "--quiet", "--metrics", "mean_score"]) == 0
     last = json.loads((out / "sweep.json").read_text())["settings"][-1]
