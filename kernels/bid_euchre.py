@@ -121,18 +121,19 @@ def start_deal_nb(row):
 @njit(cache=True)
 def score_hand_nb(p, bid, bidding_team_tricks):
     """E-7: (bidding team's points, defenders' points) for a bid (ladder id) and the tricks
-    the bidding team took. A set team scores minus its bid and no trick points; an ask or
-    a moon is made only by taking every trick and then scores ask_all or moon_all."""
-    defenders = p.tricks - bidding_team_tricks
+    the bidding team took. A set team scores minus its bid (times set_bid_points) and no
+    trick points; an ask or a moon is made only by taking every trick and then scores
+    ask_all or moon_all; other tricks score made_trick_points or defender_trick_points."""
+    defenders = (p.tricks - bidding_team_tricks) * p.defender_trick_points
     need = euchre_need_nb(bid, p.tricks)
     if bidding_team_tricks < need:
-        return -need, defenders
+        return -need * p.set_bid_points, defenders
     kind = euchre_bid_kind_nb(bid, p.tricks)
     if kind == ASKING:
         return p.ask_all, defenders
     if kind == ALONE:
         return p.moon_all, defenders
-    return bidding_team_tricks, defenders
+    return bidding_team_tricks * p.made_trick_points, defenders
 
 
 @njit(cache=True)
