@@ -24,7 +24,9 @@ from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant, variant_game
-from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records, read_manifest, read_summary
+from sim.store import (
+    RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
+)
 from sim.summary import merge
 
 DEFAULT_BLOCK_SIZE = 50_000
@@ -490,7 +492,5 @@ def load_run(path) -> Run:
     """An existing run folder, its manifest and summary checked (a RunError names a damaged
     file in one line); its records are checked as they are read."""
     path = Path(path)
-    if not (path / "summary.json").exists():
-        raise RunError(f"{path} is not a finished run folder (no summary.json)")
-    read_summary(path, read_manifest(path))
+    read_summary(path, finished_manifest(path))
     return Run(path)

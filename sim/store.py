@@ -563,6 +563,42 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
+def finished_manifest(path: Path) -> dict:
+    """The manifest of a finished run folder, checked as the commands that read runs need it
+    (game, seed, games, block size, records, blocks): a RunError in one line naming what is
+    wrong, from a folder that is missing or none to a run not yet finished."""
+    from sim.games import GAMES
+
+    path = Path(path)
+    try:
+        if not path.exists():
+            raise RunError(f"{path} does not exist")
+        if not path.is_dir():
+            raise RunError(f"{path} is not a folder")
+        found = (path / "manifest.json").is_file()
+    except OSError as exc:  # a name the system cannot take, say
+        raise RunError(f"{path} cannot be read as a run folder: {exc.strerror}") from None
+    if not found:
+        raise RunError(f"{path} is not a run folder (no manifest.json)")
+    manifest = read_manifest(path)
+    try:
+        config = manifest["config"]
+        game = config["game"]
+        config["seed"], config["games"], config["block_size"], config["records"]
+    except (KeyError, TypeError):
+        raise RunError(f"{path}/manifest.json is unreadable or not a run manifest") from None
+    if not isinstance(game, str) or game not in GAMES:
+        raise RunError(f"{path}/manifest.json names an unknown game '{game}'")
+    if not manifest.get("complete"):
+        done = len(manifest.get("blocks_done") or ())
+        raise RunError(f"{path} holds an unfinished run ({done} of {manifest.get('blocks', '?')} blocks done); "
+                       "rerun its command to finish it")
+    problem = file_problem(path / "summary.json", manifest.get("summary"))
+    if problem:  # finished, then damaged: name the file
+        raise problem
+    return manifest
+
+
 def read_summary(path: Path, manifest: dict) -> dict:
     """A finished run's summary, checked against the manifest's record of it."""
     file = Path(path) / "summary.json"
