@@ -75,7 +75,7 @@ from kernels.calls import (
     euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
-    heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
+    calls_as_heuristic_nb, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
     heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb,
 )
 from kernels.rng import next_u64_nb
@@ -790,14 +790,19 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
     seats, modelled as the heuristic with this seat's parameters, would have made their
     calls of the auction (``seats.calls``, ``seats.auction``) and the bidder would have named
     ``trump``, each from the hand it held then: its cards in the world with those it has
-    played since. After a 6A (12A) the asking bidder's and its partner's hands changed in
-    E-4's exchange, which only they saw, so their calls are not read. Exact rejection, at
+    played since. The seat's partner is read only where its calls are the heuristic's
+    (``calls_as_heuristic_nb``; a partner that searches them is no heuristic). After a 6A
+    (12A) the asking bidder's and its partner's hands changed in E-4's exchange, which
+    only they saw, so their calls are not read. Exact rejection, at
     most ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
     accepted ones first. With none explained the decision counts as ``unexplained`` and the
     worlds are drawn as ``pimc`` draws them."""
     a = seats.auction
     dealer, tricks, stick_the_dealer, bidder, bid = a[1], a[2], a[3] != 0, a[4], a[5]
     unread = 1 << seat
+    partner = (seat + 2) % 4
+    if not calls_as_heuristic_nb(seats.pol[partner], seats.prm[partner]):
+        unread |= 1 << partner
     if euchre_bid_kind_nb(bid, tricks) == ASKING:
         unread |= (1 << bidder) | (1 << ((bidder + 2) % 4))
     out_h = -1  # the sitting-out seat's cards follow the seats that play (euchre_holders_nb)

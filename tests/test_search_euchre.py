@@ -178,11 +178,12 @@ def test_card_play_worlds_are_those_the_calls_explain():
     """Mid-hand, after the heuristic's auction of true deals and a card from each other seat:
     in every world a search seat plays over, the other seats' cards with those they have
     played, replayed here through the heuristic's auction call by call, make the four calls
-    made, and the bidder's names the trump; calls the model never makes (an opening 5 at an
-    aggression of -5) explain no world: the card counts one ``unexplained`` decision and
-    its worlds are uniform."""
+    made, and the bidder's names the trump; a partner that searches its calls is not read
+    (the worlds then leave its calls as they fall), a heuristic partner is; calls the model
+    never makes (an opening 5 at an aggression of -5) explain no world: the card counts
+    one ``unexplained`` decision and its worlds are uniform."""
     rng = np.random.default_rng(11)
-    checked = 0
+    checked = unread_differs = 0
     for k in range(40):
         explained = k % 4 != 0
         policy = parse_policy("search" if explained else "search:aggression=-5", "bid-euchre")
@@ -209,6 +210,10 @@ def test_card_play_worlds_are_those_the_calls_explain():
         hands = dealt & ~played
         seats, cards, ways, stride, counts, used, holder_seat, unseen = _explained_card_worlds(
             policy, hands, played, seat, out_seat, trump, 60 + k)
+        partner = (seat + 2) % 4
+        read_partner = k % 2 == 1
+        if read_partner:
+            seats["pol"][0, partner] = kp.POLICY_HEURISTIC
         seats["calls"][0, :4] = calls
         pimc.note_euchre_auction_nb(seats[0], I64(dealer), I64(6), I64(0), I64(bidder), I64(bid))
         worlds = np.zeros((8, counts.shape[0]), dtype=np.uint64)
@@ -222,13 +227,17 @@ def test_card_play_worlds_are_those_the_calls_explain():
             for hh, t in enumerate(holder_seat):  # a holder of no seat: the partner sitting out
                 then[t if t >= 0 else out_seat] |= world[hh]
             assert int(np.bitwise_or.reduce(then)) == 2**24 - 1 and all(bin(int(x)).count("1") == 6 for x in then)
-            agree = _heuristic_auction(h, then, dealer, calls) == list(calls)
-            if bidder != seat:
+            made = _heuristic_auction(h, then, dealer, calls)
+            read = [t for t in range(4) if (dealer + 1 + t) % 4 != seat and
+                    ((dealer + 1 + t) % 4 != partner or read_partner)]
+            agree = [made[t] for t in read] == [calls[t] for t in read]
+            if bidder != seat and (bidder != partner or read_partner):
                 agree = agree and kp.heuristic_euchre_trump_nb(h, then[bidder], 1) == trump
             if explained:
                 assert agree
+                unread_differs += not read_partner and made != list(calls)
             checked += 1
-    assert checked >= 150
+    assert checked >= 150 and unread_differs >= 1
 
 
 def test_exchange_candidates_are_every_set_once():
