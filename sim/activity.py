@@ -1,0 +1,225 @@
+"""Rule activity: in how many deals of a run each rule option decided something.
+
+Every option of docs/rules.md has one row here: the deals where its value changed what was
+legal or what was scored (docs/rules.md, Rule activity, words each row). Some rows read the
+kernels' ``activity`` bits of the deal records (kernels.activity), the others what the
+records hold already (passed-out deals, redeals, tie-break deals, contracts made or failed,
+void hands); options that shape every deal (the deck, the draws, the game's length) are
+"always" active, or never where they are switched off. A block keeps one count per row,
+which merge as sim.summary merges; the summary words them, and a comparison or sweep warns
+when the rule it varies applied in under 1% of deals: then the players, not the rule,
+decide the answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels.activity import ACTIVITY
+from kernels.calls import BID_LEVEL, BID_STRAIN
+
+RARE = 0.01  # a compared or swept rule that applied in fewer deals than this is flagged
+
+
+def _bit(name):
+    """A row counting the deals whose ``activity`` has the kernels' bit ``name``."""
+    mask = 1 << ACTIVITY.index(name)
+    return lambda rules, deals, games: int(((deals["activity"] & mask) != 0).sum())
+
+
+def _always(on=lambda rules: True):
+    """A row active in every deal dealt while ``on(rules)``, in none otherwise."""
+    def count(rules, deals, games):
+        return _dealt(deals, games) if on(rules) else 0
+    count.always = True
+    return count
+
+
+def _dealt(deals, games) -> int:
+    """Deals dealt: the deal records, and the redeals, which keep none (C-5)."""
+    return len(deals) + (int(games["redeals"].sum()) if "redeals" in games.dtype.names else 0)
+
+
+def _contract(deals):
+    """(played, level, declarer's tricks over the tricks bid: negative when short)."""
+    contract = deals["contract"].astype(np.int64)
+    played = contract >= 0
+    level = BID_LEVEL[np.maximum(contract, 0)]
+    tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
+    return played, level, tricks - 6 - level
+
+
+def _passed_out(rules, deals, games):
+    """C-5: passed-out deals, kept (next_deal) or redealt."""
+    return int((deals["contract"] < 0).sum()) + int(games["redeals"].sum())
+
+
+def _abandoned(rules, deals, games):
+    return int((games["abandoned"] != 0).sum())
+
+
+def _made_over(rules, deals, games):
+    """B-11: made with overtricks, valued by the bid or by the tricks."""
+    played, _, over = _contract(deals)
+    return int((played & (over > 0)).sum())
+
+
+def _made_exactly(rules, deals, games):
+    played, _, over = _contract(deals)
+    return int((played & (over == 0)).sum())
+
+
+def _over_three(rules, deals, games):
+    """B-12: more than three overtricks, where "exactly3" and "atleast3" part."""
+    played, _, over = _contract(deals)
+    return int((played & (over > 3)).sum())
+
+
+def _made_doubled(rules, deals, games):
+    played, _, over = _contract(deals)
+    return int((played & (over >= 0) & (deals["doubled"] > 0)).sum())
+
+
+def _last_row(rules, deals, games):
+    """B-14: failed contracts the two readings of the last row score differently: a slam
+    short by 1 to 5, another contract short by 6 or more."""
+    played, level, over = _contract(deals)
+    slam = level >= 6
+    return int((played & (((over < 0) & (over > -6) & slam) | ((over <= -6) & ~slam))).sum())
+
+
+def _undertricks(rules, deals, games):
+    """D-6: failed contracts, which score for the opponent under "bridge"."""
+    played, _, over = _contract(deals)
+    return int((played & (over < 0)).sum()) if rules.scoring.undertricks == "bridge" else 0
+
+
+def _upcard_class(k):
+    return lambda rules, deals, games: int((deals["upcard_class"] == k).sum())
+
+
+def _tiebreak(rules, deals, games):
+    return int(games["tiebreak_deals"].sum())
+
+
+def _euchre_bid(kind, made):
+    """E-4, E-7: hands bid 6A (kind 0) or 6M (1), ``made`` or not: taking every trick."""
+    def count(rules, deals, games):
+        tricks = 12 if rules.variant.double_deck else 6
+        bid = deals["bid"].astype(np.int64)
+        won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
+        hit = (bid == tricks - 3 + kind) & (deals["void"] == 0)
+        return int((hit & (won == tricks)).sum() if made else hit.sum())
+    return count
+
+
+def _void(kind):
+    return lambda rules, deals, games: int((deals["void"] == kind).sum())
+
+
+def _reneges(rules, deals, games):
+    return int((deals["reneges"] > 0).sum()) if rules.scoring.renege_penalty else 0
+
+
+# (option or None for a rule without one, rule id, what counts) per game; the order is the
+# blocks' order of counts.
+_CONTRACT_AUCTION = [
+    ("auction.opening_pass", "C-4", "the first call was a pass", _bit("opening_pass")),
+    ("auction.passed_out", "C-5", "the deal was passed out", _passed_out),
+    ("auction.max_redeals", "C-5", "a game was abandoned at its redeal limit", _abandoned),
+]
+ROWS = {
+    "bridgette": [
+        ("deck.colons", "B-4", "the deck (always active)", _always()),
+        ("exchange.nondealer_draw", "B-3", "the non-dealer drew (always active)", _always()),
+        ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", _upcard_class(0)),
+        ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", _upcard_class(1)),
+        ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", _upcard_class(2)),
+        ("exchange.upcard_to", "B-3", "the up-card went to its side (always active)", _always()),
+        *_CONTRACT_AUCTION,
+        ("auction.min_trump_cards", "B-6", "a suit bid was refused for too few cards", _bit("min_trump_cards")),
+        ("auction.nt_needs_all_suits", "B-6", "a no-trump bid was refused for a void", _bit("nt_needs_all_suits")),
+        ("auction.jump_min_cards", "B-6", "a jump bid was refused for too few cards", _bit("jump_min_cards")),
+        (None, "B-8", "a Colon's block barred a lead", _bit("lead_barred")),
+        ("play.colon_discard", "B-10", "a follower void in the suit led held a non-matching Colon "
+                                       "and other cards", _bit("colon_discard")),
+        ("scoring.made_basis", "B-11", "a contract was made with overtricks", _made_over),
+        ("scoring.exact_bonus", "B-12", "a contract was made exactly", _made_exactly),
+        ("scoring.overtrick_bonus_rule", "B-12", "a contract was made with more than three overtricks", _over_three),
+        ("scoring.multiply_bonuses", "B-13", "a doubled or redoubled contract was made", _made_doubled),
+        ("scoring.penalty_last_row", "B-14", "a slam failed by 1-5 tricks, or another contract by 6 or more",
+         _last_row),
+        ("game.deals", "B-15", "the game's deals (always active)", _always()),
+        ("game.max_tiebreak_deals", "B-15", "a tie-break deal was played", _tiebreak),
+    ],
+    "draw-bridge": [
+        ("draw.must_follow", "D-2", "a draw-phase follower held the suit led and other cards", _bit("must_follow")),
+        ("draw.trick_winner", "D-2", "a draw trick went by rank against the suit led, or the reverse",
+         _bit("trick_winner")),
+        ("draw.show_stock_top", "D-2", "the stock's top was shown (every deal when on)",
+         _always(lambda r: r.draw.show_stock_top)),
+        *_CONTRACT_AUCTION,
+        ("scoring.undertricks", "D-6", "a failed contract scored undertricks", _undertricks),
+        ("game.target", "D-7", "the game's target (always active)", _always()),
+        ("game.max_deals", "D-7", "a game was abandoned at its deal limit", _abandoned),
+    ],
+    "bid-euchre": [
+        ("auction.stick_the_dealer", "E-3", "the dealer, after three passes, had to bid", _bit("stick_the_dealer")),
+        (None, "E-3", "all four passed: the hand was void", _void(1)),
+        ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_bid(0, False)),
+        ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_bid(0, True)),
+        ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_bid(1, True)),
+        ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),
+        ("game.target", "E-9", "the game's target (always active)", _always()),
+        ("game.max_hands", "E-9", "a game was abandoned at its hand limit", _abandoned),
+        ("variant.ace_no_face", "E-10", "an ace-no-face hand voided the deal", _void(2)),
+        ("variant.joker", "E-10", "the joker was in the deck (every deal when on)", _always(lambda r: r.variant.joker)),
+        ("variant.double_deck", "E-10", "the double deck was used (every deal when on)",
+         _always(lambda r: r.variant.double_deck)),
+    ],
+}
+
+
+def aggregate(game: str, rules, deals, games) -> dict:
+    """A block's counts: deals dealt, and per row of ROWS[game] the deals it applied in."""
+    return {"dealt": _dealt(deals, games), "deals": [count(rules, deals, games) for *_, count in ROWS[game]]}
+
+
+def summarize(game: str, agg: dict) -> list[dict]:
+    """The summary's ``rule_activity``: per row its option (null: a rule without one), rule,
+    what was counted, the deals it applied in, of the deals dealt, their share, and
+    whether the option shapes every deal rather than deciding in some."""
+    dealt = agg["dealt"]
+    return [{"option": option, "rule": rule, "what": what, "deals": n, "of": dealt,
+             "share": n / dealt if dealt else None, "always": getattr(count, "always", False)}
+            for (option, rule, what, count), n in zip(ROWS[game], agg["deals"])]
+
+
+def format_lines(rows: list[dict]) -> list[str]:
+    """sim.run's block: the rows that decide in some deals, with their shares; the options
+    active in every deal on one line."""
+    if not rows:
+        return []
+    lines = ["", f"rule activity (deals of {rows[0]['of']:,} dealt where the rule decided something; "
+                 f"docs/rules.md, Rule activity):"]
+    for r in rows:
+        if not r["always"]:
+            share = "-" if r["share"] is None else f"{100 * r['share']:.2f}%"
+            lines.append(f"  {r['rule']:5s} {r['option'] or '(no option)':30s} {share:>8s}  {r['what']}")
+    always = [r["option"] for r in rows if r["always"] and r["deals"]]
+    if always:
+        lines.append(f"  active in every deal: {', '.join(always)}")
+    return lines
+
+
+def rare(option: str, summaries, policies) -> str | None:
+    """A warning when ``option`` applied in under 1% of the deals of every run in
+    ``summaries`` (runs without rule activity are skipped); None otherwise."""
+    shares = [r["share"] for s in summaries for r in s.get("rule_activity", ())
+              if r["option"] == option and r["share"] is not None]
+    if not shares or max(shares) >= RARE:
+        return None
+    row = next(r for s in summaries for r in s.get("rule_activity", ()) if r["option"] == option)
+    return (f"warning: {option} ({row['rule']}: {row['what']}) applied in {100 * max(shares):.2f}% of deals at "
+            f"most, under 1%: the players ({', '.join(map(str, policies))}) rarely reach the case it decides, so "
+            f"the runs say little about the rule itself")
