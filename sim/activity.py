@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.activity import ACTIVITY
-from kernels.calls import BID_LEVEL, BID_STRAIN
+from kernels.calls import BID_LEVEL
 
 RARE = 0.01  # a compared or swept rule that applied in fewer deals than this is flagged
 

@@ -209,6 +209,11 @@ def test_stick_the_dealer_is_flagged_in_a_comparison_and_a_sweep(tmp_path, capsy
                        "--seed", "2", "--out", str(tmp_path / "sweep"), "--metrics", "dealer_advantage",
                        "--quiet"]) == 0
     assert "warning: auction.stick_the_dealer (E-3" in capsys.readouterr().out
+    from analysis.report import build
+
+    for paths, metrics in (([tmp_path / "off", tmp_path / "on"], ["dealer_advantage"]), ([tmp_path / "sweep"], None)):
+        page = build(paths, tmp_path / f"report-{len(paths)}", metrics).read_text()
+        assert "rarely applied</span>: auction.stick_the_dealer (E-3" in page
     for name, extra in (("a", []), ("b", ["--set", "play.colon_discard=when_void"])):
         assert run_main(["--game", "bridgette", "--games", "100", "--out", str(tmp_path / name), "--quiet",
                          *extra]) == 0

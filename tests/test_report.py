@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis import tables as T
@@ -119,8 +120,6 @@ def test_report_of_each_game(runs, game, tmp_path):
     # Scores are the dealer's side's against the non-dealer's: their means differ by the
     # summary's dealer's advantage (the kernels' own aggregate); the first dealer's game
     # totals are those of the game records.
-    import pandas as pd
-
     from sim.store import load_records
 
     table = pd.read_csv(out / "score_quantiles.csv").set_index(["score", "side"])
