@@ -13,6 +13,8 @@ decide the answer.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kernels.activity import ACTIVITY
@@ -21,104 +23,93 @@ from kernels.calls import BID_LEVEL
 RARE = 0.01  # a compared or swept rule that applied in fewer deals than this is flagged
 
 
+class _Block:
+    """One block's records as the rows read them, the contract outcomes worked out once."""
+
+    def __init__(self, rules, deals, games):
+        self.rules, self.deals, self.games = rules, deals, games
+        # Deals dealt: the deal records, and the redeals, which keep none (C-5).
+        self.dealt = len(deals) + (int(games["redeals"].sum()) if "redeals" in games.dtype.names else 0)
+
+    @functools.cached_property
+    def contract(self):
+        """(played, level, declarer's tricks over the tricks bid: negative when short)."""
+        contract = self.deals["contract"].astype(np.int64)
+        level = BID_LEVEL[np.maximum(contract, 0)]
+        tricks = np.where(self.deals["declarer"] == 0, self.deals["tricks0"], self.deals["tricks1"])
+        return contract >= 0, level, tricks.astype(np.int64) - 6 - level
+
+
 def _bit(name):
     """A row counting the deals whose ``activity`` has the kernels' bit ``name``."""
     mask = 1 << ACTIVITY.index(name)
-    return lambda rules, deals, games: int(((deals["activity"] & mask) != 0).sum())
+    return lambda b: int(((b.deals["activity"] & mask) != 0).sum())
 
 
 def _always(on=lambda rules: True):
     """A row active in every deal dealt while ``on(rules)``, in none otherwise."""
-    def count(rules, deals, games):
-        return _dealt(deals, games) if on(rules) else 0
+    def count(b):
+        return b.dealt if on(b.rules) else 0
     count.always = True
     return count
 
 
-def _dealt(deals, games) -> int:
-    """Deals dealt: the deal records, and the redeals, which keep none (C-5)."""
-    return len(deals) + (int(games["redeals"].sum()) if "redeals" in games.dtype.names else 0)
+def _contracts(test):
+    """A row counting the contracts played whose level, tricks over the bid (negative:
+    short) and doubling pass ``test``."""
+    def count(b):
+        played, level, over = b.contract
+        return int((played & test(level, over, b.deals["doubled"])).sum())
+    return count
 
 
-def _contract(deals):
-    """(played, level, declarer's tricks over the tricks bid: negative when short)."""
-    contract = deals["contract"].astype(np.int64)
-    played = contract >= 0
-    level = BID_LEVEL[np.maximum(contract, 0)]
-    tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
-    return played, level, tricks - 6 - level
-
-
-def _passed_out(rules, deals, games):
+def _passed_out(b):
     """C-5: passed-out deals, kept (next_deal) or redealt."""
-    return int((deals["contract"] < 0).sum()) + int(games["redeals"].sum())
+    return int((b.deals["contract"] < 0).sum()) + int(b.games["redeals"].sum())
 
 
-def _abandoned(rules, deals, games):
-    return int((games["abandoned"] != 0).sum())
+def _redeal_limit(b):
+    """C-5: the games abandoned at a passed-out deal after ``max_redeals`` redeals."""
+    if b.rules.auction.passed_out != "redeal":
+        return 0
+    return int(((b.games["abandoned"] != 0) & (b.games["redeals"] == b.rules.auction.max_redeals)).sum())
 
 
-def _made_over(rules, deals, games):
-    """B-11: made with overtricks, valued by the bid or by the tricks."""
-    played, _, over = _contract(deals)
-    return int((played & (over > 0)).sum())
+def _deal_limit(b):
+    """D-7, E-9: the games abandoned at their deal (hand) limit, not at C-5's."""
+    return int((b.games["abandoned"] != 0).sum()) - (_redeal_limit(b) if "redeals" in b.games.dtype.names else 0)
 
 
-def _made_exactly(rules, deals, games):
-    played, _, over = _contract(deals)
-    return int((played & (over == 0)).sum())
-
-
-def _over_three(rules, deals, games):
-    """B-12: more than three overtricks, where "exactly3" and "atleast3" part."""
-    played, _, over = _contract(deals)
-    return int((played & (over > 3)).sum())
-
-
-def _made_doubled(rules, deals, games):
-    played, _, over = _contract(deals)
-    return int((played & (over >= 0) & (deals["doubled"] > 0)).sum())
-
-
-def _last_row(rules, deals, games):
-    """B-14: failed contracts the two readings of the last row score differently: a slam
-    short by 1 to 5, another contract short by 6 or more."""
-    played, level, over = _contract(deals)
-    slam = level >= 6
-    return int((played & (((over < 0) & (over > -6) & slam) | ((over <= -6) & ~slam))).sum())
-
-
-def _undertricks(rules, deals, games):
+def _undertricks(b):
     """D-6: failed contracts, which score for the opponent under "bridge"."""
-    played, _, over = _contract(deals)
-    return int((played & (over < 0)).sum()) if rules.scoring.undertricks == "bridge" else 0
+    return _contracts(lambda lv, over, x: over < 0)(b) if b.rules.scoring.undertricks == "bridge" else 0
 
 
-def _upcard_class(k):
-    return lambda rules, deals, games: int((deals["upcard_class"] == k).sum())
+def _column(name, value):
+    return lambda b: int((b.deals[name] == value).sum())
 
 
-def _tiebreak(rules, deals, games):
-    return int(games["tiebreak_deals"].sum())
+def _up_class(k):
+    return _column("upcard_class", k)
+
+
+def _tiebreak(b):
+    return int(b.games["tiebreak_deals"].sum())
 
 
 def _euchre_bid(kind, made):
     """E-4, E-7: hands bid 6A (kind 0) or 6M (1), ``made`` or not: taking every trick."""
-    def count(rules, deals, games):
-        tricks = 12 if rules.variant.double_deck else 6
-        bid = deals["bid"].astype(np.int64)
+    def count(b):
+        tricks = 12 if b.rules.variant.double_deck else 6
+        deals = b.deals
         won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
-        hit = (bid == tricks - 3 + kind) & (deals["void"] == 0)
+        hit = (deals["bid"].astype(np.int64) == tricks - 3 + kind) & (deals["void"] == 0)
         return int((hit & (won == tricks)).sum() if made else hit.sum())
     return count
 
 
-def _void(kind):
-    return lambda rules, deals, games: int((deals["void"] == kind).sum())
-
-
-def _reneges(rules, deals, games):
-    return int((deals["reneges"] > 0).sum()) if rules.scoring.renege_penalty else 0
+def _reneges(b):
+    return int((b.deals["reneges"] > 0).sum()) if b.rules.scoring.renege_penalty else 0
 
 
 # (option or None for a rule without one, rule id, what counts) per game; the order is the
@@ -126,15 +117,16 @@ def _reneges(rules, deals, games):
 _CONTRACT_AUCTION = [
     ("auction.opening_pass", "C-4", "the first call was a pass", _bit("opening_pass")),
     ("auction.passed_out", "C-5", "the deal was passed out", _passed_out),
-    ("auction.max_redeals", "C-5", "a game was abandoned at its redeal limit", _abandoned),
+    ("auction.max_redeals", "C-5", "a game was abandoned at its redeal limit", _redeal_limit),
 ]
 ROWS = {
     "bridgette": [
         ("deck.colons", "B-4", "the deck (always active)", _always()),
         ("exchange.nondealer_draw", "B-3", "the non-dealer drew (always active)", _always()),
-        ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", _upcard_class(0)),
-        ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", _upcard_class(1)),
-        ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", _upcard_class(2)),
+        # B-3: each dealer draw applies after an up-card of its class
+        ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", _up_class(0)),
+        ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", _up_class(1)),
+        ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", _up_class(2)),
         ("exchange.upcard_to", "B-3", "the up-card went to its side (always active)", _always()),
         *_CONTRACT_AUCTION,
         ("auction.min_trump_cards", "B-6", "a suit bid was refused for too few cards", _bit("min_trump_cards")),
@@ -143,12 +135,16 @@ ROWS = {
         (None, "B-8", "a Colon's block barred a lead", _bit("lead_barred")),
         ("play.colon_discard", "B-10", "a follower void in the suit led held a non-matching Colon "
                                        "and other cards", _bit("colon_discard")),
-        ("scoring.made_basis", "B-11", "a contract was made with overtricks", _made_over),
-        ("scoring.exact_bonus", "B-12", "a contract was made exactly", _made_exactly),
-        ("scoring.overtrick_bonus_rule", "B-12", "a contract was made with more than three overtricks", _over_three),
-        ("scoring.multiply_bonuses", "B-13", "a doubled or redoubled contract was made", _made_doubled),
+        ("scoring.made_basis", "B-11", "a contract was made with overtricks",
+         _contracts(lambda lv, over, x: over > 0)),
+        ("scoring.exact_bonus", "B-12", "a contract was made exactly", _contracts(lambda lv, over, x: over == 0)),
+        ("scoring.overtrick_bonus_rule", "B-12", "a contract was made with more than three overtricks",
+         _contracts(lambda lv, over, x: over > 3)),
+        ("scoring.multiply_bonuses", "B-13", "a doubled or redoubled contract was made",
+         _contracts(lambda lv, over, x: (over >= 0) & (x > 0))),
+        # B-14: where the two readings of the last row part
         ("scoring.penalty_last_row", "B-14", "a slam failed by 1-5 tricks, or another contract by 6 or more",
-         _last_row),
+         _contracts(lambda lv, over, x: np.where(lv >= 6, (over < 0) & (over > -6), over <= -6))),
         ("game.deals", "B-15", "the game's deals (always active)", _always()),
         ("game.max_tiebreak_deals", "B-15", "a tie-break deal was played", _tiebreak),
     ],
@@ -161,18 +157,18 @@ ROWS = {
         *_CONTRACT_AUCTION,
         ("scoring.undertricks", "D-6", "a failed contract scored undertricks", _undertricks),
         ("game.target", "D-7", "the game's target (always active)", _always()),
-        ("game.max_deals", "D-7", "a game was abandoned at its deal limit", _abandoned),
+        ("game.max_deals", "D-7", "a game was abandoned at its deal limit", _deal_limit),
     ],
     "bid-euchre": [
         ("auction.stick_the_dealer", "E-3", "the dealer, after three passes, had to bid", _bit("stick_the_dealer")),
-        (None, "E-3", "all four passed: the hand was void", _void(1)),
+        (None, "E-3", "all four passed: the hand was void", _column("void", 1)),
         ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_bid(0, False)),
         ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_bid(0, True)),
         ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_bid(1, True)),
         ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),
         ("game.target", "E-9", "the game's target (always active)", _always()),
-        ("game.max_hands", "E-9", "a game was abandoned at its hand limit", _abandoned),
-        ("variant.ace_no_face", "E-10", "an ace-no-face hand voided the deal", _void(2)),
+        ("game.max_hands", "E-9", "a game was abandoned at its hand limit", _deal_limit),
+        ("variant.ace_no_face", "E-10", "an ace-no-face hand voided the deal", _column("void", 2)),
         ("variant.joker", "E-10", "the joker was in the deck (every deal when on)", _always(lambda r: r.variant.joker)),
         ("variant.double_deck", "E-10", "the double deck was used (every deal when on)",
          _always(lambda r: r.variant.double_deck)),
@@ -182,7 +178,8 @@ ROWS = {
 
 def aggregate(game: str, rules, deals, games) -> dict:
     """A block's counts: deals dealt, and per row of ROWS[game] the deals it applied in."""
-    return {"dealt": _dealt(deals, games), "deals": [count(rules, deals, games) for *_, count in ROWS[game]]}
+    block = _Block(rules, deals, games)
+    return {"dealt": block.dealt, "deals": [count(block) for *_, count in ROWS[game]]}
 
 
 def summarize(game: str, agg: dict) -> list[dict]:

@@ -168,6 +168,22 @@ def test_counts_from_the_records_and_the_traces():
     assert sum(rows[(f"exchange.dealer_draw_{k}", "B-3")]["deals"] for k in ("numeral", "face", "ace")) == len(deals)
 
 
+def test_games_abandoned_at_each_limit():
+    """C-5's limit: a game whose last traced deal was redealt, not counted; D-7's: a game
+    that played ``max_deals`` deals without reaching the target."""
+    rules = resolve_rules("bridgette", {"auction": {"passed_out": "redeal", "opening_pass": "ends", "max_redeals": 0}})
+    rows, _, _ = counts("bridgette", rules, 60)
+    _, traced = game_module("bridgette").trace_games(rules, resolve_policies("bridgette", {"all": "heuristic"}),
+                                                     5, list(range(60)))
+    stopped = sum(not g[-1]["counted"] for g in traced)
+    assert stopped > 0 and rows[("auction.max_redeals", "C-5")]["deals"] == stopped
+    rules = resolve_rules("draw-bridge", {"game": {"max_deals": 3}})
+    rows, _, games = counts("draw-bridge", rules, 40)
+    short = int(((games["deals"] == 3) & (np.maximum(games["total0"], games["total1"]) < 100)).sum())
+    assert short > 0 and rows[("game.max_deals", "D-7")]["deals"] == short
+    assert rows[("auction.max_redeals", "C-5")]["deals"] == 0
+
+
 def test_bid_euchre_rows_from_the_records():
     rules = resolve_rules("bid-euchre", {"variant": {"ace_no_face": True}})
     rows, deals, _ = counts("bid-euchre", rules, 200)
