@@ -30,6 +30,25 @@ class _Block:
         self.rules, self.deals, self.games = rules, deals, games
         # Deals dealt: the deal records, and the redeals, which keep none (C-5).
         self.dealt = len(deals) + (int(games["redeals"].sum()) if "redeals" in games.dtype.names else 0)
+        self._values = {}
+
+    @functools.cached_property
+    def activity(self):
+        """Deals by their whole ``activity`` value (one pass over the column)."""
+        return np.bincount(self.deals["activity"], minlength=1 << len(ACTIVITY))
+
+    def values(self, name):
+        """Deals by the value of a small non-negative column."""
+        if name not in self._values:
+            self._values[name] = np.bincount(self.deals[name].astype(np.int64), minlength=3)
+        return self._values[name]
+
+    @functools.cached_property
+    def sixes(self):
+        """Bid Euchre's few 6A and 6M hands (12A, 12M), the bidding team's tricks, and the deck's tricks."""
+        tricks = 12 if self.rules.variant.double_deck else 6
+        sixes = self.deals[self.deals["bid"] >= tricks - 3]  # a void hand's bid is -1
+        return sixes["bid"], np.where(sixes["bidder"] % 2 == 0, sixes["tricks0"], sixes["tricks1"]), tricks
 
     @functools.cached_property
     def contract(self):
@@ -43,7 +62,8 @@ class _Block:
 def _bit(name):
     """A row counting the deals whose ``activity`` has the kernels' bit ``name``."""
     mask = 1 << ACTIVITY.index(name)
-    return lambda b: int(((b.deals["activity"] & mask) != 0).sum())
+    having = np.arange(1 << len(ACTIVITY)) & mask != 0
+    return lambda b: int(b.activity[having].sum())
 
 
 def _always(on=lambda rules: True):
@@ -86,7 +106,7 @@ def _undertricks(b):
 
 
 def _column(name, value):
-    return lambda b: int((b.deals[name] == value).sum())
+    return lambda b: int(b.values(name)[value])
 
 
 def _up_class(k):
@@ -100,10 +120,8 @@ def _tiebreak(b):
 def _euchre_bid(kind, made):
     """E-4, E-7: hands bid 6A (kind 0) or 6M (1), ``made`` or not: taking every trick."""
     def count(b):
-        tricks = 12 if b.rules.variant.double_deck else 6
-        deals = b.deals
-        won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
-        hit = (deals["bid"].astype(np.int64) == tricks - 3 + kind) & (deals["void"] == 0)
+        bid, won, tricks = b.sixes
+        hit = bid == tricks - 3 + kind
         return int((hit & (won == tricks)).sum() if made else hit.sum())
     return count
 
