@@ -264,9 +264,9 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
             if turn == 0:
                 if legal != hand:
                     row.activity |= activity.LEAD_BARRED
-            elif lead < 52 and hand & SUIT_MASKS[lead // 13] == ZERO:
+            elif hand & COLONS != ZERO and lead < 52:  # B-10 needs a Colon in hand, which is rare
                 other_colons = hand & COLONS & ~bit_nb(52 + CARD_CLASS[lead])
-                if other_colons != ZERO and hand & ~other_colons != ZERO:
+                if other_colons != ZERO and hand & SUIT_MASKS[lead // 13] == ZERO and hand & ~other_colons != ZERO:
                     row.activity |= activity.COLON_DISCARD
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
             card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen,

@@ -140,7 +140,7 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
-        if b6:
+        if b6 and row.activity & activity.B6 != activity.B6:  # until each restriction has bitten once
             row.activity |= refused_nb(hands[seat], cur_bid, lowest_bid, min_trump_cards, nt_needs_all_suits,
                                        jump_min_cards)
         unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
