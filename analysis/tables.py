@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.games import GAMES, GameInfo
-from sim.store import RunError, block_aggregates, check_records, read_manifest, read_sealed, read_summary
+from sim.store import RunError, block_aggregates, check_records, finished_manifest, read_sealed, read_summary
 from sim.summary import describe, merge, rate
 
 OUTCOMES = ("side 0 wins", "side 1 wins", "drawn", "abandoned")
@@ -58,30 +58,16 @@ class RunData:
 
     def __init__(self, path):
         self.path = Path(path)
-        if not self.path.exists():
-            raise ReportError(f"{self.path} does not exist")
-        if not self.path.is_dir():
-            raise ReportError(f"{self.path} is not a folder")
-        manifest_path = self.path / "manifest.json"
-        if not manifest_path.exists():
-            raise ReportError(f"{self.path} is not a run folder (no manifest.json)")
         try:
-            self.manifest = read_manifest(self.path)
-            self.config = self.manifest["config"]
-            self.game = self.config["game"]
-            self.n_blocks = int(self.manifest["blocks"])
-            self.records = self.config["records"]
-            done = len(self.manifest["blocks_done"])
+            self.manifest = finished_manifest(self.path)
         except RunError as exc:
             raise ReportError(str(exc)) from None
-        except (OSError, ValueError, KeyError, TypeError):
-            raise ReportError(f"{manifest_path} is unreadable or not a run manifest") from None
-        if self.game not in GAMES:
-            raise ReportError(f"{manifest_path} names an unknown game '{self.game}'")
-        summary_path = self.path / "summary.json"
-        if not self.manifest.get("complete") or not summary_path.exists():
-            raise ReportError(f"{self.path} holds an unfinished run ({done} of {self.n_blocks} blocks done); "
-                              "rerun its sim.run command to finish it")
+        self.config = self.manifest["config"]
+        self.game, self.records = self.config["game"], self.config["records"]
+        try:
+            self.n_blocks = int(self.manifest["blocks"])
+        except (KeyError, TypeError, ValueError):
+            raise ReportError(f"{self.path}/manifest.json is unreadable or not a run manifest") from None
         try:
             self.summary = read_summary(self.path, self.manifest)
         except RunError as exc:

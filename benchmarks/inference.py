@@ -43,7 +43,7 @@ from kernels.calls import MAX_CALLS
 from kernels.contract import KIND_CALL, KIND_DISCARD
 from kernels.cards import COLONS, HCP, RANK_MASKS, SUIT_MASKS
 from kernels.pimc import (
-    calls_agree_nb, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
+    BID_TRIES, calls_agree_nb, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
     sample_bidding_worlds_nb, sample_euchre_calling_worlds_nb,
 )
 from kernels.policies import euchre_strength_nb
@@ -102,7 +102,7 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
             for way in range(2):
                 got, _ = sample_bidding_worlds_nb(seats, s, hands[i], unseen[i, s], calls[i], known[i] * way,
                                                   dealer[i], lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                                  jump_min_cards, gain, seats.prm[s].pimc.bid_worlds)
+                                                  jump_min_cards, gain, seats.prm[s].pimc.bid_worlds, BID_TRIES)
                 for w in range(worlds.shape[3]):
                     # Fewer worlds than wanted: they repeat (one only: the seat knows the deal); none
                     # the model explains: the seat knows nothing more than the uniform worlds say.
@@ -143,9 +143,9 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
                     # As in contract_worlds_nb: repeated, or the uniform worlds when none is explained.
                     world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += euchre_calls_agree_nb(model, world, s, seats.calls, 4, dealer[i], tricks, copies,
+                    fit[i, s, way] += euchre_calls_agree_nb(model, world, 1 << s, seats.calls, 4, dealer[i], tricks, copies,
                                                             stick_the_dealer)
-            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(model, hands[i], s, seats.calls, 4, dealer[i], tricks, copies,
+            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(model, hands[i], 1 << s, seats.calls, 4, dealer[i], tricks, copies,
                                                          stick_the_dealer)
 
 

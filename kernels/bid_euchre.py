@@ -25,7 +25,7 @@ from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
 from kernels.pimc import (
-    note_ask_exchange_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
+    note_ask_exchange_nb, note_euchre_auction_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
     pimc_euchre_trump_nb,
 )
 from kernels.policies import (
@@ -123,18 +123,19 @@ def start_deal_nb(row):
 @njit(cache=True)
 def score_hand_nb(p, bid, bidding_team_tricks):
     """E-7: (bidding team's points, defenders' points) for a bid (ladder id) and the tricks
-    the bidding team took. A set team scores minus its bid and no trick points; an ask or
-    a moon is made only by taking every trick and then scores ask_all or moon_all."""
-    defenders = p.tricks - bidding_team_tricks
+    the bidding team took. A set team scores minus its bid (times set_bid_points) and no
+    trick points; an ask or a moon is made only by taking every trick and then scores
+    ask_all or moon_all; other tricks score made_trick_points or defender_trick_points."""
+    defenders = (p.tricks - bidding_team_tricks) * p.defender_trick_points
     need = euchre_need_nb(bid, p.tricks)
     if bidding_team_tricks < need:
-        return -need, defenders
+        return -need * p.set_bid_points, defenders
     kind = euchre_bid_kind_nb(bid, p.tricks)
     if kind == ASKING:
         return p.ask_all, defenders
     if kind == ALONE:
         return p.moon_all, defenders
-    return bidding_team_tricks, defenders
+    return bidding_team_tricks * p.made_trick_points, defenders
 
 
 @njit(cache=True)
@@ -297,6 +298,7 @@ def auction_nb(p, dealer, hands, seats, trace, row, dd):
         return stop_nb(row, ERR_AUCTION, AT_CALLS, 4)
     row.bid = high
     row.bidder = bidder
+    note_euchre_auction_nb(seats, dealer, p.tricks, p.stick_the_dealer, bidder, high)
     return True
 
 

@@ -303,7 +303,7 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
 @njit(cache=True)
 def score_deal_nb(p, tables, contract, doubled, declarer_tricks):
     """B-11..B-14: (declarer's gain, opponent's gain) for a played contract (``tables``: a
-    ``TABLES_DTYPE`` record)."""
+    ``TABLES_DTYPE`` record; ``p``'s scoring options give the bonuses and factors)."""
     level = BID_LEVEL[contract]
     need = 6 + level
     if declarer_tricks < need:
@@ -316,9 +316,12 @@ def score_deal_nb(p, tables, contract, doubled, declarer_tricks):
     if over == 0:
         bonus = tables.exact[contract]
     elif over == 3 or (over > 3 and p.overtrick_bonus_rule == OVERTRICK_ATLEAST3):
-        bonus = 350
-    factor = (1, 2, 4)[doubled]
-    insult = (0, 400, 1000)[doubled]
+        bonus = p.overtrick_bonus
+    factor, insult = 1, 0
+    if doubled == 1:
+        factor, insult = p.double_factor, p.double_bonus
+    elif doubled == 2:
+        factor, insult = p.redouble_factor, p.redouble_bonus
     if p.multiply_bonuses:
         return (tables.value[basis] + bonus + insult) * factor, 0
     return (tables.value[basis] + bonus) * factor + insult, 0

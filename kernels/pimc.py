@@ -166,9 +166,19 @@ def observe_contract_card_nb(seats, seat, card, lead, barred, when_void):
         _shown_nb(seats, seat, ALL_SUITED | bit_nb(52 + CARD_CLASS[lead]))
 
 
+@njit(cache=True)
+def note_euchre_auction_nb(seats, dealer, tricks, stick_the_dealer, bidder, bid):
+    """E-3, public once the auction is over: what a ``search`` seat's card play reads of it
+    (``seats.calls`` holds the four calls)."""
+    a = seats.auction
+    a[0], a[1], a[2], a[3], a[4], a[5] = 4, dealer, tricks, stick_the_dealer, bidder, bid
+
+
 @njit(cache=True, inline="always")
 def observe_euchre_card_nb(seats, seat, card, lead, trump):
-    """C-3 over E-2: a card off the effective suit led shows a void in that suit."""
+    """C-3 over E-2: a card off the effective suit led shows a void in that suit. The card
+    joins what ``seat`` has played (``seats.played``)."""
+    seats.played[seat] |= bit_nb(card)
     if lead >= 0 and EUCHRE_EFF_SUIT[trump, card] != EUCHRE_EFF_SUIT[trump, lead]:
         _shown_nb(seats, seat, EUCHRE_SUIT_OF[trump, EUCHRE_EFF_SUIT[trump, lead]])
 
@@ -534,11 +544,11 @@ def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_
 
 @njit(cache=True)
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                             nt_needs_all_suits, jump_min_cards, gain, wanted):
+                             nt_needs_all_suits, jump_min_cards, gain, wanted, tries):
     """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
     the opponent, modelled as a heuristic with this seat's parameters, would have made its
-    calls so far: exact rejection (the model is deterministic) among at most ``BID_TRIES``
-    draws per world wanted, and only those worlds: none when the model explains none of
+    calls so far: exact rejection (the model is deterministic) among at most ``tries``
+    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the model explains none of
     them (the caller then makes the heuristic's call and counts the deal's
     ``unexplained``). One number from the policy stream starts the draws. Also returns
     whether only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
@@ -549,7 +559,7 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     world = np.empty(counts.shape[0], dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
     got = 0
-    for _ in range(BID_TRIES * n):
+    for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
         if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
                                             min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
@@ -610,7 +620,7 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
         return CALL_PASS
     opponents, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
                                                 min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                                seats.prm[seat].pimc.bid_worlds)
+                                                seats.prm[seat].pimc.bid_worlds, BID_TRIES)
     if opponents.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return heuristic_call_nb(seats.prm[seat].heuristic, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen,
@@ -702,7 +712,9 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
     average double-dummy value for its team over sampled worlds, the lowest of equals in
     the solver layout (as ``dd``). ``played``: every card played this hand; the trick in
     progress was led by ``leader`` with ``lead``, ``best`` (by ``best_seat``) winning it
-    after ``in_trick`` cards; the worlds place the unseen cards as ``euchre_holders_nb``."""
+    after ``in_trick`` cards; the worlds place the unseen cards as ``euchre_holders_nb``. A
+    seat that reads the calls (``reads_calls_in_play_nb``) keeps only the worlds its model of
+    the other seats explains (``euchre_explained_worlds_nb``)."""
     if popcount_nb(legal) == 1:
         return lowest_nb(legal)
     rng = decision_stream_nb(seats)
@@ -731,15 +743,21 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
     sums = np.zeros(64, dtype=np.int64)
     if moves & (moves - ONE):
         cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
-        held = np.zeros((worlds_of_nb(seats, seat, n_deals), 4), dtype=np.uint64)
-        world = np.empty(m, dtype=np.uint64)
-        for w in range(held.shape[0]):
-            sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
+        worlds = np.empty((worlds_of_nb(seats, seat, n_deals), m), dtype=np.uint64)
+        n_w = worlds.shape[0]
+        if reads_calls_in_play_nb(seats.pol[seat]) and seats.auction[0] > 0 and n_deals != 1.0:
+            n_w = euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts[:m], used, rng, holder_seat[:m],
+                                             out_seat, trump, 1 + d, worlds)
+        else:
+            for w in range(n_w):
+                sample_world_nb(ways, stride, cards, counts[:m], used, rng, worlds[w])
+        held = np.zeros((n_w, 4), dtype=np.uint64)
+        for w in range(n_w):
             held[w, seat] = own
             for h in range(m):
                 t = holder_seat[h]
                 if t >= 0:
-                    held[w, t] = _to_layout_nb(world[h], to_layout)
+                    held[w, t] = _to_layout_nb(worlds[w, h], to_layout)
         card_sums_nb(dd, True, seat, np.array([leader, in_trick, lead_b, best_b, best_seat]), moves, held, sums)
         euchre_share_runs_nb(legal_b & ~moves, own, dd.segs, dd.seg_of, dd.group, sums)
     return EUCHRE_FROM_LAYOUT[d, j, trump, best_of_nb(legal_b, sums)]
@@ -748,20 +766,68 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
 # --- Bid Euchre's calls --------------------------------------------------------------------------
 
 @njit(cache=True)
-def euchre_calls_agree_nb(h, hands, seat, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
-    """Whether every seat but ``seat``, holding ``hands``, would have made its calls among
-    the auction's first ``n_calls`` ``calls`` as a heuristic with the parameters ``h`` (E-3)."""
+def euchre_calls_agree_nb(h, hands, unread, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
+    """Whether every seat not in the bit set ``unread``, holding ``hands``, would have made
+    its calls among the auction's first ``n_calls`` ``calls`` as a heuristic with the
+    parameters ``h`` (E-3)."""
     high, bidder = -1, -1
     for turn in range(n_calls):
         caller = (dealer + 1 + turn) % 4
         call = calls[turn]
-        if caller != seat:
+        if not unread >> caller & 1:
             legal = euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer)
             if heuristic_euchre_bid_nb(h, hands[caller], legal, high, bidder, caller, tricks, copies) != call:
                 return False
         if call != EUCHRE_PASS:
             high, bidder = call, caller
     return True
+
+
+@njit(cache=True)
+def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holder_seat, out_seat, trump,
+                               copies, worlds):
+    """Fill ``worlds`` with worlds of ``euchre_holders_nb``'s holders in which the other
+    seats, modelled as the heuristic with this seat's parameters, would have made their
+    calls of the auction (``seats.calls``, ``seats.auction``) and the bidder would have named
+    ``trump``, each from the hand it held then: its cards in the world with those it has
+    played since. After a 6A (12A) the asking bidder's and its partner's hands changed in
+    E-4's exchange, which only they saw, so their calls are not read. Exact rejection, at
+    most ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
+    accepted ones first. With none explained the decision counts as ``unexplained`` and the
+    worlds are drawn as ``pimc`` draws them."""
+    a = seats.auction
+    dealer, tricks, stick_the_dealer, bidder, bid = a[1], a[2], a[3] != 0, a[4], a[5]
+    unread = 1 << seat
+    if euchre_bid_kind_nb(bid, tricks) == ASKING:
+        unread |= (1 << bidder) | (1 << ((bidder + 2) % 4))
+    out_h = -1  # the sitting-out seat's cards follow the seats that play (euchre_holders_nb)
+    if out_seat >= 0 and out_seat != seat:
+        out_h = 0
+        while holder_seat[out_h] >= 0:
+            out_h += 1
+    n_w = worlds.shape[0]
+    model = seats.prm[seat].heuristic
+    then = np.empty(4, dtype=np.uint64)
+    got = 0
+    for _ in range(EXPLAINED_TRIES * n_w):
+        if got == n_w:
+            break
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, worlds[got])
+        then[:] = seats.played[:4]
+        for h in range(counts.shape[0]):
+            if holder_seat[h] >= 0:
+                then[holder_seat[h]] |= worlds[got, h]
+        if out_h >= 0:
+            then[out_seat] |= worlds[got, out_h]
+        if (euchre_calls_agree_nb(model, then, unread, seats.calls, 4, dealer, tricks, copies, stick_the_dealer)
+                and (unread >> bidder & 1 or heuristic_euchre_trump_nb(model, then[bidder], copies) == trump)):
+            got += 1
+    if got > 0:
+        return got
+    note_unexplained_nb(seats, seat)
+    for w in range(n_w):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, worlds[w])
+    return n_w
 
 
 @njit(cache=True)
@@ -794,7 +860,7 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         if n_deals == 1.0 or (
-                euchre_calls_agree_nb(model, out[got], seat, seats.calls, n_calls, dealer, tricks, copies,
+                euchre_calls_agree_nb(model, out[got], 1 << seat, seats.calls, n_calls, dealer, tricks, copies,
                                       stick_the_dealer)
                 and (named_by < 0 or named_by == seat
                      or heuristic_euchre_trump_nb(model, out[got, named_by], copies) == trump)):

@@ -98,10 +98,11 @@ SEATS_DTYPE = record_dtype([
     # game (kernels.policies.OBJECTIVE_GAMES; Bridgette): each seat's total so far and how
     # many deals of the game's regular length remain after this one (0 in a tie-break deal).
     ("totals", np.int64, (2,)),
-    # What a ``search`` seat's card play reads of the auction (kernels.pimc): the contract
-    # cards each seat has played this deal, and the auction's length, dealer and rules
-    # (``auction_nb``'s: n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-    # jump_min_cards; n_calls 0: no auction yet).
+    # What a ``search`` seat's card play reads of the auction (kernels.pimc): the cards
+    # each seat has played this deal, and the auction's length, dealer and rules (the
+    # contract games' ``auction_nb``: n_calls, dealer, lowest_bid, min_trump_cards,
+    # nt_needs_all_suits, jump_min_cards; Bid Euchre's: n_calls, dealer, tricks,
+    # stick_the_dealer, bidder, bid; n_calls 0: no auction yet).
     ("played", np.uint64, (MAX_SEATS,)),
     ("auction", np.int64, (6,)),
     ("deals_left", np.int64),

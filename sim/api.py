@@ -24,7 +24,9 @@ from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
 from sim.rules import merge_tables, parse_set, read_variant, variant_game
-from sim.store import RECORD_MODES, RunConfig, RunError, RunFolder, load_records, read_manifest, read_summary
+from sim.store import (
+    RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
+)
 from sim.summary import merge
 
 DEFAULT_BLOCK_SIZE = 50_000
@@ -441,6 +443,48 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     return Run(path)
 
 
+def estimate(game: str | None = None, deals: int = 2_000, policies=None, control=("auto",), control_deals=None,
+             metrics=None, rules=None, seed: int = 1, set_options=(), dealing=None, until=None, out=None,
+             threads: int | None = None) -> dict:
+    """A multilevel estimate as ``python -m sim.run --deals N --control LEVEL`` makes it
+    (sim.multilevel): each metric of ``policies`` over ``deals`` independent deals of
+    ``seed``, with cheaper ``control`` levels playing the same deals; returns the
+    estimates (``result["metrics"][metric]``: value, ci95, estimator, variance saved,
+    the plain deals it stands for, each level's deals and seconds).
+
+    ``control``: levels as ``--control`` takes them, one text or a list ("auto",
+    "all=heuristic", "dd:all=heuristic", "hand"); ``control_deals``: each played
+    control's deals (None: sized from a pilot by the allocation rule); ``metrics``: names
+    or custom metrics as ``--metrics`` takes them (None: the dealer's advantage);
+    ``until``: "METRIC:W", grow the levels until W is the 95% half-width; ``dealing``: a
+    sim.dealing.Dealing of deal runs (conditions); ``out``: a folder that keeps the
+    levels, so an interrupted estimate resumes (None: nothing kept). ``game``,
+    ``rules``, ``policies``, ``set_options``, ``seed`` and ``threads`` as for ``simulate``.
+    """
+    from sim.dealing import Dealing
+    from sim.metrics import parse_metrics
+    from sim.multilevel import run_multilevel
+
+    deals, seed = _checked("deals", whole_count, deals), _checked("seed", seed_number, seed)
+    _check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
+    _check_rules(rules)
+    _check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    _check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    controls = _texts("control", control, "level")
+    if control_deals is not None:
+        control_deals = [_checked("control_deals", whole_count, n) for n in
+                         (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
+    game = game or variant_game(rules) or DEFAULT_GAME
+    resolved = resolve_rules(game, rules, set_options)
+    chosen = resolve_policies(game, policies)
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(_checked("threads", whole_count, threads))
+    return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
+                          None if metrics is None else parse_metrics(metrics), dealing, until, out)
+
+
 def _checked(name: str, check, value):
     """``check(value)``; its ValueError as a RunError (a ValueError too) naming ``name``."""
     try:
@@ -453,7 +497,5 @@ def load_run(path) -> Run:
     """An existing run folder, its manifest and summary checked (a RunError names a damaged
     file in one line); its records are checked as they are read."""
     path = Path(path)
-    if not (path / "summary.json").exists():
-        raise RunError(f"{path} is not a finished run folder (no summary.json)")
-    read_summary(path, read_manifest(path))
+    read_summary(path, finished_manifest(path))
     return Run(path)

@@ -31,32 +31,14 @@ def kernel_rules(rules) -> kb.KernelRules:
 
     tables = np.zeros(1, dtype=kb.TABLES_DTYPE)
     value, exact, penalty = tables["value"][0], tables["exact"][0], tables["penalty"][0]  # views
+    by_strain = (sc.minor_values, sc.minor_values, sc.major_values, sc.major_values)  # levels 1..7
     for b in range(N_BIDS):
-        level, nt = int(BID_LEVEL[b]), BID_STRAIN[b] == 4
-        if level <= 1:
-            value[b] = 250 if (nt and level == 1) else 150
-        elif level <= 3:
-            value[b] = 750 if (nt and level == 3) else 250
-        elif level == 4:
-            value[b] = 750 if BID_STRAIN[b] >= 2 else 250
-        elif level == 5:
-            value[b] = 1500 if nt else 750
-        elif level == 6:
-            value[b] = 2200 if nt else 1500
-        else:
-            value[b] = 2500 if nt else 2200
-        if level == 7:
-            exact[b] = 0
-        elif level == 6:
-            exact[b] = 100
-        elif sc.exact_bonus == "nt_reduced" and nt:
-            exact[b] = 100
-        else:
-            exact[b] = 250
+        level, strain = int(BID_LEVEL[b]), int(BID_STRAIN[b])
+        value[b] = sc.nt_values[level] if strain == 4 else by_strain[strain][level - 1]
+        reduced = sc.exact_bonus == "nt_reduced" and strain == 4 and level <= 5
+        exact[b] = sc.nt_reduced_exact if reduced else sc.exact_values[level]
 
-    rows = np.array([[100, 200, 300, 400, 700, 1000],
-                     [200, 500, 800, 1100, 2000, 3000],
-                     [300, 700, 1100, 1500, 2700, 4000]], dtype=np.int64)
+    rows = np.array([sc.penalty_undoubled, sc.penalty_doubled, sc.penalty_redoubled], dtype=np.int64)
     for level in range(8):
         for short in range(1, kb.MAX_SHORT + 1):
             if sc.penalty_last_row == "failed_slam":

@@ -15,11 +15,10 @@ import json
 import sys
 from dataclasses import replace
 
-from sim.cli import INTERRUPTED_STATUS, exit_with, plural
-from sim.games import DEFAULT_GAME, GAME_NAMES
-from sim.match import _ci, play_match
+from sim.cli import exit_with, plural
+from sim.match import _ci, add_match_flags, interrupted, play_match
 from sim.policies import Policy, PolicyError, defaults, parse_policy
-from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
+from sim.run import USER_ERRORS, OneLineParser
 
 # (decision, the ``search`` parameter whose worlds search it, its rules).
 DECISIONS = (
@@ -76,18 +75,12 @@ def table_lines(rows: list[dict]) -> list[str]:
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.decisions", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
-    parser.add_argument("--games", type=count, required=True, help="games per decision, each played twice")
-    parser.add_argument("--seed", type=seed_value, default=1)
+    add_match_flags(parser, "games per decision, each played twice", "print one JSON list instead of the table")
     parser.add_argument("--search", default="search", metavar="POLICY",
                         help="the searched player whose decisions are taken one at a time (default: search with "
                              "the game's defaults), e.g. search:call_worlds=16")
     parser.add_argument("--only", metavar="DECISION,...",
                         help=f"decisions to measure (default every one the game has: {', '.join(DECISION_NAMES)})")
-    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
-    parser.add_argument("--json", action="store_true", help="print one JSON list instead of the table")
-    add_cluster_flag(parser)
     args = parser.parse_args(argv)
     from sim.api import resolve_rules
 
@@ -107,8 +100,7 @@ def main(argv=None) -> int:
     except USER_ERRORS as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:
-        print("\ninterrupted; the matches keep nothing, so rerun the command to play them", file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return interrupted("the matches keep nothing, so rerun the command to play them")
     if args.json:
         print(json.dumps(rows))
         return 0

@@ -25,22 +25,24 @@ RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api te
 
 def kernel_rules(rules) -> kd.KernelRules:
     """The kernels' view of validated rules (``rules.to_kernel()``): the option record and
-    D-5's and D-6's score tables, with ``scoring.undertricks`` folded in."""
+    D-5's and D-6's score tables, with the scoring options folded in."""
+    sc = rules.scoring
     tables = np.zeros(1, dtype=kd.TABLES_DTYPE)
     made, undertricks, gain = tables["made"][0], tables["undertricks"][0], tables["gain"][0]  # views
+    per_trick = (sc.minor_trick, sc.minor_trick, sc.major_trick, sc.major_trick)
     for b in range(kd.FIRST_BID, N_BIDS):
         strain = BID_STRAIN[b]
         for tricks in range(6 + BID_LEVEL[b], kd.HAND_SIZE + 1):
             over = tricks - 6  # every trick over six, overtricks included
             if strain == 4:
-                points = 40 + 30 * (over - 1)
+                points = sc.nt_first_trick + sc.nt_trick * (over - 1)
             else:
-                points = over * (30 if strain >= 2 else 20)
-            made[b, :, tricks] = (points, 2 * points, 4 * points)
-    if rules.scoring.undertricks == "bridge":
-        for short in range(1, kd.HAND_SIZE + 1):
-            doubled = sum(100 if k == 1 else 200 if k <= 3 else 300 for k in range(1, short + 1))
-            undertricks[:, short] = (50 * short, doubled, 2 * doubled)
+                points = over * per_trick[strain]
+            made[b, :, tricks] = (points, sc.double_factor * points, sc.redouble_factor * points)
+    if sc.undertricks == "bridge":
+        for doubled, row in enumerate((sc.undertricks_undoubled, sc.undertricks_doubled, sc.undertricks_redoubled)):
+            for short in range(1, kd.HAND_SIZE + 1):
+                undertricks[doubled, short] = sum(row[min(k, len(row) - 1)] for k in range(short))
     for b in range(kd.FIRST_BID, N_BIDS):
         need = 6 + BID_LEVEL[b]
         for tricks in range(kd.HAND_SIZE + 1):

@@ -170,17 +170,29 @@ def _ci(bounds, form: str) -> str:
     return f"95% CI [{form.format(bounds[0])}, {form.format(bounds[1])}]"
 
 
-def main(argv=None) -> int:
-    parser = OneLineParser(prog="python -m sim.match", description=__doc__.split("\n\n")[1])
+def add_match_flags(parser, games_help: str, json_help: str) -> None:
+    """The flags of the commands that play duplicate matches (this one, sim.decisions):
+    the game, its size and seed, the rules and the cluster."""
     parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
-    parser.add_argument("--a", required=True, metavar="POLICY", help="policy A, e.g. heuristic:aggression=0.5")
-    parser.add_argument("--b", required=True, metavar="POLICY", help="policy B")
-    parser.add_argument("--games", type=count, required=True, help="games, each played twice")
+    parser.add_argument("--games", type=count, required=True, help=games_help)
     parser.add_argument("--seed", type=seed_value, default=1)
     parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--json", action="store_true", help=json_help)
     add_cluster_flag(parser)
+
+
+def interrupted(what: str = "a match keeps nothing, so rerun the command to play it") -> int:
+    """A match command stopped by the user: say what was kept (nothing) and how to go on."""
+    print(f"\ninterrupted; {what}", file=sys.stderr)
+    return INTERRUPTED_STATUS
+
+
+def main(argv=None) -> int:
+    parser = OneLineParser(prog="python -m sim.match", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--a", required=True, metavar="POLICY", help="policy A, e.g. heuristic:aggression=0.5")
+    parser.add_argument("--b", required=True, metavar="POLICY", help="policy B")
+    add_match_flags(parser, "games, each played twice", "print one JSON object instead of the report")
     args = parser.parse_args(argv)
     from sim.api import resolve_rules
 
@@ -191,8 +203,7 @@ def main(argv=None) -> int:
     except USER_ERRORS as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:
-        print("\ninterrupted; a match keeps nothing, so rerun the command to play it", file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return interrupted()
     if args.json:
         print(json.dumps(result))
         return 0

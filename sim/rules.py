@@ -37,20 +37,35 @@ MAX_TARGET = 100_000  # D-7, E-9: far past any real game; totals are int32
 # E-7, E-8: a hand's scores are int16 in the records: a team's 24 reneges of a double-deck
 # hand at 1,000 each, plus a 1,000-point moon, still fit.
 MAX_HAND_SCORE = 1_000
+# B-11..B-14, D-5, D-6: the score table entries and doubling factors a designer may set. A
+# Bridgette game plays up to MAX_GAME_DEALS deals into int32 totals: a made contract's
+# (value + bonus + doubled bonus) x factor is at most 30,000 x 6, and 10,000 of them fit.
+MAX_POINTS = 10_000
+MAX_FACTOR = 6
 
 
-def opt(default, rule: str, meaning: str, choices=None, low=None, high=None, kind=None):
+def opt(default, rule: str, meaning: str, choices=None, low=None, high=None, kind=None, length=None):
     """Declare one rule option: its default, rule id, meaning and allowed values (a whole
     number's range is ``low`` to ``high``).
 
     A default of None means "decided by other options" (``kind`` then gives the type);
-    the rules class fills it in when it is built.
+    the rules class fills it in when it is built. A list of whole numbers (a score table's
+    row) is declared by ``kind=list`` with ``length`` (entries, or (fewest, most)) and
+    each entry's range ``low`` to ``high``.
     """
+    if isinstance(length, int):
+        length = (length, length)
     meta = {"rule": rule, "meaning": meaning, "choices": choices, "low": low, "high": high,
-            "kind": kind or type(default)}
+            "kind": kind or type(default), "length": length}
     if isinstance(default, tuple):
         return field(default_factory=lambda: default, metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def points(default: tuple, rule: str, meaning: str, length=None):
+    """A score table's row: whole numbers from 0 to MAX_POINTS, as many as the default
+    unless ``length`` says otherwise."""
+    return opt(default, rule, meaning, low=0, high=MAX_POINTS, kind=list, length=length or len(default))
 
 
 class _RuleSet:
@@ -130,11 +145,35 @@ class BridgetteScoring:
                           "the tricks taken would have made", choices=options.MADE_BASIS)
     exact_bonus: str = opt("ladder", "B-12", "table of the bonus for taking exactly the tricks bid",
                            choices=options.EXACT_BONUS)
-    overtrick_bonus_rule: str = opt("exactly3", "B-12", "the +350 needs exactly or at least 3 overtricks",
+    overtrick_bonus_rule: str = opt("exactly3", "B-12", "the overtrick bonus needs exactly or at least 3 overtricks",
                                     choices=options.OVERTRICK_BONUS_RULE)
-    multiply_bonuses: bool = opt(True, "B-13", "doubling multiplies the bonuses and the +400/+1000 too")
+    multiply_bonuses: bool = opt(True, "B-13", "doubling multiplies the bonuses and the doubled or redoubled bonus too")
     penalty_last_row: str = opt("six_or_more_short", "B-14", "when the last penalty row applies",
                                 choices=options.PENALTY_LAST_ROW)
+    # Scoring as data: B-11..B-14's numbers, by level 0..7 (1..7 for suits) or tricks short.
+    nt_values: tuple = points((150, 250, 250, 750, 750, 1500, 2200, 2500), "B-11",
+                              "value of a made 0NT..7NT, by level")
+    minor_values: tuple = points((150, 250, 250, 250, 750, 1500, 2200), "B-11",
+                                 "value of a made club or diamond contract, levels 1..7")
+    major_values: tuple = points((150, 250, 250, 750, 750, 1500, 2200), "B-11",
+                                 "value of a made heart or spade contract, levels 1..7")
+    exact_values: tuple = points((250, 250, 250, 250, 250, 250, 100, 0), "B-12",
+                                 "bonus for taking exactly the tricks bid, by level 0..7")
+    nt_reduced_exact: int = opt(100, "B-12", "exact bonus of 0NT..5NT when exact_bonus is nt_reduced",
+                                low=0, high=MAX_POINTS)
+    overtrick_bonus: int = opt(350, "B-12", "bonus for three overtricks", low=0, high=MAX_POINTS)
+    double_bonus: int = opt(400, "B-12", "bonus of a made doubled contract", low=0, high=MAX_POINTS)
+    redouble_bonus: int = opt(1000, "B-12", "bonus of a made redoubled contract", low=0, high=MAX_POINTS)
+    double_factor: int = opt(2, "B-13", "doubling multiplies a made contract's score by this", low=1,
+                             high=MAX_FACTOR)
+    redouble_factor: int = opt(4, "B-13", "redoubling multiplies a made contract's score by this", low=1,
+                               high=MAX_FACTOR)
+    penalty_undoubled: tuple = points((100, 200, 300, 400, 700, 1000), "B-14",
+                                      "opponent's score for an undoubled failure 1..5 short, then the last row")
+    penalty_doubled: tuple = points((200, 500, 800, 1100, 2000, 3000), "B-14",
+                                    "opponent's score for a doubled failure, by tricks short")
+    penalty_redoubled: tuple = points((300, 700, 1100, 1500, 2700, 4000), "B-14",
+                                      "opponent's score for a redoubled failure, by tricks short")
 
 
 @dataclass(frozen=True)
@@ -229,6 +268,8 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise RulesError(f"option '{dotted}' must be true or false, got {value!r}")
+    elif meta["kind"] is list:
+        value = _check_ints(dotted, meta, value)
     elif isinstance(default, int):
         low, high = meta["low"], meta["high"]
         if isinstance(value, bool) or not isinstance(value, int):
@@ -250,6 +291,22 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
     return value
 
 
+def _check_ints(dotted: str, meta, value) -> tuple:
+    """A list of whole numbers: its length and each entry's range (returned as a tuple)."""
+    (fewest, most), low, high = meta["length"], meta["low"], meta["high"]
+    size = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+    if not isinstance(value, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        raise RulesError(f"option '{dotted}' must be a list of {size} integers from {low:,} to {high:,}, "
+                         f"got {value!r}")
+    if not fewest <= len(value) <= most:
+        raise RulesError(f"option '{dotted}' must list {size} integers, got {len(value)}")
+    for k, v in enumerate(value):
+        if not low <= v <= high:
+            raise RulesError(f"option '{dotted}' must have entries from {low:,} to {high:,}; entry {k + 1} "
+                             f"is {v:,}")
+    return tuple(value)
+
+
 def option_table(cls) -> list[dict]:
     """Every option of a game: dotted name, type, default, allowed values, rule id, meaning."""
     rows = []
@@ -259,18 +316,22 @@ def option_table(cls) -> list[dict]:
             rows.append({"option": f"{sec.name}.{f.name}", "type": f.metadata["kind"].__name__,
                          "default": default, "choices": f.metadata["choices"],
                          "low": f.metadata["low"], "high": f.metadata["high"],
-                         "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
+                         "length": f.metadata["length"], "rule": f.metadata["rule"], "meaning": f.metadata["meaning"]})
     return rows
+
+
+LISTS = ("tuple", "list")  # option_table's types of the list options (of choices; of whole numbers)
 
 
 @functools.cache
 def params_dtype(cls, derived: tuple = ()):
     """The kernels' record of a game's scalar options: one int64 field per option, named by
     its key (keys are unique within a game), plus ``derived`` fields the game computes
-    from several options. A list option (Bridgette's ``deck.colons``) becomes the deck array."""
+    from several options. A list option (Bridgette's ``deck.colons``, a score table's row)
+    goes into the deck or the score tables instead."""
     import numpy as np
 
-    names = [row["option"].split(".")[1] for row in option_table(cls) if row["type"] != "tuple"]
+    names = [row["option"].split(".")[1] for row in option_table(cls) if row["type"] not in LISTS]
     names += list(derived)
     assert len(set(names)) == len(names), f"option keys of {cls.GAME} must be unique"
     return np.dtype((np.record, np.dtype([(n, np.int64) for n in names], align=True)))
@@ -286,7 +347,7 @@ def kernel_params(rules, **derived):
     for row in option_table(cls):
         section, key = row["option"].split(".")
         value = getattr(getattr(rules, section), key)
-        if row["type"] == "tuple":
+        if row["type"] in LISTS:
             continue
         params[key] = row["choices"].index(value) if row["type"] == "str" else int(value)
     for key, value in derived.items():
@@ -307,8 +368,24 @@ class DrawBridgeDraw:
 
 @dataclass(frozen=True)
 class DrawBridgeScoring:
-    undertricks: str = opt("none", "D-6", "a failed contract scores nothing, or contract-bridge "
-                           "non-vulnerable undertricks for the opponent", choices=options.UNDERTRICKS)
+    undertricks: str = opt("none", "D-6", "a failed contract scores nothing, or undertricks for the "
+                           "opponent (contract-bridge non-vulnerable by default)", choices=options.UNDERTRICKS)
+    minor_trick: int = opt(20, "D-5", "points per trick over six in clubs or diamonds", low=0, high=MAX_POINTS)
+    major_trick: int = opt(30, "D-5", "points per trick over six in hearts or spades", low=0, high=MAX_POINTS)
+    nt_first_trick: int = opt(40, "D-5", "points for the first trick over six in no-trump", low=0,
+                              high=MAX_POINTS)
+    nt_trick: int = opt(30, "D-5", "points per later trick over six in no-trump", low=0, high=MAX_POINTS)
+    double_factor: int = opt(2, "D-5", "doubling multiplies a made contract's score by this", low=1,
+                             high=MAX_FACTOR)
+    redouble_factor: int = opt(4, "D-5", "redoubling multiplies a made contract's score by this", low=1,
+                               high=MAX_FACTOR)
+    # D-6 with undertricks = "bridge": the n-th undertrick scores entry n, the last entry repeating.
+    undertricks_undoubled: tuple = points((50,), "D-6", "opponent's points per undertrick, undoubled, "
+                                          "the first, second, ...; the last entry repeats", length=(1, 13))
+    undertricks_doubled: tuple = points((100, 200, 200, 300), "D-6", "opponent's points per undertrick, doubled",
+                                        length=(1, 13))
+    undertricks_redoubled: tuple = points((200, 400, 400, 600), "D-6", "opponent's points per undertrick, redoubled",
+                                          length=(1, 13))
 
 
 @dataclass(frozen=True)
@@ -353,6 +430,12 @@ class BidEuchreScoring:
     moon_all: int = opt(None, "E-7", "score of a 6M (12M) that takes every trick; "
                         "auto: 24, or 48 with variant.double_deck", low=0, high=MAX_HAND_SCORE,
                         kind=int)
+    made_trick_points: int = opt(1, "E-7", "points per trick of a bidding team that makes a bid below six",
+                                 low=0, high=MAX_HAND_SCORE // 12)
+    set_bid_points: int = opt(1, "E-7", "points per trick bid that a set bidding team loses", low=0,
+                              high=MAX_HAND_SCORE // 12)
+    defender_trick_points: int = opt(1, "E-7", "points per trick of the defenders", low=0,
+                                     high=MAX_HAND_SCORE // 12)
     renege_penalty: int = opt(2, "E-8", "points a renege costs the offending team", low=0, high=MAX_HAND_SCORE)
 
 

@@ -193,12 +193,17 @@ def list_options(game: str) -> str:
     for row in rows:
         default = row["default"]
         shown = ("auto" if default is None
-                 else "[" + ", ".join(f'"{c}"' for c in default) + "]" if isinstance(default, tuple)
+                 else "[" + ", ".join(f'"{c}"' for c in default) + "]" if row["type"] == "tuple"
+                 else "[" + ",".join(map(str, default)) + "]" if row["type"] == "list"
                  else str(default).lower() if isinstance(default, bool)
                  else f'"{default}"' if isinstance(default, str) else str(default))
-        kind = {"tuple": "list", "str": "string", "int": "integer", "bool": "boolean"}[row["type"]]
+        kind = {"tuple": "list", "list": "integers", "str": "string", "int": "integer", "bool": "boolean"}[row["type"]]
         choices = (f" ({' | '.join(row['choices'])})" if row["choices"]
                    else f" ({row['low']:,} to {row['high']:,})" if row["type"] == "int" else "")
+        if row["type"] == "list":  # a score table's row: how many entries, each in its range
+            fewest, most = row["length"]
+            count = fewest if fewest == most else f"{fewest} to {most}"
+            choices = f" ({count} of {row['low']:,} to {row['high']:,})"
         lines.append(f"  {row['option']:32s} {kind:8s} default {shown:30s} {row['rule']:5s} "
                      f"{row['meaning']}{choices}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from sim.custom import Column, column_kind
 from sim.games import GAMES
 from sim.metrics import Metric, MetricsError
 from sim.ratio import ratio_sums
-from sim.store import RunError, check_records, read_manifest, read_summary
+from sim.store import RunError, check_records, finished_manifest, read_summary
 
 
 class RunRecords:
@@ -21,29 +21,17 @@ class RunRecords:
     def __init__(self, path):
         self.path = Path(path)
         try:
-            found = (self.path / "manifest.json").is_file()
-        except OSError as exc:  # a name the system cannot take, say
-            raise MetricsError(f"{self.path} cannot be read as a run folder: {exc.strerror}") from None
-        if not found:
-            raise MetricsError(f"{self.path} is not a run folder (no manifest.json)")
-        try:
-            manifest = read_manifest(self.path)
-            self.config = manifest["config"]
-            self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
-            self.block_size, self.records = self.config["block_size"], self.config["records"]
-            self.games = manifest.get("games_played", self.games)  # a run stopped by --until
-            self.dealing = self.config.get("dealing")  # a deal run's dealing (sim.dealing); None: games
+            manifest = finished_manifest(self.path)
         except RunError as exc:
             raise MetricsError(str(exc)) from None
-        except (OSError, ValueError, KeyError, TypeError):
-            raise MetricsError(f"{self.path}/manifest.json is unreadable or not a run manifest") from None
-        if self.game not in GAMES:
-            raise MetricsError(f"{self.path}/manifest.json names an unknown game '{self.game}'")
+        self.config = manifest["config"]
+        self.game, self.seed, self.games = self.config["game"], self.config["seed"], self.config["games"]
+        self.block_size, self.records = self.config["block_size"], self.config["records"]
+        self.games = manifest.get("games_played", self.games)  # a run stopped by --until
+        self.dealing = self.config.get("dealing")  # a deal run's dealing (sim.dealing); None: games
         self.info = GAMES[self.game]
         self.unit = "deals" if self.deal_run else "games"
         self._schema = None  # the records' columns, read once (schema())
-        if not manifest.get("complete") or not (self.path / "summary.json").exists():
-            raise MetricsError(f"{self.path} is not a finished run (rerun its command to complete it)")
         self._manifest = manifest
 
     @property

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import sim
+from sim.cli import file_in_the_way
 
 
 class RunError(ValueError):
@@ -336,8 +337,11 @@ def listing(folder: Path) -> set[str] | None:
     except FileNotFoundError:
         return None
     except NotADirectoryError:
-        raise RunError(f"output folder {folder} is a file" if folder.is_file()
-                       else f"cannot use output folder {folder}: a folder above it is a file") from None
+        in_the_way = file_in_the_way(folder)
+        if in_the_way == folder:
+            raise RunError(f"output folder {folder} is a file") from None
+        raise RunError(f"cannot use output folder {folder}: {in_the_way or 'a folder above it'} is a file, "
+                       f"not a folder") from None
     except OSError as exc:
         raise RunError(f"cannot use output folder {folder}: {exc.strerror}") from None
 
@@ -556,6 +560,42 @@ def read_manifest(path: Path) -> dict:
     manifest = read_sealed(file, "is unreadable or not a run manifest")
     if not isinstance(manifest.get("config"), dict):
         raise RunError(f"{file} is unreadable or not a run manifest (no config)")
+    return manifest
+
+
+def finished_manifest(path: Path) -> dict:
+    """The manifest of a finished run folder, checked as the commands that read runs need it
+    (game, seed, games, block size, records, blocks): a RunError in one line naming what is
+    wrong, from a folder that is missing or none to a run not yet finished."""
+    from sim.games import GAMES
+
+    path = Path(path)
+    try:
+        if not path.exists():
+            raise RunError(f"{path} does not exist")
+        if not path.is_dir():
+            raise RunError(f"{path} is not a folder")
+        found = (path / "manifest.json").is_file()
+    except OSError as exc:  # a name the system cannot take, say
+        raise RunError(f"{path} cannot be read as a run folder: {exc.strerror}") from None
+    if not found:
+        raise RunError(f"{path} is not a run folder (no manifest.json)")
+    manifest = read_manifest(path)
+    try:
+        config = manifest["config"]
+        game = config["game"]
+        config["seed"], config["games"], config["block_size"], config["records"]
+    except (KeyError, TypeError):
+        raise RunError(f"{path}/manifest.json is unreadable or not a run manifest") from None
+    if not isinstance(game, str) or game not in GAMES:
+        raise RunError(f"{path}/manifest.json names an unknown game '{game}'")
+    if not manifest.get("complete"):
+        done = len(manifest.get("blocks_done") or ())
+        raise RunError(f"{path} holds an unfinished run ({done} of {manifest.get('blocks', '?')} blocks done); "
+                       "rerun its command to finish it")
+    problem = file_problem(path / "summary.json", manifest.get("summary"))
+    if problem:  # finished, then damaged: name the file
+        raise problem
     return manifest
 
 

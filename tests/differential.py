@@ -72,12 +72,18 @@ OPTION_SETS = {
         "no_colons_tricks_basis": {
             "deck": {"colons": []},
             "scoring": {"made_basis": "tricks", "overtrick_bonus_rule": "atleast3",
-                        "multiply_bonuses": False},
+                        "multiply_bonuses": False, "nt_values": [100, 200, 300, 400, 500, 600, 700, 800],
+                        "minor_values": [300, 300, 300, 300, 300, 300, 300], "overtrick_bonus": 900,
+                        "double_bonus": 50, "double_factor": 3, "penalty_undoubled": [50, 50, 50, 50, 50, 50]},
         },
         "little_grand_when_void": {
             "deck": {"colons": ["little", "grand"]},
             "play": {"colon_discard": "when_void"},
-            "scoring": {"penalty_last_row": "failed_slam", "exact_bonus": "nt_reduced"},
+            "scoring": {"penalty_last_row": "failed_slam", "exact_bonus": "nt_reduced",
+                        "major_values": [200, 400, 600, 800, 1000, 1200, 1400],
+                        "exact_values": [0, 10, 20, 30, 40, 50, 60, 70], "nt_reduced_exact": 5,
+                        "redouble_bonus": 0, "redouble_factor": 6, "penalty_doubled": [1, 2, 3, 4, 5, 6],
+                        "penalty_redoubled": [5, 6, 7, 8, 9, 10_000]},
         },
         "auction_and_game_options": {
             "auction": {"opening_pass": "ends", "passed_out": "redeal", "max_redeals": 1,
@@ -96,6 +102,9 @@ OPTION_SETS = {
             "auction": {"opening_pass": "ends", "passed_out": "redeal", "max_redeals": 1},
             "game": {"target": 300, "max_deals": 6},
             "draw": {"show_stock_top": True, "must_follow": True},
+            "scoring": {"undertricks": "bridge", "minor_trick": 35, "major_trick": 25, "nt_first_trick": 60,
+                        "nt_trick": 10, "double_factor": 3, "redouble_factor": 5, "undertricks_undoubled": [10, 70],
+                        "undertricks_doubled": [0], "undertricks_redoubled": [1, 2, 3]},
         },
     },
 }
@@ -103,7 +112,8 @@ OPTION_SETS = {
 OPTION_SETS["bid-euchre"] = {
     "defaults": {},
     "stick_ask2_penalties": {"auction": {"stick_the_dealer": True, "ask_cards": 2},
-                             "scoring": {"ask_all": 10, "moon_all": 30, "renege_penalty": 3},
+                             "scoring": {"ask_all": 10, "moon_all": 30, "renege_penalty": 3,
+                                         "made_trick_points": 2, "set_bid_points": 3, "defender_trick_points": 0},
                              "game": {"target": 20, "max_hands": 30}},
     "joker_ace_no_face": {"variant": {"joker": True, "ace_no_face": True}},
     "double_deck": {"variant": {"double_deck": True}},

@@ -218,6 +218,18 @@ OTHERS = [(game, row["option"], row["type"], row["choices"])
 VALUES = {"bool": lambda choices: ([True, False], [1, "true", 0.0]),
           "str": lambda choices: (list(choices), ["nowhere", choices[0].upper(), 0]),
           "tuple": lambda choices: ([list(choices), []], [["nowhere"], [choices[0]] * 2, choices[0]])}
+# A score table's row: the default and the top of each entry's range accepted; a number, a
+# true, an entry below 0 and a list one entry short refused.
+ROWS = {row["option"]: row for cls in GAMES.values() for row in option_table(cls) if row["type"] == "list"}
+
+
+def _row_values(option):
+    row = ROWS[option]
+    (fewest, most), default = row["length"], list(row["default"])
+    return [default, [row["high"]] * most], [default[0], [True] * fewest, [-1] * fewest, default[:fewest - 1]]
+
+
+VALUES["list"] = _row_values
 
 
 @pytest.mark.parametrize("game,option,kind,choices", OTHERS, ids=[f"{g}:{o}" for g, o, _, _ in OTHERS])
@@ -226,10 +238,10 @@ def test_every_other_rule_option_takes_only_its_values(game, option, kind, choic
     distinct choices: each allowed value is accepted and anything else refused by name."""
     cls = GAMES[game]
     section, name = option.split(".")
-    accepted, refused = VALUES[kind](choices)
+    accepted, refused = VALUES[kind](option if kind == "list" else choices)
     for value in accepted:
         rules = cls.from_dict({section: {name: value}})
-        assert getattr(getattr(rules, section), name) == (tuple(value) if kind == "tuple" else value)
+        assert getattr(getattr(rules, section), name) == (tuple(value) if kind in ("tuple", "list") else value)
     for value in refused:
         with pytest.raises(RulesError, match=f"option '{option}' (must|lists)"):
             cls.from_dict({section: {name: value}})

@@ -36,7 +36,7 @@ def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
     other = fake_run(tmp_path / "o", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
     for args, message in [((a, other), "different game (bridgette and draw-bridge)"),
-                          ((a, tmp_path / "none"), "not a run folder"),
+                          ((a, tmp_path / "none"), "none does not exist"),
                           ((a, a, "--metrics", "score"), "unknown metric 'score'"),
                           ((a,), "the following arguments are required")]:
         result = compare(*args)

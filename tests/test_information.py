@@ -393,8 +393,9 @@ def test_search_draw_phase_ignores_cards_the_seat_cannot_see():
 
 def test_search_euchre_decisions_ignore_cards_the_seat_cannot_see():
     """A Bid Euchre search seat's bids, trump, E-4 gives and returns (valued over worlds the
-    calls so far explain) and cards come out the same however the cards it has not seen lie."""
-    kinds = (ke.KIND_CALL, ke.KIND_TRUMP, ke.KIND_GIVE, ke.KIND_RETURN)
+    calls so far explain) and cards (over worlds the auction explains) come out the same
+    however the cards it has not seen lie."""
+    kinds = (ke.KIND_CALL, ke.KIND_TRUMP, ke.KIND_GIVE, ke.KIND_RETURN, ke.KIND_PLAY)
     checked, changed, _ = _probe(WORLDS["bid-euchre"], seed=17, games=range(2), shuffles=2, control=False,
                                  policy=SEARCH_EUCHRE, kinds=kinds)
     assert checked >= 100

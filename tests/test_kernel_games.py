@@ -19,6 +19,7 @@ from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
 from sim.policies import parse_policy
 from sim.rules import BidEuchreRules, DrawBridgeRules
+from tests.records import assert_same_on_threads_and_blocks
 from tests.differential import OPTION_SETS, PAIRINGS
 
 HEURISTIC = parse_policy("heuristic")
@@ -177,19 +178,10 @@ def test_draw_bridge_hand_patterns():
                                                  (bid_euchre, BidEuchreRules(), 4)])
 def test_threads_blocks_and_long_games_do_not_change_records(module, rules, players, monkeypatch):
     policies = [HEURISTIC, RANDOM] * (players // 2)
-    saved = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = module.run_block(rules, policies, 9, 0, 400)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = module.run_block(rules, policies, 9, 0, 400)
-    finally:
-        numba.set_num_threads(saved)
-    split = [module.run_block(rules, policies, 9, first, 100) for first in range(0, 400, 100)]
+    one = assert_same_on_threads_and_blocks(module.run_block, rules, policies, 9, 400, range(0, 400, 100))
     monkeypatch.setattr(blocks, "PILOT_GAMES", 1)  # room from one game: many games need more
     tight = module.run_block(rules, policies, 9, 0, 400)
-    for other in (two, tuple(np.concatenate(x) for x in zip(*split)), tight):
-        assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
+    assert np.array_equal(one[0], tight[0]) and np.array_equal(one[1], tight[1])
     assert len(one[0]) == one[1]["deals"].sum()
 
 

@@ -185,8 +185,11 @@ def test_runs_pair_only_with_the_same_seed_and_games(run_a, tmp_path):
     other_game = fake_run(tmp_path / "d", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
     with pytest.raises(MetricsError, match="different game"):
         compare_runs(run_a, other_game)
-    with pytest.raises(MetricsError, match="not a run folder"):
+    with pytest.raises(MetricsError, match="nothing does not exist"):
         compare_runs(run_a, tmp_path / "nothing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(MetricsError, match="not a run folder"):
+        compare_runs(run_a, tmp_path / "empty")
     (run_a / "records" / "deals-000001.parquet").unlink()
     with pytest.raises(MetricsError, match="missing"):
         compare_runs(run_a, run_a)

@@ -312,3 +312,26 @@ def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
     assert a["value"] == b["value"] and a["ci95"] == b["ci95"]
     assert sorted(p.name for p in (tmp_path / "grown").iterdir()) == ["control-1.npz", "multilevel.json",
                                                                       "target.npz"]
+
+
+def test_the_python_api_estimates_as_the_command_does(tmp_path, capsys):
+    """sim.estimate with the command's arguments gives the figures sim.run --control keeps in
+    its folder; its arguments are checked as sim.simulate checks them."""
+    import json
+
+    import sim
+    from sim.run import main
+
+    args = ["--deals", "300", "--seed", "72", "--policy", f"all={STRONG}", "--control", "all=heuristic",
+            "--control-deals", "1200", "--metrics", "dealer_advantage,contract_made", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "cli")]) == 0
+    kept = json.loads((tmp_path / "cli" / "multilevel.json").read_text())["metrics"]
+    got = sim.estimate(deals=300, seed=72, policies={"all": STRONG}, control="all=heuristic", control_deals=1200,
+                       metrics="dealer_advantage,contract_made")["metrics"]
+    for name in ("dealer_advantage", "contract_made"):
+        assert got[name]["value"] == pytest.approx(kept[name]["value"], rel=1e-12)
+        assert got[name]["ci95"] == pytest.approx(kept[name]["ci95"], rel=1e-12)
+    with pytest.raises(TypeError, match="control must be a level string"):
+        sim.estimate(deals=10, control=3)
+    with pytest.raises(ValueError, match="deals"):
+        sim.estimate(deals=1.5)

@@ -30,6 +30,7 @@ from sim.dd import Solver, contract_table
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
+from tests.records import assert_same_on_threads_and_blocks
 from tests.test_policies import no_odds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,7 +122,7 @@ def test_sampled_worlds_pass_a_chi_square_test():
 
 def test_constraints_that_admit_no_world_are_dropped():
     """A seat that saw a false void (a replayed renege) still gets worlds: the counts alone."""
-    cards, counts = np.array([0, 1, 2, 3], dtype=np.int64), np.array([2, 2], dtype=np.int64)
+    counts = np.array([2, 2], dtype=np.int64)
     _, ways, stride, used, n = pimc.deal_table_nb(np.uint64(0b1111), counts, np.array([0b1, 0b1], dtype=np.uint64))
     assert n == 6 and list(used) == [0b1111, 0b1111]
 
@@ -670,7 +671,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seats["may_hold"] = ALL
         seats["rng"] = 1234
         worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, gain,
-                                                       bid_worlds)
+                                                       bid_worlds, pimc.BID_TRIES)
         assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
@@ -858,19 +859,7 @@ def test_pimc_runs_are_the_same_for_any_threads_and_blocks(game, games, last):
     rules = resolve_rules(game, None)
     seats = [parse_policy("pimc:worlds=4", game)] + [parse_policy("heuristic", game)] * (info.seats - 2) + \
         [parse_policy(last, game)]
-    play = game_module(game).run_block
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = play(rules, seats, 21, 0, games)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = play(rules, seats, 21, 0, games)
-        first, rest = play(rules, seats, 21, 0, 2), play(rules, seats, 21, 2, games - 2)
-    finally:
-        numba.set_num_threads(before)
-    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
-    assert np.array_equal(one[0], np.concatenate([first[0], rest[0]]))
-    assert np.array_equal(one[1], np.concatenate([first[1], rest[1]]))
+    assert_same_on_threads_and_blocks(game_module(game).run_block, rules, seats, 21, games, [0, 2])
 
 
 @pytest.mark.parametrize("game", ["bridgette", "bid-euchre"])

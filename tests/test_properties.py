@@ -531,7 +531,8 @@ def test_api_arguments_in_each_documented_form_are_taken(stopped, tmp_path):
 def test_an_output_folder_under_a_regular_file_names_the_file_and_keeps_it(runs, stopped, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("not a folder\n")
-    for command, argv in [("ladder", base_argv("ladder")), ("report", base_argv("report"))]:
+    for command in ("run", "ladder", "report"):
+        argv = base_argv(command)
         error = f"python -m {COMMANDS[command]}: error: "
         for out in (notes / "x", notes / "x" / "y"):
             assert outcome(command, argv + ["--out", str(out)]) == \

@@ -20,6 +20,7 @@ from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.browser import inspect, inspect_pages
 from analysis.report import build_report, main as report_main
+from sim.store import FolderLock
 from analysis.report.sweep import sweep_figure
 from sim.games import game_info
 from sim.rules import GAMES, option_table
@@ -223,6 +224,18 @@ def test_bad_input_is_one_line_and_status_2(runs, tmp_path):
     (own / "scores.png").unlink()
     again = report_cli(runs["none"], "--out", own)
     assert again.returncode == 0 and again.stdout == f"{own / 'index.html'}\n" and (own / "scores.png").exists()
+    # A report being written holds its folder: a second one there ends in one line, the
+    # first's files as they were; once it is done, no lock file is left behind.
+    before = {p.name: p.read_bytes() for p in own.iterdir()}
+    writing = FolderLock(own, "report")
+    try:
+        done = report_cli(runs["none"], "--out", own)
+    finally:
+        writing.release()
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "is being written by another report" in done.stderr
+    assert {p.name: p.read_bytes() for p in own.iterdir()} == before
+    assert build_report(runs["none"], own) == own / "index.html" and sorted(p.name for p in own.iterdir()) == \
+        sorted(before)
     done = report_cli()
     assert done.returncode == 2 and done.stderr.count("\n") == 1
 

@@ -13,6 +13,7 @@ import pytest
 from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels import pimc
+from kernels.pimc import sample_bidding_worlds_nb
 from kernels import policies as kp
 from kernels.search import calls as ksc
 from kernels.search import exchange as kse
@@ -128,7 +129,7 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     unseen = ~hands[0] & np.uint64(2**52 - 1)
     calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
     seats = _calling_seats(policy)
-    worlds, whole = ksc.calling_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    worlds, whole = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6, ksc.REJECTION_TRIES)
     assert len(worlds) == 0 and not whole
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
     odds = np.zeros((2, 5, ODDS_WIDTH))
@@ -137,7 +138,8 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
                             unseen, gain, False, calls, 1, 1, *b6, False)
     assert got == mine
     calls = np.array([CALL_IDS["P"]], dtype=np.int64)
-    worlds, _ = ksc.calling_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6)
+    worlds, _ = sample_bidding_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
+                                           ksc.REJECTION_TRIES)
     assert len(worlds) == 6
     for world in worlds:
         assert world & ~unseen == 0 and bin(int(world)).count("1") == 13

@@ -7,7 +7,6 @@ here independently of the kernel's replay; the choice on a position where winnin
 face-up card is clearly right; the records on one and two threads and in blocks.
 """
 
-import numba
 import numpy as np
 import pytest
 
@@ -19,6 +18,7 @@ from kernels.step import seats_for
 from sim import draw_bridge
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import DrawBridgeRules
+from tests.records import assert_same_on_threads_and_blocks
 
 
 def mask(names):
@@ -226,14 +226,4 @@ def test_records_do_not_depend_on_threads_or_blocks():
     rules = DrawBridgeRules.from_dict({"game": {"target": 40}, "scoring": {"undertricks": "bridge"}})
     policies = [parse_policy("search:worlds=0,call_worlds=0,draw_worlds=2", "draw-bridge"),
                 parse_policy("heuristic", "draw-bridge")]
-    saved = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = draw_bridge.run_block(rules, policies, 3, 0, 6)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = draw_bridge.run_block(rules, policies, 3, 0, 6)
-    finally:
-        numba.set_num_threads(saved)
-    split = [draw_bridge.run_block(rules, policies, 3, first, 2) for first in (0, 2, 4)]
-    for other in (two, tuple(np.concatenate(x) for x in zip(*split))):
-        assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
+    assert_same_on_threads_and_blocks(draw_bridge.run_block, rules, policies, 3, 6, [0, 2, 4])

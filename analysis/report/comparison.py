@@ -76,6 +76,7 @@ def default_out(a: RunData, b: RunData) -> Path:
     return b.path / f"report-vs-{a.path.resolve().name}"
 
 
+@page.releases_folders
 def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     """Compare run B with run A (the baseline) and write the report; the path of index.html."""
     a, b = RunData(path_a), RunData(path_b)

@@ -4,6 +4,7 @@ notes and the headline box, in one self-contained index.html, and the folder it 
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from matplotlib.figure import Figure
 
 from analysis.tables import ReportError
 from sim.cli import claim_folder
+from sim.store import LOCK_NAME, FolderLock, RunError
 from sim.summary import percent
 
 matplotlib.use("Agg")  # figures go to PNG files only
@@ -253,9 +255,10 @@ REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</tit
 
 
 def is_report_folder(out: Path) -> bool:
-    """An empty folder, or one whose index.html is a report page: a report may be written
-    over it (as sim.run resumes only its own run folders)."""
-    if not any(out.iterdir()):
+    """An empty folder (but for a lock left by a report that was killed), or one whose
+    index.html is a report page: a report may be written over it (as sim.run resumes only
+    its own run folders)."""
+    if all(p.name == LOCK_NAME for p in out.iterdir()):
         return True
     try:
         with open(out / "index.html", encoding="utf-8", errors="replace") as fh:
@@ -265,6 +268,36 @@ def is_report_folder(out: Path) -> bool:
     return GENERATOR in head or bool(REPORT_TITLE.search(head))
 
 
+_HELD: list[FolderLock] = []  # the locks of the report folders being written (releases_folders)
+
+
 def report_folder(out: Path) -> Path:
-    """``out``, made, when it can take a report: new, empty, or an earlier report's."""
-    return claim_folder(out, is_report_folder, "report", ReportError)
+    """``out``, made and locked, when it can take a report: new, empty, or an earlier
+    report's, and no other report being written there. The builder that asks for it
+    (``releases_folders``) releases the lock when it ends."""
+    def lock(folder):
+        try:
+            _HELD.append(FolderLock(folder, "report"))
+        except RunError as exc:
+            raise ReportError(str(exc)) from None
+
+    locked = (out / LOCK_NAME).is_file()  # another report may be writing there: say that first
+    if locked:
+        lock(out)
+    folder = claim_folder(out, is_report_folder, "report", ReportError)
+    if not locked:
+        lock(folder)
+    return folder
+
+
+def releases_folders(build):
+    """A report builder that releases the locks of the folders it wrote in, however it ends."""
+    @functools.wraps(build)
+    def building(*args, **kwargs):
+        held = len(_HELD)
+        try:
+            return build(*args, **kwargs)
+        finally:
+            while len(_HELD) > held:
+                _HELD.pop().release()
+    return building

@@ -279,6 +279,7 @@ class Section:
     tallies: tuple = ()
 
 
+@page.releases_folders
 def build_strata_report(path: Path, out=None) -> Path:
     """The report of a stratified run (sim.strata): its strata, and each metric per stratum
     and overall with the variance saved against plain sampling; every stratum's own run
@@ -329,6 +330,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     return rep.write(f"{game_info(game).title} stratified deal run: {result['deals']:,} deals, seed {result['seed']}")
 
 
+@page.releases_folders
 def build_report(run_dir, out=None) -> Path:
     """Read a run folder and write its report; returns the path of index.html.
 

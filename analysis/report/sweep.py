@@ -93,6 +93,7 @@ def default_out(path: Path) -> Path:
     return path.parent / f"{path.name}-report"
 
 
+@page.releases_folders
 def build_sweep_report(path, out=None) -> Path:
     """Read a sweep folder's sweep.json and write its report; the path of index.html."""
     path = Path(path)

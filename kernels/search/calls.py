@@ -5,7 +5,7 @@ strain the cheapest legal bid and the cheapest that scores more when made exactl
 next step of the contract values: 1NT to 3NT, 3H to 4H).
 
 **Worlds**: the opponent's hands uniform among those consistent with what the seat knows
-(kernels.pimc, ``contract_deals_nb``) in which the heuristic model would have made the
+(kernels.pimc, ``sample_bidding_worlds_nb``) in which the heuristic model would have made the
 opponent's calls so far: exact rejection, the model being deterministic, within
 ``REJECTION_TRIES`` draws per world wanted. No world is taken that the model cannot
 explain: with fewer accepted the seat values its candidates over those, and with none it
@@ -20,7 +20,7 @@ from numba import njit
 
 from kernels.calls import BID_LEVEL, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS
 from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
-from kernels.pimc import calls_agree_nb, contract_deals_nb, decision_stream_nb, sample_world_nb
+from kernels.pimc import sample_bidding_worlds_nb
 from kernels.policies import ODDS_WIDTH, heuristic_call_nb
 from kernels.search.rollout import (
     add_distinct_nb, after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb,
@@ -28,32 +28,6 @@ from kernels.search.rollout import (
 
 MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
 REJECTION_TRIES = 200  # draws per world wanted before the calls' worlds make do with fewer
-
-
-@njit(cache=True)
-def calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                      nt_needs_all_suits, jump_min_cards, gain, wanted):
-    """Up to ``wanted`` opponent's hands consistent with what ``seat`` knows in which the
-    opponent, as the heuristic with this seat's parameters, would have made its calls so
-    far; only those (module docstring). Returns (hands, whether the seat knows the deal
-    whole: then the one world is the deal)."""
-    rng = decision_stream_nb(seats)
-    cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
-    n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
-    out = np.empty(n, dtype=np.uint64)
-    world = np.empty(counts.shape[0], dtype=np.uint64)
-    model = seats.prm[seat].heuristic
-    got = 0
-    for _ in range(REJECTION_TRIES * n):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
-                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                            seats.odds[1 - seat]):
-            out[got] = world[0]
-            got += 1
-            if got == n:
-                break
-    return out[:got], n_deals == 1.0
 
 
 @njit(cache=True)
@@ -93,8 +67,9 @@ def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unse
     n_c = call_candidates_nb(mine, legal, gain, candidates)
     if n_c == 1:
         return mine
-    opp, whole = calling_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                                   nt_needs_all_suits, jump_min_cards, gain, seats.prm[seat].search.call_worlds)
+    opp, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
+                                          min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                          seats.prm[seat].search.call_worlds, REJECTION_TRIES)
     n_w = opp.shape[0]
     if n_w == 0:
         note_unexplained_nb(seats, seat)

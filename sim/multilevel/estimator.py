@@ -204,18 +204,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         if z < 3:
             warnings.append(f"{c.name} hardly correlates with the target on their {m0:,} shared deals "
                             f"(r = {r:+.3f}): it saves nothing; are its deals the target's?")
-    variance = 0.0
     bounds = sorted(set(sizes))
-    start = 0
-    for end in bounds:
-        seg = psi[start:end]
-        if len(seg) >= 2:
-            var = seg.var(ddof=1) * len(seg)
-            if start == 0 and fitted:
-                var *= (len(seg) - 1) / max(len(seg) - 1 - fitted, 1)
-            variance += var
-        start = end
-    variance += coefficient_var
+    variance = _segment_variance(psi, bounds, fitted) + coefficient_var
     plain_var = float(u0.var(ddof=1) / m0)
     plain_value = target.ratio(m0)
     half = Z95 * math.sqrt(max(variance, 0.0))

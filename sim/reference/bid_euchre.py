@@ -244,27 +244,30 @@ def score_hand(rules, bid: str, bidder_team_tricks: int) -> tuple[int, int]:
     ``bidder_team_tricks`` the tricks the bidding team took (the defenders took the rest of
     the 6, or 12 with double deck). Renege penalties (E-8) are NOT included.
 
-    * A bid below six (twelve) is made with at least that many tricks: 1 point per trick.
+    * A bid below six (twelve) is made with at least that many tricks:
+      ``scoring.made_trick_points`` (1) per trick.
     * ``6A`` / ``6M`` (``12A`` / ``12M``) are made only by taking every trick: they score
       ``scoring.ask_all`` / ``scoring.moon_all`` (12 / 24; double deck 24 / 48) instead of
       trick points.
     * A set bidding team scores minus its bid number (-3, -4, -5, -6 for either six bid;
-      double deck the number, -12 for 12A/12M) and no trick points.
-    * The defenders always score 1 point per trick they took."""
+      double deck the number, -12 for 12A/12M) times ``scoring.set_bid_points`` (1), and
+      no trick points.
+    * The defenders always score ``scoring.defender_trick_points`` (1) per trick they took."""
     if bid not in bid_ladder(rules):
         raise ValueError(f"{bid!r} is not a bid on the E-3 ladder {bid_ladder(rules)}")
     total = tricks_per_hand(rules)
     if not 0 <= bidder_team_tricks <= total:
         raise ValueError(f"bidder_team_tricks must be 0..{total}, got {bidder_team_tricks!r}")
-    defenders = total - bidder_team_tricks
+    sc = rules.scoring
+    defenders = (total - bidder_team_tricks) * sc.defender_trick_points
     need = bid_number(bid)
     if bidder_team_tricks < need:
-        return -need, defenders                       # E-7: set
+        return -need * sc.set_bid_points, defenders   # E-7: set
     if is_ask_bid(bid):
-        return rules.scoring.ask_all, defenders       # E-7: a 6A taking all six (defenders 0)
+        return sc.ask_all, defenders                  # E-7: a 6A taking all six (defenders 0)
     if is_moon_bid(bid):
-        return rules.scoring.moon_all, defenders      # E-7: a 6M taking all six
-    return bidder_team_tricks, defenders              # E-7: 1 point per trick
+        return sc.moon_all, defenders                 # E-7: a 6M taking all six
+    return bidder_team_tricks * sc.made_trick_points, defenders  # E-7: points per trick
 
 
 # --------------------------------------------------------------------------------------

@@ -124,48 +124,41 @@ class IllegalAction(Exception):
 # Scoring (B-11 .. B-14)
 # --------------------------------------------------------------------------------------
 
-def contract_value(level: int, strain: str) -> int:
-    """B-11: the value of a made contract bid at ``level`` in ``strain``.
+def contract_value(rules, level: int, strain: str) -> int:
+    """B-11: the value of a made contract bid at ``level`` in ``strain``: ``scoring.nt_values``
+    by level 0..7 for no-trump, ``scoring.major_values`` (hearts, spades) or
+    ``scoring.minor_values`` (clubs, diamonds) by level 1..7.
 
-    0NT or 1 of a suit: 150; 1NT or 2NT, 2 or 3 of a suit, 4C or 4D: 250; 3NT or 4NT, 4H or
-    4S, 5 of a suit: 750; 5NT or 6 of a suit: 1500; 6NT or 7 of a suit: 2200; 7NT: 2500."""
+    Defaults: 0NT or 1 of a suit: 150; 1NT or 2NT, 2 or 3 of a suit, 4C or 4D: 250; 3NT or
+    4NT, 4H or 4S, 5 of a suit: 750; 5NT or 6 of a suit: 1500; 6NT or 7 of a suit: 2200;
+    7NT: 2500."""
+    sc = rules.scoring
     if strain == "NT":
-        return {0: 150, 1: 250, 2: 250, 3: 750, 4: 750, 5: 1500, 6: 2200, 7: 2500}[level]
-    if level == 1:
-        return 150
-    if level in (2, 3):
-        return 250
-    if level == 4:
-        return 250 if strain in ("C", "D") else 750
-    return {5: 750, 6: 1500, 7: 2200}[level]
+        return sc.nt_values[level]
+    if strain in ("H", "S"):
+        return sc.major_values[level - 1]
+    return sc.minor_values[level - 1]
 
 
 def exact_bonus(rules, level: int, strain: str) -> int:
     """B-12: the bonus for taking exactly the tricks bid (``scoring.exact_bonus``).
 
-    ``"ladder"``: +250 for 0NT through 5NT on the ladder, +100 at level 6, 0 at level 7.
-    ``"nt_reduced"``: +250 for suit contracts at levels 1-5, +100 for 0NT-5NT and for
-    6-level contracts, 0 at level 7."""
-    if level == 7:
-        return 0
-    if level == 6:
-        return 100
-    if rules.scoring.exact_bonus == "ladder":
-        return 250
-    if rules.scoring.exact_bonus == "nt_reduced":
-        return 100 if strain == "NT" else 250
-    raise ValueError(f"unknown scoring.exact_bonus {rules.scoring.exact_bonus!r}")
+    ``"ladder"``: ``scoring.exact_values`` by level (+250 for 0NT through 5NT on the
+    ladder, +100 at level 6, 0 at level 7). ``"nt_reduced"``: the same, except 0NT-5NT
+    score ``scoring.nt_reduced_exact`` (+100)."""
+    sc = rules.scoring
+    if sc.exact_bonus == "ladder":
+        return sc.exact_values[level]
+    if sc.exact_bonus == "nt_reduced":
+        return sc.nt_reduced_exact if strain == "NT" and level <= 5 else sc.exact_values[level]
+    raise ValueError(f"unknown scoring.exact_bonus {sc.exact_bonus!r}")
 
 
-# B-14: penalty rows by tricks short (1..6), columns undoubled / doubled / redoubled.
-PENALTY = {
-    1: (100, 200, 300),
-    2: (200, 500, 700),
-    3: (300, 800, 1100),
-    4: (400, 1100, 1500),
-    5: (700, 2000, 2700),
-    6: (1000, 3000, 4000),
-}
+def penalty(rules, row: int, doubled: int) -> int:
+    """B-14: the opponent's score in penalty row ``row`` (1..5 tricks short, 6 the last
+    row), undoubled, doubled or redoubled (defaults 100/200/300 .. 1000/3000/4000)."""
+    sc = rules.scoring
+    return (sc.penalty_undoubled, sc.penalty_doubled, sc.penalty_redoubled)[doubled][row - 1]
 
 
 def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
@@ -183,9 +176,9 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
     if declarer_tricks >= needed:
         # B-11: the contract value, by the contract bid or by the tricks taken.
         if sc.made_basis == "contract":
-            value = contract_value(level, strain)
+            value = contract_value(rules, level, strain)
         elif sc.made_basis == "tricks":
-            value = contract_value(min(declarer_tricks - 6, 7), strain)
+            value = contract_value(rules, min(declarer_tricks - 6, 7), strain)
         else:
             raise ValueError(f"unknown scoring.made_basis {sc.made_basis!r}")
         # B-12: exact and overtrick bonuses, always against the contract bid.
@@ -194,14 +187,14 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
         if over == 0:
             bonus = exact_bonus(rules, level, strain)
         elif sc.overtrick_bonus_rule == "exactly3":
-            bonus = 350 if over == 3 else 0
+            bonus = sc.overtrick_bonus if over == 3 else 0
         elif sc.overtrick_bonus_rule == "atleast3":
-            bonus = 350 if over >= 3 else 0
+            bonus = sc.overtrick_bonus if over >= 3 else 0
         else:
             raise ValueError(f"unknown scoring.overtrick_bonus_rule {sc.overtrick_bonus_rule!r}")
         # B-12 doubled / redoubled bonus and B-13 multiplication.
-        double_bonus = {0: 0, 1: 400, 2: 1000}[doubled]
-        factor = {0: 1, 1: 2, 2: 4}[doubled]
+        double_bonus = {0: 0, 1: sc.double_bonus, 2: sc.redouble_bonus}[doubled]
+        factor = {0: 1, 1: sc.double_factor, 2: sc.redouble_factor}[doubled]
         if sc.multiply_bonuses:
             gain = (value + bonus + double_bonus) * factor
         else:
@@ -215,7 +208,7 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
         row = 6 if level >= 6 else min(short, 5)
     else:
         raise ValueError(f"unknown scoring.penalty_last_row {sc.penalty_last_row!r}")
-    return 0, PENALTY[row][doubled]
+    return 0, penalty(rules, row, doubled)
 
 
 # --------------------------------------------------------------------------------------

@@ -111,33 +111,36 @@ class IllegalAction(Exception):
 # Scoring (D-5, D-6)
 # --------------------------------------------------------------------------------------
 
-def made_value(strain: str, tricks_over_six: int) -> int:
-    """D-5, undoubled: each trick over six (overtricks included) scores 30 in spades or
-    hearts, 20 in clubs or diamonds; in no-trump 40 for the first and 30 for each further."""
+def made_value(rules, strain: str, tricks_over_six: int) -> int:
+    """D-5, undoubled: each trick over six (overtricks included) scores
+    ``scoring.major_trick`` (30) in spades or hearts, ``scoring.minor_trick`` (20) in clubs
+    or diamonds; in no-trump ``scoring.nt_first_trick`` (40) for the first and
+    ``scoring.nt_trick`` (30) for each further."""
+    sc = rules.scoring
     if tricks_over_six <= 0:
         return 0
     if strain in ("S", "H"):
-        return 30 * tricks_over_six
+        return sc.major_trick * tricks_over_six
     if strain in ("C", "D"):
-        return 20 * tricks_over_six
+        return sc.minor_trick * tricks_over_six
     if strain == "NT":
-        return 40 + 30 * (tricks_over_six - 1)
+        return sc.nt_first_trick + sc.nt_trick * (tricks_over_six - 1)
     raise ValueError(f"unknown strain {strain!r}")
 
 
-def bridge_undertricks(short: int, doubled: int) -> int:
-    """D-6 ``"bridge"``: non-vulnerable contract-bridge undertricks.
+def bridge_undertricks(rules, short: int, doubled: int) -> int:
+    """D-6 ``"bridge"``: the n-th undertrick scores entry n of ``scoring.undertricks_undoubled``,
+    ``_doubled`` or ``_redoubled``, the last entry for each after it.
 
-    Undoubled 50 each; doubled 100 for the first, 200 for the second and third, 300 for
-    each after; redoubled twice the doubled values."""
-    if short <= 0:
-        return 0
-    if doubled == 0:
-        return 50 * short
+    Defaults, non-vulnerable contract-bridge undertricks: undoubled 50 each; doubled 100 for
+    the first, 200 for the second and third, 300 for each after; redoubled twice the
+    doubled values."""
+    sc = rules.scoring
+    row = (sc.undertricks_undoubled, sc.undertricks_doubled, sc.undertricks_redoubled)[doubled]
     total = 0
-    for n in range(1, short + 1):          # the n-th undertrick, doubled
-        total += 100 if n == 1 else 200 if n <= 3 else 300
-    return total * (2 if doubled == 2 else 1)
+    for n in range(1, short + 1):          # the n-th undertrick
+        total += row[n - 1] if n <= len(row) else row[-1]
+    return total
 
 
 def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
@@ -154,16 +157,18 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
     needed = 6 + level
     if declarer_tricks >= needed:
         # D-5: every trick over six counts (the contracted ones and the overtricks);
-        # doubled x2, redoubled x4. The declarer's opponent scores nothing.
-        factor = {0: 1, 1: 2, 2: 4}[doubled]
-        return made_value(strain, declarer_tricks - 6) * factor, 0
+        # doubled x2, redoubled x4 (scoring.double_factor, redouble_factor). The declarer's
+        # opponent scores nothing.
+        sc = rules.scoring
+        factor = {0: 1, 1: sc.double_factor, 2: sc.redouble_factor}[doubled]
+        return made_value(rules, strain, declarer_tricks - 6) * factor, 0
     # D-6: a failed contract; the declarer never scores.
     short = needed - declarer_tricks
     mode = rules.scoring.undertricks
     if mode == "none":
         return 0, 0
     if mode == "bridge":
-        return 0, bridge_undertricks(short, doubled)
+        return 0, bridge_undertricks(rules, short, doubled)
     raise ValueError(f"unknown scoring.undertricks {mode!r}")
 
 
