@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from kernels.activity import ACTIVITY
-from kernels.calls import BID_LEVEL
+from kernels.calls import BID_LEVEL, BID_STRAIN
 
 RARE = 0.01  # a compared or swept rule that applied in fewer deals than this is flagged
 
@@ -51,12 +51,27 @@ class _Block:
         return sixes["bid"], np.where(sixes["bidder"] % 2 == 0, sixes["tricks0"], sixes["tricks1"]), tricks
 
     @functools.cached_property
+    def euchre_hands(self):
+        """Bid Euchre's bid hands by E-7's outcome: a bid below six made, a team set, the
+        defenders taking a trick."""
+        deals = self.deals
+        tricks = 12 if self.rules.variant.double_deck else 6
+        bid = deals["bid"].astype(np.int64)
+        won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
+        number = bid < tricks - 3
+        need = np.where(number, bid + 3, tricks)
+        played = bid >= 0
+        return {"made": int((played & number & (won >= need)).sum()), "set": int((played & (won < need)).sum()),
+                "defended": int((played & (won < tricks)).sum())}
+
+    @functools.cached_property
     def contract(self):
-        """(played, level, declarer's tricks over the tricks bid: negative when short)."""
-        contract = self.deals["contract"].astype(np.int64)
-        level = BID_LEVEL[np.maximum(contract, 0)]
+        """(played, level, strain (4 no-trump), declarer's tricks over the tricks bid:
+        negative when short), per deal."""
+        contract = np.maximum(self.deals["contract"].astype(np.int64), 0)
+        level = BID_LEVEL[contract]
         tricks = np.where(self.deals["declarer"] == 0, self.deals["tricks0"], self.deals["tricks1"])
-        return contract >= 0, level, tricks.astype(np.int64) - 6 - level
+        return self.deals["contract"] >= 0, level, BID_STRAIN[contract], tricks.astype(np.int64) - 6 - level
 
 
 def _bit(name):
@@ -74,13 +89,37 @@ def _always(on=lambda rules: True):
     return count
 
 
-def _contracts(test):
-    """A row counting the contracts played whose level, tricks over the bid (negative:
-    short) and doubling pass ``test``."""
+def _contracts(test, on=lambda rules: True):
+    """A row counting, while ``on(rules)``, the contracts played whose level, strain (4
+    no-trump), tricks over the bid (negative: short) and doubling (0-2) pass ``test``."""
     def count(b):
-        played, level, over = b.contract
-        return int((played & test(level, over, b.deals["doubled"])).sum())
+        if not on(b.rules):
+            return 0
+        played, level, strain, over = b.contract
+        return int((played & test(level, strain, over, b.deals["doubled"])).sum())
     return count
+
+
+def _made(doubled=None, strains=range(5)):
+    """Contracts made in ``strains`` at a doubling (None: any)."""
+    def test(lv, st, over, x):
+        hit = (over >= 0) & np.isin(st, strains)
+        return hit if doubled is None else hit & (x == doubled)
+    return _contracts(test)
+
+
+def _overtrick_bonus(b):
+    """B-12: made with three overtricks, or three or more under "atleast3"."""
+    at_least = b.rules.scoring.overtrick_bonus_rule == "atleast3"
+    return _contracts(lambda lv, st, over, x: (over >= 3) if at_least else (over == 3))(b)
+
+
+def _failed(doubled, on=lambda rules: True):
+    return _contracts(lambda lv, st, over, x: (over < 0) & (x == doubled), on)
+
+
+def _bridge_undertricks(rules):
+    return rules.scoring.undertricks == "bridge"
 
 
 def _passed_out(b):
@@ -98,11 +137,6 @@ def _redeal_limit(b):
 def _deal_limit(b):
     """D-7, E-9: the games abandoned at their deal (hand) limit, not at C-5's."""
     return int((b.games["abandoned"] != 0).sum()) - (_redeal_limit(b) if "redeals" in b.games.dtype.names else 0)
-
-
-def _undertricks(b):
-    """D-6: failed contracts, which score for the opponent under "bridge"."""
-    return _contracts(lambda lv, over, x: over < 0)(b) if b.rules.scoring.undertricks == "bridge" else 0
 
 
 def _column(name, value):
@@ -124,6 +158,12 @@ def _euchre_bid(kind, made):
         hit = bid == tricks - 3 + kind
         return int((hit & (won == tricks)).sum() if made else hit.sum())
     return count
+
+
+def _euchre_hand(what):
+    """E-7: bid hands whose bid below six was "made", whose bidding team was "set", or in
+    which the defenders took a trick ("defended")."""
+    return lambda b: b.euchre_hands[what]
 
 
 def _reneges(b):
@@ -154,15 +194,31 @@ ROWS = {
         ("play.colon_discard", "B-10", "a follower void in the suit led held a non-matching Colon "
                                        "and other cards", _bit("colon_discard")),
         ("scoring.made_basis", "B-11", "a contract was made with overtricks",
-         _contracts(lambda lv, over, x: over > 0)),
-        ("scoring.exact_bonus", "B-12", "a contract was made exactly", _contracts(lambda lv, over, x: over == 0)),
+         _contracts(lambda lv, st, over, x: over > 0)),
+        ("scoring.nt_values", "B-11", "a no-trump contract was made", _made(strains=(4,))),
+        ("scoring.minor_values", "B-11", "a club or diamond contract was made", _made(strains=(0, 1))),
+        ("scoring.major_values", "B-11", "a heart or spade contract was made", _made(strains=(2, 3))),
+        ("scoring.exact_bonus", "B-12", "a contract was made exactly", _contracts(lambda lv, st, over, x: over == 0)),
+        ("scoring.exact_values", "B-12", "a contract was made exactly", _contracts(lambda lv, st, over, x: over == 0)),
+        ("scoring.nt_reduced_exact", "B-12", "a 0NT..5NT was made exactly under exact_bonus nt_reduced",
+         _contracts(lambda lv, st, over, x: (over == 0) & (st == 4) & (lv <= 5),
+                    lambda r: r.scoring.exact_bonus == "nt_reduced")),
         ("scoring.overtrick_bonus_rule", "B-12", "a contract was made with more than three overtricks",
-         _contracts(lambda lv, over, x: over > 3)),
+         _contracts(lambda lv, st, over, x: over > 3)),
+        ("scoring.overtrick_bonus", "B-12", "a contract was made with the overtricks the bonus needs",
+         _overtrick_bonus),
+        ("scoring.double_bonus", "B-12", "a doubled contract was made", _made(1)),
+        ("scoring.redouble_bonus", "B-12", "a redoubled contract was made", _made(2)),
         ("scoring.multiply_bonuses", "B-13", "a doubled or redoubled contract was made",
-         _contracts(lambda lv, over, x: (over >= 0) & (x > 0))),
+         _contracts(lambda lv, st, over, x: (over >= 0) & (x > 0))),
+        ("scoring.double_factor", "B-13", "a doubled contract was made", _made(1)),
+        ("scoring.redouble_factor", "B-13", "a redoubled contract was made", _made(2)),
         # B-14: where the two readings of the last row part
         ("scoring.penalty_last_row", "B-14", "a slam failed by 1-5 tricks, or another contract by 6 or more",
-         _contracts(lambda lv, over, x: np.where(lv >= 6, (over < 0) & (over > -6), over <= -6))),
+         _contracts(lambda lv, st, over, x: np.where(lv >= 6, (over < 0) & (over > -6), over <= -6))),
+        ("scoring.penalty_undoubled", "B-14", "an undoubled contract failed", _failed(0)),
+        ("scoring.penalty_doubled", "B-14", "a doubled contract failed", _failed(1)),
+        ("scoring.penalty_redoubled", "B-14", "a redoubled contract failed", _failed(2)),
         ("game.deals", "B-15", "the game's deals (always active)", _always()),
         ("game.max_tiebreak_deals", "B-15", "a tie-break deal was played", _tiebreak),
     ],
@@ -173,7 +229,21 @@ ROWS = {
         ("draw.show_stock_top", "D-2", "the stock's top was shown (every deal when on)",
          _always(lambda r: r.draw.show_stock_top)),
         *_CONTRACT_AUCTION,
-        ("scoring.undertricks", "D-6", "a failed contract scored undertricks", _undertricks),
+        ("scoring.minor_trick", "D-5", "a club or diamond contract was made", _made(strains=(0, 1))),
+        ("scoring.major_trick", "D-5", "a heart or spade contract was made", _made(strains=(2, 3))),
+        ("scoring.nt_first_trick", "D-5", "a no-trump contract was made", _made(strains=(4,))),
+        ("scoring.nt_trick", "D-5", "a no-trump contract was made with two tricks or more over six",
+         _contracts(lambda lv, st, over, x: (over >= 0) & (st == 4) & (lv + over >= 2))),
+        ("scoring.double_factor", "D-5", "a doubled contract was made", _made(1)),
+        ("scoring.redouble_factor", "D-5", "a redoubled contract was made", _made(2)),
+        ("scoring.undertricks", "D-6", "a failed contract scored undertricks",
+         _contracts(lambda lv, st, over, x: over < 0, _bridge_undertricks)),
+        ("scoring.undertricks_undoubled", "D-6", "an undoubled contract failed, scoring undertricks",
+         _failed(0, _bridge_undertricks)),
+        ("scoring.undertricks_doubled", "D-6", "a doubled contract failed, scoring undertricks",
+         _failed(1, _bridge_undertricks)),
+        ("scoring.undertricks_redoubled", "D-6", "a redoubled contract failed, scoring undertricks",
+         _failed(2, _bridge_undertricks)),
         ("game.target", "D-7", "the game's target (always active)", _always()),
         ("game.max_deals", "D-7", "a game was abandoned at its deal limit", _deal_limit),
     ],
@@ -183,6 +253,9 @@ ROWS = {
         ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_bid(0, False)),
         ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_bid(0, True)),
         ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_bid(1, True)),
+        ("scoring.made_trick_points", "E-7", "a bid below six was made", _euchre_hand("made")),
+        ("scoring.set_bid_points", "E-7", "a bidding team was set", _euchre_hand("set")),
+        ("scoring.defender_trick_points", "E-7", "the defenders took a trick", _euchre_hand("defended")),
         ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),
         ("game.target", "E-9", "the game's target (always active)", _always()),
         ("game.max_hands", "E-9", "a game was abandoned at its hand limit", _deal_limit),
