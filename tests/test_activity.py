@@ -192,6 +192,28 @@ def test_bid_euchre_rows_from_the_records():
     assert rows[("auction.ask_cards", "E-4")]["deals"] == int(asks.sum()) > 0
     assert rows[("auction.stick_the_dealer", "E-3")]["deals"] == 0
     assert rows[("variant.joker", "E-10")]["deals"] == 0 and rows[("game.target", "E-9")]["deals"] == len(deals)
+    # E-7 by the scores: a set team scores below 0, a made bid above; defenders score their tricks.
+    team = deals["bidder"] % 2
+    bidding = np.where(team == 0, deals["score0"], deals["score1"])
+    defending = np.where(team == 0, deals["score1"], deals["score0"])
+    bid = deals["void"] == 0
+    assert rows[("scoring.set_bid_points", "E-7")]["deals"] == int((bid & (bidding < 0)).sum()) > 0
+    assert rows[("scoring.made_trick_points", "E-7")]["deals"] == int((bid & (bidding > 0) & (deals["bid"] < 3)).sum())
+    assert rows[("scoring.defender_trick_points", "E-7")]["deals"] == int((bid & (defending > 0)).sum())
+
+
+def test_bridgette_failures_by_doubling_from_the_scores():
+    """B-14 rows by the scores: a failed contract gives the declarer nothing and the
+    opponent a penalty; a made one scores for the declarer."""
+    rules = resolve_rules("bridgette")
+    rows, deals, _ = counts("bridgette", rules, 300)
+    declarer = np.where(deals["declarer"] == 0, deals["score0"], deals["score1"])
+    opponent = np.where(deals["declarer"] == 0, deals["score1"], deals["score0"])
+    failed = (deals["contract"] >= 0) & (declarer == 0) & (opponent > 0)
+    for k, name in enumerate(("undoubled", "doubled", "redoubled")):
+        assert rows[(f"scoring.penalty_{name}", "B-14")]["deals"] == int((failed & (deals["doubled"] == k)).sum()) > 0
+    made = (deals["contract"] >= 0) & (declarer > 0)
+    assert rows[("scoring.redouble_bonus", "B-12")]["deals"] == int((made & (deals["doubled"] == 2)).sum()) > 0
 
 
 def test_every_option_has_a_row():
