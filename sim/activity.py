@@ -44,25 +44,20 @@ class _Block:
         return self._values[name]
 
     @functools.cached_property
-    def sixes(self):
-        """Bid Euchre's few 6A and 6M hands (12A, 12M), the bidding team's tricks, and the deck's tricks."""
-        tricks = 12 if self.rules.variant.double_deck else 6
-        sixes = self.deals[self.deals["bid"] >= tricks - 3]  # a void hand's bid is -1
-        return sixes["bid"], np.where(sixes["bidder"] % 2 == 0, sixes["tricks0"], sixes["tricks1"]), tricks
-
-    @functools.cached_property
     def euchre_hands(self):
-        """Bid Euchre's bid hands by E-7's outcome: a bid below six made, a team set, the
-        defenders taking a trick."""
+        """Bid Euchre's bid hands by E-4 and E-7's outcome: a 6A (12A) played, a 6A or a 6M
+        taking every trick, a bid below six made, a team set, the defenders taking a trick."""
         deals = self.deals
         tricks = 12 if self.rules.variant.double_deck else 6
-        bid = deals["bid"].astype(np.int64)
+        bid = deals["bid"].astype(np.int64)  # -1 on a void hand
         won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
-        number = bid < tricks - 3
+        number, ask, moon = bid < tricks - 3, bid == tricks - 3, bid == tricks - 2
         need = np.where(number, bid + 3, tricks)
         played = bid >= 0
-        return {"made": int((played & number & (won >= need)).sum()), "set": int((played & (won < need)).sum()),
-                "defended": int((played & (won < tricks)).sum())}
+        return {name: int(hit.sum()) for name, hit in (
+            ("ask", ask), ("ask_all", ask & (won == tricks)), ("moon_all", moon & (won == tricks)),
+            ("made", played & number & (won >= need)), ("set", played & (won < need)),
+            ("defended", played & (won < tricks)))}
 
     @functools.cached_property
     def contract(self):
@@ -151,18 +146,8 @@ def _tiebreak(b):
     return int(b.games["tiebreak_deals"].sum())
 
 
-def _euchre_bid(kind, made):
-    """E-4, E-7: hands bid 6A (kind 0) or 6M (1), ``made`` or not: taking every trick."""
-    def count(b):
-        bid, won, tricks = b.sixes
-        hit = bid == tricks - 3 + kind
-        return int((hit & (won == tricks)).sum() if made else hit.sum())
-    return count
-
-
-def _euchre_hand(what):
-    """E-7: bid hands whose bid below six was "made", whose bidding team was "set", or in
-    which the defenders took a trick ("defended")."""
+def _euchre_hands(what):
+    """Bid Euchre's bid hands of one outcome (``_Block.euchre_hands``)."""
     return lambda b: b.euchre_hands[what]
 
 
@@ -250,12 +235,12 @@ ROWS = {
     "bid-euchre": [
         ("auction.stick_the_dealer", "E-3", "the dealer, after three passes, had to bid", _bit("stick_the_dealer")),
         (None, "E-3", "all four passed: the hand was void", _column("void", 1)),
-        ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_bid(0, False)),
-        ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_bid(0, True)),
-        ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_bid(1, True)),
-        ("scoring.made_trick_points", "E-7", "a bid below six was made", _euchre_hand("made")),
-        ("scoring.set_bid_points", "E-7", "a bidding team was set", _euchre_hand("set")),
-        ("scoring.defender_trick_points", "E-7", "the defenders took a trick", _euchre_hand("defended")),
+        ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_hands("ask")),
+        ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_hands("ask_all")),
+        ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_hands("moon_all")),
+        ("scoring.made_trick_points", "E-7", "a bid below six was made", _euchre_hands("made")),
+        ("scoring.set_bid_points", "E-7", "a bidding team was set", _euchre_hands("set")),
+        ("scoring.defender_trick_points", "E-7", "the defenders took a trick", _euchre_hands("defended")),
         ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),
         ("game.target", "E-9", "the game's target (always active)", _always()),
         ("game.max_hands", "E-9", "a game was abandoned at its hand limit", _deal_limit),
