@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from kernels import activity
 from kernels.calls import (
     ALONE, ASKING, EUCHRE_FIRST_LEVEL, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb,
     euchre_need_nb,
@@ -85,7 +86,7 @@ DEAL_DTYPE = record_dtype([
     ("game", np.int64), ("deal", np.int16), ("dealer", np.int8), ("bid", np.int8), ("bidder", np.int8),
     ("trump", np.int8), ("void", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int16), ("score1", np.int16), ("reneges", np.int8), *ERROR_FIELDS,
-    ("tries", np.int32), ("unexplained", np.int8),
+    activity.ACTIVITY_FIELD, ("tries", np.int32), ("unexplained", np.int8),
 ])
 
 DD_DTYPE = DD_EUCHRE_DTYPE  # a --dd run's double-dummy row beside each deal row (kernels.dd_run)
@@ -116,6 +117,7 @@ def start_deal_nb(row):
     row.error = 0
     row.error_at = 0
     row.error_index = 0
+    row.activity = 0
 
 
 @njit(cache=True)
@@ -284,6 +286,8 @@ def auction_nb(p, dealer, hands, seats, trace, row, dd):
     for turn in range(4):
         seat = (dealer + 1 + turn) % 4
         legal = euchre_legal_bids_nb(p.tricks, high, turn, p.stick_the_dealer)
+        if turn == 3 and high < 0 and p.stick_the_dealer:
+            row.activity |= activity.STICK_THE_DEALER
         call = bid_step_nb(seats, trace, p, dealer, turn, seat, legal, high, bidder, dd)
         if not legal_nb(call, legal):
             return stop_nb(row, ERR_AUCTION, AT_CALLS, turn)

@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS, bid_index
-from kernels.cards import CARD_CLASS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels import activity
+from kernels.cards import CARD_CLASS, COLONS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.contract import (
     AT_DISCARDS, AT_PLAY, ERR_AUCTION, ERR_BAR, ERR_COLON, ERR_EXCHANGE, ERR_FOLLOW, ERR_NOT_IN_HAND,
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
@@ -260,6 +261,13 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = lead_legal_nb(hand, barred) if turn == 0 else follow_legal_nb(hand, lead, when_void)
+            if turn == 0:
+                if legal != hand:
+                    row.activity |= activity.LEAD_BARRED
+            elif hand & COLONS != ZERO and lead < 52:  # B-10 needs a Colon in hand, which is rare
+                other_colons = hand & COLONS & ~bit_nb(52 + CARD_CLASS[lead])
+                if other_colons != ZERO and hand & SUIT_MASKS[lead // 13] == ZERO and hand & ~other_colons != ZERO:
+                    row.activity |= activity.COLON_DISCARD
             unseen = (unseen0 if seat == 0 else unseen1) & ~hand
             card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen,
                                 barred, when_void, dd, gain)

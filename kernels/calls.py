@@ -8,6 +8,7 @@ Bid Euchre: bids 3 .. tricks-1 from id 0, then the ask and the moon, and its own
 import numpy as np
 from numba import njit
 
+from kernels import activity
 from kernels.cards import ONE, SUIT_MASKS, ZERO, bit_nb, popcount_nb
 
 N_BIDS = 36
@@ -74,6 +75,30 @@ def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_c
     if cur_bid >= 0 and doubled == 1 and bidder == seat:
         legal |= bit_nb(CALL_REDOUBLE)
     return legal
+
+
+@njit(cache=True)
+def refused_nb(hand, cur_bid, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards):
+    """B-6's activity at one call (kernels.activity bits): which of its restrictions took a
+    bid away that C-4 alone would allow, as ``legal_calls_nb`` applies them."""
+    bits = 0
+    above = ~((bit_nb(max(cur_bid + 1, lowest_bid))) - ONE)
+    for strain in range(5):
+        bids = STRAIN_BIDS[strain] & above
+        if bids == ZERO:
+            continue
+        if strain == 4:
+            if nt_needs_all_suits:
+                for s in range(4):
+                    if hand & SUIT_MASKS[s] == ZERO:
+                        bits |= activity.NT_NEEDS_ALL_SUITS
+            continue
+        length = popcount_nb(hand & SUIT_MASKS[strain])
+        if length < min_trump_cards:
+            bits |= activity.MIN_TRUMP_CARDS
+        elif length < jump_min_cards and bids & (bids - ONE) != ZERO:
+            bits |= activity.JUMP_MIN_CARDS
+    return bits
 
 
 EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0

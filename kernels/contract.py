@@ -8,7 +8,8 @@ can stop on, the replay lists, and the decision steps for calls and contract car
 import numpy as np
 from numba import njit
 
-from kernels.calls import CALL_UNKNOWN, N_BIDS, legal_calls_nb
+from kernels import activity
+from kernels.calls import CALL_PASS, CALL_UNKNOWN, N_BIDS, legal_calls_nb, refused_nb
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
 from kernels.policies import (
@@ -26,7 +27,7 @@ CONTRACT_FIELDS = [
     ("declarer", np.int8), ("doubled", np.int8), ("tricks0", np.int8), ("tricks1", np.int8),
     ("score0", np.int32), ("score1", np.int32),
 ]
-RECORD_FIELDS = CONTRACT_FIELDS + ERROR_FIELDS
+RECORD_FIELDS = CONTRACT_FIELDS + ERROR_FIELDS + [activity.ACTIVITY_FIELD]
 
 # --- Why a replayed action is illegal (each game names the rule: B-7 or D-4, ...) ----------
 ERR_NONE = 0
@@ -61,6 +62,7 @@ def start_deal_nb(row):
     row.error = 0
     row.error_at = 0
     row.error_index = 0
+    row.activity = 0
 
 
 @njit(cache=True, inline="always")
@@ -134,9 +136,13 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
     seat = dealer
     n_calls = 0
     calls = seats.calls
+    b6 = min_trump_cards > 0 or nt_needs_all_suits or jump_min_cards > 0
     while True:
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, doubled, lowest_bid,
                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
+        if b6 and row.activity & activity.B6 != activity.B6:  # until each restriction has bitten once
+            row.activity |= refused_nb(hands[seat], cur_bid, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                                       jump_min_cards)
         unseen = (unseen0 if seat == 0 else unseen1) & ~hands[seat]
         call = call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, tables, when_void, dd,
                             calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
@@ -145,6 +151,8 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
             err = ERR_AUCTION if call == NO_ACTION else call_error_nb(call, cur_bid, lowest_bid)
             return stop_nb(row, err, AT_CALLS, n_calls)
         calls[n_calls] = call
+        if n_calls == 0 and call == CALL_PASS:
+            row.activity |= activity.OPENING_PASS
         n_calls += 1
         over, cur_bid, bidder, doubled = after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls,
                                                        opening_pass_ends)

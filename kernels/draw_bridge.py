@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from kernels import activity
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS
 from kernels.cards import ZERO, bit_nb
 from kernels.contract import (
@@ -146,6 +147,8 @@ def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else draw_follow_legal_nb(hand, lead, p.must_follow != 0)
+            if legal != hand:
+                row.activity |= activity.MUST_FOLLOW
             card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins, dd, p, tables,
                                      dealer, trick, dealt, drew, plays, leaders, tops)
             if not legal_nb(card, legal):
@@ -155,8 +158,11 @@ def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
             plays[2 * trick + turn] = card
             if turn == 0:
                 lead = card
-            elif draw_beats_nb(card, lead, led_suit_wins):
-                leader = seat
+            else:
+                if card // 13 != lead // 13 and card % 13 > lead % 13:  # the rank's winner, not the suit's
+                    row.activity |= activity.TRICK_WINNER
+                if draw_beats_nb(card, lead, led_suit_wins):
+                    leader = seat
         draw_tricks0 += leader == 0
         hands[leader] |= bit_nb(top)
         hands[1 - leader] |= bit_nb(stock[2 * trick + 1])

@@ -306,7 +306,7 @@ def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
     double-dummy aggregates (sim.dd_run), in a conditioned deal run the deals dealt and
     the tries they took (``plan``, sim.dealing), and the searched decisions whose worlds the
     opponent model could not explain (kernels.search: the seat decided as the heuristic)."""
-    from sim import dd_run
+    from sim import activity, dd_run
     from sim.metrics import dealer_advantage_sums
 
     module = game_module(game)
@@ -314,7 +314,8 @@ def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
     groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
     out = {**module.aggregate(rules, deals, game_rows),
            "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups),
-           "unexplained": int(deals["unexplained"].sum())}
+           "unexplained": int(deals["unexplained"].sum()),
+           "activity": activity.aggregate(game, rules, deals, game_rows)}
     if dd_run.has_columns(deals):
         out["double_dummy"] = dd_run.aggregate(game_info(game), module, rules, deals)
     if plan is not None and plan[0]["conditioned"]:
@@ -336,19 +337,21 @@ def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_
     """summary.json from the blocks' aggregates, merged one block at a time (``policies``
     name the seats in the double-dummy section of a --dd run; a deal run's ``dealing`` and
     its pilot's acceptance rate make its section)."""
-    from sim import dd_run
+    from sim import activity, dd_run
     from sim.metrics import dealer_advantage_summary
 
-    total, advantage, dd, conditioned = None, None, None, None
+    total, advantage, dd, conditioned, active = None, None, None, None, None
     for agg in blocks:
         sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
         dd_sums = agg.pop("double_dummy", None)
         tries = agg.pop("conditioned", None)
+        counts = agg.pop("activity", None)  # nor before rule activity was counted
         if total is None:
-            total, advantage, dd, conditioned = agg, sums, dd_sums, tries
+            total, advantage, dd, conditioned, active = agg, sums, dd_sums, tries, counts
         else:
             total = merge(total, agg)
             advantage = merge(advantage, sums) if advantage and sums else None
+            active = merge(active, counts) if active and counts else None
             dd = merge(dd, dd_sums) if dd and dd_sums else None
             conditioned = merge(conditioned, tries) if conditioned and tries else None
     unexplained = total.pop("unexplained", 0)
@@ -356,6 +359,8 @@ def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_
     names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
     if advantage is not None:
         summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
+    if active is not None:
+        summary["rule_activity"] = activity.summarize(game, active)
     if dealing is not None:
         summary["dealing"] = dealing_summary(dealing, pilot_acceptance, conditioned)
     if dd is not None:

@@ -275,6 +275,7 @@ def deal_table(rules, deals, policies):
     for seat, policy in enumerate(policies):
         columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
     columns["unexplained"] = deals["unexplained"]
+    columns["activity"] = deals["activity"]  # kernels.activity bits
     columns.update(dd_run.deal_columns(game_info("bid-euchre"), deals))
     return pa.table(columns)
 

@@ -80,10 +80,24 @@ def compare_runs(path_a, path_b, names=None) -> dict:
         else:
             results[m.name] = {**base, **_from_summaries(m, a, b)}
     return {"game": a.game, "unit": a.unit, "paired": how["paired"], "pairing": how["why"],
+            "rule_warnings": rule_warnings(a.config.get("rules"), b.config.get("rules"), (a.summary(), b.summary()),
+                                           a.config.get("policies") or []),
             "seed": a.seed if a.seed == b.seed else None, "games": a.games if a.games == b.games else None,
             "seeds": [a.seed, b.seed], "sizes": [a.games, b.games], "a": str(a.path), "b": str(b.path),
             "policies": {"a": a.config.get("policies"), "b": b.config.get("policies")},
             "rules": {"a": a.config.get("rules"), "b": b.config.get("rules")}, "metrics": results}
+
+
+def rule_warnings(rules_a, rules_b, summaries, policies) -> list[str]:
+    """sim.activity's warning for each option B sets otherwise than A that applied in under
+    1% of the deals of both runs."""
+    from sim.activity import rare
+
+    if rules_a is None or rules_b is None:
+        return []
+    flat = [{f"{t}.{k}": v for t, table in r.items() for k, v in table.items()} for r in (rules_a, rules_b)]
+    changed = sorted(k for k in flat[0].keys() | flat[1].keys() if flat[0].get(k) != flat[1].get(k))
+    return [w for w in (rare(k, summaries, policies) for k in changed) if w]
 
 
 def _aligned(stream_a, stream_b):

@@ -231,6 +231,7 @@ def contract_columns(deals, policies, counts=("score", "tricks")) -> dict:
     for seat, policy in enumerate(policies):
         columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
     columns["unexplained"] = deals["unexplained"]
+    columns["activity"] = deals["activity"]  # kernels.activity bits
     return columns
 
 

@@ -171,6 +171,7 @@ def sweep_headline(result: dict) -> list[str]:
                  else "not resolved: the settings' intervals do not separate it")
         lines.append(f"  balance: {words} crosses {m.format(m.balance)} at {result['vary'][0]} = {x:z.2f} ({where})")
     lines.append(f"  {'players':{width}s}{players(result['policies'])}")
+    lines += [f"  {w}" for w in result.get("rule_warnings", ())]
     return lines
 
 
@@ -237,6 +238,7 @@ def compare_headline(result: dict) -> list[str]:
         changes = rule_changes(rules["a"], rules["b"])
         lines.append(f"  {'rules':{WIDTH}s}" + ("the same in both runs" if not changes else
                                                  "B changes " + ", ".join(changes)))
+        lines += [f"  {w}" for w in result.get("rule_warnings", ())]
     pol = result.get("policies")
     if pol:
         same = pol["a"] == pol["b"]

@@ -350,6 +350,10 @@ def play(args, parser) -> int:
     print(game_module(args.game).format_summary(summary))
     for line in advantage_lines(args.game, summary):
         print(line)
+    from sim.activity import format_lines
+
+    for line in format_lines(summary.get("rule_activity", [])):
+        print(line)
     if "double_dummy" in summary:
         from sim.dd_run import format_lines
         from sim.games import game_info

@@ -32,6 +32,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.activity import rare
 from sim.comparison import compare_runs
 from sim.custom import Custom, split_items
 from sim.dealing import from_dict
@@ -271,6 +272,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     result = {"game": game, "seed": seed, "games": games, "vary": [k for k, _ in grid], "out": str(out),
               "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
               "unit": "game" if dealing is None else "deal"}
+    summaries = [folder.summary() for folder in folders]
+    result["rule_warnings"] = [w for w in (rare(k, summaries, result["policies"]) for k, _ in grid) if w]
     if dealing is not None:
         result["dealing"] = dealing.to_dict()
     if numeric_axis(grid):

@@ -21,6 +21,9 @@ KERNEL_ONLY = {"error", "error_at", "error_index", "reneges", "tries"}  # replay
 # Fields added after the hashes were pinned, with the value they must hold in these runs: no
 # seat of them searches, so no searched decision goes unexplained.
 ADDED_SINCE = {"unexplained": 0}
+# Fields added since that describe the deal rather than decide it, checked elsewhere: the rule
+# activity bits (tests/test_activity.py).
+DESCRIBED_SINCE = {"activity"}
 
 # The defaults before RULES_VERSION 2, written out.
 BRIDGETTE_BEFORE = "heuristic:double_margin=6,redouble_margin=1"
@@ -45,7 +48,7 @@ PINNED = [  # (game, shipped variant or None, policy, hash of 3000 games from ga
 def records_hash(deals, games) -> str:
     h = hashlib.sha256()
     for name in deals.dtype.names:
-        if name not in KERNEL_ONLY and name not in ADDED_SINCE:
+        if name not in KERNEL_ONLY and name not in ADDED_SINCE and name not in DESCRIBED_SINCE:
             h.update(np.ascontiguousarray(deals[name]).tobytes())
     for name in games.dtype.names:
         h.update(np.ascontiguousarray(games[name]).tobytes())

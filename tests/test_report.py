@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis import tables as T
@@ -65,10 +66,11 @@ SWEEP_METRICS = ("dealer_advantage", "first_dealer_wins", "contract_made")
 
 
 HEADINGS = {
-    "bridgette": ["The run", "Bid success", "Scores and game wins", "Colons (Bridgette)", "Up-card (Bridgette)"],
-    "draw-bridge": ["The run", "Bid success", "Scores and game wins", "Draw phase (Draw Bridge)"],
+    "bridgette": ["The run", "Bid success", "Scores and game wins", "Colons (Bridgette)", "Up-card (Bridgette)",
+                  "Rule activity"],
+    "draw-bridge": ["The run", "Bid success", "Scores and game wins", "Draw phase (Draw Bridge)", "Rule activity"],
     "bid-euchre": ["The run", "Bids (Bid Euchre)", "6A and 6M outcomes (Bid Euchre)",
-                   "Seats from the dealer (Bid Euchre)", "Scores and game wins"],
+                   "Seats from the dealer (Bid Euchre)", "Scores and game wins", "Rule activity"],
 }
 
 
@@ -95,6 +97,11 @@ def test_report_of_each_game(runs, game, tmp_path):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(list(out.glob("*.csv"))) >= 5
     assert (out / "rules.csv").read_text().count("\n") == len(option_table(GAMES[game])) + 1
+    # Rule activity: the summary's counts, one row per rule (sim.activity).
+    activity = pd.read_csv(out / "rule_activity.csv")
+    rows = json.loads((runs[game] / "summary.json").read_text())["rule_activity"]
+    assert activity["deals n"].tolist() == [r["of"] for r in rows]
+    assert np.allclose(activity["deals %"], [round(100 * r["share"], 4) for r in rows])
     # The headline box comes first, before the contents and the configuration, with the
     # summary's own numbers.
     summary = json.loads((runs[game] / "summary.json").read_text())
@@ -114,8 +121,6 @@ def test_report_of_each_game(runs, game, tmp_path):
     # Scores are the dealer's side's against the non-dealer's: their means differ by the
     # summary's dealer's advantage (the kernels' own aggregate); the first dealer's game
     # totals are those of the game records.
-    import pandas as pd
-
     from sim.store import load_records
 
     table = pd.read_csv(out / "score_quantiles.csv").set_index(["score", "side"])

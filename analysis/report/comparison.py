@@ -66,6 +66,12 @@ def differences(a: RunData, b: RunData) -> list[list[str]]:
     return rows
 
 
+def rule_warnings_html(result: dict) -> str:
+    """sim.activity's warnings of a comparison or sweep: a varied rule that rarely applied."""
+    return "".join(f'<p><span class="warn">rarely applied</span>: {html.escape(w.removeprefix("warning: "))}</p>'
+                   for w in result.get("rule_warnings", ()))
+
+
 def default_out(a: RunData, b: RunData) -> Path:
     return b.path / f"report-vs-{a.path.resolve().name}"
 
@@ -98,7 +104,7 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
                f"is the wider one of two independent runs (Welch). Play B with A's seed and number of {unit} to "
                "pair them.")
     rep.headline(rows, f"<p>A = <code>{html.escape(str(a.path))}</code>, B = <code>{html.escape(str(b.path))}"
-                       f"</code>. {pairing}</p>")
+                       f"</code>. {pairing}</p>" + rule_warnings_html(result))
 
     rep.section("metrics", "Each metric: A, B and B \u2212 A")
     rep.para("Each value with its 95% interval; B &minus; A with the interval of the difference, paired where the "

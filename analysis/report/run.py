@@ -23,6 +23,7 @@ from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fil
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
 from sim.rules import GAMES as RULE_CLASSES, option_table
+from sim.summary import rate
 
 
 # --- Sections ---------------------------------------------------------------------------------
@@ -150,6 +151,19 @@ def run_section(rep: Report) -> None:
     rep.table(Table("rules", "Resolved rules (red: changed from the default; auto: set by other options)",
                     ["option", "value", "rule", "meaning"], rules_rows), marks)
     rep.body.append("</div>")
+
+
+def activity_section(rep: Report) -> None:
+    """Rule activity (sim.activity): per rule option, the deals where it decided something."""
+    rows = rep.data.summary.get("rule_activity")
+    rep.section("activity", "Rule activity")
+    if rows is None:
+        rep.note("This run's summary has no rule activity (it was made before runs counted it).")
+        return
+    table = [[r["rule"], r["option"] or "(no option)", r["what"], rate(r["deals"], r["of"])] for r in rows]
+    rep.table(Table("rule_activity", f"Deals of {rows[0]['of']:,} dealt where each rule decided something (what was "
+                    "legal or scored; docs/rules.md, Rule activity; 95% Wilson intervals)",
+                    ["rule", "option", "counted", "deals"], table))
 
 
 def _toml(v) -> str:
@@ -353,6 +367,7 @@ def build_report(run_dir, out=None) -> Path:
     run_section(rep)
     for section in sections:
         section.write(rep)
+    activity_section(rep)
     c = data.config
     unit = "independent deals" if c.get("dealing") else "games"
     return rep.write(f"{info.title} run report: {c['games']:,} {unit}, seed {c['seed']}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.report import page
-from analysis.report.comparison import interval_html
+from analysis.report.comparison import interval_html, rule_warnings_html
 from analysis.report.page import figure
 from analysis.report.plots import COLORS
 from analysis.report.run import players
@@ -118,7 +118,7 @@ def build_sweep_report(path, out=None) -> Path:
                     f"({html.escape(m.unit_for(game))})"))
     top.append(("players", players(result["policies"]), ""))
     notes = [w for w in (balance_words(result, n) for n in result["metrics"]) if w] if numeric(result) else []
-    rep.headline(top, "".join(f"<p>{w}</p>" for w in notes))
+    rep.headline(top, "".join(f"<p>{w}</p>" for w in notes) + rule_warnings_html(result))
 
     for name in result["metrics"]:
         m = metric_of(result, name)
