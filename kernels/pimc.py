@@ -75,11 +75,11 @@ from kernels.calls import (
     euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
-    calls_as_heuristic_nb, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
-    heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb,
+    POLICY_HEURISTIC, POLICY_SEARCH, calls_by_worlds_nb, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
+    heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb, searches_calls_nb,
 )
 from kernels.rng import next_u64_nb
-from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS, note_unexplained_nb
+from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS, POLICY_SCRIPT, note_unexplained_nb
 from kernels.tricks import highest_trumps_nb
 
 # ``facts`` of the seats record (kernels.step): Bridgette's up-card (card + 1; 0 none known)
@@ -765,6 +765,15 @@ def pimc_euchre_card_nb(dd, seats, seat, hands, legal, trump, out_seat, double_d
 
 # --- Bid Euchre's calls --------------------------------------------------------------------------
 
+@njit(cache=True, inline="always")
+def calls_as_heuristic_nb(pid, prm):
+    """Whether a seat's calls are the heuristic's, so that its partner may read them with
+    the model: every policy but ``random`` and those that search or sample their calls; a
+    replayed seat's (``POLICY_SCRIPT``) are taken to be."""
+    return (pid == POLICY_SCRIPT or POLICY_HEURISTIC <= pid <= POLICY_SEARCH) and not searches_calls_nb(pid, prm) \
+        and not calls_by_worlds_nb(pid, prm)
+
+
 @njit(cache=True)
 def euchre_calls_agree_nb(h, hands, unread, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
     """Whether every seat not in the bit set ``unread``, holding ``hands``, would have made
@@ -842,7 +851,8 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     ``euchre_holders_nb`` places the cards ``seat`` has not seen, kept when the other seats,
     modelled as heuristics with this seat's parameters, would have made their calls among
     the first ``n_calls`` of ``seats.calls`` and, where ``named_by`` is another seat (-1:
-    none), that seat would have named ``trump`` (E-3): exact rejection (the model is
+    none), that seat would have named ``trump`` (E-3); the partner is read only where its
+    calls are the heuristic's (``calls_as_heuristic_nb``): exact rejection (the model is
     deterministic) among at most ``tries`` draws per world wanted, and only those worlds:
     none when the model explains none. One number from the policy stream starts the draws."""
     rng = decision_stream_nb(seats)
@@ -857,6 +867,10 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     world = np.empty(m, dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the other seats, modelled with this seat's parameters
     copies = 1 + np.int64(double_deck)
+    unread = 1 << seat
+    partner = (seat + 2) % 4
+    if not calls_as_heuristic_nb(seats.pol[partner], seats.prm[partner]):
+        unread |= 1 << partner
     got = 0
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
@@ -865,9 +879,9 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         if n_deals == 1.0 or (
-                euchre_calls_agree_nb(model, out[got], 1 << seat, seats.calls, n_calls, dealer, tricks, copies,
+                euchre_calls_agree_nb(model, out[got], unread, seats.calls, n_calls, dealer, tricks, copies,
                                       stick_the_dealer)
-                and (named_by < 0 or named_by == seat
+                and (named_by < 0 or unread >> named_by & 1
                      or heuristic_euchre_trump_nb(model, out[got, named_by], copies) == trump)):
             got += 1
             if got == n:

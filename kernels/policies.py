@@ -68,14 +68,6 @@ def reads_calls_in_play_nb(pid):
 
 
 @njit(cache=True, inline="always")
-def calls_as_heuristic_nb(pid, prm):
-    """Whether a seat's calls are the heuristic's (kernels.pimc reads a partner's only
-    then): every policy but ``random`` and those that search or sample their calls."""
-    return POLICY_HEURISTIC <= pid <= POLICY_SEARCH and not searches_calls_nb(pid, prm) and not \
-        calls_by_worlds_nb(pid, prm)
-
-
-@njit(cache=True, inline="always")
 def calls_by_worlds_nb(pid, prm):
     """Whether a seat makes its calls over sampled worlds, one answer ahead (kernels.pimc):
     ``pimc`` with ``bid_worlds`` above 0."""
