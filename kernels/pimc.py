@@ -851,8 +851,7 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     ``euchre_holders_nb`` places the cards ``seat`` has not seen, kept when the other seats,
     modelled as heuristics with this seat's parameters, would have made their calls among
     the first ``n_calls`` of ``seats.calls`` and, where ``named_by`` is another seat (-1:
-    none), that seat would have named ``trump`` (E-3); the partner is read only where its
-    calls are the heuristic's (``calls_as_heuristic_nb``): exact rejection (the model is
+    none), that seat would have named ``trump`` (E-3): exact rejection (the model is
     deterministic) among at most ``tries`` draws per world wanted, and only those worlds:
     none when the model explains none. One number from the policy stream starts the draws."""
     rng = decision_stream_nb(seats)
@@ -867,10 +866,6 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     world = np.empty(m, dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the other seats, modelled with this seat's parameters
     copies = 1 + np.int64(double_deck)
-    unread = 1 << seat
-    partner = (seat + 2) % 4
-    if not calls_as_heuristic_nb(seats.pol[partner], seats.prm[partner]):
-        unread |= 1 << partner
     got = 0
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts[:m], used, rng, world)
@@ -879,9 +874,9 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         if n_deals == 1.0 or (
-                euchre_calls_agree_nb(model, out[got], unread, seats.calls, n_calls, dealer, tricks, copies,
+                euchre_calls_agree_nb(model, out[got], 1 << seat, seats.calls, n_calls, dealer, tricks, copies,
                                       stick_the_dealer)
-                and (named_by < 0 or unread >> named_by & 1
+                and (named_by < 0 or named_by == seat
                      or heuristic_euchre_trump_nb(model, out[got, named_by], copies) == trump)):
             got += 1
             if got == n:
