@@ -75,8 +75,9 @@ from kernels.calls import (
     euchre_bid_kind_nb, euchre_legal_bids_nb, legal_calls_nb,
 )
 from kernels.policies import (
-    POLICY_HEURISTIC, POLICY_SEARCH, calls_by_worlds_nb, heuristic_call_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb,
-    heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb, searches_calls_nb,
+    POLICY_HEURISTIC, POLICY_SEARCH, calls_by_worlds_nb, heuristic_call_nb, heuristic_euchre_bid_nb,
+    heuristic_euchre_give_nb, heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb,
+    searches_calls_nb,
 )
 from kernels.rng import next_u64_nb
 from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS, POLICY_SCRIPT, note_unexplained_nb
@@ -548,9 +549,9 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
     the opponent, modelled as a heuristic with this seat's parameters, would have made its
     calls so far: exact rejection (the model is deterministic) among at most ``tries``
-    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the model explains none of
-    them (the caller then makes the heuristic's call and counts the deal's
-    ``unexplained``). One number from the policy stream starts the draws. Also returns
+    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the
+    model explains none of them (the caller then makes the heuristic's call and counts the
+    deal's ``unexplained``). One number from the policy stream starts the draws. Also returns
     whether only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
@@ -802,10 +803,10 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
     played since. The seat's partner is read only where its calls are the heuristic's
     (``calls_as_heuristic_nb``; a partner that searches them is no heuristic). After a 6A
     (12A) the asking bidder's and its partner's hands changed in E-4's exchange, which
-    only they saw, so their calls are not read. Exact rejection, at
-    most ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
-    accepted ones first. With none explained the decision counts as ``unexplained`` and the
-    worlds are drawn as ``pimc`` draws them."""
+    only they saw, so their calls are not read. Exact rejection, at most
+    ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
+    accepted ones first. With none explained the decision counts as ``unexplained`` and
+    the worlds are drawn as ``pimc`` draws them."""
     a = seats.auction
     dealer, tricks, stick_the_dealer, bidder, bid = a[1], a[2], a[3] != 0, a[4], a[5]
     unread = 1 << seat
