@@ -12,6 +12,7 @@ from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_
 from kernels.dealing import games_plan
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
+from sim.activity import always, bit, column, deal_limit
 from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
@@ -397,3 +398,33 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
         lines.append(f"game: {int(game_row['deals'])} hands, totals team 0 {int(game_row['total0'])}, "
                      f"team 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
+
+
+# --- Rule activity (sim.activity): which deals each option decided something in ---------------
+
+def _euchre_hands(what):
+    """Bid Euchre's bid hands of one outcome (``_Block.euchre_hands``)."""
+    return lambda b: b.euchre_hands[what]
+
+
+def _reneges(b):
+    return int((b.deals["reneges"] > 0).sum()) if b.rules.scoring.renege_penalty else 0
+
+
+ACTIVITY_ROWS = [
+    ("auction.stick_the_dealer", "E-3", "the dealer, after three passes, had to bid", bit("stick_the_dealer")),
+    (None, "E-3", "all four passed: the hand was void", column("void", 1)),
+    ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_hands("ask")),
+    ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_hands("ask_all")),
+    ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_hands("moon_all")),
+    ("scoring.made_trick_points", "E-7", "a bid below six was made", _euchre_hands("made")),
+    ("scoring.set_bid_points", "E-7", "a bidding team was set", _euchre_hands("set")),
+    ("scoring.defender_trick_points", "E-7", "the defenders took a trick", _euchre_hands("defended")),
+    ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),
+    ("game.target", "E-9", "the game's target (always active)", always()),
+    ("game.max_hands", "E-9", "a game was abandoned at its hand limit", deal_limit),
+    ("variant.ace_no_face", "E-10", "an ace-no-face hand voided the deal", column("void", 2)),
+    ("variant.joker", "E-10", "the joker was in the deck (every deal when on)", always(lambda r: r.variant.joker)),
+    ("variant.double_deck", "E-10", "the double deck was used (every deal when on)",
+     always(lambda r: r.variant.double_deck)),
+]

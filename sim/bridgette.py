@@ -14,6 +14,7 @@ from kernels.cards import CARD_IDS, COLON_GRAND, COLON_LITTLE, COLON_ROYAL, card
 from kernels.dealing import games_plan
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
 from sim import contract, dd_run
+from sim.activity import CONTRACT_AUCTION, always, bit, column, contracts, failed, made
 from sim.games import game_info
 from sim.rules import BridgetteRules, kernel_params
 from sim.summary import percent, rate
@@ -304,3 +305,65 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
         lines.append(f"game: {int(game_row['deals'])} deals, totals seat 0 {int(game_row['total0'])}, "
                      f"seat 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
+
+
+# --- Rule activity (sim.activity): which deals each option decided something in ---------------
+
+def _overtrick_bonus(b):
+    """B-12: made with three overtricks, or three or more under "atleast3"."""
+    at_least = b.rules.scoring.overtrick_bonus_rule == "atleast3"
+    return contracts(lambda lv, st, over, x: (over >= 3) if at_least else (over == 3))(b)
+
+
+def _up_class(k):
+    return column("upcard_class", k)
+
+
+def _tiebreak(b):
+    return int(b.games["tiebreak_deals"].sum())
+
+
+ACTIVITY_ROWS = [
+    ("deck.colons", "B-4", "the deck (always active)", always()),
+    ("exchange.nondealer_draw", "B-3", "the non-dealer drew (always active)", always()),
+    # B-3: each dealer draw applies after an up-card of its class
+    ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", _up_class(0)),
+    ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", _up_class(1)),
+    ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", _up_class(2)),
+    ("exchange.upcard_to", "B-3", "the up-card went to its side (always active)", always()),
+    *CONTRACT_AUCTION,
+    ("auction.min_trump_cards", "B-6", "a suit bid was refused for too few cards", bit("min_trump_cards")),
+    ("auction.nt_needs_all_suits", "B-6", "a no-trump bid was refused for a void", bit("nt_needs_all_suits")),
+    ("auction.jump_min_cards", "B-6", "a jump bid was refused for too few cards", bit("jump_min_cards")),
+    (None, "B-8", "a Colon's block barred a lead", bit("lead_barred")),
+    ("play.colon_discard", "B-10", "a follower void in the suit led held a non-matching Colon "
+                                   "and other cards", bit("colon_discard")),
+    ("scoring.made_basis", "B-11", "a contract was made with overtricks",
+     contracts(lambda lv, st, over, x: over > 0)),
+    ("scoring.nt_values", "B-11", "a no-trump contract was made", made(strains=(4,))),
+    ("scoring.minor_values", "B-11", "a club or diamond contract was made", made(strains=(0, 1))),
+    ("scoring.major_values", "B-11", "a heart or spade contract was made", made(strains=(2, 3))),
+    ("scoring.exact_bonus", "B-12", "a contract was made exactly", contracts(lambda lv, st, over, x: over == 0)),
+    ("scoring.exact_values", "B-12", "a contract was made exactly", contracts(lambda lv, st, over, x: over == 0)),
+    ("scoring.nt_reduced_exact", "B-12", "a 0NT..5NT was made exactly under exact_bonus nt_reduced",
+     contracts(lambda lv, st, over, x: (over == 0) & (st == 4) & (lv <= 5),
+                lambda r: r.scoring.exact_bonus == "nt_reduced")),
+    ("scoring.overtrick_bonus_rule", "B-12", "a contract was made with more than three overtricks",
+     contracts(lambda lv, st, over, x: over > 3)),
+    ("scoring.overtrick_bonus", "B-12", "a contract was made with the overtricks the bonus needs",
+     _overtrick_bonus),
+    ("scoring.double_bonus", "B-12", "a doubled contract was made", made(1)),
+    ("scoring.redouble_bonus", "B-12", "a redoubled contract was made", made(2)),
+    ("scoring.multiply_bonuses", "B-13", "a doubled or redoubled contract was made",
+     contracts(lambda lv, st, over, x: (over >= 0) & (x > 0))),
+    ("scoring.double_factor", "B-13", "a doubled contract was made", made(1)),
+    ("scoring.redouble_factor", "B-13", "a redoubled contract was made", made(2)),
+    # B-14: where the two readings of the last row part
+    ("scoring.penalty_last_row", "B-14", "a slam failed by 1-5 tricks, or another contract by 6 or more",
+     contracts(lambda lv, st, over, x: np.where(lv >= 6, (over < 0) & (over > -6), over <= -6))),
+    ("scoring.penalty_undoubled", "B-14", "an undoubled contract failed", failed(0)),
+    ("scoring.penalty_doubled", "B-14", "a doubled contract failed", failed(1)),
+    ("scoring.penalty_redoubled", "B-14", "a redoubled contract failed", failed(2)),
+    ("game.deals", "B-15", "the game's deals (always active)", always()),
+    ("game.max_tiebreak_deals", "B-15", "a tie-break deal was played", _tiebreak),
+]

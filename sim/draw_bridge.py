@@ -11,6 +11,7 @@ from kernels.cards import CARD_IDS, card_name, mask_to_cards
 from kernels.dealing import games_plan
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
 from sim import contract, dd_run
+from sim.activity import CONTRACT_AUCTION, always, bit, contracts, deal_limit, failed, made
 from sim.games import game_info
 from sim.rules import DrawBridgeRules, kernel_params
 
@@ -218,3 +219,36 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
         lines.append(f"game: {int(game_row['deals'])} deals, totals seat 0 {int(game_row['total0'])}, "
                      f"seat 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
+
+
+# --- Rule activity (sim.activity): which deals each option decided something in ---------------
+
+def _bridge_undertricks(rules):
+    return rules.scoring.undertricks == "bridge"
+
+
+ACTIVITY_ROWS = [
+    ("draw.must_follow", "D-2", "a draw-phase follower held the suit led and other cards", bit("must_follow")),
+    ("draw.trick_winner", "D-2", "a draw trick went by rank against the suit led, or the reverse",
+     bit("trick_winner")),
+    ("draw.show_stock_top", "D-2", "the stock's top was shown (every deal when on)",
+     always(lambda r: r.draw.show_stock_top)),
+    *CONTRACT_AUCTION,
+    ("scoring.minor_trick", "D-5", "a club or diamond contract was made", made(strains=(0, 1))),
+    ("scoring.major_trick", "D-5", "a heart or spade contract was made", made(strains=(2, 3))),
+    ("scoring.nt_first_trick", "D-5", "a no-trump contract was made", made(strains=(4,))),
+    ("scoring.nt_trick", "D-5", "a no-trump contract was made with two tricks or more over six",
+     contracts(lambda lv, st, over, x: (over >= 0) & (st == 4) & (lv + over >= 2))),
+    ("scoring.double_factor", "D-5", "a doubled contract was made", made(1)),
+    ("scoring.redouble_factor", "D-5", "a redoubled contract was made", made(2)),
+    ("scoring.undertricks", "D-6", "a failed contract scored undertricks",
+     contracts(lambda lv, st, over, x: over < 0, _bridge_undertricks)),
+    ("scoring.undertricks_undoubled", "D-6", "an undoubled contract failed, scoring undertricks",
+     failed(0, _bridge_undertricks)),
+    ("scoring.undertricks_doubled", "D-6", "a doubled contract failed, scoring undertricks",
+     failed(1, _bridge_undertricks)),
+    ("scoring.undertricks_redoubled", "D-6", "a redoubled contract failed, scoring undertricks",
+     failed(2, _bridge_undertricks)),
+    ("game.target", "D-7", "the game's target (always active)", always()),
+    ("game.max_deals", "D-7", "a game was abandoned at its deal limit", deal_limit),
+]

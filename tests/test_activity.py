@@ -220,7 +220,7 @@ def test_every_option_has_a_row():
     from sim.rules import GAMES, option_table
 
     for game, cls in GAMES.items():
-        options = [o for o, *_ in activity.ROWS[game] if o]
+        options = [o for o, *_ in activity.rows(game) if o]
         assert sorted(options) == sorted(r["option"] for r in option_table(cls)), game
 
 
