@@ -193,7 +193,7 @@ def sweep_next(result: dict) -> list[str]:
                  f"  python -m analysis.compare {rows[0]['run']} {rows[-1]['run']} --metrics 'NAME = mean(EXPR) where COND'",
                  "      two settings on a metric of your own"]
     if result.get("balance_point") and len(result["vary"]) == 1:
-        key, (name, x) = result["vary"][0], next(iter(result["balance_point"].items()))
+        key, (name, _) = result["vary"][0], next(iter(result["balance_point"].items()))
         bracket = result["balance_bracket"][name]
         if bracket:
             low, high = bracket

@@ -39,7 +39,7 @@ from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, custom_metric, parse_metrics, resolve_metrics, shown
 from sim.multilevel import add_control_flags
-from sim.rules import GAMES, RulesError, option_table, parse_set
+from sim.rules import GAMES, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
     block_size_value, count, dealing_of, seed_value
 from sim.run_records import open_run
