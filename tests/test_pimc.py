@@ -828,13 +828,9 @@ def test_bid_euchre_pimc_trump_is_best_by_the_worlds_of_the_whole_auction():
         checked += 1
 
 
-@pytest.mark.slow
 def test_bid_euchre_sampled_calls_change_the_auctions():
     """``bid_worlds`` > 0 in Bid Euchre: the pimc seat's calls and trumps are its own, not the
-    heuristic's, on some of the same cards (with 0 they are the heuristic's). In make
-    test-all: it alone compiles the traced Bid Euchre games with search code (about a
-    minute); test_bid_euchre_pimc_bids_are_best_by_the_worlds_the_calls_before_allow checks
-    the sampled bids themselves in make test."""
+    heuristic's, on some of the same cards (with 0 they are the heuristic's)."""
     from sim import bid_euchre
 
     rules = BidEuchreRules()
