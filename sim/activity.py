@@ -43,21 +43,11 @@ class _Block:
             self._values[name] = np.bincount(self.deals[name].astype(np.int64), minlength=3)
         return self._values[name]
 
-    @functools.cached_property
-    def euchre_hands(self):
-        """Bid Euchre's bid hands by E-4 and E-7's outcome: a 6A (12A) played, a 6A or a 6M
-        taking every trick, a bid below six made, a team set, the defenders taking a trick."""
-        deals = self.deals
-        tricks = 12 if self.rules.variant.double_deck else 6
-        bid = deals["bid"].astype(np.int64)  # -1 on a void hand
-        won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
-        number, ask, moon = bid < tricks - 3, bid == tricks - 3, bid == tricks - 2
-        need = np.where(number, bid + 3, tricks)
-        played = bid >= 0
-        return {name: int(hit.sum()) for name, hit in (
-            ("ask", ask), ("ask_all", ask & (won == tricks)), ("moon_all", moon & (won == tricks)),
-            ("made", played & number & (won >= need)), ("set", played & (won < need)),
-            ("defended", played & (won < tricks)))}
+    def once(self, name, work):
+        """``work(self)``, worked out once per block under ``name`` (a game's own figures)."""
+        if name not in self._values:
+            self._values[name] = work(self)
+        return self._values[name]
 
     @functools.cached_property
     def contract(self):

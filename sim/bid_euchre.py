@@ -402,9 +402,25 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
 
 # --- Rule activity (sim.activity): which deals each option decided something in ---------------
 
+def _hand_outcomes(b) -> dict:
+    """A block's bid hands by E-4 and E-7's outcome: a 6A (12A) played, a 6A or a 6M taking
+    every trick, a bid below six made, a team set, the defenders taking a trick."""
+    deals = b.deals
+    tricks = 12 if b.rules.variant.double_deck else 6
+    bid = deals["bid"].astype(np.int64)  # -1 on a void hand
+    won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
+    number, ask, moon = bid < tricks - 3, bid == tricks - 3, bid == tricks - 2
+    need = np.where(number, bid + 3, tricks)
+    played = bid >= 0
+    return {name: int(hit.sum()) for name, hit in (
+        ("ask", ask), ("ask_all", ask & (won == tricks)), ("moon_all", moon & (won == tricks)),
+        ("made", played & number & (won >= need)), ("set", played & (won < need)),
+        ("defended", played & (won < tricks)))}
+
+
 def _euchre_hands(what):
-    """Bid Euchre's bid hands of one outcome (``_Block.euchre_hands``)."""
-    return lambda b: b.euchre_hands[what]
+    """The bid hands of one outcome (``_hand_outcomes``, worked out once per block)."""
+    return lambda b: b.once("bid hands by outcome", _hand_outcomes)[what]
 
 
 def _reneges(b):
