@@ -437,6 +437,16 @@ def keep_worlds_nb(seats, seat, unseen, counts, allowed, holders):
 
 
 @njit(cache=True)
+def unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, worlds):
+    """No world explained what happened: the decision counts as ``unexplained`` and every
+    row of ``worlds`` is drawn as ``pimc`` draws them; returns how many."""
+    note_unexplained_nb(seats, seat)
+    for w in range(worlds.shape[0]):
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, worlds[w])
+    return worlds.shape[0]
+
+
+@njit(cache=True)
 def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders, kept, gain):
     """Fill ``holders[kept:]`` with worlds of ``contract_deals_nb`` in which the opponent,
     modelled as the heuristic with this seat's parameters, would have made its calls of the
@@ -458,12 +468,7 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
         if calls_agree_nb(model, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1], a[2], a[3],
                           a[4] != 0, a[5], gain, seats.odds[opp]):
             got += 1
-    if got > 0:
-        return got
-    note_unexplained_nb(seats, seat)
-    for w in range(n_w):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[w])
-    return n_w
+    return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders)
 
 
 @njit(cache=True)
@@ -837,12 +842,7 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
         if (euchre_calls_agree_nb(model, then, unread, seats.calls, 4, dealer, tricks, copies, stick_the_dealer)
                 and (unread >> bidder & 1 or heuristic_euchre_trump_nb(model, then[bidder], copies) == trump)):
             got += 1
-    if got > 0:
-        return got
-    note_unexplained_nb(seats, seat)
-    for w in range(n_w):
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, worlds[w])
-    return n_w
+    return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, worlds)
 
 
 @njit(cache=True)
