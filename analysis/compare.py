@@ -9,7 +9,10 @@ reported. Runs of different seeds or sizes are compared unpaired: the difference
 independent means, with the wider interval of Welch's standard error. Metrics whose
 records a run did not keep come from the summaries, unpaired, where they can. A custom
 metric is an expression over the deal or game columns, NAME = mean(EXPR) [where COND]
-(sim.custom), always read from the records.
+(sim.custom), always read from the records. Two multilevel folders (sim.run --deals N
+--control ..., sim.multilevel) of the same seed, deals, players and control levels under
+two conditions (dealing or rules) give the multilevel difference paired deal by deal,
+beside the plain paired difference of their target deals.
 """
 
 from __future__ import annotations
@@ -62,6 +65,40 @@ def format_report(result: dict) -> str:
     return "\n".join(lines)
 
 
+def format_multilevel(result: dict) -> str:
+    """Two multilevel folders compared: B - A multilevel and plain, per metric."""
+    from sim.metrics import shown
+
+    lines = [f"{result['game']}: {plural(result['deals'], 'target deal')}, seed {result['seed']}, multilevel "
+             f"estimates paired deal by deal",
+             f"  A = {result['a']}", f"  B = {result['b']}", f"  pairing: {result['pairing']}",
+             f"  target {', '.join(result['policies'])}; controls {', '.join(result['controls'])}; level deals "
+             + "; ".join(f"{side} " + ", ".join(f"{n:,}" for n in sizes.values())
+                         for side, sizes in zip("AB", result["sizes"]))]
+    for name, r in result["metrics"].items():
+        m = shown(name, r)
+
+        def f(v, ci=None):
+            text = m.format(v, True)
+            return text if ci is None else f"{text} [{m.format(ci[0], True)}, {m.format(ci[1], True)}]"
+
+        lines += ["", f"{r['label']} ({r['unit']}):",
+                  f"  multilevel  B - A {f(r['diff'], r['ci95'])}   (A {f(r['a'], r['a_ci95'])}, "
+                  f"B {f(r['b'], r['b_ci95'])})",
+                  f"  plain       B - A {f(r['plain_diff'], r['plain_ci95'])}   (the target's deals alone, "
+                  f"paired)"]
+        if r["variance_saved"]:
+            words = f"  variance saved {r['variance_saved']:.2f}x against the plain paired difference"
+            if r["equal_time_saved"]:
+                words += f"; {r['equal_time_saved']:.2f}x at equal wall time ({r['seconds']:.1f} s played)"
+            if r["pairing_saved"] is not None:
+                words += f"; pairing saved {100 * r['pairing_saved']:z.0f}%"
+            lines.append(words)
+    lines += ["", "95% intervals of B - A paired deal by deal: each estimate is a sum of its deals' influences "
+                  "(sim.multilevel.estimate_difference)"]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m analysis.compare", description=__doc__.split("\n\n")[1])
     parser.add_argument("run_a", metavar="RUN_A", help="run folder A (the baseline)")
@@ -74,12 +111,28 @@ def main(argv=None) -> int:
                              "game columns (commas inside parentheses or quotes do not separate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args(argv)
+    from sim.multilevel import MultilevelError, compare_folders, is_multilevel_folder
+
     try:
         names = None if args.metrics is None else parse_metrics(args.metrics)
-        result = compare_runs(args.run_a, args.run_b, names)
-    except MetricsError as exc:
+        multilevel = [is_multilevel_folder(p) for p in (args.run_a, args.run_b)]
+        if multilevel[0] != multilevel[1]:
+            one, other = (args.run_a, args.run_b) if multilevel[0] else (args.run_b, args.run_a)
+            raise MultilevelError(f"{one} is a multilevel folder and {other} is not: compare two multilevel "
+                                  f"folders, or two run folders")
+        if multilevel[0]:
+            from sim.metrics import resolve_metrics
+
+            wanted = None if args.metrics is None else [m.name for m in resolve_metrics(names)]
+            result = compare_folders(args.run_a, args.run_b, wanted)
+        else:
+            result = compare_runs(args.run_a, args.run_b, names)
+    except (MetricsError, MultilevelError) as exc:
         return parser.fail(exc)
-    print(json.dumps(result) if args.json else format_report(result))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(format_multilevel(result) if result.get("multilevel") else format_report(result))
     return 0
 
 

@@ -95,7 +95,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
-                            influence)
+                            dealing, influence)
 
 
 def _owns(folder: Path, names) -> bool:
@@ -106,7 +106,7 @@ def _owns(folder: Path, names) -> bool:
 
 
 def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,
-                 stores, out, say, pilot, seed, influence=False) -> dict:
+                 stores, out, say, pilot, seed, dealing, influence=False) -> dict:
     """run_multilevel's levels played and estimated (its folder claimed)."""
     first = specs[0]
     features_cache = {}
@@ -174,7 +174,7 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         sizes = [max(s + 1, math.ceil(s * grow)) for s in sizes]
         sizes[0] = min(sizes[0], deals)
         say(f"half-width {half:.4g} > {width:g}: growing the levels {grow:.2f}x")
-    out_dict = {"game": game, "seed": seed, "policies": [str(p) for p in policies],
+    out_dict = {"game": game, "seed": seed, "dealing": dealing.to_dict(), "policies": [str(p) for p in policies],
                 "controls": [lv.text for lv in levels], "sizes": dict(zip([target.name] + [c.name for c in ctrl],
                                                                             sizes)),
                 "allocation": _plain(alloc), "until": None if until is None else [first.name, width],

@@ -1,0 +1,157 @@
+"""Multilevel folders read back: each metric's estimate made again from the levels' files,
+with each deal's influence, and two folders of the same deals compared deal by deal
+(``python -m analysis.compare`` of two multilevel folders)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
+
+SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's words, from multilevel.json
+
+
+def is_multilevel_folder(path) -> bool:
+    """A folder ``sim.run --control`` made (finished or not)."""
+    path = Path(path)
+    return (path / "multilevel.json").is_file() or (path / "target.npz").is_file()
+
+
+def read_folder(path) -> dict:
+    """A finished multilevel folder: what its multilevel.json says, the levels' deals
+    (``key``: what they are a function of) and each metric's estimate made again from the
+    levels' files, with each deal's influence (``metrics``), beside the plain estimate of
+    the target's deals alone (``plain``, also with its influence)."""
+    path = Path(path)
+    try:
+        kept = json.loads((path / "multilevel.json").read_text())
+    except FileNotFoundError:
+        raise MultilevelError(f"{path} holds no multilevel.json: the run is not finished (rerun its sim.run "
+                              f"--control command to finish it)") from None
+    except (OSError, ValueError) as exc:
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
+    names = list(kept["sizes"])  # the target, then each control played
+    played = [c for c in kept["controls"] if c != "hand"]
+    files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
+    levels, key = [], None
+    for name, file in zip(names, files):
+        try:
+            with np.load(path / file) as held:
+                arrays = {k: held[k] for k in held.files}
+        except (OSError, ValueError) as exc:
+            raise MultilevelError(f"cannot read {path / file}: {exc}") from None
+        key = key or json.loads(str(arrays["key"]))
+        levels.append((name, arrays))
+    sizes = [kept["sizes"][n] for n in names]
+    deals_key = (key["seed"], bytes.fromhex(key["plan"]))
+    features = None
+    if "hand" in kept["controls"]:
+        from sim.api import resolve_rules
+        from sim.multilevel.features import hand_features
+
+        f = hand_features(resolve_rules(key["game"], key["rules"]), key["seed"], max(sizes))
+        features = Features(f.names, f.x, f.means, f.seconds)
+    metrics, plain = {}, {}
+    for k, name in enumerate(kept["metrics"]):
+        data = []
+        for (level, arrays), m in zip(levels, sizes):
+            seconds, held = float(arrays["seconds"][0]), len(arrays[f"y{k}"])
+            choices = arrays.get("choices") if bool(arrays["use_choices"]) else None
+            data.append(LevelData(level, arrays[f"y{k}"][:m], arrays[f"n{k}"][:m], seconds * m / max(held, 1),
+                                  deals_key, None if choices is None else choices[:m]))
+        shown = {w: kept["metrics"][name].get(w) for w in SHOWN}
+        metrics[name] = {**nested_estimate(data[0], data[1:], features, influence=True), **shown}
+        plain[name] = nested_estimate(data[0], influence=True)
+    return {"path": str(path), "game": key["game"], "seed": key["seed"], "rules": key["rules"],
+            "dealing": kept.get("dealing"), "plan": key["plan"], "policies": kept["policies"],
+            "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
+
+
+def compare_folders(path_a, path_b, names=None) -> dict:
+    """B - A of each metric (``names``, default every one both folders hold) for two
+    multilevel folders of the same deals: the same game, seed, target deals, target
+    players and control levels, differing in their dealing conditions or their rules (not
+    both). Each estimate is, to first order, a sum of its deals' influences, so the
+    difference is paired deal by deal (estimate_difference). Beside it: the plain paired
+    difference of the targets' deals alone, the variance saved against it (also at equal
+    wall time, every level's seconds counted), and what pairing saved against two
+    independent multilevel estimates."""
+    a, b = read_folder(path_a), read_folder(path_b)
+    _check_pairable(a, b)
+    wanted = [n for n in a["metrics"] if n in b["metrics"]] if names is None else list(names)
+    for name in wanted:
+        for side in (a, b):
+            if name not in side["metrics"]:
+                raise MultilevelError(f"metric '{name}' is not in {side['path']} (it holds "
+                                      f"{', '.join(side['metrics'])}): rerun its command with --metrics")
+        if a["metrics"][name]["definition"] != b["metrics"][name]["definition"]:
+            raise MultilevelError(f"metric '{name}' is defined otherwise in the two folders")
+    if not wanted:
+        raise MultilevelError("the two folders hold no metric in common")
+    out = {}
+    for name in wanted:
+        ea, eb = a["metrics"][name], b["metrics"][name]
+        d = estimate_difference(ea, eb)
+        p = estimate_difference(a["plain"][name], b["plain"][name])
+        r = {w: ea[w] for w in SHOWN}
+        r.update(a=ea["value"], a_ci95=ea["ci95"], b=eb["value"], b_ci95=eb["ci95"], diff=d["diff"],
+                 ci95=d["ci95"], variance=d["variance"], plain_diff=p["diff"], plain_ci95=p["ci95"],
+                 plain_variance=p["variance"], estimators=[ea["estimator"], eb["estimator"]],
+                 variance_saved=p["variance"] / d["variance"] if d["variance"] > 0 else None,
+                 pairing_saved=1 - d["variance"] / d["unpaired_variance"] if d["unpaired_variance"] > 0 else None,
+                 seconds=None, equal_time_saved=None)
+        if ea.get("seconds") and eb.get("seconds") and d["variance"] > 0:
+            target = ea["levels"][0]["seconds"] + eb["levels"][0]["seconds"]
+            r["seconds"] = ea["seconds"] + eb["seconds"]
+            r["equal_time_saved"] = p["variance"] * target / r["seconds"] / d["variance"]
+        out[name] = r
+    return {"game": a["game"], "seed": a["seed"], "deals": a["sizes"][next(iter(a["sizes"]))], "a": a["path"],
+            "b": b["path"], "pairing": _pairing_words(a, b), "policies": a["policies"], "controls": a["controls"],
+            "sizes": [a["sizes"], b["sizes"]], "multilevel": True, "metrics": out}
+
+
+def _check_pairable(a: dict, b: dict) -> None:
+    """Refuse two folders whose deal i is not the same deal under two conditions."""
+    def refuse(why):
+        raise MultilevelError(f"multilevel folders {a['path']} and {b['path']} cannot be paired: {why}")
+
+    if a["game"] != b["game"]:
+        refuse(f"different game ({a['game']} and {b['game']})")
+    if a["seed"] != b["seed"]:
+        refuse(f"different seed ({a['seed']} and {b['seed']}): deal i is another deal in each")
+    da, db = (next(iter(s["sizes"].values())) for s in (a, b))
+    if da != db:
+        refuse(f"the target plays {da:,} deals in one and {db:,} in the other (grow the smaller with the same "
+               f"command and a larger --deals)")
+    if a["policies"] != b["policies"]:
+        refuse(f"different target players ({', '.join(a['policies'])}; {', '.join(b['policies'])})")
+    if a["controls"] != b["controls"]:
+        refuse(f"different control levels ({', '.join(a['controls'])}; {', '.join(b['controls'])})")
+    if a["rules"] != b["rules"] and not _same_dealing(a, b):
+        refuse("they differ both in their rules and in their dealing conditions: B - A would mix two changes")
+
+
+def _pairing_words(a: dict, b: dict) -> str:
+    """What B changes against A, for the report."""
+    if not _same_dealing(a, b):
+        from sim.dealing import from_dict
+
+        if a["dealing"] is None or b["dealing"] is None:
+            return "the same seed and deals, under each folder's own dealing conditions"
+        return (f"the same seed and deals, under each folder's own conditions (A: "
+                f"{from_dict(a['dealing']).describe()}; B: {from_dict(b['dealing']).describe()})")
+    if a["rules"] != b["rules"]:
+        from sim.headline import rule_changes
+
+        return "the same seed and deals; B changes " + ", ".join(rule_changes(a["rules"], b["rules"]))
+    return "the same seed, deals and conditions"
+
+
+def _same_dealing(a: dict, b: dict) -> bool:
+    """The same dealing conditions (the same deal plan where a multilevel.json does not say them)."""
+    if a["dealing"] is None or b["dealing"] is None:
+        return a["plan"] == b["plan"]
+    return a["dealing"] == b["dealing"]

@@ -1,0 +1,90 @@
+"""Two multilevel folders compared (python -m analysis.compare A B, sim.multilevel.folders):
+the paired difference against a direct computation from the folders' per-deal values, and
+folders that do not pair refused in one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from sim.summary import Z95
+
+STRONG = "heuristic:aggression=1.2"  # the "strong" level, as in test_multilevel.py
+
+
+def _folder(tmp_path, name, *extra, deals="100", seed="3", seat="0"):
+    from sim.run import main
+
+    out = tmp_path / name
+    assert main(["--deals", deals, "--seed", seed, "--dealer", "0", "--predeal", f"{seat}=CL", "--policy",
+                 f"all={STRONG}", "--control", "all=heuristic", "--control-deals", "1000", "--quiet", "--out",
+                 str(out), *extra]) == 0
+    return out
+
+
+def _by_hand(folder):
+    """The textbook two-level regression estimate of the dealer's advantage (one
+    regressor: 100 target deals are too few for the choice columns) and each deal's
+    influence on it, from the folder's files; with its coefficient's sandwich variance."""
+    with np.load(folder / "target.npz") as t, np.load(folder / "control-1.npz") as c:
+        y, x = t["y0"], c["y0"]
+    m0, m1 = len(y), len(x)
+    v = x - x.mean()
+    slope = np.polyfit(x[:m0], y, 1)[0]
+    value = y.mean() - slope * (x[:m0].mean() - x.mean())
+    psi = slope * v / m1
+    psi[:m0] += (y - y.mean() - slope * v[:m0]) / m0
+    vc = v[:m0] - v[:m0].mean()
+    resid = y - y.mean() - slope * vc
+    coefficient = (vc ** 2 * resid ** 2).sum() / (vc @ vc) ** 2 * m0 / (m0 - 2) * (v[:m0].mean()) ** 2
+    return value, psi, coefficient, y
+
+
+def test_two_multilevel_folders_pair_deal_by_deal(tmp_path, capsys):
+    """B - A of two conditions (the Little Colon dealt to the dealer, or to the other) is
+    the difference of the folders' kept estimates, and its variance the sum over the two
+    segments of deals [0, 100) and [100, 1000) of the per-deal differences of influence
+    (the first corrected for the one coefficient), plus both coefficients' variances; the
+    plain paired difference is the mean and variance of the target's y_B - y_A."""
+    from analysis.compare import main
+
+    a, b = _folder(tmp_path, "a", seat="1"), _folder(tmp_path, "b", seat="0")
+    assert main([str(a), str(b), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["metrics"]["dealer_advantage"]
+    kept = [json.loads((f / "multilevel.json").read_text())["metrics"]["dealer_advantage"] for f in (a, b)]
+    assert all(len(k["steps"][0]["coefficients"]) == 1 for k in kept)
+    (va, pa, ca, ya), (vb, pb, cb, yb) = _by_hand(a), _by_hand(b)
+    assert [va, vb] == pytest.approx([k["value"] for k in kept], rel=1e-12)
+    assert got["diff"] == pytest.approx(vb - va, rel=1e-12)
+    d = pb - pa
+    variance = d[:100].var(ddof=1) * 100 * 99 / 98 + d[100:].var(ddof=1) * 900 + ca + cb
+    assert got["variance"] == pytest.approx(variance, rel=1e-9)
+    half = Z95 * np.sqrt(variance)
+    assert got["ci95"] == pytest.approx([vb - va - half, vb - va + half], rel=1e-9)
+    plain = (yb - ya).var(ddof=1) / 100
+    assert got["plain_diff"] == pytest.approx((yb - ya).mean(), rel=1e-12)
+    assert got["plain_variance"] == pytest.approx(plain, rel=1e-9)
+    assert got["variance_saved"] == pytest.approx(plain / variance, rel=1e-9)
+    assert main([str(a), str(b)]) == 0
+    shown = capsys.readouterr().out
+    assert "seat 1 holds CL" in shown and "seat 0 holds CL" in shown and "variance saved" in shown
+
+
+def test_folders_that_do_not_pair_are_refused_in_one_line(tmp_path, capsys):
+    """Another seed, another number of target deals, other rules as well as other
+    conditions, or a plain run folder: one line, exit status 2."""
+    from analysis.compare import main
+    from sim.run import main as run
+
+    a = _folder(tmp_path, "a", seat="1")
+    assert run(["--deals", "100", "--seed", "3", "--dealer", "0", "--predeal", "0=CL", "--quiet", "--out",
+                str(tmp_path / "plain")]) == 0
+    for other, words in ((_folder(tmp_path, "seed", seed="4"), "different seed"),
+                         (_folder(tmp_path, "deals", deals="120"), "100 deals in one and 120"),
+                         (_folder(tmp_path, "rules", "--set", "exchange.nondealer_draw=4"), "both in their rules"),
+                         (tmp_path / "plain", "is not")):
+        assert main([str(a), str(other)]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
