@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -233,8 +234,6 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
 
     policies = resolve_policies(game) if policies is None else policies
     if controls:
-        if cluster is not None:
-            raise DealingError("--control does not take --cluster")
         metrics = metrics or ["dealer_advantage"]
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
     if records != "deals":
@@ -247,7 +246,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     out = Path(out)
     if controls:
         return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
-                                  sigmas, metrics, list(controls), control_deals, notify)
+                                  sigmas, metrics, list(controls), control_deals, notify, cluster, threads)
     with claim(out, is_strata_folder, "stratified run"):  # this process's alone until strata.json is written
         folders = []
         for i, (s, n) in enumerate(zip(strata, counts)):
@@ -271,7 +270,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
 
 
 def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts, sigmas,
-                       metrics, controls, control_deals, notify) -> dict:
+                       metrics, controls, control_deals, notify, cluster=None, threads=None) -> dict:
     """Each stratum a multilevel estimate (sim.multilevel.run_multilevel on the stratum's
     seed and conditions, its target on the stratum's deals, its controls sized by its own
     pilot or ``control_deals``) in ``out/stratum-NAME``, combined by
@@ -281,14 +280,20 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
     from sim.multilevel import stratified_estimate as combined
     from sim.ratio import ratio_sums
 
-    with claim(out, is_strata_folder, "stratified run"):
+    with ExitStack() as stack:
+        stack.enter_context(claim(out, is_strata_folder, "stratified run"))
+        if cluster is not None:  # one cluster (and its workers' warm kernels) for every stratum
+            from sim.cluster import open_cluster
+
+            cluster = stack.enter_context(open_cluster(cluster, threads)).client
         played = []
         for i, (s, n) in enumerate(zip(strata, counts)):
             folder = out / f"stratum-{s.name}"
             if notify is not None:
                 notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} target deals -> {folder}")
             played.append(run_multilevel(game, rules, policies, stratum_seed(seed, i), n, controls, control_deals,
-                                         metrics, s.dealing, out=folder, notify=notify, influence=True))
+                                         metrics, s.dealing, out=folder, notify=notify, influence=True,
+                                         cluster=cluster, threads=threads))
         weights = [s.weight for s in strata]
         result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
                   "neyman_sigmas": sigmas, "controls": played[0]["controls"],

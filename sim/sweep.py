@@ -190,8 +190,6 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     if controls:
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
-        if cluster is not None:
-            raise SweepError("--control does not take --cluster")
         metrics = metrics or ["dealer_advantage"]
     specs = resolve_metrics(metrics, deal_run=True) if controls else resolve_metrics(metrics)
     names = [m.name for m in specs]
@@ -247,7 +245,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
                 if log:
                     log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
                 played.append(run_multilevel(game, setting_rules, chosen, seed, games, list(controls), control_deals,
-                                             metrics, dealing, out=folder, notify=log, influence=True))
+                                             metrics, dealing, out=folder, notify=log, influence=True,
+                                             cluster=extra.get("cluster"), threads=extra.get("threads", threads)))
         else:
             folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
                                      log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])

@@ -115,6 +115,44 @@ def test_a_pimc_run_on_the_cluster_equals_the_threaded_one(cluster, tmp_path):
     assert folder_content(remote.path) == folder_content(local.path)
 
 
+def multilevel_content(out: Path) -> dict:
+    """A multilevel folder's levels (every array but their timing) and multilevel.json
+    without its seconds."""
+    import numpy as np
+
+    content = {}
+    for p in sorted(out.glob("*.npz")):
+        with np.load(p) as held:
+            content[p.name] = {k: held[k].tolist() for k in held.files if k != "seconds"}
+    kept = json.loads((out / "multilevel.json").read_text())
+    kept.pop("wall_seconds")
+    for e in kept["metrics"].values():
+        for key in ("seconds", "equal_time_saved"):
+            e.pop(key, None)
+        for level in e["levels"]:
+            level.pop("seconds")
+    return {**content, "multilevel.json": kept}
+
+
+def test_a_multilevel_run_on_the_cluster_equals_the_threaded_one(cluster, tmp_path):
+    """sim.run --control on the cluster: each level's chunks cut into pieces for the
+    workers, the same per-deal values, choices and estimates as on 1 and 2 threads."""
+    from tests.records import on_threads
+
+    from sim.api import resolve_policies, resolve_rules
+    from sim.dealing import parse
+    from sim.multilevel import run_multilevel
+
+    rules = resolve_rules("bridgette")
+    args = ("bridgette", rules, resolve_policies("bridgette", ["all=heuristic:aggression=1.2"]), 8, 150,
+            ["all=heuristic"], [1500], ["dealer_advantage", "contract_made"], parse("deals", dealer="0"))
+    folders = [tmp_path / name for name in ("one", "two", "cluster")]
+    on_threads(1, run_multilevel, *args, None, folders[0])
+    on_threads(2, run_multilevel, *args, None, folders[1])
+    run_multilevel(*args, None, folders[2], cluster=cluster)
+    assert multilevel_content(folders[0]) == multilevel_content(folders[1]) == multilevel_content(folders[2])
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
     out = tmp_path / "killed"
     pids = cluster.run(os.getpid)

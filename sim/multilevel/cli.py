@@ -61,9 +61,8 @@ def play_cli(args, rules, policies, dealing) -> int:
     """sim.run with --control: the multilevel estimate, printed and kept in --out."""
     import sys
 
-    if args.dd or args.cluster:  # --stratify with --control is sim.strata's
-        flag = "--dd" if args.dd else "--cluster"
-        raise MultilevelError(f"--control does not take {flag} (a double-dummy level is --control dd:SEAT=POLICY)")
+    if args.dd:  # --stratify with --control is sim.strata's
+        raise MultilevelError("--control does not take --dd (a double-dummy level is --control dd:SEAT=POLICY)")
     if args.control_deals is not None and any(n < 1 for n in args.control_deals):
         raise MultilevelError("--control-deals must be positive whole numbers")
     until = None if args.until is None else (args.until.metric, args.until.width)
@@ -74,7 +73,7 @@ def play_cli(args, rules, policies, dealing) -> int:
     metrics = None if args.metrics is None else parse_metrics(args.metrics)
     try:
         result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
-                                metrics, dealing, until, out, notify)
+                                metrics, dealing, until, out, notify, cluster=args.cluster, threads=args.threads)
     except KeyboardInterrupt:
         from sim.cli import INTERRUPTED_STATUS
 

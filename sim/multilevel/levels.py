@@ -178,14 +178,27 @@ class LevelPlayer:
         self.seconds = 0.0
         self.largest = (0, 0.0)  # (deals, seconds) of the largest chunk played: the cost per deal
         self.warm = False
+        self.pool = None  # a sim.cluster.Cluster whose workers play the chunks; None: this process
 
     @property
     def deals(self) -> int:
         return len(self.values[0][0])
 
+    def _block(self, first, count):
+        """The deal and game rows of deals first .. first + count - 1: played here, or cut
+        into pieces that the cluster's workers play, joined in order (deal i is a pure
+        function of the seed and i, so the rows are the same)."""
+        job = (self.game, self.rules, self.policies, self.seed)
+        if self.pool is None:
+            return _played(*job, first, count, bool(self.dd), self.plan)
+        n = min(count, PIECES_PER_WORKER * len(self.pool.workers()))
+        cuts = [first + count * i // n for i in range(n + 1)]
+        parts = list(self.pool.map(_played, [(*job, lo, hi - lo, bool(self.dd), self.plan)
+                                             for lo, hi in zip(cuts, cuts[1:])], ordered=True))
+        return tuple(np.concatenate(rows) for rows in zip(*parts))
+
     def _values(self, first, count):
-        deals, games = self.module.run_block(self.rules, self.policies, self.seed, first, count, bool(self.dd),
-                                             self.plan)
+        deals, games = self._block(first, count)
         if self.dd:
             deals = dd_scored(self.game, self.rules, deals)
         if self.scores is None and self.info.dd_solver == "contract":
@@ -255,7 +268,12 @@ class LevelPlayer:
         """Play on until the first ``deals`` deals are held, in chunks of at most ``chunk``
         deals and about a minute each, saved to ``store`` after each one."""
         if not self.warm:  # compile (or load) the kernels outside the timing
-            self.module.run_block(self.rules, self.policies, self.seed, 0, 1, bool(self.dd), self.plan)
+            if self.pool is not None:  # on every worker, checked to run this version
+                self.pool.warm_up(self.game, self.rules, self.policies)
+                one = (self.game, self.rules, self.policies, self.seed, 0, 1, bool(self.dd), self.plan)
+                list(self.pool.map(_played, [one] * len(self.pool.workers())))
+            else:
+                self._block(0, 1)
             self.warm = True
         while self.deals < deals:
             first = self.deals
@@ -283,6 +301,16 @@ class LevelPlayer:
         extra = None if self.choices is None or not self.use_choices else self.choices[:m]
         return LevelData(self.name, y[:m], n[:m], self.seconds * m / max(self.deals, 1),
                          (self.seed, self.plan.tobytes()), extra)
+
+
+PIECES_PER_WORKER = 4  # a chunk played on a cluster is cut into this many pieces per worker
+
+
+def _played(game, rules, policies, seed, first, count, dd, plan):
+    """The game's run_block, here or on a cluster worker."""
+    from sim.games import game_module
+
+    return game_module(game).run_block(rules, policies, seed, first, count, dd, plan)
 
 
 def _is_custom(metric) -> bool:

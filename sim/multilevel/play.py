@@ -31,7 +31,7 @@ PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 
 def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
                    metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS,
-                   influence: bool = False) -> dict:
+                   influence: bool = False, cluster=None, threads: int | None = None) -> dict:
     """The multilevel estimate of each metric (default: the dealer's advantage) of
     ``policies`` over deal runs of ``seed``: the target on ``deals`` deals, each control
     (Level or its text) on its ``control_deals`` (None: sized by the allocation rule from
@@ -39,7 +39,12 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     ("METRIC:W" or (metric, W)) the levels are sized from the pilot for a 95% half-width W
     on the first metric and grown until it is met, ``deals`` being the target's cap.
     Writes ``out/multilevel.json`` when ``out`` is given. ``influence``: each metric's
-    estimate also holds its per-deal influence (for estimate_difference; not in the JSON)."""
+    estimate also holds its per-deal influence (for estimate_difference; not in the JSON).
+    ``cluster`` (an address, local:N or a distributed.Client, as sim.cluster.open_cluster
+    takes it, with ``threads`` per worker): the levels' chunks are played there, to the
+    same per-deal values."""
+    from contextlib import ExitStack
+
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
 
@@ -77,16 +82,18 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan, lv.kind == "dd", specs,
                         lv.name) for lv in runs]
     stores = {}
-    if out is None:
-        from contextlib import nullcontext
+    with ExitStack() as stack:
+        if out is not None:  # each level's deals are kept there after each chunk: an interrupted run resumes
+            from sim.store import claim
 
-        folder = nullcontext()
-    else:  # each level's deals are kept there after each chunk: an interrupted run resumes
-        from sim.store import claim
+            out = Path(out)
+            stack.enter_context(claim(out, _owns, "multilevel run"))
+        if cluster is not None:
+            from sim.cluster import open_cluster
 
-        out = Path(out)
-        folder = claim(out, _owns, "multilevel run")
-    with folder:
+            pool = stack.enter_context(open_cluster(cluster, threads))
+            for pl in [target, *ctrl]:
+                pl.pool = pool
         for i, pl in enumerate([target, *ctrl]):
             if out is None:
                 break
