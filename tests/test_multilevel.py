@@ -205,7 +205,9 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                         (["--control", "all=nothing"], "nothing"),
                         (["--control", "hand", "--upcard", "ace"], "unconditioned"),
                         (["--control", "all=heuristic", "--until", "dealer_advantage:5", "--control-deals", "9"],
-                         "drop --control-deals")):
+                         "drop --control-deals"),
+                        (["--control", "all=heuristic", "--dd"], "par:SEAT=POLICY"),
+                        (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge")):
         assert main(["--deals", "50", *args, "--out", "/nonexistent/x"]) == 2
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err
@@ -215,7 +217,8 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
 def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp_path):
     """The same deals two ways: the kernels' rows rescored (dd_scored) and the records of
     a --dd run (level_from_run), deal by deal; and each played contract's declarer scores
-    what the referee's score_deal gives for the double-dummy tricks."""
+    what the referee's score_deal gives for the double-dummy tricks. A par level's dealer's
+    advantage is the dealer's par score minus the other's in the --dd run's records."""
     from sim.api import simulate
     from sim.contract import STRAIN_NAMES
     from sim.reference.bridgette import score_deal
@@ -241,6 +244,12 @@ def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp
         checked += 1
     assert checked > 20
     assert STRAIN_NAMES[-1] == "NT"
+    par = ml.LevelPlayer("bridgette", rules, resolve_policies("bridgette"), 6, plan, "par",
+                         [METRICS["dealer_advantage"]], "par")
+    par.play_to(40)
+    dealer_par = np.where(deals["dealer"] == 0, 1, -1) * (deals["par_score0"] - deals["par_score1"])
+    assert par.data().y.tolist() == dealer_par.tolist()
+    assert par.key() != player.key()
 
 
 def test_until_plays_the_levels_until_the_half_width_is_met():

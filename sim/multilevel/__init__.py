@@ -8,8 +8,9 @@ cheap policy's deal run of the same seed pair deal by deal, and the cheap run's 
 deals are the strong run's deals. A *level* is one such run of the same seed and dealing:
 the target (the strong policies, ``--policy``) on m0 deals and controls on m1 <= m2 <= ...
 deals (``--control``: other policies; ``dd:`` a run valued double dummy, its contracts
-scored by the game's rules on the double-dummy tricks; ``hand``: features of the hands as
-dealt whose means follow exactly from the deck, no run at all).
+scored by the game's rules on the double-dummy tricks; ``par:`` such a run scored at par;
+``hand``: features of the hands as dealt whose means follow exactly from the deck, no run
+at all).
 
 The estimator (a nested multilevel regression estimator, "multifidelity Monte Carlo" with
 fitted coefficients; Peherstorfer, Willcox and Gunzburger 2016) of a metric's value R0:
@@ -48,12 +49,12 @@ from sim.multilevel.estimator import DEALS_PER_REGRESSOR, Features, LevelData, M
 from sim.multilevel.folders import compare_folders, is_multilevel_folder, read_folder
 from sim.multilevel.features import HAND_FEATURES, dealt_orders, hand_features
 from sim.multilevel.levels import CONTRACT_SHIFTS, TRICK_SHIFTS, Level, LevelPlayer, choice_columns, dd_scored, \
-    level_from_run, parse_level, score_table
+    level_from_run, par_scored, parse_level, score_table
 from sim.multilevel.play import PILOT_DEALS, _plain, default_levels, run_multilevel
 
 __all__ = ["CONTRACT_SHIFTS", "DEALS_PER_REGRESSOR", "HAND_FEATURES", "PILOT_DEALS", "TRICK_SHIFTS",
            "add_control_flags", "allocation", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
            "default_levels", "estimate_difference", "estimator_name", "Features", "format_report", "hand_features",
            "is_multilevel_folder", "lean", "Level", "level_from_run", "LevelData", "LevelPlayer", "MultilevelError",
-           "nested_estimate", "parse_level", "_plain", "play_cli", "read_folder", "run_multilevel", "score_table",
-           "sizes_for", "stratified_estimate"]
+           "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder", "run_multilevel",
+           "score_table", "sizes_for", "stratified_estimate"]

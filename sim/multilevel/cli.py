@@ -50,8 +50,8 @@ def add_control_flags(p) -> None:
     p.add_argument("--control", action="append", default=[], metavar="LEVEL",
                    help="deal runs: a cheaper level that plays the same deals, for a multilevel estimate of the "
                         "--policy players (sim.multilevel; repeatable): SEAT=POLICY[;SEAT=POLICY] (e.g. "
-                        "all=heuristic), dd:SEAT=POLICY (its contracts scored double dummy) or hand (features of "
-                        "the hands as dealt, Bridgette)")
+                        "all=heuristic), dd:SEAT=POLICY (its contracts scored double dummy), par:SEAT=POLICY (its deals "
+                        "scored at par) or hand (features of the hands as dealt, Bridgette)")
     p.add_argument("--control-deals", action="append", type=_count, default=None, metavar="N",
                    help="with --control: deals of each played control, in order (default: sized from a pilot by "
                         "the multilevel allocation rule)")
@@ -62,7 +62,8 @@ def play_cli(args, rules, policies, dealing) -> int:
     import sys
 
     if args.dd:  # --stratify with --control is sim.strata's
-        raise MultilevelError("--control does not take --dd (a double-dummy level is --control dd:SEAT=POLICY)")
+        raise MultilevelError("--control does not take --dd: a level scored double dummy is --control "
+                              "dd:SEAT=POLICY, one scored at par --control par:SEAT=POLICY")
     if args.control_deals is not None and any(n < 1 for n in args.control_deals):
         raise MultilevelError("--control-deals must be positive whole numbers")
     until = None if args.until is None else (args.until.metric, args.until.width)

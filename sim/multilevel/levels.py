@@ -17,10 +17,11 @@ from sim.multilevel.estimator import LevelData, MultilevelError
 @dataclass(frozen=True)
 class Level:
     """A control level: ``policies`` (seat specs as --policy takes them) on the same deals,
-    ``dd`` its contracts scored on their double-dummy tricks, or the ``hand`` features."""
+    ``dd`` its contracts scored on their double-dummy tricks, ``par`` its deals scored at
+    par, or the ``hand`` features."""
 
     text: str
-    kind: str  # "policies", "dd" or "hand"
+    kind: str  # "policies", "dd", "par" or "hand"
     policies: tuple = ()
 
     @property
@@ -30,17 +31,20 @@ class Level:
 
 def parse_level(text: str) -> Level:
     """``all=heuristic``, ``0=pimc:worlds=2;1=heuristic`` (seats apart by ';'),
-    ``dd:all=heuristic`` (``dd`` alone: the heuristic's) or ``hand``."""
+    ``dd:all=heuristic``, ``par:all=heuristic`` (``dd``, ``par`` alone: the heuristic's)
+    or ``hand``."""
     text = str(text).strip()
     if text == "hand":
         return Level("hand", "hand")
     kind = "policies"
     body = text
-    if text == "dd" or text.startswith("dd:"):
-        kind, body = "dd", text[3:] or "all=heuristic"
+    for scored in ("dd", "par"):
+        if text == scored or text.startswith(scored + ":"):
+            kind, body = scored, text[len(scored) + 1:] or "all=heuristic"
     seats = tuple(s.strip() for s in body.split(";") if s.strip())
     if not seats or not all("=" in s for s in seats):
-        raise MultilevelError(f"--control needs SEAT=POLICY[;SEAT=POLICY...], dd:SEAT=POLICY or hand, got '{text}'")
+        raise MultilevelError(f"--control needs SEAT=POLICY[;SEAT=POLICY...], dd:SEAT=POLICY, par:SEAT=POLICY or "
+                              f"hand, got '{text}'")
     return Level(text, kind, seats)
 
 
@@ -66,6 +70,16 @@ def dd_scored(game: str, rules, deals):
         declarer = int(out["declarer"][i])
         out[f"score{declarer}"][i], out[f"score{1 - declarer}"][i] = gain, loss
         out[f"tricks{declarer}"][i], out[f"tricks{1 - declarer}"][i] = tricks[i], 13 - tricks[i]
+    return out
+
+
+def par_scored(deals):
+    """Deal rows of a --dd run with each seat's score replaced by its par score (sim.par's:
+    both sides bidding and playing perfectly on the hands after these players' exchange);
+    the other columns stay the players' own."""
+    out = deals.copy()
+    for seat in (0, 1):
+        out[f"score{seat}"] = deals[f"par_score{seat}"]
     return out
 
 
@@ -162,7 +176,9 @@ class _TableSchema:
 
 
 class LevelPlayer:
-    """Plays deals of one level in chunks and keeps each metric's per-deal y and n."""
+    """Plays deals of one level in chunks and keeps each metric's per-deal y and n;
+    ``dd``: a --dd run's deals with their contracts scored double dummy (True) or at par
+    ("par")."""
 
     def __init__(self, game, rules, policies, seed, plan, dd, metrics, name):
         from sim.games import game_module
@@ -199,7 +215,9 @@ class LevelPlayer:
 
     def _values(self, first, count):
         deals, games = self._block(first, count)
-        if self.dd:
+        if self.dd == "par":
+            deals = par_scored(deals)
+        elif self.dd:
             deals = dd_scored(self.game, self.rules, deals)
         if self.scores is None and self.info.dd_solver == "contract":
             self.scores = score_table(self.rules)
@@ -230,9 +248,12 @@ class LevelPlayer:
     def key(self) -> str:
         """What the level's deals are a pure function of: a saved level is resumed only
         when this is the same."""
-        return json.dumps({"game": self.game, "rules": self.rules.to_dict(), "policies": [str(p) for p in self.policies],
-                           "seed": self.seed, "plan": self.plan.tobytes().hex(), "dd": bool(self.dd),
-                           "metrics": [getattr(m, "text", None) or m.name for m in self.metrics]}, sort_keys=True)
+        key = {"game": self.game, "rules": self.rules.to_dict(), "policies": [str(p) for p in self.policies],
+               "seed": self.seed, "plan": self.plan.tobytes().hex(), "dd": bool(self.dd),
+               "metrics": [getattr(m, "text", None) or m.name for m in self.metrics]}
+        if self.dd == "par":
+            key["par"] = True
+        return json.dumps(key, sort_keys=True)
 
     def save(self, path: Path) -> None:
         """The deals played so far, their values and time, into ``path`` (whole or not at all)."""

@@ -61,8 +61,10 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     hand = any(lv.kind == "hand" for lv in levels)
     if hand and (not game_info(game).hand_features or dealing.conditioned):
         raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
-    if any(lv.kind == "dd" for lv in levels) and game_info(game).dd_solver != "contract":
-        raise MultilevelError("--control dd: scoring contracts double dummy is for Bridgette and Draw Bridge")
+    scored = next((lv.kind for lv in levels if lv.kind in ("dd", "par")), None)
+    if scored and game_info(game).dd_solver != "contract":
+        raise MultilevelError(f"--control {scored}: scoring contracts double dummy or at par is for Bridgette and "
+                              f"Draw Bridge")
     if control_deals is not None and len(control_deals) != len(runs):
         raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
                               f"controls ('hand' needs none)")
@@ -79,8 +81,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 
     target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
                          ",".join(f"{s}={p}" for s, p in enumerate(policies)))
-    ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan, lv.kind == "dd", specs,
-                        lv.name) for lv in runs]
+    ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan,
+                        {"dd": True, "par": "par"}.get(lv.kind, False), specs, lv.name) for lv in runs]
     stores = {}
     with ExitStack() as stack:
         if out is not None:  # each level's deals are kept there after each chunk: an interrupted run resumes
