@@ -445,7 +445,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
 
 def estimate(game: str | None = None, deals: int = 2_000, policies=None, control=("auto",), control_deals=None,
              metrics=None, rules=None, seed: int = 1, set_options=(), dealing=None, until=None, out=None,
-             threads: int | None = None) -> dict:
+             threads: int | None = None, cluster=None) -> dict:
     """A multilevel estimate as ``python -m sim.run --deals N --control LEVEL`` makes it
     (sim.multilevel): each metric of ``policies`` over ``deals`` independent deals of
     ``seed``, with cheaper ``control`` levels playing the same deals; returns the
@@ -459,7 +459,8 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     ``until``: "METRIC:W", grow the levels until W is the 95% half-width; ``dealing``: a
     sim.dealing.Dealing of deal runs (conditions); ``out``: a folder that keeps the
     levels, so an interrupted estimate resumes (None: nothing kept). ``game``,
-    ``rules``, ``policies``, ``set_options``, ``seed`` and ``threads`` as for ``simulate``.
+    ``rules``, ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as
+    for ``simulate``.
     """
     from sim.dealing import Dealing
     from sim.metrics import parse_metrics
@@ -478,11 +479,14 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None:
-        import numba
+        threads = _checked("threads", whole_count, threads)
+        if cluster is None:
+            import numba
 
-        numba.set_num_threads(_checked("threads", whole_count, threads))
+            numba.set_num_threads(threads)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
-                          None if metrics is None else parse_metrics(metrics), dealing, until, out)
+                          None if metrics is None else parse_metrics(metrics), dealing, until, out,
+                          cluster=cluster, threads=threads)
 
 
 def _checked(name: str, check, value):

@@ -85,17 +85,17 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                         {"dd": True, "par": "par"}.get(lv.kind, False), specs, lv.name) for lv in runs]
     stores = {}
     with ExitStack() as stack:
-        if out is not None:  # each level's deals are kept there after each chunk: an interrupted run resumes
-            from sim.store import claim
-
-            out = Path(out)
-            stack.enter_context(claim(out, _owns, "multilevel run"))
-        if cluster is not None:
+        if cluster is not None:  # reached first: a bad address leaves no folder
             from sim.cluster import open_cluster
 
             pool = stack.enter_context(open_cluster(cluster, threads))
             for pl in [target, *ctrl]:
                 pl.pool = pool
+        if out is not None:  # each level's deals are kept there after each chunk: an interrupted run resumes
+            from sim.store import claim
+
+            out = Path(out)
+            stack.enter_context(claim(out, _owns, "multilevel run"))
         for i, pl in enumerate([target, *ctrl]):
             if out is None:
                 break
