@@ -21,10 +21,10 @@ def is_multilevel_folder(path) -> bool:
 
 
 def read_folder(path) -> dict:
-    """A finished multilevel folder: what its multilevel.json says, the levels' deals
-    (``key``: what they are a function of) and each metric's estimate made again from the
-    levels' files, with each deal's influence (``metrics``), beside the plain estimate of
-    the target's deals alone (``plain``, also with its influence)."""
+    """A finished multilevel folder: what its multilevel.json and its levels' keys say
+    (game, seed, rules, dealing, players, controls, sizes) and each metric's estimate made
+    again from the levels' files, with each deal's influence (``metrics``), beside the
+    plain estimate of the target's deals alone (``plain``, also with its influence)."""
     path = Path(path)
     try:
         kept = json.loads((path / "multilevel.json").read_text())
