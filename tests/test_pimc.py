@@ -31,6 +31,7 @@ from sim.games import game_info, game_module
 from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 from tests.records import assert_same_on_threads_and_blocks
+from tests.seats import fresh_seats
 from tests.test_policies import no_odds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,11 +49,7 @@ def _mask(cards) -> int:
 def _seats(players, worlds, keep=0):
     """A seats record of pimc seats (worlds per card; ``keep``: keeping the worlds of their
     last card), knowing nothing yet."""
-    ids, prm = kernel_policies([parse_policy(f"pimc:worlds={worlds},keep={keep}")] * players)
-    seats = seats_for(ids, prm)
-    seats["may_hold"] = ALL
-    seats["rng"] = 99
-    return seats
+    return fresh_seats(parse_policy(f"pimc:worlds={worlds},keep={keep}"), players)
 
 
 # --- Uniform worlds -------------------------------------------------------------------------

@@ -14,11 +14,11 @@ from kernels.cards import CARD_IDS, SUIT_MASKS
 from kernels.dd import new_context
 from kernels.policies import heuristic_draw_card_nb
 from kernels.search import draw as ksd
-from kernels.step import seats_for
 from sim import draw_bridge
-from sim.policies import kernel_policies, parse_policy
+from sim.policies import parse_policy
 from sim.rules import DrawBridgeRules
 from tests.records import assert_same_on_threads_and_blocks
+from tests.seats import fresh_seats
 
 
 def mask(names):
@@ -68,15 +68,18 @@ def _beats(card, lead, led_suit_wins):
     return card % 13 > lead % 13
 
 
+def _draw_history():
+    """The draw phase's public history, nothing played yet: (plays, leaders, tops), unset -1."""
+    return np.full(26, -1, dtype=np.int64), np.full(14, -1, dtype=np.int64), np.full(13, -1, dtype=np.int64)
+
+
 def _draw_phase_until(h, hands, stock, dealer, show, must_follow, led_suit_wins, stop_at):
     """The heuristic's draw phase, played here, up to its ``stop_at``-th card: (seat to
     play, its hand, the lead, the trick, dealt hands, draws, plays, leaders, tops)."""
     hands = [int(x) for x in hands]
     dealt = list(hands)
     drew = np.full((2, 13), -1, dtype=np.int64)
-    plays = np.full(26, -1, dtype=np.int64)
-    leaders = np.full(14, -1, dtype=np.int64)
-    tops = np.full(13, -1, dtype=np.int64)
+    plays, leaders, tops = _draw_history()
     leader = 1 - dealer
     for trick in range(13):
         top = int(stock[2 * trick])
@@ -165,11 +168,8 @@ def test_first_lead_worlds_are_uniform_among_those_the_model_explains():
     each unseen card above it held equally often (12 of the 29 such cards each world)."""
     h = heuristic()
     dealer_hand = mask("2C 3C 3D 4H 6S 7S 8C 9D TH JS QC KD AH")
-    plays = np.full(26, -1, dtype=np.int64)
-    plays[0] = CARD_IDS["5D"]
-    leaders = np.full(14, -1, dtype=np.int64)
-    leaders[0] = 0
-    tops = np.full(13, -1, dtype=np.int64)
+    plays, leaders, tops = _draw_history()
+    plays[0], leaders[0] = CARD_IDS["5D"], 0
     state = np.array([5], dtype=np.uint64)
     counts = np.zeros(52)
     n = 0
@@ -188,14 +188,6 @@ def test_first_lead_worlds_are_uniform_among_those_the_model_explains():
     assert np.all(np.abs(counts[above] - n * p) < 5 * np.sqrt(n * p * (1 - p)))
 
 
-def _seats(policy):
-    pol, prm = kernel_policies([policy] * 2)
-    seats = seats_for(pol, prm)
-    seats["may_hold"] = np.uint64(2**64 - 1)
-    seats["rng"] = 99
-    return seats
-
-
 def test_wins_the_face_up_ace_the_heuristic_lets_go():
     """Trick 1, AS face up, the opponent leading 2D, a failed contract costing (D-6 bridge
     undertricks; with none, the model's auctions climb to a 7NT nobody makes and no card
@@ -205,16 +197,12 @@ def test_wins_the_face_up_ace_the_heuristic_lets_go():
     kr = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel()
     gain = kr.tables[0]["gain"]
     hand = mask("2C 3C 6C 9C 4D 8D JD 5H 7H KH 3S 8S QS")
-    plays = np.full(26, -1, dtype=np.int64)
-    plays[0] = CARD_IDS["2D"]
-    leaders = np.full(14, -1, dtype=np.int64)
-    leaders[0] = 0
-    tops = np.full(13, -1, dtype=np.int64)
-    tops[0] = CARD_IDS["AS"]
+    plays, leaders, tops = _draw_history()
+    plays[0], leaders[0], tops[0] = CARD_IDS["2D"], 0, CARD_IDS["AS"]
     no_draws = np.full(13, -1, dtype=np.int64)
     args = (1, hand, hand, CARD_IDS["2D"], False, False, 0, hand, no_draws, plays, leaders, tops, 1, False, gain)
     searching = parse_policy("search:draw_worlds=16,draw_fight=15", "draw-bridge")
-    got = ksd.search_draw_card_nb(new_context()[0], _seats(searching)[0], *args)
+    got = ksd.search_draw_card_nb(new_context()[0], fresh_seats(searching, 2)[0], *args)
     assert got == CARD_IDS["3C"]
     assert heuristic_draw_card_nb(searching.row().heuristic, hand, hand, CARD_IDS["2D"], CARD_IDS["AS"],
                                   False) == CARD_IDS["2C"]

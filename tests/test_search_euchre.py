@@ -17,14 +17,13 @@ from kernels.calls import EUCHRE_PASS, euchre_legal_bids_nb
 from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_SUIT_OF
 from kernels.dd import new_context
 from kernels.search import euchre as kse
-from kernels.step import seats_for
 from sim.api import resolve_rules
 from sim.games import game_module
-from sim.policies import kernel_policies, parse_policy
+from sim.policies import parse_policy
 from sim.rules import BidEuchreRules
 from tests.records import assert_same_on_threads_and_blocks
+from tests.seats import fresh_seats
 
-ALL = np.uint64(2**64 - 1)
 THREE, FOUR, FIVE, ASK, MOON = range(5)  # the single deck's bid ids: 3, 4, 5, 6A, 6M
 HEARTS = 2
 P = BidEuchreRules().to_kernel().params[0]
@@ -40,11 +39,7 @@ def mask(names):
 
 
 def _seats(policy, stream=77):
-    pol, prm = kernel_policies([policy] * 4)
-    seats = seats_for(pol, prm)
-    seats["may_hold"] = ALL
-    seats["rng"] = stream
-    return seats
+    return fresh_seats(policy, 4, stream)
 
 
 def _heuristic_auction(h, hands, dealer, calls):
