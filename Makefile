@@ -21,17 +21,18 @@ run: $(STAMP)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-# Tests compile the kernels into a fresh cache (DESIGN point 9), shared by TEST_WORKERS
-# pytest-xdist workers, each taking whole files: numba compiles on one core, so two workers
-# keep two cores busy (make test TEST_WORKERS=0 runs in one process).
+# Tests compile the kernels into a fresh cache (DESIGN point 9): tests.warm compiles each
+# game's kernels once, in two processes, then TEST_WORKERS pytest-xdist workers, each taking
+# whole files, load them from that cache (make test TEST_WORKERS=0 runs in one process).
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+WARM := $(PY) -m tests.warm
 
 test: $(STAMP) chromium
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(PYTEST) -m "not slow"
+	export NUMBA_CACHE_DIR=$$(mktemp -d) && $(WARM) && $(PYTEST) -m "not slow"
 
 test-all: $(STAMP) chromium
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(PYTEST)
+	export NUMBA_CACHE_DIR=$$(mktemp -d) && $(WARM) && $(PYTEST)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.throughput
