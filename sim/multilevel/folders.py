@@ -15,9 +15,13 @@ SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's word
 
 
 def is_multilevel_folder(path) -> bool:
-    """A folder ``sim.run --control`` made (finished or not)."""
+    """A folder ``sim.run --control`` made (finished or not); False for a path the system
+    cannot look at (a name too long, say), which the run folder's reader then names."""
     path = Path(path)
-    return (path / "multilevel.json").is_file() or (path / "target.npz").is_file()
+    try:
+        return (path / "multilevel.json").is_file() or (path / "target.npz").is_file()
+    except OSError:
+        return False
 
 
 def read_folder(path) -> dict:
