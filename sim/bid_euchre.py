@@ -12,7 +12,7 @@ from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_
 from kernels.dealing import games_plan
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
-from sim.activity import always, bit, column, deal_limit
+from sim.activity import always, bit, column, deal_limit, tally
 from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
@@ -256,7 +256,7 @@ def made_flags(rules, deals):
 def deal_table(rules, deals, policies):
     """Hand records as an Arrow table: one row per hand dealt (void hands included, their
     ``made`` null; a --dd run's double-dummy columns last, sim.dd_run)."""
-    import pyarrow as pa
+    from sim import arrow
 
     names = ke.bid_names(_tricks(rules))
     played, made = _made(rules, deals)
@@ -268,17 +268,17 @@ def deal_table(rules, deals, policies):
         "trump": categorical(np.maximum(deals["trump"], 0), SUIT_NAMES, mask=~played),
         "void": categorical(deals["void"], ["no", "all passed", "ace no face"]),
         "tricks0": deals["tricks0"], "tricks1": deals["tricks1"],
-        "made": pa.array(made, mask=~played),  # null on void hands: no bid to make
+        "made": arrow.array(made, mask=~played),  # null on void hands: no bid to make
         "score0": deals["score0"], "score1": deals["score1"],
         **dealer_columns(deals),  # the dealer's team and the other
-        "bidder_is_dealer_team": pa.array((deals["bidder"] - deals["dealer"]) % 2 == 0, mask=~played),
+        "bidder_is_dealer_team": arrow.array((deals["bidder"] - deals["dealer"]) % 2 == 0, mask=~played),
     }
     for seat, policy in enumerate(policies):
-        columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+        columns[f"policy{seat}"] = arrow.constant(str(policy), len(deals))
     columns["unexplained"] = deals["unexplained"]
     columns["activity"] = deals["activity"]  # kernels.activity bits
     columns.update(dd_run.deal_columns(game_info("bid-euchre"), deals))
-    return pa.table(columns)
+    return arrow.table(columns)
 
 
 def aggregate(rules, deals, games) -> dict:
@@ -407,12 +407,13 @@ def _hand_outcomes(b) -> dict:
     every trick, a bid below six made, a team set, the defenders taking a trick."""
     deals = b.deals
     tricks = 12 if b.rules.variant.double_deck else 6
-    bid = deals["bid"].astype(np.int64)  # -1 on a void hand
-    won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
+    won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
+    bid, won, hands = tally(deals["bid"] + 1, won)  # hands per (bid, tricks won) played
+    bid = bid - 1  # -1 on a void hand
     number, ask, moon = bid < tricks - 3, bid == tricks - 3, bid == tricks - 2
     need = np.where(number, bid + 3, tricks)
     played = bid >= 0
-    return {name: int(hit.sum()) for name, hit in (
+    return {name: int(hands[hit].sum()) for name, hit in (
         ("ask", ask), ("ask_all", ask & (won == tricks)), ("moon_all", moon & (won == tricks)),
         ("made", played & number & (won >= need)), ("set", played & (won < need)),
         ("defended", played & (won < tricks)))}

@@ -152,7 +152,7 @@ def _upcard_group(deals) -> np.ndarray:
 def deal_table(rules, deals, policies):
     """Deal records as an Arrow table: one row per counted deal, names in C-2 notation (a
     --dd run's double-dummy columns last, sim.dd_run)."""
-    import pyarrow as pa
+    from sim import arrow
 
     columns = {
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
@@ -166,19 +166,16 @@ def deal_table(rules, deals, policies):
         **contract.contract_columns(deals, policies),
         **dd_run.deal_columns(game_info("bridgette"), deals),
     }
-    return pa.table(columns)
+    return arrow.table(columns)
 
 
-UPCARD_COLONS = {"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"}
-ADVANTAGE_GROUPS = (*CLASS_NAMES, *UPCARD_COLONS.values())
+ADVANTAGE_GROUPS = tuple(UPCARD_GROUPS)
 
 
-def advantage_groups(deals) -> list:
-    """A mask of deals for each of ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
+def advantage_groups(deals) -> np.ndarray:
+    """Per deal, its index in ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
     apart, as the report's up-card section groups them."""
-    colon = np.isin(deals["upcard"], [CARD_IDS[c] for c in UPCARD_COLONS])
-    return ([~colon & (deals["upcard_class"] == k) for k in range(len(CLASS_NAMES))]
-            + [deals["upcard"] == CARD_IDS[card] for card in UPCARD_COLONS])
+    return _upcard_group(deals)
 
 
 def aggregate(rules, deals, games) -> dict:
