@@ -283,20 +283,25 @@ def deal_table(rules, deals, policies):
 
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bid Euchre run (see sim.summary for how they merge)."""
-    played, made = _made(rules, deals)
-    bid = deals["bid"].astype(np.int64)
     n_bids = ke.n_levels(_tricks(rules)) + 2
-    from_dealer = (deals["bidder"].astype(np.int64) - deals["dealer"]) % 4
+    # Hands by bid, bidder's seat from the dealer and whether the bid was made.
+    bid, from_dealer, made, hands = tally(deals["bid"] + 1, (deals["bidder"] - deals["dealer"]) % 4,
+                                          _made(rules, deals)[1])
+    bid, made = bid - 1, made == 1  # bid -1: a void hand
+    played = bid >= 0
     outcome = np.where(games["abandoned"] != 0, 2, games["winner"]).astype(np.int64)
     wins = np.zeros((4, 3), dtype=np.int64)
     np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome), 1)
+
+    def count(hit, by, size):
+        return np.bincount(by[hit], weights=hands[hit], minlength=size).astype(np.int64).tolist()
+
     return {
         "games": int(len(games)), "deals": int(len(deals)),
         "voids": np.bincount(deals["void"], minlength=3).tolist(),
-        "bids_played": np.bincount(bid[played], minlength=n_bids).tolist(),
-        "bids_made": np.bincount(bid[made], minlength=n_bids).tolist(),
-        "bidder_from_dealer": [[int((played & (from_dealer == k)).sum()),
-                                int((made & (from_dealer == k)).sum())] for k in range(4)],
+        "bids_played": count(played, bid, n_bids),
+        "bids_made": count(made, bid, n_bids),
+        "bidder_from_dealer": [list(pair) for pair in zip(count(played, from_dealer, 4), count(made, from_dealer, 4))],
         "hand_score": [histogram(deals["score0"]), histogram(deals["score1"])],
         "game_total": [histogram(games["total0"]), histogram(games["total1"])],
         "deals_per_game": histogram(games["deals"]),
