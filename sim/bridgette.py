@@ -181,12 +181,13 @@ def advantage_groups(deals) -> np.ndarray:
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
     colons = {}
+    kinds = len(kb.COLON_KINDS)
     for name in COLON_NAMES:
-        play = deals[f"colon_{name}_play"].astype(np.int64)
-        won = deals[f"colon_{name}_won"] != 0
+        # Deals by (kind of play + 1, won): the kind -1 (not played) first.
+        play, won = deals[f"colon_{name}_play"].astype(np.int64), deals[f"colon_{name}_won"] != 0
+        cells = np.bincount((play + 1) * 2 + won, minlength=2 * (kinds + 1)).reshape(-1, 2)[1:]
         colons[name] = {"kept": int((deals[f"colon_{name}"] >= 0).sum()),
-                        "plays": np.bincount(play[play >= 0], minlength=3).tolist(),
-                        "wins": np.bincount(play[(play >= 0) & won], minlength=3).tolist()}
+                        "plays": cells.sum(axis=1).tolist(), "wins": cells[:, 1].tolist()}
     return {**contract.aggregate(deals, games),
             "tiebreak_games": int((games["tiebreak_deals"] > 0).sum()), "colons": colons}
 

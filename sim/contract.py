@@ -201,7 +201,7 @@ def dealer_columns(deals, counts=("score", "tricks")) -> dict:
     """Columns seen from the dealer: for each ``NAME`` of ``counts``, ``NAME_dealer`` and
     ``NAME_nondealer`` from ``NAME0``/``NAME1``, the dealer's side's and the other's (seat s
     is on side s mod 2: the seat itself in the two-handed games, its team in Bid Euchre)."""
-    dealer_side = deals["dealer"].astype(np.int64) % 2 == 1
+    dealer_side = deals["dealer"] % 2 == 1
     columns = {}
     for name in counts:
         zero, one = deals[f"{name}0"], deals[f"{name}1"]
