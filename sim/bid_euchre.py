@@ -241,10 +241,13 @@ def _tricks(rules) -> int:
 def _made(rules, deals):
     """Per hand: (a bid was played, the bidding team made it) under E-7."""
     tricks = _tricks(rules)
-    bid = deals["bid"].astype(np.int64)
+    bid = deals["bid"]
     played = bid >= 0
-    team_tricks = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
-    need = np.where(bid >= ke.n_levels(tricks), tricks, EUCHRE_FIRST_LEVEL + bid)
+    # The bidding team's tricks (team 1 when the bidder's seat is odd), and by the bid (-1
+    # on a void hand) the tricks it needs: small whole numbers, worked out without copies.
+    team_tricks = deals["tricks0"] + (deals["tricks1"] - deals["tricks0"]) * (deals["bidder"] & 1)
+    levels = np.arange(-1, ke.n_levels(tricks) + 2)
+    need = np.where(levels >= ke.n_levels(tricks), tricks, EUCHRE_FIRST_LEVEL + levels)[bid + 1]
     return played, played & (team_tricks >= need)
 
 

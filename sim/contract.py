@@ -187,7 +187,7 @@ def declarer_made(deals):
     """Per deal: (played, made) flags of the contract (made: 6 + level tricks)."""
     contract = deals["contract"]
     played = contract >= 0
-    declarer_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
+    declarer_tricks = deals["tricks0"] + (deals["tricks1"] - deals["tricks0"]) * (deals["declarer"] & 1)  # seat 1's
     made = played & (declarer_tricks >= 6 + BID_LEVEL[np.maximum(contract, 0)])
     return played, made
 
