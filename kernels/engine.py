@@ -183,12 +183,3 @@ def trace_bid_euchre_games_nb(kr, seed, game_indices, seats, deal_rows, game_row
         ke.play_game_nb(kr, seed, game_indices[i], seats, trace, deal_rows[i * per_game:(i + 1) * per_game], spare,
                         game_rows[i:i + 1], headers, outcomes, hcur, dd_proto,
                         dd_rows[i * per_game:(i + 1) * per_game], dd_spare)
-
-
-@njit(cache=True, parallel=True)
-def copy_rows_nb(src, src_starts, counts, dst, dst_starts):
-    """Copy ``counts[i]`` rows from ``src[src_starts[i]:]`` to ``dst[dst_starts[i]:]`` for every
-    game ``i``; the rows are byte views of record arrays."""
-    for i in prange(counts.shape[0]):
-        for k in range(counts[i]):
-            dst[dst_starts[i] + k, :] = src[src_starts[i] + k, :]

@@ -51,12 +51,36 @@ class _Block:
 
     @functools.cached_property
     def contract(self):
-        """(played, level, strain (4 no-trump), declarer's tricks over the tricks bid:
-        negative when short), per deal."""
-        contract = np.maximum(self.deals["contract"].astype(np.int64), 0)
+        """The contracts played, counted by contract, declarer's tricks and doubling:
+        (level, strain (4 no-trump), tricks over the tricks bid (negative: short), doubling
+        (0-2), deals), one entry per combination played. A row's test then reads a few
+        hundred entries instead of every deal."""
+        deals = self.deals
+        tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
+        contract, tricks, doubled, n = tally(deals["contract"] % (len(BID_LEVEL) + 1), tricks, deals["doubled"])
+        played = contract < len(BID_LEVEL)  # a passed-out deal's -1 is the last
+        contract, tricks, doubled, n = contract[played], tricks[played], doubled[played], n[played]
         level = BID_LEVEL[contract]
-        tricks = np.where(self.deals["declarer"] == 0, self.deals["tricks0"], self.deals["tricks1"])
-        return self.deals["contract"] >= 0, level, BID_STRAIN[contract], tricks.astype(np.int64) - 6 - level
+        return level, BID_STRAIN[contract], tricks - 6 - level, doubled, n
+
+
+def tally(*columns):
+    """The combinations of values of whole-number columns (each at least 0) that occur, and
+    in how many rows: (each column's value in each combination, ..., rows per combination)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    sizes = []
+    for column in columns:
+        size = int(column.max(initial=0)) + 1
+        key *= size
+        key += column
+        sizes.append(size)
+    rows = np.bincount(key)
+    present = np.flatnonzero(rows)
+    values, key = [], present
+    for size in reversed(sizes):
+        key, value = np.divmod(key, size)
+        values.append(value)
+    return (*reversed(values), rows[present])
 
 
 def bit(name):
@@ -80,8 +104,8 @@ def contracts(test, on=lambda rules: True):
     def count(b):
         if not on(b.rules):
             return 0
-        played, level, strain, over = b.contract
-        return int((played & test(level, strain, over, b.deals["doubled"])).sum())
+        level, strain, over, doubled, n = b.contract
+        return int(n[test(level, strain, over, doubled)].sum())
     return count
 
 

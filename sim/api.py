@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.blocks import check_room
+from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import PolicyError, parse_policy, searches
@@ -127,14 +127,12 @@ COMPILING_SEARCH = "compiling kernels with search code, once per machine (about 
 
 
 def kernels_cached(module, searching: bool = False) -> bool:
-    """Whether numba's on-disk cache holds the block copier and the game's run kernel in
-    the version a run needs: plain, or with search code when a seat searches or the run is
-    --dd (kernels.engine: the plain one is compiled for a search context of None).
+    """Whether numba's on-disk cache holds the game's run kernel in the version a run
+    needs: plain, or with search code when a seat searches or the run is --dd
+    (kernels.engine: the plain one is compiled for a search context of None).
     kernels/__init__.py names the cache folder after the kernels' sources."""
-    from kernels.engine import copy_rows_nb
-
     signatures = [key[0] for key in module.RUN_KERNEL._cache._cache_file._load_index()]
-    return searching in searching_versions(signatures) and bool(copy_rows_nb._cache._cache_file._load_index())
+    return searching in searching_versions(signatures)
 
 
 def searching_versions(signatures) -> set[bool]:
@@ -295,6 +293,7 @@ def _resume_until(stopping, folder, blocks, done) -> list:
 
 def _write_block(folder, module, rules, policies, index, deals, game_rows, plan=None):
     """Table, aggregate and write one block; its aggregates."""
+    deals = Columns(deals)
     aggregates = block_aggregates(folder.config.game, rules, deals, game_rows, plan)
     folder.write_block(index, module.deal_table(rules, deals, policies), module.game_table(game_rows), aggregates)
     return aggregates
@@ -311,9 +310,10 @@ def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
 
     module = game_module(game)
     first = int(game_rows["game"].min()) if len(game_rows) else 0
-    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
+    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else None
     out = {**module.aggregate(rules, deals, game_rows),
-           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups),
+           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups,
+                                                     len(getattr(module, "ADVANTAGE_GROUPS", ()))),
            "unexplained": int(deals["unexplained"].sum()),
            "activity": activity.aggregate(game, rules, deals, game_rows)}
     if dd_run.has_columns(deals):

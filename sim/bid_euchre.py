@@ -12,7 +12,7 @@ from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_POWER, euchre_card_name, mask_
 from kernels.dealing import games_plan
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
-from sim.activity import always, bit, column, deal_limit
+from sim.activity import always, bit, column, deal_limit, tally
 from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
@@ -241,10 +241,13 @@ def _tricks(rules) -> int:
 def _made(rules, deals):
     """Per hand: (a bid was played, the bidding team made it) under E-7."""
     tricks = _tricks(rules)
-    bid = deals["bid"].astype(np.int64)
+    bid = deals["bid"]
     played = bid >= 0
-    team_tricks = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
-    need = np.where(bid >= ke.n_levels(tricks), tricks, EUCHRE_FIRST_LEVEL + bid)
+    # The bidding team's tricks (team 1 when the bidder's seat is odd), and by the bid (-1
+    # on a void hand) the tricks it needs: small whole numbers, worked out without copies.
+    team_tricks = deals["tricks0"] + (deals["tricks1"] - deals["tricks0"]) * (deals["bidder"] & 1)
+    levels = np.arange(-1, ke.n_levels(tricks) + 2)
+    need = np.where(levels >= ke.n_levels(tricks), tricks, EUCHRE_FIRST_LEVEL + levels)[bid + 1]
     return played, played & (team_tricks >= need)
 
 
@@ -256,7 +259,7 @@ def made_flags(rules, deals):
 def deal_table(rules, deals, policies):
     """Hand records as an Arrow table: one row per hand dealt (void hands included, their
     ``made`` null; a --dd run's double-dummy columns last, sim.dd_run)."""
-    import pyarrow as pa
+    from sim import arrow
 
     names = ke.bid_names(_tricks(rules))
     played, made = _made(rules, deals)
@@ -268,35 +271,40 @@ def deal_table(rules, deals, policies):
         "trump": categorical(np.maximum(deals["trump"], 0), SUIT_NAMES, mask=~played),
         "void": categorical(deals["void"], ["no", "all passed", "ace no face"]),
         "tricks0": deals["tricks0"], "tricks1": deals["tricks1"],
-        "made": pa.array(made, mask=~played),  # null on void hands: no bid to make
+        "made": arrow.array(made, mask=~played),  # null on void hands: no bid to make
         "score0": deals["score0"], "score1": deals["score1"],
         **dealer_columns(deals),  # the dealer's team and the other
-        "bidder_is_dealer_team": pa.array((deals["bidder"] - deals["dealer"]) % 2 == 0, mask=~played),
+        "bidder_is_dealer_team": arrow.array((deals["bidder"] - deals["dealer"]) % 2 == 0, mask=~played),
     }
     for seat, policy in enumerate(policies):
-        columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+        columns[f"policy{seat}"] = arrow.constant(str(policy), len(deals))
     columns["unexplained"] = deals["unexplained"]
     columns["activity"] = deals["activity"]  # kernels.activity bits
     columns.update(dd_run.deal_columns(game_info("bid-euchre"), deals))
-    return pa.table(columns)
+    return arrow.table(columns)
 
 
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bid Euchre run (see sim.summary for how they merge)."""
-    played, made = _made(rules, deals)
-    bid = deals["bid"].astype(np.int64)
     n_bids = ke.n_levels(_tricks(rules)) + 2
-    from_dealer = (deals["bidder"].astype(np.int64) - deals["dealer"]) % 4
+    # Hands by bid, bidder's seat from the dealer and whether the bid was made.
+    bid, from_dealer, made, hands = tally(deals["bid"] + 1, (deals["bidder"] - deals["dealer"]) % 4,
+                                          _made(rules, deals)[1])
+    bid, made = bid - 1, made == 1  # bid -1: a void hand
+    played = bid >= 0
     outcome = np.where(games["abandoned"] != 0, 2, games["winner"]).astype(np.int64)
     wins = np.zeros((4, 3), dtype=np.int64)
     np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome), 1)
+
+    def count(hit, by, size):
+        return np.bincount(by[hit], weights=hands[hit], minlength=size).astype(np.int64).tolist()
+
     return {
         "games": int(len(games)), "deals": int(len(deals)),
         "voids": np.bincount(deals["void"], minlength=3).tolist(),
-        "bids_played": np.bincount(bid[played], minlength=n_bids).tolist(),
-        "bids_made": np.bincount(bid[made], minlength=n_bids).tolist(),
-        "bidder_from_dealer": [[int((played & (from_dealer == k)).sum()),
-                                int((made & (from_dealer == k)).sum())] for k in range(4)],
+        "bids_played": count(played, bid, n_bids),
+        "bids_made": count(made, bid, n_bids),
+        "bidder_from_dealer": [list(pair) for pair in zip(count(played, from_dealer, 4), count(made, from_dealer, 4))],
         "hand_score": [histogram(deals["score0"]), histogram(deals["score1"])],
         "game_total": [histogram(games["total0"]), histogram(games["total1"])],
         "deals_per_game": histogram(games["deals"]),
@@ -407,12 +415,13 @@ def _hand_outcomes(b) -> dict:
     every trick, a bid below six made, a team set, the defenders taking a trick."""
     deals = b.deals
     tricks = 12 if b.rules.variant.double_deck else 6
-    bid = deals["bid"].astype(np.int64)  # -1 on a void hand
-    won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"]).astype(np.int64)
+    won = np.where(deals["bidder"] % 2 == 0, deals["tricks0"], deals["tricks1"])
+    bid, won, hands = tally(deals["bid"] + 1, won)  # hands per (bid, tricks won) played
+    bid = bid - 1  # -1 on a void hand
     number, ask, moon = bid < tricks - 3, bid == tricks - 3, bid == tricks - 2
     need = np.where(number, bid + 3, tricks)
     played = bid >= 0
-    return {name: int(hit.sum()) for name, hit in (
+    return {name: int(hands[hit].sum()) for name, hit in (
         ("ask", ask), ("ask_all", ask & (won == tricks)), ("moon_all", moon & (won == tricks)),
         ("made", played & number & (won >= need)), ("set", played & (won < need)),
         ("defended", played & (won < tricks)))}

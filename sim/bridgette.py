@@ -152,7 +152,7 @@ def _upcard_group(deals) -> np.ndarray:
 def deal_table(rules, deals, policies):
     """Deal records as an Arrow table: one row per counted deal, names in C-2 notation (a
     --dd run's double-dummy columns last, sim.dd_run)."""
-    import pyarrow as pa
+    from sim import arrow
 
     columns = {
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
@@ -166,30 +166,28 @@ def deal_table(rules, deals, policies):
         **contract.contract_columns(deals, policies),
         **dd_run.deal_columns(game_info("bridgette"), deals),
     }
-    return pa.table(columns)
+    return arrow.table(columns)
 
 
-UPCARD_COLONS = {"CL": "Little Colon", "CR": "Royal Colon", "CG": "Grand Colon"}
-ADVANTAGE_GROUPS = (*CLASS_NAMES, *UPCARD_COLONS.values())
+ADVANTAGE_GROUPS = tuple(UPCARD_GROUPS)
 
 
-def advantage_groups(deals) -> list:
-    """A mask of deals for each of ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
+def advantage_groups(deals) -> np.ndarray:
+    """Per deal, its index in ADVANTAGE_GROUPS: the up-card's class (B-3), the Colons
     apart, as the report's up-card section groups them."""
-    colon = np.isin(deals["upcard"], [CARD_IDS[c] for c in UPCARD_COLONS])
-    return ([~colon & (deals["upcard_class"] == k) for k in range(len(CLASS_NAMES))]
-            + [deals["upcard"] == CARD_IDS[card] for card in UPCARD_COLONS])
+    return _upcard_group(deals)
 
 
 def aggregate(rules, deals, games) -> dict:
     """Block aggregates of a Bridgette run (see sim.summary for how they merge)."""
     colons = {}
+    kinds = len(kb.COLON_KINDS)
     for name in COLON_NAMES:
-        play = deals[f"colon_{name}_play"].astype(np.int64)
-        won = deals[f"colon_{name}_won"] != 0
+        # Deals by (kind of play + 1, won): the kind -1 (not played) first.
+        play, won = deals[f"colon_{name}_play"].astype(np.int64), deals[f"colon_{name}_won"] != 0
+        cells = np.bincount((play + 1) * 2 + won, minlength=2 * (kinds + 1)).reshape(-1, 2)[1:]
         colons[name] = {"kept": int((deals[f"colon_{name}"] >= 0).sum()),
-                        "plays": np.bincount(play[play >= 0], minlength=3).tolist(),
-                        "wins": np.bincount(play[(play >= 0) & won], minlength=3).tolist()}
+                        "plays": cells.sum(axis=1).tolist(), "wins": cells[:, 1].tolist()}
     return {**contract.aggregate(deals, games),
             "tiebreak_games": int((games["tiebreak_deals"] > 0).sum()), "colons": colons}
 

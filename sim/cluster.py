@@ -76,9 +76,11 @@ def play_block(game, rules, policies, seed, index, first, count, out, records, d
     """Play one block (``dd``: valuing every deal double dummy, sim.dd_run; ``plan``: a deal
     run's, sim.dealing), write its Parquet records into ``out``, return its aggregates."""
     from sim.api import block_aggregates
+    from sim.blocks import Columns
 
     module = game_module(game)
     deals, game_rows = module.run_block(rules, policies, seed, first, count, dd, plan)
+    deals = Columns(deals)
     build = {"deals": lambda: module.deal_table(rules, deals, policies),
              "games": lambda: module.game_table(game_rows)}
     write_records(Path(out), index, {kind: build[kind]() for kind in RECORD_KINDS[records]})

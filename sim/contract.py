@@ -178,17 +178,16 @@ def call_in_play_is_c4(result: dict, row, play: list, first: int, last: int) -> 
 
 def categorical(indices, names, mask=None):
     """An Arrow dictionary column: small integer codes plus their names."""
-    import pyarrow as pa
+    from sim import arrow
 
-    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, dtype=np.int32), mask=mask),
-                                          pa.array(names))
+    return arrow.categorical(indices, names, mask)
 
 
 def declarer_made(deals):
     """Per deal: (played, made) flags of the contract (made: 6 + level tricks)."""
     contract = deals["contract"]
     played = contract >= 0
-    declarer_tricks = np.where(deals["declarer"] == 0, deals["tricks0"], deals["tricks1"])
+    declarer_tricks = deals["tricks0"] + (deals["tricks1"] - deals["tricks0"]) * (deals["declarer"] & 1)  # seat 1's
     made = played & (declarer_tricks >= 6 + BID_LEVEL[np.maximum(contract, 0)])
     return played, made
 
@@ -202,7 +201,7 @@ def dealer_columns(deals, counts=("score", "tricks")) -> dict:
     """Columns seen from the dealer: for each ``NAME`` of ``counts``, ``NAME_dealer`` and
     ``NAME_nondealer`` from ``NAME0``/``NAME1``, the dealer's side's and the other's (seat s
     is on side s mod 2: the seat itself in the two-handed games, its team in Bid Euchre)."""
-    dealer_side = deals["dealer"].astype(np.int64) % 2 == 1
+    dealer_side = deals["dealer"] % 2 == 1
     columns = {}
     for name in counts:
         zero, one = deals[f"{name}0"], deals[f"{name}1"]
@@ -214,7 +213,7 @@ def dealer_columns(deals, counts=("score", "tricks")) -> dict:
 def contract_columns(deals, policies, counts=("score", "tricks")) -> dict:
     """The Arrow columns every contract game's deal records share; ``counts`` are also given
     from the dealer's side (dealer_columns), with ``declarer_is_dealer`` (null when passed out)."""
-    import pyarrow as pa
+    from sim import arrow
 
     contract = deals["contract"].astype(np.int64)
     played, made = declarer_made(deals)
@@ -226,10 +225,10 @@ def contract_columns(deals, policies, counts=("score", "tricks")) -> dict:
         "tricks0": deals["tricks0"], "tricks1": deals["tricks1"], "made": made,
         "score0": deals["score0"], "score1": deals["score1"],
         **dealer_columns(deals, counts),
-        "declarer_is_dealer": pa.array(deals["declarer"] == deals["dealer"], mask=~played),
+        "declarer_is_dealer": arrow.array(deals["declarer"] == deals["dealer"], mask=~played),
     }
     for seat, policy in enumerate(policies):
-        columns[f"policy{seat}"] = categorical(np.zeros(len(deals)), [str(policy)])
+        columns[f"policy{seat}"] = arrow.constant(str(policy), len(deals))
     columns["unexplained"] = deals["unexplained"]
     columns["activity"] = deals["activity"]  # kernels.activity bits
     return columns
@@ -237,9 +236,9 @@ def contract_columns(deals, policies, counts=("score", "tricks")) -> dict:
 
 def game_table(games):
     """Game records as an Arrow table (winner -1: drawn or abandoned)."""
-    import pyarrow as pa
+    from sim import arrow
 
-    return pa.table({name: games[name] for name in games.dtype.names})
+    return arrow.table({name: games[name] for name in games.dtype.names})
 
 
 def aggregate(deals, games) -> dict:

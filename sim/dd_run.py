@@ -73,12 +73,12 @@ def deal_columns(info, deals) -> dict:
     """The double-dummy Arrow columns of deal rows ({} for a run without them)."""
     if not has_columns(deals):
         return {}
-    import pyarrow as pa
+    from sim import arrow
 
     played = _played(info, deals)
     columns = {
-        "dd_tricks": pa.array(deals["dd_tricks"], mask=~played),
-        "dd_makeable": pa.array(deals["dd_makeable"] == 1, mask=~played),
+        "dd_tricks": arrow.array(deals["dd_tricks"], mask=~played),
+        "dd_makeable": arrow.array(deals["dd_makeable"] == 1, mask=~played),
     }
     if "par_contract" in deals.dtype.names:
         from sim.contract import CONTRACT_NAMES, categorical
@@ -92,7 +92,7 @@ def deal_columns(info, deals) -> dict:
         })
     for seat in range(info.seats):
         lost = deals[f"dd_lost{seat}"]
-        columns[f"dd_lost{seat}"] = pa.array(lost, mask=lost < 0)
+        columns[f"dd_lost{seat}"] = arrow.array(lost, mask=lost < 0)
     return columns
 
 
@@ -123,10 +123,11 @@ def aggregate(info, module, rules, deals) -> dict:
     dealer = deals["dealer"].astype(np.int64)
     dealer_par = np.where(dealer == 0, par[0] - par[1], par[1] - par[0])
     dealer_best = np.where(dealer == 0, best[0] - best[1], best[1] - best[0])
-    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else ()
-    if len(groups):
-        out["by_upcard"] = [{"dealer_par": histogram(dealer_par[g]), "dealer_best": histogram(dealer_best[g])}
-                            for g in groups]
+    if hasattr(module, "advantage_groups"):
+        group = module.advantage_groups(deals)
+        out["by_upcard"] = [{"dealer_par": histogram(dealer_par[group == k]),
+                             "dealer_best": histogram(dealer_best[group == k])}
+                            for k in range(len(module.ADVANTAGE_GROUPS))]
     colons = {}
     for name in getattr(module, "COLON_NAMES", ()):
         holder = deals[f"colon_{name}"].astype(np.int64)

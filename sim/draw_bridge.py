@@ -129,9 +129,9 @@ made_flags = contract.made_flags
 def deal_table(rules, deals, policies):
     """Deal records as an Arrow table: one row per counted deal (a --dd run's double-dummy
     columns last, sim.dd_run)."""
-    import pyarrow as pa
+    from sim import arrow
 
-    return pa.table({
+    return arrow.table({
         "game": deals["game"], "deal": deals["deal"], "dealer": deals["dealer"],
         "draw_tricks0": deals["draw_tricks0"], "draw_tricks1": deals["draw_tricks1"],
         **contract.contract_columns(deals, policies, ("score", "tricks", "draw_tricks")),

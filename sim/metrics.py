@@ -63,11 +63,16 @@ def _sum_by_game(local, values, count: int):
     return np.rint(np.bincount(local, weights=np.asarray(values, dtype=np.float64), minlength=count)).astype(np.int64)
 
 
-def _dealer_advantage(info, deals, games, first, count):
+def _dealer_differences(info, deals, first, count):
+    """Per deal: its game's place in the block, and the dealer's side's score minus the other's."""
     local = _local(deals, first, count)
     s0, s1 = deals["score0"].astype(np.int64), deals["score1"].astype(np.int64)
     dealer_side = np.asarray(info.seat_sides)[deals["dealer"].astype(np.int64)]
-    diff = np.where(dealer_side == 0, s0 - s1, s1 - s0)
+    return local, np.where(dealer_side == 0, s0 - s1, s1 - s0)
+
+
+def _dealer_advantage(info, deals, games, first, count):
+    local, diff = _dealer_differences(info, deals, first, count)
     return _sum_by_game(local, diff, count), np.bincount(local, minlength=count).astype(np.int64)
 
 
@@ -365,16 +370,18 @@ def shown(name: str, entry: dict | None = None) -> Metric:
                   definition=entry.get("definition"))
 
 
-def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=()) -> dict:
+def dealer_advantage_sums(info: GameInfo, deals, first: int, count: int, groups=None, n_groups: int = 0) -> dict:
     """A block's aggregate of the dealer's advantage (METRICS["dealer_advantage"]) from its
-    deal rows: over all deals and, in ``by_upcard``, over the deals of each mask in ``groups``."""
-    metric = METRICS["dealer_advantage"]
-    out = {"all": ratio_sums(*metric.per_game(info, deals, None, first, count))}
-    if len(groups):
-        # Only the columns the metric reads are masked, not the whole wide record.
-        columns = {name: deals[name] for name in ("game", *metric.columns)}
-        out["by_upcard"] = [ratio_sums(*metric.per_game(info, {name: col[mask] for name, col in columns.items()},
-                                                         None, first, count)) for mask in groups]
+    deal rows: over all deals and, in ``by_upcard``, over the deals of each of ``n_groups``
+    groups (``groups``: each deal's group, as the game's ``advantage_groups`` gives it)."""
+    local, diff = _dealer_differences(info, deals, first, count)
+    out = {"all": ratio_sums(_sum_by_game(local, diff, count), np.bincount(local, minlength=count))}
+    if groups is not None:
+        # Every group's per-game sums in one pass: game g of group k at k * count + g.
+        cell = np.asarray(groups, dtype=np.int64) * count + local
+        y = _sum_by_game(cell, diff, n_groups * count).reshape(n_groups, count)
+        n = np.bincount(cell, minlength=n_groups * count).reshape(n_groups, count)
+        out["by_upcard"] = [ratio_sums(y[k], n[k]) for k in range(n_groups)]
     return out
 
 

@@ -239,7 +239,13 @@ def write_records(path: Path, index: int, tables: dict) -> dict:
         # nearly the same range in every block, so their bounds would skip next to nothing,
         # and they cost a sixth of the write.
         numeric = [f.name for f in table.schema if not pa.types.is_dictionary(f.type)]
-        pq.write_table(table, sink, compression="zstd", write_statistics=numeric)
+        # Where a row lies, without dictionaries: ``game`` counts up row by row, stored as
+        # differences (a fortieth of its dictionary's bytes); ``deal`` and ``dealer`` count
+        # and cycle, plain and compressed (no more bytes). Each in half the time or less.
+        plain = ("game", "deal", "dealer")
+        pq.write_table(table, sink, compression="zstd", write_statistics=numeric,
+                       use_dictionary=[name for name in table.column_names if name not in plain],
+                       column_encoding={"game": "DELTA_BINARY_PACKED"} if "game" in table.column_names else None)
         data = memoryview(sink.getvalue())
         entries[target.name] = file_entry(data)
         tmp = temporary(target)
