@@ -333,7 +333,7 @@ def test_interval_uses_the_summaries_estimator(tmp_path):
     whole = analysis.interval(run, "dealer_advantage")
     assert whole["value"] == pytest.approx(summary["value"]) and whole["ci95"] == pytest.approx(summary["ci95"])
     assert (whole["games"], whole["n"]) == (300, summary["deals"])
-    # The summary's by_upcard comes from the block aggregates' masks (sim.bridgette.advantage_groups).
+    # The summary's by_upcard comes from the block aggregates' groups (sim.bridgette.advantage_groups).
     groups = analysis.interval(run.path, "mean(score_dealer - score_nondealer)", by="upcard_group")
     for entry in summary["by_upcard"]:
         if entry["deals"] > 1:
