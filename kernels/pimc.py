@@ -77,7 +77,7 @@ from kernels.calls import (
 from kernels.policies import (
     POLICY_HEURISTIC, POLICY_SEARCH, calls_by_worlds_nb, heuristic_call_nb, heuristic_euchre_bid_nb,
     heuristic_euchre_give_nb, heuristic_euchre_return_nb, heuristic_euchre_trump_nb, reads_calls_in_play_nb,
-    reads_longest_nb, searches_calls_nb,
+    searches_calls_nb,
 )
 from kernels.rng import next_u64_nb
 from kernels.step import KEPT_HOLDERS, MAX_KEPT, MAX_SEATS, POLICY_SCRIPT, note_unexplained_nb
@@ -455,36 +455,20 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
     ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
     accepted ones first. The worlds kept from the seat's last card were explained then.
     With none explained, the model cannot read the opponent: the decision counts as
-    ``unexplained`` and the seat plays over worlds drawn as ``pimc`` draws them, or where
-    it reads the longest (``reads_longest_nb``) over the worlds drawn that explain the most
-    of the opponent's calls from the auction's start."""
+    ``unexplained`` and the seat plays over worlds drawn as ``pimc`` draws them."""
     n_w = holders.shape[0]
     opp = 1 - seat
     a = seats.auction
     model = seats.prm[seat].heuristic
-    longest = kept == 0 and reads_longest_nb(seats.prm[seat])
-    world = np.empty(counts.shape[0], dtype=np.uint64)
     got = kept
-    best = -1  # the most calls a world taken explains
     for _ in range(EXPLAINED_TRIES * (n_w - kept)):
-        if got == n_w and best == a[0]:
+        if got == n_w:
             break
-        sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        k = calls_explained_nb(model, world[0] | seats.played[opp], opp, seats.calls, a[0], a[1], a[2], a[3],
-                               a[4] != 0, a[5], gain, seats.odds[opp])
-        if k == a[0] or longest:
-            if k > best:
-                best = k
-                if longest:  # the worlds that explain fewer calls make way
-                    got = 0
-            if k == best and got < n_w:
-                holders[got] = world
-                got += 1
-    if got == 0:
-        return unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders)
-    if longest and best < a[0]:
-        note_unexplained_nb(seats, seat)
-    return got
+        sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
+        if calls_agree_nb(model, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1], a[2], a[3],
+                          a[4] != 0, a[5], gain, seats.odds[opp]):
+            got += 1
+    return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders)
 
 
 @njit(cache=True)
@@ -539,11 +523,11 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
 
 
 @njit(cache=True)
-def calls_explained_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                       jump_min_cards, gain, odds):
-    """How many of the auction's ``calls`` so far come before the first one that ``seat``
-    holding ``hand`` would not have made as a heuristic with the parameters ``h`` (C-4 with
-    B-6; ``n_calls`` when it would have made them all), ``odds`` its memo of trick chances.
+def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                   jump_min_cards, gain, odds):
+    """Whether ``seat`` holding ``hand`` would have made its calls among the auction's
+    ``calls`` so far as a heuristic with the parameters ``h`` (C-4 with B-6), ``odds``
+    its memo of trick chances.
     """
     cur_bid, bidder, doubled = -1, -1, 0
     unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
@@ -554,37 +538,26 @@ def calls_explained_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_tr
             legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
                                    nt_needs_all_suits, jump_min_cards)
             if heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds) != call:
-                return i
+                return False
         if call == CALL_DOUBLE:
             doubled = 1
         elif call == CALL_REDOUBLE:
             doubled = 2
         elif call != CALL_PASS:
             cur_bid, bidder, doubled = call, caller, 0
-    return n_calls
-
-
-@njit(cache=True)
-def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                   jump_min_cards, gain, odds):
-    """Whether ``seat`` holding ``hand`` would have made all its calls so far as a heuristic
-    with the parameters ``h`` (``calls_explained_nb``)."""
-    return calls_explained_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                              nt_needs_all_suits, jump_min_cards, gain, odds) == n_calls
+    return True
 
 
 @njit(cache=True)
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                             nt_needs_all_suits, jump_min_cards, gain, wanted, tries, longest=False):
+                             nt_needs_all_suits, jump_min_cards, gain, wanted, tries):
     """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
     the opponent, modelled as a heuristic with this seat's parameters, would have made its
     calls so far: exact rejection (the model is deterministic) among at most ``tries``
-    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds. When the model
-    explains none of them the deal counts one ``unexplained`` decision, and the worlds are
-    none (the caller then makes the heuristic's call) or, with ``longest``, those drawn
-    that explain the most of the calls from the auction's start. One number from the policy
-    stream starts the draws. Also returns whether only one deal fits (the seat knows the
-    deal whole: one world, the deal itself)."""
+    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the
+    model explains none of them (the caller then makes the heuristic's call and counts the
+    deal's ``unexplained``). One number from the policy stream starts the draws. Also returns
+    whether only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
@@ -592,22 +565,15 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     world = np.empty(counts.shape[0], dtype=np.uint64)
     model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
     got = 0
-    best = -1  # the most calls a world drawn explains
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        k = n_calls if n_deals == 1.0 else calls_explained_nb(
-            model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-            jump_min_cards, gain, seats.odds[1 - seat])
-        if k == n_calls or longest:
-            if k > best:
-                best, got = k, 0
-            if k == best and got < n:
-                out[got] = world[0]
-                got += 1
-            if best == n_calls and got == n:
+        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
+                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
+                                            seats.odds[1 - seat]):
+            out[got] = world[0]
+            got += 1
+            if got == n:
                 break
-    if best < n_calls:
-        note_unexplained_nb(seats, seat)
     return out[:got], n_deals == 1.0
 
 
@@ -662,6 +628,7 @@ def pimc_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unseen
                                                 min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
                                                 seats.prm[seat].pimc.bid_worlds, BID_TRIES)
     if opponents.shape[0] == 0:
+        note_unexplained_nb(seats, seat)
         return heuristic_call_nb(seats.prm[seat].heuristic, seat, hands[seat], legal, cur_bid, bidder, doubled, unseen,
                                  gain, seats.odds[seat])
     mine = np.zeros((N_BIDS, 3))

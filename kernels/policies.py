@@ -44,7 +44,6 @@ SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
     "call_worlds",  # worlds valuing each candidate call (C-4, E-3's bids and trump; 0: the heuristic's)
     "draw_worlds",  # worlds valuing each candidate draw-phase card (Draw Bridge's D-2; 0: the heuristic's)
     "objective",  # what a searched choice maximizes: OBJECTIVE_POINTS or OBJECTIVE_GAMES
-    "unexplained",  # where the model explains no world drawn: 0 as the heuristic, 1 the worlds explaining the most calls
 )])
 OBJECTIVE_POINTS = 0  # the mean deal score: the seat's points minus the opponent's
 OBJECTIVE_GAMES = 1  # the mean chance of winning the game from the current totals
@@ -66,14 +65,6 @@ def reads_calls_in_play_nb(pid):
     opponent, modelled as the heuristic, would have made its calls (kernels.pimc):
     ``search``; ``pimc`` samples every world its card play allows."""
     return pid == POLICY_SEARCH
-
-
-@njit(cache=True, inline="always")
-def reads_longest_nb(prm):
-    """Whether a ``search`` seat whose model of the opponent explains none of the worlds it
-    draws reads the worlds that explain the most of the opponent's calls from the auction's
-    start (``unexplained`` 1) instead of deciding as the heuristic and ``pimc`` do then."""
-    return prm.search.unexplained > 0
 
 
 @njit(cache=True, inline="always")

@@ -113,8 +113,8 @@ def _objective_error(value: float) -> str | None:
     return None if value in (kp.OBJECTIVE_POINTS, kp.OBJECTIVE_GAMES) else "must be 0 (points) or 1 (games)"
 
 
-def _switch_error(value: float) -> str | None:
-    """A switch: pimc's ``keep``, search's ``unexplained``."""
+def _keep_error(value: float) -> str | None:
+    """pimc's ``keep``: a switch."""
     return None if value in (0.0, 1.0) else "must be 0 or 1"
 
 
@@ -132,7 +132,7 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                                                "heuristic)",
                          _bid_worlds_error),
     "keep": Parameter("pimc", 0.0, "1 keeps the worlds of the seat's last card that are still consistent and samples "
-                                   "only the rest; 0 samples every card's worlds afresh", _switch_error),
+                                   "only the rest; 0 samples every card's worlds afresh", _keep_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
 # A seat that searches beyond its card play: ``pimc``'s card play, with pimc's parameters,
@@ -162,10 +162,6 @@ POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
     "objective": Parameter("search", 0.0, "what searched choices maximize: 0 the mean deal score, 1 the mean "
                                           "chance of winning the game from the current totals",
                            _objective_error),
-    "unexplained": Parameter("search", 0.0, "where the model of the opponent (the heuristic) explains none of the "
-                                            "worlds drawn for a call or a card (Bridgette): 0 decide as the "
-                                            "heuristic and pimc do, 1 read the worlds drawn that explain the most "
-                                            "of the opponent's calls from the auction's start", _switch_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc, **info.search})
 
 def defaults(name: str, game: str | None = None) -> dict:

@@ -24,9 +24,8 @@ from kernels.dd import new_context
 from kernels.policies import ODDS_WIDTH
 from kernels.step import seats_for
 from sim import bridgette
-from sim.policies import PolicyError, parse_policy
+from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BridgetteRules
-from tests.seats import fresh_seats
 
 
 def mask(names):
@@ -107,6 +106,14 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
     assert checked >= 150
 
 
+def _calling_seats(seat_policy):
+    pol, prm = kernel_policies([seat_policy] * 2)
+    seats = seats_for(pol, prm)
+    seats["may_hold"] = np.uint64(2**64 - 1)
+    seats["rng"] = 99
+    return seats
+
+
 def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call():
     """After an opening 7NT, which the heuristic model bids on no hand a few hundred draws
     find (it needs about 29 of the 40 points), no world is taken and the search seat makes
@@ -121,17 +128,17 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     hands = np.array([sum(1 << int(c) for c in deck[:13]), sum(1 << int(c) for c in deck[13:26])], dtype=np.uint64)
     unseen = ~hands[0] & np.uint64(2**52 - 1)
     calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
-    seats = fresh_seats(policy, 2)
+    seats = _calling_seats(policy)
     worlds, whole = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6, ksc.REJECTION_TRIES)
     assert len(worlds) == 0 and not whole
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
     odds = np.zeros((2, 5, ODDS_WIDTH))
     mine = kp.heuristic_call_nb(HEURISTIC, 0, hands[0], legal, CALL_IDS["7NT"], 1, 0, unseen, gain, odds)
-    got = ksc.search_call_nb(new_context()[0], fresh_seats(policy, 2)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
+    got = ksc.search_call_nb(new_context()[0], _calling_seats(policy)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
                             unseen, gain, False, calls, 1, 1, *b6, False)
     assert got == mine
     calls = np.array([CALL_IDS["P"]], dtype=np.int64)
-    worlds, _ = sample_bidding_worlds_nb(fresh_seats(policy, 2)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
+    worlds, _ = sample_bidding_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
                                            ksc.REJECTION_TRIES)
     assert len(worlds) == 6
     for world in worlds:
@@ -231,7 +238,7 @@ def test_card_play_worlds_are_those_the_opponents_calls_explain():
     hands = np.array([dealt[0], dealt[1] & ~played], dtype=np.uint64)
     unseen = np.uint64(2**52 - 1) & ~dealt[0] & ~played
     for call, explained in ((opening, True), (CALL_IDS["7NT"], False)):
-        seats = fresh_seats(parse_policy("search", "bridgette"), 2)
+        seats = _calling_seats(parse_policy("search", "bridgette"))
         s = seats[0]
         s["calls"][0] = call
         s["auction"][:] = (1, 1, *b6)
@@ -247,49 +254,3 @@ def test_card_play_worlds_are_those_the_opponents_calls_explain():
             legal = legal_calls_nb(then, 1, -1, -1, 0, *b6[:2], bool(b6[2]), b6[3])
             made = kp.heuristic_call_nb(HEURISTIC, 1, then, legal, -1, -1, 0, ~then, gain, odds)
             assert (made == call) == explained
-
-
-def test_unexplained_1_reads_the_worlds_that_explain_the_opening_before_a_7nt():
-    """The opponent (dealer) opens as the heuristic would from its hand, this seat passes,
-    and the opponent jumps to 7NT, which the model bids on no hand drawn. With the default
-    (``unexplained`` 0) the calls' sampler takes no world; with ``unexplained=1`` it and the
-    card play's both take the worlds drawn that explain the opening (each replayed here
-    through the heuristic's own opening), none of which explains the 7NT; each counts the
-    decision unexplained once."""
-    kr = BridgetteRules().to_kernel()
-    p = kr.params[0]
-    b6 = (0, int(p["min_trump_cards"]), bool(p["nt_needs_all_suits"]), int(p["jump_min_cards"]))
-    gain = kr.tables[0]["gain"]
-    odds = np.zeros((2, 5, ODDS_WIDTH))
-    deck = np.random.default_rng(5).permutation(52)
-    hands = np.array([sum(1 << int(c) for c in deck[:13]), sum(1 << int(c) for c in deck[13:26])], dtype=np.uint64)
-    unseen = ~hands[0] & np.uint64(2**52 - 1)
-    opening = kp.heuristic_call_nb(HEURISTIC, 1, hands[1], legal_calls_nb(hands[1], 1, -1, -1, 0, *b6), -1, -1, 0,
-                                   ~hands[1], gain, odds)
-    assert opening != CALL_IDS["P"]
-    calls = np.array([opening, CALL_IDS["P"], CALL_IDS["7NT"]], dtype=np.int64)
-
-    def explains_the_opening_only(world):
-        assert world & ~unseen == 0 and bin(int(world)).count("1") == 13
-        first = kp.heuristic_call_nb(HEURISTIC, 1, world, legal_calls_nb(world, 1, -1, -1, 0, *b6), -1, -1, 0, ~world,
-                                     gain, odds)
-        legal = legal_calls_nb(world, 1, opening, 1, 0, *b6)
-        second = kp.heuristic_call_nb(HEURISTIC, 1, world, legal, opening, 1, 0, ~world, gain, odds)
-        return first == opening and second != CALL_IDS["7NT"]
-
-    for unexplained, wanted in ((0, 0), (1, 6)):
-        seats = fresh_seats(parse_policy(f"search:call_worlds=6,unexplained={unexplained}", "bridgette"), 2)
-        worlds, _ = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 3, 1, *b6, gain, 6,
-                                             ksc.REJECTION_TRIES, unexplained == 1)
-        assert len(worlds) == wanted and int(seats[0]["unexplained"][0]) == 1
-        assert all(explains_the_opening_only(w) for w in worlds)
-
-    s = fresh_seats(parse_policy("search:unexplained=1", "bridgette"), 2)[0]
-    s["calls"][:3] = calls
-    s["auction"][:] = (3, 1, *b6)
-    cards, ways, stride, counts, allowed, _ = pimc.contract_deals_nb(s, 0, hands, unseen)
-    holders = np.zeros((8, counts.shape[0]), dtype=np.uint64)
-    n = pimc.explained_worlds_nb(s, 0, ways, stride, cards, counts, allowed, np.array([7], dtype=np.uint64), holders,
-                                 0, gain)
-    assert n == 8 and int(s["unexplained"][0]) == 1
-    assert all(explains_the_opening_only(w) for w in holders[:n, 0])

@@ -8,11 +8,10 @@ next step of the contract values: 1NT to 3NT, 3H to 4H).
 (kernels.pimc, ``sample_bidding_worlds_nb``) in which the heuristic model would have made the
 opponent's calls so far: exact rejection, the model being deterministic, within
 ``REJECTION_TRIES`` draws per world wanted. No world is taken that the model cannot
-explain: with fewer accepted the seat values its candidates over those. With none the deal
-counts one ``unexplained`` decision (the model has failed to read the opponent) and the seat
-makes the heuristic's call (an unconditioned world would value a double against a random
-hand), or with ``unexplained=1`` values its candidates over the worlds drawn that explain
-the most of the opponent's calls from the auction's start. After the candidate, the auction goes on as the model makes it; in Draw
+explain: with fewer accepted the seat values its candidates over those, and with none it
+makes the heuristic's call and the deal counts one ``unexplained`` decision (the model has
+failed to read the opponent, and an unconditioned world would value a double against a
+random hand). After the candidate, the auction goes on as the model makes it; in Draw
 Bridge, after D-2, the one world is the deal and the model bids from both hands.
 """
 
@@ -22,8 +21,10 @@ from numba import njit
 from kernels.calls import BID_LEVEL, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS
 from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
 from kernels.pimc import sample_bidding_worlds_nb
-from kernels.policies import ODDS_WIDTH, heuristic_call_nb, reads_longest_nb
-from kernels.search.rollout import add_distinct_nb, after_call_nb, best_candidate_nb, goal_nb, model_auction_nb
+from kernels.policies import ODDS_WIDTH, heuristic_call_nb
+from kernels.search.rollout import (
+    add_distinct_nb, after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb,
+)
 
 MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
 REJECTION_TRIES = 200  # draws per world wanted before the calls' worlds make do with fewer
@@ -68,10 +69,10 @@ def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unse
         return mine
     opp, whole = sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid,
                                           min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                          seats.prm[seat].search.call_worlds, REJECTION_TRIES,
-                                          reads_longest_nb(seats.prm[seat]))
+                                          seats.prm[seat].search.call_worlds, REJECTION_TRIES)
     n_w = opp.shape[0]
     if n_w == 0:
+        note_unexplained_nb(seats, seat)
         return mine
     contract = np.empty((n_c, n_w), dtype=np.int64)
     declarer = np.empty((n_c, n_w), dtype=np.int64)
