@@ -24,8 +24,9 @@ from kernels.dd import new_context
 from kernels.policies import ODDS_WIDTH
 from kernels.step import seats_for
 from sim import bridgette
-from sim.policies import PolicyError, kernel_policies, parse_policy
+from sim.policies import PolicyError, parse_policy
 from sim.rules import BridgetteRules
+from tests.seats import fresh_seats
 
 
 def mask(names):
@@ -106,14 +107,6 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
     assert checked >= 150
 
 
-def _calling_seats(seat_policy):
-    pol, prm = kernel_policies([seat_policy] * 2)
-    seats = seats_for(pol, prm)
-    seats["may_hold"] = np.uint64(2**64 - 1)
-    seats["rng"] = 99
-    return seats
-
-
 def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call():
     """After an opening 7NT, which the heuristic model bids on no hand a few hundred draws
     find (it needs about 29 of the 40 points), no world is taken and the search seat makes
@@ -128,17 +121,17 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     hands = np.array([sum(1 << int(c) for c in deck[:13]), sum(1 << int(c) for c in deck[13:26])], dtype=np.uint64)
     unseen = ~hands[0] & np.uint64(2**52 - 1)
     calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
-    seats = _calling_seats(policy)
+    seats = fresh_seats(policy, 2)
     worlds, whole = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6, ksc.REJECTION_TRIES)
     assert len(worlds) == 0 and not whole
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
     odds = np.zeros((2, 5, ODDS_WIDTH))
     mine = kp.heuristic_call_nb(HEURISTIC, 0, hands[0], legal, CALL_IDS["7NT"], 1, 0, unseen, gain, odds)
-    got = ksc.search_call_nb(new_context()[0], _calling_seats(policy)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
+    got = ksc.search_call_nb(new_context()[0], fresh_seats(policy, 2)[0], 0, hands, legal, CALL_IDS["7NT"], 1, 0,
                             unseen, gain, False, calls, 1, 1, *b6, False)
     assert got == mine
     calls = np.array([CALL_IDS["P"]], dtype=np.int64)
-    worlds, _ = sample_bidding_worlds_nb(_calling_seats(policy)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
+    worlds, _ = sample_bidding_worlds_nb(fresh_seats(policy, 2)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
                                            ksc.REJECTION_TRIES)
     assert len(worlds) == 6
     for world in worlds:
@@ -238,7 +231,7 @@ def test_card_play_worlds_are_those_the_opponents_calls_explain():
     hands = np.array([dealt[0], dealt[1] & ~played], dtype=np.uint64)
     unseen = np.uint64(2**52 - 1) & ~dealt[0] & ~played
     for call, explained in ((opening, True), (CALL_IDS["7NT"], False)):
-        seats = _calling_seats(parse_policy("search", "bridgette"))
+        seats = fresh_seats(parse_policy("search", "bridgette"), 2)
         s = seats[0]
         s["calls"][0] = call
         s["auction"][:] = (1, 1, *b6)
