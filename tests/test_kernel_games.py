@@ -131,6 +131,7 @@ def _euchre_hands(rules, games):
     return [mask_to_cards(h["hands"][s]) for h in headers for s in range(4)]
 
 
+@pytest.mark.slow  # 50,000 traced hands: a statistical run (make test-all)
 def test_bower_candidate_and_ace_no_face_frequencies():
     """A 6-card hand from 24 holds a jack with probability 1 - C(20,6)/C(24,6), and is an
     ace-no-face hand (an ace, no J, Q or K) with probability (C(12,6) - C(8,6)) / C(24,6)."""
