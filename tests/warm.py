@@ -3,11 +3,11 @@
 ``make test`` runs ``python -m tests.warm`` in the fresh numba cache that its pytest workers
 then share. numba writes a kernel to the cache only when its compile ends, so two workers
 that reach the same kernel together each compile it, and a game's kernels with search code
-take minutes. Here each game's entry points (a run without and with search code, a run with
-double-dummy values, a traced run, a replayed deal) compile in a process of its own, two
-at a time: Bridgette and Bid Euchre first, then Draw Bridge, which loads the contract
-search Bridgette compiled. The tests call the same entry points with the same argument
-types, so they load what this compiled.
+take minutes. Here each game's entry points compile in two processes at a time: first the
+kernels with search code (a run with double-dummy values, a run of search seats, a traced
+one; one job per game, a few minutes each), then those without (a run, a traced run, a
+replayed deal; under a minute each), so that the two processes finish together. The tests
+call the same entry points with the same argument types, so they load what this compiled.
 """
 
 import json
@@ -17,37 +17,40 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cases.jsonl"
-GAMES = ("bridgette", "bid-euchre", "draw-bridge")  # in this order, two at a time
+GAMES = ("bridgette", "bid-euchre", "draw-bridge")
+JOBS = [(game, True) for game in GAMES] + [(game, False) for game in GAMES]  # the longest first
 
 
-def warm_game(game: str) -> None:
-    """Play a game's entry points on a game or two (the numbers do not matter, the types do)."""
+def warm(job) -> str:
+    """Play one game's entry points with search code or without on a game or two (the
+    numbers do not matter, the types do); what it took."""
     from sim.api import resolve_policies
     from sim.games import game_module
     from sim.replay import replay_case
 
+    game, searching = job
+    start = time.perf_counter()
     module = game_module(game)
     rules = module.RULES()
     plain = resolve_policies(game, {"all": "heuristic"})
-    searching = resolve_policies(game, {"all": "search:worlds=1"})
-    module.run_block(rules, plain, 1, 0, 2)
-    module.run_block(rules, plain, 1, 0, 2, dd=True)
-    module.run_block(rules, searching, 1, 0, 1)
-    module.trace_raw(rules, plain, 1, [0])
-    module.trace_raw(rules, searching, 1, [0])
-    case = next(c for c in map(json.loads, GOLDEN.read_text(encoding="utf-8").splitlines()) if c.get("game") == game)
-    replay_case(case, "kernel")
-
-
-def warmed(game: str) -> str:
-    start = time.perf_counter()
-    warm_game(game)
-    return f"{game}: {time.perf_counter() - start:.0f} s"
+    if searching:
+        seats = resolve_policies(game, {"all": "search:worlds=1"})
+        module.run_block(rules, plain, 1, 0, 2, dd=True)
+        module.run_block(rules, seats, 1, 0, 1)
+        module.trace_raw(rules, seats, 1, [0])
+    else:
+        module.run_block(rules, plain, 1, 0, 2)
+        module.trace_raw(rules, plain, 1, [0])
+        case = next(c for c in map(json.loads, GOLDEN.read_text(encoding="utf-8").splitlines())
+                    if c.get("game") == game)
+        replay_case(case, "kernel")
+    what = "with search code" if searching else "without search code"
+    return f"{game} {what}: {time.perf_counter() - start:.0f} s"
 
 
 def main() -> int:
     with ProcessPoolExecutor(max_workers=2) as pool:
-        for line in pool.map(warmed, GAMES):
+        for line in pool.map(warm, JOBS):
             print(f"compiled the kernels of {line}", file=sys.stderr)
     return 0
 
