@@ -25,7 +25,7 @@ chromium:
 # game's kernels once, in two processes, then TEST_WORKERS pytest-xdist workers, each taking
 # whole files, load them from that cache (make test TEST_WORKERS=0 runs in one process).
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 WARM := $(PY) -m tests.warm
 
 test: $(STAMP) chromium
