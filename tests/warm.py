@@ -10,13 +10,10 @@ replayed deal; under a minute each), so that the two processes finish together. 
 call the same entry points with the same argument types, so they load what this compiled.
 """
 
-import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "cases.jsonl"
 GAMES = ("bridgette", "bid-euchre", "draw-bridge")
 JOBS = [(game, True) for game in GAMES] + [(game, False) for game in GAMES]  # the longest first
 
@@ -27,6 +24,7 @@ def warm(job) -> str:
     from sim.api import resolve_policies
     from sim.games import game_module
     from sim.replay import replay_case
+    from tests.conftest import golden_cases
 
     game, searching = job
     start = time.perf_counter()
@@ -41,9 +39,7 @@ def warm(job) -> str:
     else:
         module.run_block(rules, plain, 1, 0, 2)
         module.trace_raw(rules, plain, 1, [0])
-        case = next(c for c in map(json.loads, GOLDEN.read_text(encoding="utf-8").splitlines())
-                    if c.get("game") == game)
-        replay_case(case, "kernel")
+        replay_case(golden_cases(game)[0][1], "kernel")
     what = "with search code" if searching else "without search code"
     return f"{game} {what}: {time.perf_counter() - start:.0f} s"
 
