@@ -3,7 +3,8 @@ a guess or halving a range (``value_near_nb``), one card's value or bound (the p
 after it, searched), every legal card's value, and the ``dd`` seat's best card."""
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from kernels.cards import ONE, bit_nb, lowest_nb, popcount_nb
 from kernels.dd.context import ST_SEARCHES, contract_at_nb, contract_rules_nb, euchre_at_nb, renew_nb, search_table_nb
@@ -71,17 +72,41 @@ def after_card_nb(dd, euchre, to_move, pos, c, at):
     return won
 
 
-@njit(cache=True, inline="always")
 def bound_nb(tt, dd, euchre, at, target):
     """One zero-window search: does the side searched take at least ``target`` of the
     tricks left from the position ``at``? A bound on its tricks: a lower one, at least
     ``target``, when it does, else an upper one (the contract search fails soft; Bid
-    Euchre's answers ``target`` or ``target - 1``)."""
+    Euchre's answers ``target`` or ``target - 1``). Kernels only (the overload below)."""
+    raise NotImplementedError("bound_nb is typed by numba inside the kernels")
+
+
+def _contract_bound(tt, dd, euchre, at, target):
+    dd.stats[ST_SEARCHES] += 1
+    return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
+
+
+def _euchre_bound(tt, dd, euchre, at, target):
+    dd.stats[ST_SEARCHES] += 1
+    found = euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
+    return target if found else target - 1
+
+
+def _either_bound(tt, dd, euchre, at, target):
     dd.stats[ST_SEARCHES] += 1
     if euchre:
         found = euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
         return target if found else target - 1
     return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
+
+
+@overload(bound_nb, prefer_literal=True)
+def _bound_of_family(tt, dd, euchre, at, target):
+    """The family's own search only: every caller names the family by a constant, and
+    typing both searches put the other family's into each game's kernels (a sixth of a
+    game's compile with search code)."""
+    if isinstance(euchre, types.BooleanLiteral):
+        return _euchre_bound if euchre.literal_value else _contract_bound
+    return _either_bound
 
 
 @njit(cache=True)
