@@ -17,7 +17,7 @@ from kernels.calls import (
     euchre_need_nb,
 )
 from kernels.cards import (
-    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, ZERO, bit_nb, lowest_nb, popcount_nb,
+    EUCHRE_ACES, EUCHRE_FACES, EUCHRE_JOKER, EUCHRE_SUIT_OF, NONE, NOUGHT, ZERO, bit_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import euchre_dd_card_nb
 from kernels.dealing import conditioned_order_nb, first_dealer_nb
@@ -282,7 +282,7 @@ def auction_nb(p, dealer, hands, seats, trace, row, dd):
     """E-3: one round from the dealer's left, the dealer last; the high bid and bidder go
     to ``row`` (bid -1: all passed), the calls to ``seats.calls``. False when a replayed
     call is illegal."""
-    high, bidder = -1, -1
+    high, bidder = NONE, NONE
     for turn in range(4):
         seat = (dealer + 1 + turn) % 4
         legal = euchre_legal_bids_nb(p.tricks, high, turn, p.stick_the_dealer)
@@ -374,17 +374,17 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
     double-dummy row (``dd_out``, kernels.dd_run), the bidding team's double-dummy tricks
     and each seat's tricks lost against double dummy go to it."""
     played = ZERO
-    tricks0 = penalty0 = penalty1 = n_reneges = n_played = 0
+    tricks0 = penalty0 = penalty1 = n_reneges = n_played = NOUGHT
     leader = bidder
     dd_on = dd is not None and dd_out.shape[0] > 0
-    value = 0
+    value = NOUGHT
     if dd_on:
         value = euchre_play_start_nb(dd, dd_out[0], hands, trump, out_seat, p.double_deck, p.joker, bidder,
                                      euchre_need_nb(row.bid, p.tricks))
     for _ in range(p.tricks):
-        lead, best, best_seat = -1, -1, -1
+        lead, best, best_seat = NONE, NONE, NONE
         seat = leader
-        in_trick = 0
+        in_trick = NOUGHT
         for _turn in range(4):
             if seat == out_seat:
                 seat = (seat + 1) % 4
@@ -485,7 +485,7 @@ def play_hand_nb(p, dealer, reneges, seats, trace, row, dd, dd_out):
             elif seats.script_len[LIST_PLAY]:
                 stop_nb(row, ERR_AUCTION, AT_PLAY, 0)
         return
-    bidder = row.bidder
+    bidder = np.int64(row.bidder)  # as int64: the seats of play start from it (NONE, kernels.cards)
     if seats.pol[bidder] == POLICY_SCRIPT and seats.script_len[LIST_TRUMP] != 1:
         stop_nb(row, ERR_AUCTION, AT_TRUMP, 0)
         return

@@ -15,7 +15,7 @@ from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS, bid_index
 from kernels import activity
-from kernels.cards import CARD_CLASS, COLONS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import CARD_CLASS, COLONS, NONE, NOUGHT, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.contract import (
     AT_DISCARDS, AT_PLAY, ERR_AUCTION, ERR_BAR, ERR_COLON, ERR_EXCHANGE, ERR_FOLLOW, ERR_NOT_IN_HAND,
     KIND_DISCARD, LIST_DISCARDS, LIST_PLAY, RECORD_FIELDS, add_trick_nb, auction_nb,
@@ -248,15 +248,15 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
     declarer = row.declarer
     when_void = p.colon_discard == COLON_DISCARD_WHEN_VOID
     leader = 1 - declarer
-    barred = -1
-    n_played = 0
+    barred = NONE
+    n_played = NOUGHT
     dd_on = dd is not None and dd_out.shape[0] > 0
-    value = 0
+    value = NOUGHT
     if dd_on:
         contract_play_start_nb(dd, hands, trump, when_void)
         value = HAND_SIZE - dd_out[0].dd_tricks  # the opening leader's tricks
     for _ in range(HAND_SIZE):
-        lead = -1
+        lead = NONE
         for turn in range(2):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
@@ -280,7 +280,7 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
             if turn == 0:
                 lead = card
                 if dd_on:
-                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1)
+                    value = contract_card_lost_nb(dd, hands, seat, value, NOUGHT, 1 - seat, card, NONE)
                 continue
             leader_wins, barred = trick_nb(lead, card, trump)
             if lead >= 52:
@@ -291,7 +291,7 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
             if not leader_wins:
                 leader = seat
             if dd_on:
-                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, barred)
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, NONE, barred)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)

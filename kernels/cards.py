@@ -23,6 +23,13 @@ COLON_NAMES = ("CL", "CR", "CG")
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# "None yet" (no card led, no suit barred, no bid) and a count's start, as numba's int64
+# rather than the literals -1 and 0: numba compiles a function once for each literal
+# value passed to it, and a loop variable that starts at a literal is passed as one on the
+# loop's first typing, so each function it reached compiled twice (a sixth of a game's
+# compile with search code).
+NONE = np.int64(-1)
+NOUGHT = np.int64(0)
 ALL_SUITED = np.uint64((1 << 52) - 1)
 COLONS = np.uint64(0b111 << 52)
 SUIT_MASKS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.uint64)

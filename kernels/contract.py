@@ -10,6 +10,7 @@ from numba import njit
 
 from kernels import activity
 from kernels.calls import CALL_PASS, CALL_UNKNOWN, N_BIDS, legal_calls_nb, refused_nb
+from kernels.cards import NONE, NOUGHT
 from kernels.dd import contract_dd_card_nb
 from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_card_nb
 from kernels.policies import (
@@ -132,9 +133,9 @@ def auction_nb(hands, unseen0, unseen1, tables, dealer, lowest_bid, min_trump_ca
     for seats that search. Returns False when a replayed call was illegal or missing
     (``row`` says why); a passed-out deal completes with contract -1.
     """
-    cur_bid, bidder, doubled = -1, -1, 0
+    cur_bid, bidder, doubled = NONE, NONE, NOUGHT
     seat = dealer
-    n_calls = 0
+    n_calls = NOUGHT
     calls = seats.calls
     b6 = min_trump_cards > 0 or nt_needs_all_suits or jump_min_cards > 0
     while True:

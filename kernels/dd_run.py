@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
-from kernels.cards import ZERO, bit_nb, popcount_nb
+from kernels.cards import NONE, NOUGHT, ZERO, bit_nb, popcount_nb
 from kernels.calls import legal_calls_nb
 from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb, search_table_nb,
@@ -250,7 +250,8 @@ def euchre_play_start_nb(dd, out, hands, trump, out_seat, double_deck, joker, bi
     they reach ``need`` go to the hand's row. Returns them: the value of the first position
     for the bidder's team."""
     dd[0].lost[:] = 0
-    value = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, bidder, 0, -1, -1, -1, bidder)
+    value = euchre_position_value_nb(dd, hands, trump, out_seat, double_deck, joker, bidder, NOUGHT, NONE, NONE, NONE,
+                                     bidder)
     out.dd_tricks = value
     out.dd_makeable = value >= need
     return value

@@ -12,7 +12,7 @@ from numba import njit
 
 from kernels import activity
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS
-from kernels.cards import ZERO, bit_nb
+from kernels.cards import NONE, NOUGHT, ZERO, bit_nb
 from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
@@ -184,17 +184,17 @@ def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
     leader = 1 - declarer
     n_played = 2 * HAND_SIZE
     dd_on = dd is not None and dd_out.shape[0] > 0
-    value = 0
+    value = NOUGHT
     if dd_on:
         contract_play_start_nb(dd, hands, trump, False)
         value = HAND_SIZE - dd_out[0].dd_tricks  # the opening leader's tricks
     for _ in range(HAND_SIZE):
-        lead = -1
+        lead = NONE
         for turn in range(2):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
-            card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen & ~hand, -1,
+            card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen & ~hand, NONE,
                                 False, dd, gain)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
@@ -204,12 +204,12 @@ def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
             if turn == 0:
                 lead = card
                 if dd_on:
-                    value = contract_card_lost_nb(dd, hands, seat, value, 0, 1 - seat, card, -1)
+                    value = contract_card_lost_nb(dd, hands, seat, value, NOUGHT, 1 - seat, card, NONE)
                 continue
             if not trick_nb(lead, card, trump)[0]:
                 leader = seat
             if dd_on:
-                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, -1, -1)
+                value = contract_card_lost_nb(dd, hands, seat, value, int(leader == seat), leader, NONE, NONE)
         add_trick_nb(row, leader)
     if left_over_nb(seats, LIST_PLAY):
         return stop_nb(row, ERR_NOT_IN_HAND, AT_PLAY, n_played)

@@ -62,8 +62,8 @@ import numpy as np
 from numba import njit
 
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, ONE, SUIT_MASKS, ZERO,
-    bit_nb, cards_of_nb, highest_nb, lowest_nb, popcount_nb,
+    ALL_SUITED, CARD_CLASS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POWER, EUCHRE_SUIT_OF, NONE, NOUGHT, ONE, SUIT_MASKS,
+    ZERO, bit_nb, cards_of_nb, highest_nb, lowest_nb, popcount_nb,
 )
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, card_bound_nb, card_value_nb, contract_at_nb, contract_representatives_nb,
@@ -340,7 +340,7 @@ def card_sums_nb(dd, euchre, to_move, pos, moves, held, sums):
     tt = search_table_nb(dd, euchre)
     for w in range(n_w):
         dd.hands[:] = held[w]
-        top = card_value_nb(tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, 0, n)
+        top = card_value_nb(tt, dd, euchre, to_move, pos, leader, value[w - 1, leader] if w > 0 else -1, NOUGHT, n)
         value[w, leader] = first[w] = top  # top: from here on, the best value of the world so far
         rest = moves & ~bit_nb(leader)
         while rest:
@@ -600,7 +600,7 @@ def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain
                 dd.hands[2], dd.hands[3] = ZERO, ZERO
             dd.hands[seat], dd.hands[1 - seat] = hand, opponents[w]
             at = contract_at_nb(dd, 1 - declarer, -1, -1, 1 - declarer)
-            defence = value_near_nb(search_table_nb(dd, False), dd, False, at, defence, 0, n_tricks)
+            defence = value_near_nb(search_table_nb(dd, False), dd, False, at, defence, NOUGHT, n_tricks)
             if whole:
                 known[strain, declarer] = n_tricks - defence
         bids = STRAIN_BIDS[strain]
@@ -917,7 +917,7 @@ def euchre_bid_tricks_nb(dd, h, hands, bidder, trump, kind, ask_cards, double_de
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
     at = euchre_at_nb(dd, bidder, 0, -1, -1, -1, bidder, bidder % 2)
-    return value_near_nb(search_table_nb(dd, True), dd, True, at, guess, 0, popcount_nb(dd.hands[bidder]))
+    return value_near_nb(search_table_nb(dd, True), dd, True, at, guess, NOUGHT, popcount_nb(dd.hands[bidder]))
 
 
 @njit(cache=True)
@@ -928,7 +928,7 @@ def bid_tricks_nb(dd, h, worlds, bidder, kind, ask_cards, double_deck, joker):
     n = worlds.shape[0]
     tricks = np.empty((4, n), dtype=np.int64)
     for t in range(4):
-        guess = -1
+        guess = NONE
         for w in range(n):
             guess = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
             tricks[t, w] = guess
@@ -977,7 +977,7 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
         if high >= 0:
             kind = euchre_bid_kind_nb(high, tricks)
             total = 0.0
-            won = -1  # the last world's tricks: the next one's guess
+            won = NONE  # the last world's tricks: the next one's guess
             for w in range(n):
                 trump = heuristic_euchre_trump_nb(h, worlds[w, bidder], 1 + double_deck)
                 won = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, won)

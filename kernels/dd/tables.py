@@ -3,7 +3,7 @@ batch of Bid Euchre deals solved from the leader's lead."""
 
 from numba import njit
 
-from kernels.cards import popcount_nb
+from kernels.cards import NOUGHT, popcount_nb
 from kernels.dd.context import ST_GEN, contract_at_nb, contract_rules_nb, renew_nb
 from kernels.dd.value import euchre_value_nb, value_near_nb
 
@@ -23,7 +23,7 @@ def contract_table_nb(tt, ctx_arr, table):
         guess = -1
         for declarer in range(2):
             at = contract_at_nb(ctx, 1 - declarer, -1, -1, 1 - declarer)  # the opponent leads
-            table[strain, declarer] = n - value_near_nb(tt, ctx, False, at, guess, 0, n)
+            table[strain, declarer] = n - value_near_nb(tt, ctx, False, at, guess, NOUGHT, n)
             guess = table[strain, declarer]  # the first declarer's tricks, now on lead
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from kernels.cards import ONE, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import NONE, NOUGHT, ONE, bit_nb, lowest_nb, popcount_nb
 from kernels.dd.context import ST_SEARCHES, contract_at_nb, contract_rules_nb, euchre_at_nb, renew_nb, search_table_nb
 from kernels.dd.contract import contract_after_card_nb, contract_search_nb
 from kernels.dd.euchre import euchre_search_nb
@@ -19,7 +19,7 @@ def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
     """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
     searches halving [floor, tricks left] until they meet, the table shared between them."""
     at = contract_at_nb(ctx, leader, lead, barred, side)
-    return value_near_nb(tt, ctx, False, at, -1, floor, popcount_nb(ctx.hands[1 - leader]))
+    return value_near_nb(tt, ctx, False, at, NONE, floor, popcount_nb(ctx.hands[1 - leader]))
 
 
 @njit(cache=True)
@@ -52,7 +52,7 @@ def euchre_value_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, sid
     ``floor``): zero-window searches halving [floor, tricks left], the table shared
     between them."""
     at = euchre_at_nb(ctx, leader, played, best, best_seat, lead, to_play, side)
-    return value_near_nb(tt, ctx, True, at, -1, floor, popcount_nb(ctx.hands[to_play]))
+    return value_near_nb(tt, ctx, True, at, NONE, floor, popcount_nb(ctx.hands[to_play]))
 
 
 @njit(cache=True)
@@ -157,11 +157,11 @@ def card_values_nb(tt, dd, euchre, to_move, pos, moves, values):
     takes after playing it from ``pos`` (``card_value_nb``), each card valued from the value
     of the card before (values move little between cards); returns the best of them."""
     n = popcount_nb(dd.hands[to_move])
-    best, guess = 0, -1
+    best, guess = NOUGHT, NONE
     while moves:
         c = lowest_nb(moves)
         moves &= moves - ONE
-        values[c] = guess = card_value_nb(tt, dd, euchre, to_move, pos, c, guess, 0, n)
+        values[c] = guess = card_value_nb(tt, dd, euchre, to_move, pos, c, guess, NOUGHT, n)
         best = max(best, guess)
     return best
 
@@ -179,7 +179,7 @@ def dd_best_card_nb(dd, euchre, to_move, pos, legal):
         c = lowest_nb(legal)
         legal &= legal - ONE
         if chosen < 0:
-            chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, -1, 0, n)
+            chosen, best = c, card_value_nb(tt, dd, euchre, to_move, pos, c, NONE, NOUGHT, n)
         elif best < n:
             bound = card_bound_nb(tt, dd, euchre, to_move, pos, c, best + 1)
             if bound > best:

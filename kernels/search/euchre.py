@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import ALONE, ASKING, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
-from kernels.cards import EUCHRE_SUIT_OF, ONE, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
+from kernels.cards import EUCHRE_SUIT_OF, NONE, ONE, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
 from kernels.pimc import euchre_bid_tricks_nb, euchre_calling_worlds_nb
 from kernels.policies import (
     heuristic_euchre_bid_nb, heuristic_euchre_give_nb, heuristic_euchre_return_nb, heuristic_euchre_trump_nb,
@@ -88,7 +88,7 @@ def solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker):
                 for k in range(3):
                     if (k == WITH_PARTNER) != (part == 0):
                         continue
-                    guess = -1
+                    guess = NONE
                     for w in range(n_w):
                         if need[w, t, b, k]:
                             guess = euchre_bid_tricks_nb(dd, h, worlds[w], b, t, k, ask_cards, double_deck, joker,
@@ -208,7 +208,7 @@ def search_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, as
     k = euchre_bid_kind_nb(bid, tricks)
     totals = np.zeros(4)
     for t in range(4):
-        guess = -1
+        guess = NONE
         for w in range(worlds.shape[0]):
             guess = euchre_bid_tricks_nb(dd, h, worlds[w], seat, t, k, ask_cards, double_deck, joker, guess)
             totals[t] += gain[bid, guess]
@@ -303,7 +303,7 @@ def exchange_values_nb(dd, h, worlds, bidder, trump, sets, n_c, giving, mine, k,
             other = model_returns_nb(h, worlds[w, partner], trump, k)  # what comes back, whatever is given
         else:
             other = worlds[w, bidder] & ~model_gives_nb(h, worlds[w, bidder], trump, k)  # what the bidder keeps
-        guess = -1
+        guess = NONE
         for c in range(n_c):
             held[bidder] = ((mine & ~sets[c]) | other) if giving else (other | mine | sets[c])
             guess = euchre_bid_tricks_nb(dd, h, held, bidder, trump, ALONE, k, double_deck, joker, guess)
