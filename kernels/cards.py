@@ -247,7 +247,15 @@ CARD_IDS = {card_name(c): c for c in range(N_CARDS)}
 
 
 def mask_to_cards(mask: int) -> list[int]:
-    return [c for c in range(64) if (int(mask) >> c) & 1]
+    """The cards of a mask, lowest first (its set bits, one step each: the referees and
+    traces call it for every hand and legal set)."""
+    m, cards = int(mask), []
+    while m:
+        low = m & -m
+        cards.append(low.bit_length() - 1)
+        m ^= low
+    return cards
+
 
 RANK_MASKS = np.array([sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)], dtype=np.uint64)
 HCP = np.array([0] * 9 + [1, 2, 3, 4], dtype=np.int64)  # J Q K A = 1 2 3 4

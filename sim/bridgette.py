@@ -313,10 +313,6 @@ def _overtrick_bonus(b):
     return contracts(lambda lv, st, over, x: (over >= 3) if at_least else (over == 3))(b)
 
 
-def _up_class(k):
-    return column("upcard_class", k)
-
-
 def _tiebreak(b):
     return int(b.games["tiebreak_deals"].sum())
 
@@ -325,9 +321,9 @@ ACTIVITY_ROWS = [
     ("deck.colons", "B-4", "the deck (always active)", always()),
     ("exchange.nondealer_draw", "B-3", "the non-dealer drew (always active)", always()),
     # B-3: each dealer draw applies after an up-card of its class
-    ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", _up_class(0)),
-    ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", _up_class(1)),
-    ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", _up_class(2)),
+    ("exchange.dealer_draw_numeral", "B-3", "the up-card was a numeral or the Little Colon", column("upcard_class", 0)),
+    ("exchange.dealer_draw_face", "B-3", "the up-card was a J, Q, K or the Royal Colon", column("upcard_class", 1)),
+    ("exchange.dealer_draw_ace", "B-3", "the up-card was an ace or the Grand Colon", column("upcard_class", 2)),
     ("exchange.upcard_to", "B-3", "the up-card went to its side (always active)", always()),
     *CONTRACT_AUCTION,
     ("auction.min_trump_cards", "B-6", "a suit bid was refused for too few cards", bit("min_trump_cards")),
