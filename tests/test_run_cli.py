@@ -47,6 +47,21 @@ def test_kernels_run_as_python_with_jit_disabled():
     assert plain.stdout == jit.stdout and plain.stdout.count("(") > 12
 
 
+def test_double_dummy_runs_as_python_with_jit_disabled():
+    """The solvers, in both families, give the same values with NUMBA_DISABLE_JIT=1 (where
+    each kernel runs as its Python body) as compiled."""
+    code = ("from sim.dd import Solver; s = Solver(); "
+            "print(s.contract_tricks([[0, 1, 2, 13, 14, 52], [3, 4, 15, 16, 26, 53]], 1, 0), "
+            "s.contract_card_values([[0, 12, 25], [5, 6, 7, 44]], -1, 1, lead=30), "
+            "s.euchre_tricks([[0, 1], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 0, 1, trick=[(0, 9)]), "
+            "s.euchre_card_values([[0, 1, 9], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 2, 0))")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
+    plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
+    jit = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert plain.returncode == jit.returncode == 0, plain.stderr[-2000:] + jit.stderr[-2000:]
+    assert plain.stdout == jit.stdout and plain.stdout.count(":") == 7  # seven cards valued
+
+
 @pytest.mark.parametrize("command, args", [
     ("sim.run", ["--game", "bridgette", "--games", "10", "--policy", "0=heuristic:draw_fight=11"]),
     ("sim.show", ["--game", "bid-euchre", "--seed", "1", "--index", "0", "--policy", "all=heuristic:keep_colons=0"]),

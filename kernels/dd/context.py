@@ -11,14 +11,16 @@ from numba import njit
 from kernels.records import record_dtype
 
 
-# Techniques, as bits of ``flags`` (benchmarks switch them off one at a time).
+# Techniques, as bits of the context's ``techniques`` (benchmarks switch them off one at a time;
+# not ``flags``: a numpy record has an attribute of that name, which hides the field when the
+# kernels run as Python with the JIT disabled).
 USE_TT, USE_EQUIV, USE_ORDER, USE_BOUNDS = 1, 2, 4, 8
 ALL_TECHNIQUES = USE_TT | USE_EQUIV | USE_ORDER | USE_BOUNDS
 
-TT_DTYPE = np.dtype([
+TT_DTYPE = record_dtype([
     ("k0", np.uint64), ("k1", np.uint64), ("k2", np.uint64), ("k3", np.uint64),
     ("gen", np.int32), ("meta", np.int8), ("lo", np.int8), ("hi", np.int8), ("best", np.int8),
-], align=True)
+])
 # A search's state, one record that every node reads and writes (a pointer: no reference
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
@@ -37,7 +39,8 @@ CTX_DTYPE = record_dtype([
     ("stats", np.int64, (4,)),
     ("lost", np.int64, (4,)),  # a --dd run: what each seat's cards lost so far in the deal (kernels.dd_run)
     ("at", np.int64, (7,)),  # where the next searches start (``contract_at_nb``, ``euchre_at_nb``, ``after_card_nb``)
-    ("flags", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8), ("out_seat", np.int64),
+    ("techniques", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8),
+    ("out_seat", np.int64),
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
     # A table of its own, for searches inside the game kernels (the dd and pimc seats, --dd
@@ -71,7 +74,7 @@ def new_context(flags: int = ALL_TECHNIQUES, count: int = 1) -> np.ndarray:
     kernels.engine.game_context_nb), its own table empty; set its hands (and layout) per
     solve."""
     ctx = np.zeros(count, dtype=CTX_DTYPE)
-    ctx["flags"] = flags
+    ctx["techniques"] = flags
     ctx["out_seat"] = -1
     ctx["tt"]["gen"] = -1
     return ctx

@@ -37,7 +37,7 @@ def contract_enter_nb(tt, ctx, d):
         fr[FR_BOUND] = n
         return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
-    flags, trump = ctx.flags, ctx.trump
+    flags, trump = ctx.techniques, ctx.trump
     if n <= 2:  # the last two tricks, played out
         won = last_tricks_nb(hands[leader], hands[follower], lead, barred, trump, ctx.when_void != 0)
         return _resolved_nb(fr, leader == side, n, won, won)
@@ -124,7 +124,7 @@ def contract_close_nb(tt, ctx, d, found, chosen):
     """A trick boundary's answer goes to the table as a bound on the leader's tricks: its
     ``FR_BOUND``, turned to the leader's side."""
     fr = ctx.fr[d]
-    if fr[FR_LEAD] < 0 and ctx.flags & USE_TT:
+    if fr[FR_LEAD] < 0 and ctx.techniques & USE_TT:
         leader = fr[FR_LEADER]
         n = popcount_nb(ctx.hands[1 - leader])
         bound = fr[FR_BOUND]

@@ -32,7 +32,7 @@ def euchre_enter_nb(tt, ctx, d):
     if target > n:
         return RESOLVED_FALSE
     ctx.stats[ST_NODES] += 1
-    flags = ctx.flags
+    flags = ctx.techniques
     segs, seg_of = ctx.segs, ctx.seg_of
     if n == 1:
         won = last_trick_nb(ctx, played, fr[FR_BEST], fr[FR_BEST_SEAT], to_play) % 2 == side
@@ -110,7 +110,7 @@ def euchre_child_nb(ctx, d, c):
 def euchre_close_nb(tt, ctx, d, found, chosen):
     """A trick boundary's answer goes to the table as a bound on the leader's team's tricks."""
     fr = ctx.fr[d]
-    if fr[FR_PLAYED] == 0 and ctx.flags & USE_TT:
+    if fr[FR_PLAYED] == 0 and ctx.techniques & USE_TT:
         leader = fr[FR_LEADER]
         tt_store_nb(tt, ctx, ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3], leader,
                     found == (leader % 2 == ctx.side), fr[FR_T_LEAD], chosen, popcount_nb(ctx.hands[leader]))

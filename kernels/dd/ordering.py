@@ -106,7 +106,7 @@ def order_euchre_nb(order, moves, ctx, seat, played, lead, trick_best, trick_bes
         order[0] = best
         n = 1
         moves &= ~bit_nb(best)
-    if ctx.flags & USE_ORDER and moves:
+    if ctx.techniques & USE_ORDER and moves:
         if played == 0:
             n, moves = _order_euchre_leads_nb(order, n, moves, ctx.hands, seat, ctx.segs, in_play)
         else:

@@ -58,7 +58,7 @@ def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck,
         in_play |= bit_nb(best_b)
     legal = euchre_follow_nb(hand, lead_b, dd.segs, dd.seg_of)
     moves = legal
-    if dd.flags & USE_EQUIV:
+    if dd.techniques & USE_EQUIV:
         moves = euchre_representatives_nb(legal, hand, in_play, dd.segs, dd.group, dd.double_deck)
     by_bit = np.full(64, -1, dtype=np.int64)
     card_values_nb(tt, dd, True, to_move, np.array([leader, played, lead_b, best_b, best_seat]), moves, by_bit)

@@ -72,31 +72,30 @@ def after_card_nb(dd, euchre, to_move, pos, c, at):
     return won
 
 
-def bound_nb(tt, dd, euchre, at, target):
-    """One zero-window search: does the side searched take at least ``target`` of the
-    tricks left from the position ``at``? A bound on its tricks: a lower one, at least
-    ``target``, when it does, else an upper one (the contract search fails soft; Bid
-    Euchre's answers ``target`` or ``target - 1``). Kernels only (the overload below)."""
-    raise NotImplementedError("bound_nb is typed by numba inside the kernels")
-
-
-def _contract_bound(tt, dd, euchre, at, target):
+@njit(cache=True)
+def contract_bound_nb(tt, dd, at, target):
+    """``bound_nb`` of the contract games: their search fails soft."""
     dd.stats[ST_SEARCHES] += 1
     return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
 
 
-def _euchre_bound(tt, dd, euchre, at, target):
+@njit(cache=True)
+def euchre_bound_nb(tt, dd, at, target):
+    """``bound_nb`` of Bid Euchre: ``target`` when its team reaches it, else ``target - 1``."""
     dd.stats[ST_SEARCHES] += 1
     found = euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
     return target if found else target - 1
 
 
-def _either_bound(tt, dd, euchre, at, target):
-    dd.stats[ST_SEARCHES] += 1
+def bound_nb(tt, dd, euchre, at, target):
+    """One zero-window search: does the side searched take at least ``target`` of the
+    tricks left from the position ``at``? A bound on its tricks: a lower one, at least
+    ``target``, when it does, else an upper one. In the kernels numba types it by the
+    overload below; this body runs with the JIT disabled, and where the family is not a
+    constant."""
     if euchre:
-        found = euchre_search_nb(tt, dd, at[0], at[1], at[2], at[3], at[4], at[5], at[6], target)
-        return target if found else target - 1
-    return contract_search_nb(tt, dd, at[0], at[1], at[2], at[3], target)
+        return euchre_bound_nb(tt, dd, at, target)
+    return contract_bound_nb(tt, dd, at, target)
 
 
 @overload(bound_nb, prefer_literal=True)
@@ -104,9 +103,11 @@ def _bound_of_family(tt, dd, euchre, at, target):
     """The family's own search only: every caller names the family by a constant, and
     typing both searches put the other family's into each game's kernels (a sixth of a
     game's compile with search code)."""
-    if isinstance(euchre, types.BooleanLiteral):
-        return _euchre_bound if euchre.literal_value else _contract_bound
-    return _either_bound
+    if not isinstance(euchre, types.BooleanLiteral):
+        return bound_nb
+    if euchre.literal_value:
+        return lambda tt, dd, euchre, at, target: euchre_bound_nb(tt, dd, at, target)
+    return lambda tt, dd, euchre, at, target: contract_bound_nb(tt, dd, at, target)
 
 
 @njit(cache=True)
