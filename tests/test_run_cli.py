@@ -34,32 +34,35 @@ def test_bad_flags_exit_2_with_one_line(args, message):
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_kernels_run_as_python_with_jit_disabled():
-    """NUMBA_DISABLE_JIT=1 (for debugging) plays exactly the same games as the compiled kernels."""
-    code = ("from sim.bridgette import run_block; from sim.rules import BridgetteRules; "
-            "from sim.policies import parse_policy; "
-            "d, g = run_block(BridgetteRules(), [parse_policy('heuristic'), parse_policy('random')], 3, 10, 2); "
-            "print(d.tolist(), g.tolist())")
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
-    plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
-    jit = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert plain.returncode == jit.returncode == 0, plain.stderr + jit.stderr
-    assert plain.stdout == jit.stdout and plain.stdout.count("(") > 12
-
-
-def test_double_dummy_runs_as_python_with_jit_disabled():
-    """The solvers, in both families, give the same values with NUMBA_DISABLE_JIT=1 (where
-    each kernel runs as its Python body) as compiled."""
-    code = ("from sim.dd import Solver; s = Solver(); "
-            "print(s.contract_tricks([[0, 1, 2, 13, 14, 52], [3, 4, 15, 16, 26, 53]], 1, 0), "
-            "s.contract_card_values([[0, 12, 25], [5, 6, 7, 44]], -1, 1, lead=30), "
-            "s.euchre_tricks([[0, 1], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 0, 1, trick=[(0, 9)]), "
-            "s.euchre_card_values([[0, 1, 9], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 2, 0))")
+def _printed_with_and_without_jit(code: str) -> tuple[str, str]:
+    """What ``code`` prints with NUMBA_DISABLE_JIT=1 (each kernel run as its Python body,
+    for debugging) and compiled."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
     plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
     jit = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert plain.returncode == jit.returncode == 0, plain.stderr[-2000:] + jit.stderr[-2000:]
-    assert plain.stdout == jit.stdout and plain.stdout.count(":") == 7  # seven cards valued
+    return plain.stdout, jit.stdout
+
+
+def test_kernels_run_as_python_with_jit_disabled():
+    """NUMBA_DISABLE_JIT=1 plays exactly the same games as the compiled kernels."""
+    plain, jit = _printed_with_and_without_jit(
+        "from sim.bridgette import run_block; from sim.rules import BridgetteRules; "
+        "from sim.policies import parse_policy; "
+        "d, g = run_block(BridgetteRules(), [parse_policy('heuristic'), parse_policy('random')], 3, 10, 2); "
+        "print(d.tolist(), g.tolist())")
+    assert plain == jit and plain.count("(") > 12
+
+
+def test_double_dummy_runs_as_python_with_jit_disabled():
+    """The solvers, in both families, give the same values with NUMBA_DISABLE_JIT=1 as compiled."""
+    plain, jit = _printed_with_and_without_jit(
+        "from sim.dd import Solver; s = Solver(); "
+        "print(s.contract_tricks([[0, 1, 2, 13, 14, 52], [3, 4, 15, 16, 26, 53]], 1, 0), "
+        "s.contract_card_values([[0, 12, 25], [5, 6, 7, 44]], -1, 1, lead=30), "
+        "s.euchre_tricks([[0, 1], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 0, 1, trick=[(0, 9)]), "
+        "s.euchre_card_values([[0, 1, 9], [2, 3, 10], [4, 5, 11], [6, 7, 12]], 2, 0))")
+    assert plain == jit and plain.count(":") == 7  # seven cards valued
 
 
 @pytest.mark.parametrize("command, args", [
