@@ -24,7 +24,7 @@ from kernels.contract import (
 from kernels.dealing import conditioned_order_nb, first_dealer_nb
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
-    contract_table_at_nb, dd_out_nb, start_contract_row_nb,
+    contract_table_at_nb, contract_tricks_row_nb, dd_out_nb, start_contract_row_nb,
 )
 from kernels.options import COLON_DISCARD, MADE_BASIS, OPENING_PASS, OVERTRICK_BONUS_RULE, PASSED_OUT, UPCARD_TO
 from kernels.pimc import note_bridgette_exchange_nb
@@ -250,7 +250,7 @@ def play_tricks_nb(p, gain, hands, unseen0, unseen1, trump, seats, trace, row, d
     leader = 1 - declarer
     barred = NONE
     n_played = NOUGHT
-    dd_on = dd is not None and dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0 and dd[0].contract_only == 0  # card values
     value = NOUGHT
     if dd_on:
         contract_play_start_nb(dd, hands, trump, when_void)
@@ -358,12 +358,18 @@ def contract_scores_nb(p, tables, table, scores):
 @njit(cache=True)
 def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table, its
-    par (B-5, B-6 on the hands after the exchange, B-11..B-14) and the contract's tricks."""
+    par (B-5, B-6 on the hands after the exchange, B-11..B-14) and the contract's tricks;
+    the contract's tricks alone in a ``contract_only`` run."""
+    contract = row.contract
+    when_void = p.colon_discard == COLON_DISCARD_WHEN_VOID
+    if dd[0].contract_only:
+        contract_tricks_row_nb(dd, hands, when_void, out, contract, row.declarer, BID_STRAIN[max(contract, 0)],
+                               BID_LEVEL[max(contract, 0)])
+        return
     table = np.zeros((5, 2), dtype=np.int64)
-    contract_table_at_nb(dd, hands, p.colon_discard == COLON_DISCARD_WHEN_VOID, table)
+    contract_table_at_nb(dd, hands, when_void, table)
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
     contract_scores_nb(p, tables, table, scores)
-    contract = row.contract
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
                             BID_LEVEL[max(contract, 0)], 0, p.min_trump_cards, p.nt_needs_all_suits != 0,
                             p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS)

@@ -20,7 +20,7 @@ from kernels.contract import (
 from kernels.dealing import conditioned_order_nb, first_dealer_nb
 from kernels.dd_run import (
     DD_CONTRACT_DTYPE, contract_auction_row_nb, contract_card_lost_nb, contract_play_end_nb, contract_play_start_nb,
-    contract_table_at_nb, dd_out_nb, start_contract_row_nb,
+    contract_table_at_nb, contract_tricks_row_nb, dd_out_nb, start_contract_row_nb,
 )
 from kernels.options import OPENING_PASS, PASSED_OUT, TRICK_WINNER
 from kernels.policies import choose_draw_card_nb, searches_draw_nb
@@ -183,7 +183,7 @@ def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
     declarer = row.declarer
     leader = 1 - declarer
     n_played = 2 * HAND_SIZE
-    dd_on = dd is not None and dd_out.shape[0] > 0
+    dd_on = dd is not None and dd_out.shape[0] > 0 and dd[0].contract_only == 0  # card values
     value = NOUGHT
     if dd_on:
         contract_play_start_nb(dd, hands, trump, False)
@@ -236,12 +236,17 @@ def contract_scores_nb(tables, table, scores):
 @njit(cache=True)
 def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     """A --dd run's values at the end of the auction (kernels.dd_run): the deal's table after
-    the draw phase, its par (D-3 from 1C, D-5, D-6) and the contract's tricks."""
+    the draw phase, its par (D-3 from 1C, D-5, D-6) and the contract's tricks; the
+    contract's tricks alone in a ``contract_only`` run."""
+    contract = row.contract
+    if dd[0].contract_only:
+        contract_tricks_row_nb(dd, hands, False, out, contract, row.declarer, BID_STRAIN[max(contract, 0)],
+                               BID_LEVEL[max(contract, 0)])
+        return
     table = np.zeros((5, 2), dtype=np.int64)
     contract_table_at_nb(dd, hands, False, table)
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
     contract_scores_nb(tables, table, scores)
-    contract = row.contract
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
                             BID_LEVEL[max(contract, 0)], FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS)
 

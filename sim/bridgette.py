@@ -52,10 +52,11 @@ def kernel_rules(rules) -> kb.KernelRules:
     return kb.KernelRules(params, deck, tables, games_plan())
 
 
-def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):
+def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool | str = False, plan=None):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
-    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
-    ``plan`` (sim.dealing) each index is dealt as the plan says."""
+    ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run; with
+    ``sim.contract.CONTRACT_ONLY`` only the contract's); with ``plan`` (sim.dealing) each
+    index is dealt as the plan says."""
     return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd,
                                plan)
 

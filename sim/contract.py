@@ -19,6 +19,9 @@ from sim.summary import describe, histogram, percent, rate
 PLAYERS = 2
 CONTRACT_NAMES = [call_name(b) for b in range(36)] + ["pass"]
 STRAIN_NAMES = ["C", "D", "H", "S", "NT"]
+# ``dd`` of a block that values only each contract reached double dummy (a multilevel ``dd``
+# level reads nothing else).
+CONTRACT_ONLY = "contract"
 
 
 def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices, plan=None):
@@ -57,12 +60,14 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices, 
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur)
 
 
-def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool = False,
+def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool | str = False,
                plan=None):
     """Play a block of games with a game's parallel kernel ``run_games_nb`` (kernels.engine):
     (deal records, game records). With ``dd`` each deal record also holds its double-dummy
-    values (kernels.dd_run; ``engine.DD_DTYPE``'s fields after the deal's own); ``plan``
-    (kernels.dealing, None: whole games) says how each index is dealt."""
+    values (kernels.dd_run; ``engine.DD_DTYPE``'s fields after the deal's own); with ``dd``
+    ``CONTRACT_ONLY`` only the contract's (``dd_tricks``, ``dd_makeable``; the others null):
+    one search a deal; ``plan`` (kernels.dealing, None: whole games) says how each index is
+    dealt."""
     from kernels.step import seats_for
     from sim.blocks import play_block
     from sim.policies import kernel_policies, searches
@@ -76,6 +81,8 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     # None compiles and plays the deals without any search code when no seat searches and
     # the run is not --dd (kernels.engine).
     ctx = new_context(count=numba.get_num_threads() + 1) if dd or searches(policies) else None
+    if dd == CONTRACT_ONLY:
+        ctx["contract_only"] = 1
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
 
     def run(indices, offsets, deal_rows, game_rows, dd_rows):

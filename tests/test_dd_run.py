@@ -171,6 +171,29 @@ def test_dd_seats_lose_nothing_and_tricks_add_up(game, games):
         assert (taken == deals["dd_tricks"] - mine + theirs)[played].all()
 
 
+@pytest.mark.parametrize("game, games", [("bridgette", 60), ("draw-bridge", 2)])
+def test_contract_only_runs_value_the_contract_as_the_whole_run_does(game, games):
+    """A contract-only --dd block (one search a deal: a multilevel dd level's) has the whole
+    --dd block's deals and the same double-dummy tricks and makes for each contract reached,
+    and nulls where the whole run has the table, par and the cards' losses."""
+    from sim.contract import CONTRACT_ONLY
+
+    module = game_module(game)
+    rules = module.RULES()
+    policies = resolve_policies(game, {"all": "heuristic"})
+    whole, whole_games = module.run_block(rules, policies, 7, 0, games, dd=True)
+    alone, alone_games = module.run_block(rules, policies, 7, 0, games, dd=CONTRACT_ONLY)
+    assert whole_games.tolist() == alone_games.tolist()
+    for name in whole.dtype.names:
+        if name in ("dd_tricks", "dd_makeable") or not (name.startswith("dd_") or name.startswith("par_")):
+            assert (whole[name] == alone[name]).all(), name
+    played = whole["contract"] >= 0
+    assert played.sum() > 40 and (alone["dd_tricks"][played] >= 0).all()
+    assert (alone["dd_tricks"][~played] == -1).all()
+    for name in ("dd_best0", "dd_best1", "par_contract", "par_declarer", "dd_lost0", "dd_lost1"):
+        assert (alone[name] == -1).all(), name
+
+
 def test_records_do_not_depend_on_threads_or_blocks():
     game = "bridgette"
     rules, policies = resolve_rules(game, "bridgette-no-colons"), resolve_policies(game)

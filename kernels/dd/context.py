@@ -41,6 +41,7 @@ CTX_DTYPE = record_dtype([
     ("at", np.int64, (7,)),  # where the next searches start (``contract_at_nb``, ``euchre_at_nb``, ``after_card_nb``)
     ("techniques", np.int64), ("trump", np.int64), ("when_void", np.int8), ("double_deck", np.int8),
     ("out_seat", np.int64),
+    ("contract_only", np.int8),  # a --dd run of the contract games that values only the contract reached (dd_run)
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
     # A table of its own, for searches inside the game kernels (the dd and pimc seats, --dd

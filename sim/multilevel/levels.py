@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.contract import CONTRACT_ONLY
 from sim.games import game_info
 from sim.multilevel.estimator import LevelData, MultilevelError
 
@@ -195,6 +196,10 @@ class LevelPlayer:
         self.largest = (0, 0.0)  # (deals, seconds) of the largest chunk played: the cost per deal
         self.warm = False
         self.pool = None  # a sim.cluster.Cluster whose workers play the chunks; None: this process
+        # What its blocks compute double dummy: a contract game's dd level reads only the
+        # contract's tricks (one search a deal, not a --dd run's ten for the table and one
+        # a card); par needs the whole --dd run.
+        self.dd_run = CONTRACT_ONLY if dd is True and self.info.dd_solver == "contract" else bool(dd)
 
     @property
     def deals(self) -> int:
@@ -206,10 +211,10 @@ class LevelPlayer:
         function of the seed and i, so the rows are the same)."""
         job = (self.game, self.rules, self.policies, self.seed)
         if self.pool is None:
-            return _played(*job, first, count, bool(self.dd), self.plan)
+            return _played(*job, first, count, self.dd_run, self.plan)
         n = min(count, PIECES_PER_WORKER * len(self.pool.workers()))
         cuts = [first + count * i // n for i in range(n + 1)]
-        parts = list(self.pool.map(_played, [(*job, lo, hi - lo, bool(self.dd), self.plan)
+        parts = list(self.pool.map(_played, [(*job, lo, hi - lo, self.dd_run, self.plan)
                                              for lo, hi in zip(cuts, cuts[1:])], ordered=True))
         return tuple(np.concatenate(rows) for rows in zip(*parts))
 
@@ -291,7 +296,7 @@ class LevelPlayer:
         if not self.warm:  # compile (or load) the kernels outside the timing
             if self.pool is not None:  # on every worker, checked to run this version
                 self.pool.warm_up(self.game, self.rules, self.policies)
-                one = (self.game, self.rules, self.policies, self.seed, 0, 1, bool(self.dd), self.plan)
+                one = (self.game, self.rules, self.policies, self.seed, 0, 1, self.dd_run, self.plan)
                 list(self.pool.map(_played, [one] * len(self.pool.workers())))
             else:
                 self._block(0, 1)
