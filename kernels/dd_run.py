@@ -17,6 +17,9 @@ records by the game's Python module; other runs pass an empty array and compute 
   its side won, plus the value after), so the side's tricks taken are its double-dummy
   tricks at the start less what its own cards lost plus what the other side's cards lost.
   A seat that plays double dummy loses 0 with every card.
+- A context with ``contract_only`` set (a multilevel ``dd`` level, sim.multilevel) searches
+  only the contract reached, one search a deal (``contract_tricks_row_nb``): the other
+  columns stay null.
 """
 
 import numpy as np
