@@ -29,8 +29,8 @@ from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
 from kernels.cards import NONE, NOUGHT, ZERO, bit_nb, popcount_nb
 from kernels.calls import legal_calls_nb
 from kernels.dd import (
-    contract_at_nb, contract_best_nb, contract_rules_nb, contract_table_nb, euchre_load_nb, euchre_value_nb, renew_nb,
-    search_table_nb, value_near_nb,
+    contract_best_nb, contract_rules_nb, contract_table_nb, declarer_tricks_nb, euchre_load_nb, euchre_value_nb,
+    renew_nb, search_table_nb,
 )
 from kernels.records import record_dtype
 
@@ -178,34 +178,35 @@ def _par_choice_nb(scores, val, hand, mover, bid, bidder, doubled, lowest, min_t
 
 # --- Bridgette and Draw Bridge ---------------------------------------------------------------
 
-@njit(cache=True)
-def contract_table_at_nb(dd, hands, when_void, table):
-    """B-7, D-4: the deal's table (``table[strain, declarer]``, the opponent leading) from the
-    hands at the start of the auction, which are those of the start of play."""
+@njit(cache=True, inline="always")
+def _contract_deal_nb(dd, hands, when_void):
+    """The context on a contract deal's two ``hands`` at the start of play (B-10's rule
+    ``when_void``)."""
     ctx = dd[0]
     ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
     ctx.hands[2], ctx.hands[3] = ZERO, ZERO
     ctx.when_void = when_void
+    return ctx
+
+
+@njit(cache=True)
+def contract_table_at_nb(dd, hands, when_void, table):
+    """B-7, D-4: the deal's table (``table[strain, declarer]``, the opponent leading) from the
+    hands at the start of the auction, which are those of the start of play."""
+    ctx = _contract_deal_nb(dd, hands, when_void)
     contract_table_nb(search_table_nb(ctx, False), dd, table)
 
 
 @njit(cache=True)
 def contract_tricks_row_nb(dd, hands, when_void, out, contract, declarer, strain, level):
-    """A ``contract_only`` run's row at the end of the auction: for a played ``contract``
-    (-1: passed out) the declarer's tricks in its ``strain``, the opponent leading, and
-    whether they make ``level``; one search, where the whole table takes ten and the card
-    play one a card (``contract_auction_row_nb``'s entry of that table)."""
+    """B-7, D-4 in a ``contract_only`` run, at the end of the auction: for a played
+    ``contract`` (-1: passed out) the declarer's tricks in its ``strain`` and whether they
+    make ``level``: the one entry of the deal's table (``contract_auction_row_nb``) that it
+    reads, one search where the table takes ten and the card play one a card."""
     if contract < 0:
         return
-    ctx = dd[0]
-    ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
-    ctx.hands[2], ctx.hands[3] = ZERO, ZERO
-    ctx.when_void = when_void
-    ctx.trump = strain if strain < 4 else -1
-    renew_nb(ctx, contract_rules_nb(ctx.trump, when_void))
-    n = popcount_nb(hands[declarer])
-    at = contract_at_nb(ctx, 1 - declarer, -1, -1, 1 - declarer)
-    tricks = n - value_near_nb(search_table_nb(ctx, False), ctx, False, at, NONE, NOUGHT, n)
+    ctx = _contract_deal_nb(dd, hands, when_void)
+    tricks = declarer_tricks_nb(search_table_nb(ctx, False), ctx, strain, declarer, NONE)
     out.dd_tricks = tricks
     out.dd_makeable = tricks >= 6 + level
 

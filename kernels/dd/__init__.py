@@ -81,7 +81,7 @@ from kernels.dd.value import (  # noqa: F401
     after_card_nb, bound_nb, card_bound_nb, card_value_nb, card_values_nb, contract_best_nb, contract_card_values_nb,
     contract_value_nb, dd_best_card_nb, euchre_value_nb, value_near_nb,
 )
-from kernels.dd.tables import contract_table_nb, euchre_batch_nb  # noqa: F401
+from kernels.dd.tables import contract_table_nb, declarer_tricks_nb, euchre_batch_nb  # noqa: F401
 from kernels.dd.seat import (  # noqa: F401
     contract_dd_card_nb, euchre_card_values_nb, euchre_dd_card_nb, euchre_share_runs_nb,
 )

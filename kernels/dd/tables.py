@@ -3,9 +3,22 @@ batch of Bid Euchre deals solved from the leader's lead."""
 
 from numba import njit
 
-from kernels.cards import NOUGHT, popcount_nb
+from kernels.cards import NONE, NOUGHT, popcount_nb
 from kernels.dd.context import ST_GEN, contract_at_nb, contract_rules_nb, renew_nb
 from kernels.dd.value import euchre_value_nb, value_near_nb
+
+
+@njit(cache=True, inline="always")
+def declarer_tricks_nb(tt, ctx, strain, declarer, guess):
+    """B-7, D-4: the tricks ``declarer`` takes in ``strain`` (0-3 the suits, 4 no-trump)
+    with the opponent leading, from ``ctx.hands``: one entry of a deal's table, searched
+    stepping from ``guess`` (negative: none). The table's entries are renewed for the
+    strain (``renew_nb``)."""
+    ctx.trump = strain if strain < 4 else -1
+    renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
+    n = popcount_nb(ctx.hands[declarer])
+    at = contract_at_nb(ctx, 1 - declarer, -1, -1, 1 - declarer)  # the opponent leads
+    return n - value_near_nb(tt, ctx, False, at, guess, NOUGHT, n)
 
 
 @njit(cache=True)
@@ -16,15 +29,11 @@ def contract_table_nb(tt, ctx_arr, table):
     the keys leave out the trump), and the second search steps from the first one's value:
     a seat takes about as many tricks whoever leads."""
     ctx = ctx_arr[0]
-    n = popcount_nb(ctx.hands[0])
     for strain in range(5):
-        ctx.trump = strain if strain < 4 else -1
-        renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
-        guess = -1
+        guess = NONE
         for declarer in range(2):
-            at = contract_at_nb(ctx, 1 - declarer, -1, -1, 1 - declarer)  # the opponent leads
-            table[strain, declarer] = n - value_near_nb(tt, ctx, False, at, guess, NOUGHT, n)
-            guess = table[strain, declarer]  # the first declarer's tricks, now on lead
+            table[strain, declarer] = guess = declarer_tricks_nb(tt, ctx, strain, declarer, guess)
+            # the first declarer's tricks, now on lead: the second's guess
 
 
 @njit(cache=True)
