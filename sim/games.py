@@ -86,7 +86,7 @@ class GameInfo:
         return self.summary_keys.get(statistic, statistic)
 
 
-# The heuristic parameters each game's decisions read (kernels/policies.py): the auction's
+# The heuristic parameters each game's decisions read (kernels/policies): the auction's
 # estimate and doubling in both contract games, the Colons in Bridgette only (Draw Bridge's
 # deck has none), the draw phase and bidding by expected score in Draw Bridge (after D-2 a
 # seat knows the opponent's hand), partner play in Bid Euchre. Defaults were chosen by

@@ -18,7 +18,8 @@ from kernels import bid_euchre as ke
 from kernels import pimc
 from kernels.cards import mask_to_cards
 from kernels.dd import (
-    contract_dd_card_nb, euchre_card_values_nb, euchre_dd_card_nb, euchre_follow_nb, euchre_load_nb, new_context,
+    contract_dd_card_nb, contract_rules_nb, euchre_card_values_nb, euchre_dd_card_nb, euchre_follow_nb, euchre_load_nb,
+    new_context, renew_nb,
 )
 from kernels import policies as kp
 from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, legal_calls_nb
@@ -525,7 +526,7 @@ def test_card_sums_are_exact_where_the_choice_needs_them_in_the_bridge_games():
             for c, v in solver.contract_card_values(hands, trump, seat, lead).items():
                 exact[c] += v
         dd.trump, dd.when_void = trump, 0
-        pimc.renew_nb(dd, pimc.contract_rules_nb(trump, 0))
+        renew_nb(dd, contract_rules_nb(trump, 0))
         sums = np.zeros(64, dtype=np.int64)
         pimc.card_sums_nb(dd, False, seat, np.array([lead]), legal, held, sums)
         b, t, bt = _check_card_sums(sums, exact, sorted(exact))

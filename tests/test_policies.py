@@ -337,7 +337,7 @@ def test_bad_policies_are_refused(text):
         parse_policy(text)
 
 
-# The parameters each game's decisions read (kernels/policies.py), in record order.
+# The parameters each game's decisions read (kernels/policies), in record order.
 PARAMETERS = {
     "bridgette": ["aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds"],
     "draw-bridge": ["aggression", "double_margin", "redouble_margin", "draw_fight", "bid_by_score", "compete_margin"],

@@ -37,7 +37,7 @@ from numba import njit
 from kernels.calls import BID_STRAIN
 from kernels.cards import SUIT_MASKS, ZERO, bit_nb, cards_of_nb, lowest_nb
 from kernels.pimc import decision_stream_nb, uniform_nb
-from kernels.policies import ODDS_WIDTH, _cheapest_nb, _highest_rank_nb, heuristic_draw_card_nb
+from kernels.policies import ODDS_WIDTH, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
 from kernels.rng import below_nb, shuffle_nb
 from kernels.search.rollout import (
     HAND_SIZE, add_distinct_nb, defence_tricks_nb, goal_nb, model_auction_nb, note_unexplained_nb, worth_nb,
@@ -64,12 +64,12 @@ def draw_candidates_nb(h, hand, legal, lead, shown, led_suit_wins, out):
             if draw_beats_nb(c, lead, led_suit_wins):
                 winners |= bit_nb(c)
         if winners:
-            n = add_distinct_nb(out, n, _cheapest_nb(winners, -1))
+            n = add_distinct_nb(out, n, cheapest_nb(winners, -1))
         if legal & ~winners:
-            n = add_distinct_nb(out, n, _cheapest_nb(legal & ~winners, -1))
+            n = add_distinct_nb(out, n, cheapest_nb(legal & ~winners, -1))
     else:
-        n = add_distinct_nb(out, n, _highest_rank_nb(legal))
-        n = add_distinct_nb(out, n, _cheapest_nb(legal, -1))
+        n = add_distinct_nb(out, n, highest_rank_nb(legal))
+        n = add_distinct_nb(out, n, cheapest_nb(legal, -1))
     for s in range(4):
         suit = legal & SUIT_MASKS[s]
         if suit:

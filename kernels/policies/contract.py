@@ -1,109 +1,23 @@
-"""Decision functions, dispatched by integer policy id (DESIGN point 5).
-
-Each ``choose_*`` function receives only what the deciding seat may see: its own hand,
-the legal actions, the public auction and play, and the cards it has itself discarded
-or seen dead (``unseen`` is the deck less all of those). A seat's parameters come as one
-``POLICY_PARAMS`` record, a named record per policy (``prm.heuristic.aggression``,
-``prm.pimc.worlds``); the heuristic's functions read only its own record. Defaults,
-meanings and ranges live in ``sim/policies.py``.
-"""
+"""The heuristic of Bridgette and Draw Bridge, and each decision's dispatch by policy: the
+B-3 discards, the C-4/B-5/B-6 calls with doubles and redoubles, the card play (C-3 with
+B-7..B-10) and Draw Bridge's D-2 draw-phase cards."""
 
 import math
 
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, EUCHRE_PASS, STRAIN_BIDS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS
 from kernels.cards import (
-    ALL_SUITED, CARD_CLASS, COLONS, EUCHRE_ACES, EUCHRE_KING, EUCHRE_POWER, EUCHRE_SUIT_OF, HCP, ONE,
-    POWER_LEFT_BOWER, POWER_RIGHT_BOWER, POWER_TRUMP_ACE, POWER_TRUMP_KING, RANGE_MASKS, RANK_JACK, RANK_MASKS,
-    RANK_TEN, SUIT_MASKS, TRUMP_POWER, ZERO, above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, nth_card_nb,
-    popcount_nb,
+    ALL_SUITED, CARD_CLASS, COLONS, HCP, ONE, RANGE_MASKS, RANK_JACK, RANK_MASKS, RANK_TEN, SUIT_MASKS, ZERO,
+    above_in_suit_nb, bit_nb, hcp_nb, highest_nb, lowest_nb, popcount_nb,
 )
-from kernels.records import record_dtype
-from kernels.rng import below_nb
-from kernels.tricks import beaters_nb, draw_beats_nb, euchre_beats_nb
-
-POLICY_RANDOM = 0
-POLICY_HEURISTIC = 1
-POLICY_DD = 2  # the card play: double dummy (kernels.dd), every hand seen; the rest: heuristic
-POLICY_PIMC = 3  # the card play: double dummy averaged over sampled worlds (kernels.pimc); the rest: heuristic
-POLICY_SEARCH = 4  # pimc's card play, and the other decisions by rollout (kernels.search)
-
-# The parameters each policy reads, one record each (meanings and defaults: sim/policies.py).
-HEURISTIC_PARAMS = record_dtype([(name, np.float64) for name in (
-    "aggression", "double_margin", "redouble_margin", "keep_colons", "use_colons", "colon_lead_odds", "draw_fight",
-    "partner_aware", "bid_by_score", "compete_margin")])
-PIMC_PARAMS = record_dtype([(name, np.float64) for name in (
-    "worlds",  # worlds sampled per card
-    "bid_worlds",  # worlds sampled for a deal's calls (0: the heuristic's calls)
-    "keep",  # 1 keeps the worlds of the seat's last card that stay consistent (Bridgette)
-)])
-SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
-    "exchange_worlds",  # worlds valuing each candidate exchange (B-3, E-4; 0: the heuristic's)
-    "call_worlds",  # worlds valuing each candidate call (C-4, E-3's bids and trump; 0: the heuristic's)
-    "draw_worlds",  # worlds valuing each candidate draw-phase card (Draw Bridge's D-2; 0: the heuristic's)
-    "objective",  # what a searched choice maximizes: OBJECTIVE_POINTS or OBJECTIVE_GAMES
-)])
-OBJECTIVE_POINTS = 0  # the mean deal score: the seat's points minus the opponent's
-OBJECTIVE_GAMES = 1  # the mean chance of winning the game from the current totals
-# A seat's parameters: the searching seats decide as the heuristic wherever they do not
-# search, and ``search`` plays its cards as ``pimc``, so each seat carries every record.
-POLICY_PARAMS = record_dtype([("heuristic", HEURISTIC_PARAMS), ("pimc", PIMC_PARAMS), ("search", SEARCH_PARAMS)])
-
-
-@njit(cache=True, inline="always")
-def plays_by_worlds_nb(pid, prm):
-    """Whether a seat plays its cards over sampled worlds (kernels.pimc): ``pimc``, and
-    ``search`` unless its ``worlds`` is 0 (the heuristic's card play)."""
-    return pid == POLICY_PIMC or (pid == POLICY_SEARCH and prm.pimc.worlds > 0)
-
-
-@njit(cache=True, inline="always")
-def reads_calls_in_play_nb(pid):
-    """Whether a seat playing its cards over worlds keeps only the worlds in which the
-    opponent, modelled as the heuristic, would have made its calls (kernels.pimc):
-    ``search``; ``pimc`` samples every world its card play allows."""
-    return pid == POLICY_SEARCH
-
-
-@njit(cache=True, inline="always")
-def calls_by_worlds_nb(pid, prm):
-    """Whether a seat makes its calls over sampled worlds, one answer ahead (kernels.pimc):
-    ``pimc`` with ``bid_worlds`` above 0."""
-    return pid == POLICY_PIMC and prm.pimc.bid_worlds > 0
-
-
-@njit(cache=True, inline="always")
-def searches_calls_nb(pid, prm):
-    """Whether a seat makes its calls by rollout (kernels.search: the bridge games' C-4, Bid
-    Euchre's E-3 bids and trump): ``search`` with ``call_worlds`` above 0."""
-    return pid == POLICY_SEARCH and prm.search.call_worlds > 0
-
-
-@njit(cache=True, inline="always")
-def searches_exchange_nb(pid, prm):
-    """Whether a seat chooses its exchange by rollout (kernels.search: Bridgette's B-3
-    discards, Bid Euchre's E-4 gives and returns): ``search`` with ``exchange_worlds`` above 0."""
-    return pid == POLICY_SEARCH and prm.search.exchange_worlds > 0
-
-
-@njit(cache=True, inline="always")
-def searches_draw_nb(pid, prm):
-    """Whether a seat plays Draw Bridge's draw phase by rollout (kernels.search): ``search``
-    with ``draw_worlds`` above 0."""
-    return pid == POLICY_SEARCH and prm.search.draw_worlds > 0
-
+from kernels.policies.kinds import POLICY_RANDOM, pick_random_nb
+from kernels.tricks import beaters_nb, draw_beats_nb
 
 AVERAGE_HCP = 9.5  # 40 points over 55 cards, 13 held
 _S13, _S26, _S39 = np.uint64(13), np.uint64(26), np.uint64(39)
 _RANKS = np.uint64((1 << 13) - 1)
-
-
-@njit(cache=True, inline="always")
-def pick_random_nb(mask, rng):
-    """Uniform choice of one set bit of ``mask``."""
-    return nth_card_nb(mask, below_nb(rng, popcount_nb(mask)))
 
 
 @njit(cache=True)
@@ -308,7 +222,7 @@ def competing_bid_nb(h, hand, opponent, bids, cur_bid, doubled, gain, odds):
 
 
 @njit(cache=True)
-def _cheapest_nb(mask, trump):
+def cheapest_nb(mask, trump):
     """The least useful suited card of ``mask``: lowest rank, non-trumps first (clubs first
     among equal ranks), -1 for none."""
     trumps = SUIT_MASKS[trump] if trump >= 0 else ZERO
@@ -411,11 +325,11 @@ def heuristic_card_nb(h, hand, legal, lead, trump, is_declarer, unseen):
         if use_colons and legal & match:
             if suited == ZERO:
                 return 52 + CARD_CLASS[lead]
-            cheap = _cheapest_nb(suited, trump)
+            cheap = cheapest_nb(suited, trump)
             if lead % 13 >= RANK_JACK or cheap % 13 >= RANK_TEN or cheap // 13 == trump:
                 return 52 + CARD_CLASS[lead]
         if suited:
-            return _cheapest_nb(suited, trump)
+            return cheapest_nb(suited, trump)
         return lowest_nb(legal)
     # A Colon was led (B-9): win with a card in its range or a trump, else throw the cheapest.
     in_range = legal & RANGE_MASKS[lead - 52] & ~trumps
@@ -424,13 +338,12 @@ def heuristic_card_nb(h, hand, legal, lead, trump, is_declarer, unseen):
     if legal & trumps:
         return lowest_nb(legal & trumps)
     if suited:
-        return _cheapest_nb(suited, trump)
+        return cheapest_nb(suited, trump)
     return lowest_nb(legal)
 
 
-
 @njit(cache=True)
-def _highest_rank_nb(mask):
+def highest_rank_nb(mask):
     """The card of highest rank in ``mask`` (clubs first among equals), -1 for none."""
     ranks = _ranks_nb(mask)
     if ranks == ZERO:
@@ -455,7 +368,7 @@ def heuristic_draw_card_nb(h, hand, legal, lead, shown_top, led_suit_wins):
     """The heuristic's choice for ``choose_draw_card_nb``."""
     wanted = shown_top >= 0 and shown_top % 13 + 2 >= h.draw_fight
     if lead < 0:
-        return _highest_rank_nb(legal) if wanted else _cheapest_nb(legal, -1)
+        return highest_rank_nb(legal) if wanted else cheapest_nb(legal, -1)
     if wanted:
         winners = ZERO
         rest = legal
@@ -465,204 +378,7 @@ def heuristic_draw_card_nb(h, hand, legal, lead, shown_top, led_suit_wins):
             if draw_beats_nb(c, lead, led_suit_wins):
                 winners |= bit_nb(c)
         if winners:
-            return _cheapest_nb(winners, -1)
-    return _cheapest_nb(legal, -1)
+            return cheapest_nb(winners, -1)
+    return cheapest_nb(legal, -1)
 
 
-# --- Bid Euchre (E-3..E-6) ------------------------------------------------------------------
-# Cards in the Bid Euchre layout of kernels.cards; bids are ladder ids (3.. first, then the
-# ask and the moon), EUCHRE_PASS a pass. ``copies`` is 2 with the double deck, else 1.
-
-
-@njit(cache=True)
-def _euchre_extreme_nb(mask, trump, highest):
-    """The card of ``mask`` with the highest (or lowest) power under ``trump``."""
-    best, best_power = -1, -1 if highest else 10**6
-    rest = mask
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        p = EUCHRE_POWER[trump, c]
-        if (p > best_power) if highest else (p < best_power):
-            best, best_power = c, p
-    return best
-
-
-@njit(cache=True)
-def euchre_strength_nb(hand, trump, copies):
-    """Tricks this hand expects to take by itself with ``trump``: trumps by rank, side aces.
-
-    Trumps that head the suit without a gap (the right bower down, every copy of each
-    rank held) are sure tricks; the joker of E-10 is not counted against them.
-    """
-    est = 0.0
-    trumps = hand & EUCHRE_SUIT_OF[trump, trump]
-    top = POWER_RIGHT_BOWER
-    while top >= TRUMP_POWER:
-        held = 0
-        rest = trumps
-        while rest:
-            c = lowest_nb(rest)
-            rest &= rest - ONE
-            held += EUCHRE_POWER[trump, c] == top
-        if held < copies:
-            break
-        top -= 1
-    rest = trumps
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        p = EUCHRE_POWER[trump, c]
-        if p > top:
-            est += 1.0
-        else:
-            est += (1.0 if p >= POWER_RIGHT_BOWER else 0.85 if p == POWER_LEFT_BOWER else
-                    0.7 if p == POWER_TRUMP_ACE else 0.5 if p == POWER_TRUMP_KING else 0.35)
-    n = popcount_nb(trumps)
-    if n >= 3:
-        est += 0.3 * (n - 2)
-    est += 0.7 * popcount_nb(hand & EUCHRE_ACES & ~trumps)
-    return est
-
-
-@njit(cache=True)
-def _best_trump_nb(hand, copies):
-    """The suit this hand is strongest in, and its estimate."""
-    best, best_est = 0, -1.0
-    for t in range(4):
-        e = euchre_strength_nb(hand, t, copies)
-        if e > best_est:
-            best, best_est = t, e
-    return best, best_est
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_discard_nb(pid, prm, hand, copies, rng):
-    """E-10 joker: the dealer's discard before the auction: its weakest card."""
-    if pid == POLICY_RANDOM:
-        return pick_random_nb(hand, rng)
-    return heuristic_euchre_discard_nb(prm.heuristic, hand, copies)
-
-
-@njit(cache=True)
-def heuristic_euchre_discard_nb(h, hand, copies):
-    """The heuristic's choice for ``choose_euchre_discard_nb``."""
-    trump, _ = _best_trump_nb(hand, copies)
-    return _euchre_extreme_nb(hand, trump, False)
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_bid_nb(pid, prm, hand, legal, high, high_bidder, seat, tricks, copies, rng):
-    """E-3: pass or a bid (ladder id). Bids the team's expected tricks in its best suit; asks
-    or shoots the moon with a hand that expects (nearly) every trick."""
-    if pid == POLICY_RANDOM:
-        return pick_random_nb(legal, rng)
-    return heuristic_euchre_bid_nb(prm.heuristic, hand, legal, high, high_bidder, seat, tricks, copies)
-
-
-@njit(cache=True)
-def heuristic_euchre_bid_nb(h, hand, legal, high, high_bidder, seat, tricks, copies):
-    """The heuristic's choice for ``choose_euchre_bid_nb``."""
-    _, alone = _best_trump_nb(hand, copies)
-    scale = tricks / 6.0
-    levels = tricks - 3
-    ask, moon = levels, levels + 1
-    aggression = h.aggression
-    choice = -1
-    if alone + aggression >= tricks - 0.3 * scale:
-        choice = moon
-    elif alone + aggression + 0.8 * scale >= tricks - 0.5 * scale:
-        choice = ask
-    else:
-        team = alone + aggression + 1.25 * scale  # what partner adds on average
-        level = int(np.floor(team))
-        if high_bidder >= 0 and (high_bidder - seat) % 2 == 0:
-            level = int(np.floor(team - 1.5))  # do not overbid partner without a clear margin
-        if level >= 3:
-            choice = min(level - 3, levels - 1)
-    while choice >= 0 and (legal & bit_nb(choice)) == ZERO:
-        choice -= 1
-    if choice >= 0 and choice > high:
-        return choice
-    if legal & bit_nb(EUCHRE_PASS):
-        return EUCHRE_PASS
-    return lowest_nb(legal)  # stuck dealer: the lowest bid
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_trump_nb(pid, prm, hand, copies, rng):
-    """E-3: the bidder names trump: its strongest suit."""
-    if pid == POLICY_RANDOM:
-        return below_nb(rng, 4)
-    return heuristic_euchre_trump_nb(prm.heuristic, hand, copies)
-
-
-@njit(cache=True)
-def heuristic_euchre_trump_nb(h, hand, copies):
-    """The heuristic's choice for ``choose_euchre_trump_nb``."""
-    trump, _ = _best_trump_nb(hand, copies)
-    return trump
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_give_nb(pid, prm, legal, trump, rng):
-    """E-4: a card the asking bidder gives partner: its least useful one."""
-    if pid == POLICY_RANDOM:
-        return pick_random_nb(legal, rng)
-    return heuristic_euchre_give_nb(prm.heuristic, legal, trump)
-
-
-@njit(cache=True)
-def heuristic_euchre_give_nb(h, legal, trump):
-    """The heuristic's choice for ``choose_euchre_give_nb``."""
-    return _euchre_extreme_nb(legal, trump, False)
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_return_nb(pid, prm, legal, trump, rng):
-    """E-4: a return of partner's choice (no trumps left): its best card."""
-    if pid == POLICY_RANDOM:
-        return pick_random_nb(legal, rng)
-    return heuristic_euchre_return_nb(prm.heuristic, legal, trump)
-
-
-@njit(cache=True)
-def heuristic_euchre_return_nb(h, legal, trump):
-    """The heuristic's choice for ``choose_euchre_return_nb``."""
-    return _euchre_extreme_nb(legal, trump, True)
-
-
-@njit(cache=True, inline="always")
-def choose_euchre_card_nb(pid, prm, hand, legal, lead, best, best_seat, seat, trump, bidder, played, rng):
-    """E-6: a card to play. Leads trump from the top on the bidding side, cashes side aces,
-    never overtakes a partner who is winning with a high card, wins as cheaply as it can."""
-    if pid == POLICY_RANDOM:
-        return pick_random_nb(legal, rng)
-    return heuristic_euchre_card_nb(prm.heuristic, hand, legal, lead, best, best_seat, seat, trump, bidder, played)
-
-
-@njit(cache=True)
-def heuristic_euchre_card_nb(h, hand, legal, lead, best, best_seat, seat, trump, bidder, played):
-    """The heuristic's choice for ``choose_euchre_card_nb``."""
-    trumps = legal & EUCHRE_SUIT_OF[trump, trump]
-    if lead < 0:
-        if trumps and (seat - bidder) % 2 == 0:
-            top = _euchre_extreme_nb(trumps, trump, True)
-            if EUCHRE_POWER[trump, top] >= POWER_LEFT_BOWER:
-                return top
-        aces = legal & EUCHRE_ACES & ~trumps
-        if aces:
-            return lowest_nb(aces)
-        return _euchre_extreme_nb(legal, trump, False)
-    winners = ZERO
-    rest = legal
-    while rest:
-        c = lowest_nb(rest)
-        rest &= rest - ONE
-        if euchre_beats_nb(c, best, trump):
-            winners |= bit_nb(c)
-    partner_winning = (best_seat - seat) % 4 == 2
-    strong = EUCHRE_POWER[trump, best] >= EUCHRE_KING  # a trump, or a plain king or ace
-    if winners and not (partner_winning and strong and h.partner_aware > 0):
-        return _euchre_extreme_nb(winners, trump, False)
-    return _euchre_extreme_nb(legal, trump, False)
