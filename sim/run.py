@@ -60,9 +60,9 @@ def index_value(text: str) -> int:
 
 def until_value(text: str):
     try:
-        return parse_until(text)
+        return parse_until(text, any_metric=True)  # a plain run checks the metric (sim.api.execute)
     except RunError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--until: ")) from None
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--until: ").removeprefix("--until ")) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_stratify_flags(p)
     p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
-                        "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS))
+                        "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS) +
+                        "; with --control, any deal metric or one named in --metrics, --deals being the cap")
     add_control_flags(p)
     p.add_argument("--seed", type=seed_value, default=1, help="run seed (default 1): the same seed, the same games")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "

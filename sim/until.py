@@ -41,27 +41,32 @@ class Until:
         return None if ci is None else (ci[1] - ci[0]) / 2
 
 
-def parse_until(text) -> Until:
-    """``METRIC:WIDTH`` (an Until passes through); a RunError in one line otherwise."""
+def parse_until(text, any_metric: bool = False) -> Until:
+    """``METRIC:WIDTH`` (an Until passes through); a RunError in one line otherwise. A plain
+    run stops on a metric whose interval every summary carries (``INTERVALS``);
+    ``any_metric`` leaves the name to the caller: a multilevel run (``--control``) estimates
+    any deal metric, builtin or named in ``--metrics``, with its interval."""
     if isinstance(text, Until):
-        return text
-    metric, colon, width = str(text).partition(":")
-    metric = metric.strip()
-    if not colon:
-        raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
-    if metric not in INTERVALS:
+        until = text
+    else:
+        metric, colon, width = str(text).partition(":")
+        if not colon or not metric.strip():
+            raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
+        try:
+            value = float(width)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
+        until = Until(metric.strip(), value)
+    if not any_metric and until.metric not in INTERVALS:
         import difflib
 
-        close = difflib.get_close_matches(metric, list(INTERVALS), n=1)
+        close = difflib.get_close_matches(until.metric, list(INTERVALS), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        raise RunError(f"--until: unknown metric '{metric}'{hint} (metrics with an interval: {', '.join(INTERVALS)})")
-    try:
-        value = float(width)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
-    return Until(metric, value)
+        raise RunError(f"--until: unknown metric '{until.metric}'{hint} (metrics with an interval: "
+                       f"{', '.join(INTERVALS)}; with --control, any deal metric or one named in --metrics)")
+    return until
 
 
 class Stopping:

@@ -207,7 +207,9 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                         (["--control", "all=heuristic", "--until", "dealer_advantage:5", "--control-deals", "9"],
                          "drop --control-deals"),
                         (["--control", "all=heuristic", "--dd"], "par:SEAT=POLICY"),
-                        (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge")):
+                        (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge"),
+                        (["--control", "all=heuristic", "--until", "made5:0.1"], "unknown metric 'made5'"),
+                        (["--until", "mean_score:5"], "with --control, any deal metric")):
         assert main(["--deals", "50", *args, "--out", "/nonexistent/x"]) == 2
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err
@@ -261,6 +263,32 @@ def test_until_plays_the_levels_until_the_half_width_is_met():
     e = got["metrics"]["dealer_advantage"]
     assert got["reached"] and e["half_width"] <= 100
     assert e["levels"][0]["deals"] < 50_000
+
+
+def test_until_stops_on_a_custom_metric_named_in_metrics(tmp_path, capsys):
+    """sim.run --control --until NAME:W, NAME a custom metric of --metrics: the levels grow
+    until that metric's half-width is at most W, short of the --deals cap, and it is the
+    metric the folder's multilevel.json says was reached. Its plain value over the target's
+    deals is the mean counted from the records of a plain deal run of the same deals."""
+    import json
+
+    from sim.api import simulate
+    from sim.run import main
+
+    out = tmp_path / "ml"
+    assert main(["--deals", "200000", "--seed", "52", "--policy", f"all={STRONG}", "--control", "all=heuristic",
+                 "--metrics", "made4 = mean(made) where level == 4", "--until", "made4:0.03", "--out", str(out),
+                 "--quiet"]) == 0
+    kept = json.loads((out / "multilevel.json").read_text())
+    e = kept["metrics"]["made4"]
+    assert kept["until"] == ["made4", 0.03] and kept["reached"]
+    assert e["half_width"] <= 0.03
+    deals = e["levels"][0]["deals"]
+    assert 200 <= deals < 200_000
+    run = simulate("bridgette", deals, seed=52, policies={"all": STRONG}, out=tmp_path / "plain",
+                   dealing=Dealing("deals"))
+    four = run.deals().query("level == 4")
+    assert e["plain_value"] == pytest.approx(four["made"].mean(), abs=1e-12)
 
 
 def test_ratio_and_custom_metrics_are_estimated_too(tmp_path):

@@ -70,12 +70,20 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                               f"controls ('hand' needs none)")
     if until is not None and control_deals is not None:
         raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
-    if until is not None:
-        metric_name, width = until if isinstance(until, tuple) else _parse_until(until)
-        if metric_name != (specs[0].name):
-            specs = [m for m in specs if m.name == metric_name] + [m for m in specs if m.name != metric_name]
-            if specs[0].name != metric_name:
+    if until is not None:  # the metric it names is estimated first: a builtin, or one of ``metrics``
+        from sim.metrics import MetricsError
+        from sim.until import parse_until
+
+        if not isinstance(until, tuple):
+            until = parse_until(until, any_metric=True)
+            until = (until.metric, until.width)
+        metric_name, width = until
+        specs = [m for m in specs if m.name == metric_name] + [m for m in specs if m.name != metric_name]
+        if specs[0].name != metric_name:
+            try:
                 specs = resolve_metrics([metric_name], deal_run=True) + specs
+            except MetricsError as exc:
+                raise MultilevelError(f"--until: {exc}") from None
     plan, _ = checked_plan(game, rules, dealing)
     from sim.api import resolve_policies
 
@@ -209,17 +217,6 @@ def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict
                    balance=bound.balance, definition=bound.definition)
         out[metric.name] = est
     return out
-
-
-def _parse_until(text):
-    metric, colon, width = str(text).partition(":")
-    try:
-        value = float(width)
-    except ValueError:
-        value = math.nan
-    if not colon or not metric.strip() or not (math.isfinite(value) and value > 0):
-        raise MultilevelError(f"--until needs METRIC:HALF_WIDTH with a positive width, got '{text}'")
-    return metric.strip(), value
 
 
 def _plain(obj):
