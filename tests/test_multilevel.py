@@ -351,6 +351,32 @@ def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
                                                                       "target.npz"]
 
 
+def test_a_folder_of_another_run_is_refused_and_kept(tmp_path, capsys):
+    """sim.run --control into a folder whose levels are another run's (another target, a
+    control that is not the level in its place, a level file that cannot be read) ends in
+    one line and exit status 2 before anything is played, and every file stays as it was."""
+    from sim.run import main
+
+    out = tmp_path / "ml"
+    first = ["--deals", "300", "--seed", "72", "--control", "all=heuristic", "--control-deals", "600", "--out", str(out),
+             "--quiet"]
+    assert main(["--policy", f"all={STRONG}", *first]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    for args, words in ((["--policy", "all=heuristic:aggression=0.9", *first], "target.npz holds the deals of "
+                                                                                "another level"),
+                        (["--policy", f"all={STRONG}", *first[:5], "all=random", *first[6:]], "differs in: policies")):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (out / "control-1.npz").write_bytes(b"not a level")
+    assert main(["--policy", f"all={STRONG}", *first]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "remove it" in err and len(err.strip().splitlines()) == 1
+    assert (out / "control-1.npz").read_bytes() == b"not a level"
+
+
 def test_the_python_api_estimates_as_the_command_does(tmp_path, capsys):
     """sim.estimate with the command's arguments gives the figures sim.run --control keeps in
     its folder; its arguments are checked as sim.simulate checks them."""

@@ -276,18 +276,32 @@ class LevelPlayer:
         write_atomic(path, buffer.getvalue())
 
     def resume(self, path: Path) -> bool:
-        """Take the deals ``path`` holds when it was saved by this same level."""
+        """Take the deals ``path`` holds (False where it holds none). They must be this same
+        level's: a file of another level, or one that cannot be read, is a MultilevelError
+        in one line, before anything is played, as the deals it holds are not to be
+        overwritten (as a plain run refuses a folder of another configuration)."""
+        if not path.exists():
+            return False
         try:
             with np.load(path) as held:
-                if str(held["key"]) != self.key():
-                    return False
-                self.values = [(held[f"y{k}"], held[f"n{k}"]) for k in range(len(self.metrics))]
-                self.choices = held["choices"] if "choices" in held.files else None
-                self.use_choices = bool(held["use_choices"])
-                self.seconds, count, spent = (float(x) for x in held["seconds"])
-                self.largest = (int(count), spent)
-        except (OSError, ValueError, KeyError):
-            return False
+                arrays = {k: held[k] for k in held.files}
+            key = str(arrays["key"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise MultilevelError(f"cannot read {path} ({exc}); remove it to play its level again, or use another "
+                                  f"--out") from None
+        if key != self.key():
+            try:
+                theirs, mine = json.loads(key), json.loads(self.key())
+                differ = ", ".join(k for k in sorted(set(theirs) | set(mine)) if theirs.get(k) != mine.get(k))
+            except ValueError:
+                differ = "key"
+            raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
+                                  f"{differ}); use another --out")
+        self.values = [(arrays[f"y{k}"], arrays[f"n{k}"]) for k in range(len(self.metrics))]
+        self.choices = arrays.get("choices")
+        self.use_choices = bool(arrays["use_choices"])
+        self.seconds, count, spent = (float(x) for x in arrays["seconds"])
+        self.largest = (int(count), spent)
         return True
 
     def play_to(self, deals: int, chunk: int = 20_000, store: Path | None = None) -> None:

@@ -108,7 +108,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             if out is None:
                 break
             stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
-            if stores[pl.name].exists() and pl.resume(stores[pl.name]):
+            if pl.resume(stores[pl.name]):
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
