@@ -351,6 +351,20 @@ def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
                                                                       "target.npz"]
 
 
+def test_auto_is_the_hierarchy_measured_best_for_each_game():
+    """--control auto: the heuristic's contracts valued double dummy, then the heuristic, in
+    the contract games (docs/multilevel.md: the most variance saved per second on five
+    seeds); the heuristic alone in Bid Euchre, which has no double-dummy level. The levels
+    played are those, in that order."""
+    assert ml.default_levels("bridgette") == ml.default_levels("draw-bridge") == ["dd:all=heuristic", "all=heuristic"]
+    assert ml.default_levels("bid-euchre") == ["all=heuristic"]
+    for game, controls in (("bridgette", ["dd:all=heuristic", "all=heuristic"]), ("bid-euchre", ["all=heuristic"])):
+        got = ml.run_multilevel(game, resolve_rules(game), resolve_policies(game, [f"all={STRONG}"]), 73, 300,
+                                ["auto"], [600] * len(controls))
+        assert got["controls"] == controls
+        assert list(got["sizes"])[1:] == controls and list(got["sizes"].values())[1:] == [600] * len(controls)
+
+
 def test_a_folder_of_another_run_is_refused_and_kept(tmp_path, capsys):
     """sim.run --control into a folder whose levels are another run's (another target, a
     control that is not the level in its place, a level file that cannot be read) ends in
