@@ -146,7 +146,8 @@ def sweep_headline(result: dict) -> list[str]:
     deal_run = unit == "deal"
     names = [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]
     key = ", ".join(result["vary"])
-    lines = [f"{game}: {len(rows)} settings of {key}, {plural(result['games'], unit)} each, seed {result['seed']}",
+    cap = "up to " if result.get("until") else ""  # --until: each setting played to its half-width
+    lines = [f"{game}: {len(rows)} settings of {key}, {cap}{plural(result['games'], unit)} each, seed {result['seed']}",
              f"  answers per setting, 95% intervals over {unit}s:"]
     width = max([len(key)] + [len(_label(r)) for r in rows]) + 2
     cells = {}

@@ -20,7 +20,7 @@ from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides
 from sim.store import RECORD_MODES, RunError
-from sim.until import INTERVALS, parse_until
+from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
 from sim.multilevel import MultilevelError, add_control_flags, play_cli
 
@@ -58,13 +58,6 @@ def index_value(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def until_value(text: str):
-    try:
-        return parse_until(text, any_metric=True)  # a plain run checks the metric (sim.api.execute)
-    except RunError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--until: ").removeprefix("--until ")) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m sim.run", description=__doc__.split("\n\n")[1])
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"game to play (default {DEFAULT_GAME})")
@@ -73,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of --games: independent deals to play, deal i a pure function of (seed, i)")
     add_dealing_flags(p)
     add_stratify_flags(p)
-    p.add_argument("--until", type=until_value, metavar="METRIC:HALF_WIDTH",
+    p.add_argument("--until", type=until_argument, metavar="METRIC:HALF_WIDTH",
                    help="play blocks until the metric's 95%% half-width is at most HALF_WIDTH (a rate's as a "
                         "proportion), --games being the cap; metrics: " + ", ".join(INTERVALS) +
                         "; with --control, any deal metric or one named in --metrics, --deals being the cap")

@@ -284,10 +284,12 @@ class FolderLock:
     """An exclusive lock on ``folder`` for one writer, held until ``release()``: an flock on
     its ``.lock`` file, which the OS releases when the process ends in any way (kill -9
     leaves no stale lock, only a file the next writer takes over). The file names the
-    holder, for the one line a second writer ends with, and is removed on release."""
+    holder, for the one line a second writer ends with, and is removed on release; so is the
+    folder, when ``made`` says the lock's command made it and it is still empty (a command
+    that ends before writing anything leaves nothing behind)."""
 
-    def __init__(self, folder: Path, what: str):
-        self.path = folder / LOCK_NAME
+    def __init__(self, folder: Path, what: str, made: bool = False):
+        self.path, self._made = folder / LOCK_NAME, made
         while True:
             try:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -326,6 +328,11 @@ class FolderLock:
                 pass  # a read-only folder keeps it; the next writer takes it over
             os.close(self._fd)  # closing the only descriptor drops the flock
             self._fd = None
+            if self._made:
+                try:
+                    self.path.parent.rmdir()  # only while empty: another writer's lock keeps it
+                except OSError:
+                    pass
 
     def __enter__(self) -> FolderLock:
         return self
@@ -359,8 +366,9 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
     names = listing(folder)
     if names and not owns(folder, names):
         raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
+    made = not folder.exists()
     make_folder(folder)
-    return FolderLock(folder, what)
+    return FolderLock(folder, what, made)
 
 
 def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:

@@ -44,6 +44,7 @@ from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_fl
     block_size_value, count, dealing_of, seed_value
 from sim.run_records import open_run
 from sim.store import RECORD_MODES, claim, holds_runs, write_atomic, write_json
+from sim.until import until_argument
 
 
 class SweepError(ValueError):
@@ -165,7 +166,7 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
           cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None, controls=(),
-          control_deals=None) -> dict:
+          control_deals=None, until=None) -> dict:
     """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
 
     ``dealing``: a deal run's sim.dealing.Dealing; ``games`` then counts deals, and its
@@ -183,10 +184,14 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
 
     ``controls`` (sim.multilevel levels, with ``control_deals`` or sized by a pilot): each
     setting a multilevel estimate of ``metrics`` (default the dealer's advantage) over a
-    deal run (``_multilevel_result``).
+    deal run (``_multilevel_result``); with ``until`` ("METRIC:W", any deal metric) each
+    setting's levels grow until that metric's 95% half-width is at most W, ``games`` being
+    each setting's cap.
     """
     from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
 
+    if until is not None and not controls:
+        raise SweepError("--until needs --control: a plain sweep plays the same games in every setting")
     if controls:
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
@@ -220,8 +225,6 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             except ValueError as exc:
                 raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
     out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games, dealing is not None)
-    if plot_path is not None:
-        check_plot_path(Path(plot_path))
     block_size = block_size or DEFAULT_BLOCK_SIZE
     if cluster is None and threads is not None:
         import numba
@@ -230,6 +233,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     with ExitStack() as stack:
         # This sweep's alone while its settings play (the tables are written whole, after).
         stack.callback(claim(out, is_sweep_folder, "sweep").release)
+        if plot_path is not None:  # inside the claim: a folder the sweep makes goes again if it ends here
+            check_plot_path(Path(plot_path))
         extra = {} if dealing is None else {"dealing": dealing}
         if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
             from sim.cluster import open_cluster
@@ -245,7 +250,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
                 if log:
                     log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
                 played.append(run_multilevel(game, setting_rules, chosen, seed, games, list(controls), control_deals,
-                                             metrics, dealing, out=folder, notify=log, influence=True,
+                                             metrics, dealing, until, out=folder, notify=log, influence=True,
                                              cluster=extra.get("cluster"), threads=extra.get("threads", threads)))
         else:
             folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
@@ -305,7 +310,7 @@ def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, d
     rows = []
     for i, (setting, res) in enumerate(zip(settings, played)):
         row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(out / folder_name(i, setting)),
-               "sizes": res["sizes"], "wall_seconds": res["wall_seconds"], "metrics": {}}
+               "sizes": res["sizes"], "wall_seconds": res["wall_seconds"], "reached": res["reached"], "metrics": {}}
         for name, e in res["metrics"].items():
             d = estimate_difference(first[name], e)
             row["metrics"][name] = {
@@ -321,7 +326,8 @@ def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, d
               for name, e in first.items() if e.get("definition") is not None}
     result = {"game": game, "seed": seed, "games": deals, "vary": [k for k, _ in grid], "out": str(out),
               "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
-              "unit": "deal", "dealing": dealing.to_dict(), "controls": played[0]["controls"]}
+              "unit": "deal", "dealing": dealing.to_dict(), "controls": played[0]["controls"],
+              "until": played[0]["until"]}
     if numeric_axis(grid):
         key = grid[0][0]
         xs = [r["values"][key] for r in rows]
@@ -423,10 +429,16 @@ def format_report(result: dict) -> str:
     dealt = "" if "dealing" not in result else f" ({from_dict(result['dealing']).describe()})"
     levels = "" if not result.get("controls") else f"; multilevel over {', '.join(result['controls'])}"
     lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
-             f"{plural(result['games'], unit)} each{dealt}, seed {result['seed']}, "
+             f"{'up to ' if result.get('until') else ''}{plural(result['games'], unit)} each{dealt}, "
+             f"seed {result['seed']}, "
              f"policies {', '.join(result['policies'])}{levels}; runs in {result['out']}",
              f"differences are against the first setting ({first}), paired {unit} by {unit} where the "
              f"records allow (95% intervals)"]
+    if result.get("until"):
+        missed = [_label(r) for r in rows if not r["reached"]]
+        lines.append(f"until {result['until'][0]}:{result['until'][1]:g}: reached in every setting" if not missed
+                     else f"until {result['until'][0]}:{result['until'][1]:g}: not reached within the cap in "
+                          f"{', '.join(missed)}")
     width = max(len(_label(r)) for r in rows) + 2
     for name in result["metrics"]:
         m = _metric(result, name)
@@ -591,6 +603,9 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors and the result")
     add_control_flags(p)
+    p.add_argument("--until", type=until_argument, metavar="METRIC:HALF_WIDTH",
+                   help="with --control: grow each setting's levels until the metric's 95%% half-width is at most "
+                        "HALF_WIDTH (any deal metric, or one named in --metrics), --deals being each setting's cap")
     add_cluster_flag(p, "; --out must then be a folder every worker shares")
     return p
 
@@ -615,7 +630,7 @@ def main(argv=None) -> int:
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         result = sweep(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy,
                        out, metrics, args.records, args.block_size, args.cluster, args.threads, log, plot_path,
-                       dealing if dealing.deal_run else None, args.control, args.control_deals)
+                       dealing if dealing.deal_run else None, args.control, args.control_deals, args.until)
         try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
             result["plot"], problem = str(plot(result, plot_path)), None
         except SweepError as exc:

@@ -69,6 +69,18 @@ def parse_until(text, any_metric: bool = False) -> Until:
     return until
 
 
+def until_argument(text: str) -> Until:
+    """argparse's type for ``--until``: the syntax checked here, the metric where the run
+    knows which it can stop on (a plain run: ``INTERVALS``; with ``--control``: any deal
+    metric)."""
+    import argparse
+
+    try:
+        return parse_until(text, any_metric=True)
+    except RunError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--until: ").removeprefix("--until ")) from None
+
+
 class Stopping:
     """Feeds block aggregates in block order; says when the target is reached."""
 

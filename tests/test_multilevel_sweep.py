@@ -100,6 +100,43 @@ def test_control_needs_deal_runs(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_until_grows_each_setting_to_the_half_width(tmp_path, capsys):
+    """sim.sweep --control --until METRIC:W: every setting's levels grow until that
+    metric's 95% half-width is at most W, short of the --deals cap; the sweep's table
+    says so, and each setting's folder is the multilevel run sim.run --until makes of
+    its rules."""
+    out = tmp_path / "sw"
+    args = ["--vary", "exchange.nondealer_draw=2,8", "--deals", "200000", "--seed", "33", "--policy",
+            f"all={STRONG}", "--control", "all=heuristic", "--until", "dealer_advantage:30", "--out", str(out),
+            "--quiet"]
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "until dealer_advantage:30: reached in every setting" in said
+    rules = resolve_rules("bridgette", None, ["exchange.nondealer_draw=8"])
+    direct = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 33, 200_000,
+                               ["all=heuristic"], until="dealer_advantage:30")
+    for folder in sorted(out.glob("0*")):
+        kept = json.loads((folder / "multilevel.json").read_text())
+        e = kept["metrics"]["dealer_advantage"]
+        assert kept["reached"] and e["half_width"] <= 30 and e["levels"][0]["deals"] < 200_000
+    assert e["value"] == pytest.approx(direct["metrics"]["dealer_advantage"]["value"], rel=1e-12)
+
+
+def test_until_needs_controls_and_a_failed_sweep_leaves_no_folder(tmp_path, capsys):
+    """--until without --control, and a control the game cannot have: one line, status 2,
+    and no folder where there was none (the sweep had claimed it before the levels were
+    checked)."""
+    for args, words in ((["--games", "10", "--until", "dealer_advantage:5"], "--until needs --control"),
+                        (["--game", "bid-euchre", "--vary", "auction.stick_the_dealer=true,false", "--deals", "50",
+                          "--control", "hand"], "the hand features are Bridgette's")):
+        out = tmp_path / "sw"
+        vary = [] if "--vary" in args else ["--vary", "exchange.nondealer_draw=2,8"]
+        assert main([*vary, *args, "--out", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0]
+        assert not out.exists()
+
+
 def _estimates(rng, sizes, rate=False):
     """Per-stratum plain and multilevel estimates (with influence) on simulated deals, whole
     numbers as deal scores are (sim.ratio's sums are exact integers)."""
