@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import itertools
-import operator
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,102 +18,19 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.aggregates import block_aggregates, merged_summary
 from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
-from sim.policies import PolicyError, parse_policy, searches
-from sim.rules import merge_tables, parse_set, read_variant, variant_game
+from sim.policies import searches
+from sim.rules import variant_game
+from sim.resolve import check_kind, check_rules, resolve_policies, resolve_rules, texts
 from sim.store import (
     RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
 )
-from sim.summary import merge
 
 DEFAULT_BLOCK_SIZE = 50_000
 MANIFEST_EVERY_S = 1.0  # on a cluster, how often the manifest's list of blocks done is rewritten
-
-
-def resolve_rules(game: str, rules=None, set_options=()):
-    """Validated rules from a variant (dict of tables, TOML path or shipped name) plus --set
-    overrides (``set_options``: "TABLE.KEY=VALUE" text, one or a list)."""
-    module = game_module(game)
-    _check_rules(rules)
-    if rules is None:
-        tables = {}
-    elif isinstance(rules, dict):
-        tables = rules
-    else:
-        tables = read_variant(rules, game)
-    overrides = parse_set(_texts("set_options", set_options, "'TABLE.KEY=VALUE'"))
-    return module.RULES.from_dict(merge_tables(tables, overrides))
-
-
-def resolve_policies(game: str, policies=None) -> list:
-    """One Policy per seat from ``SEAT=NAME[:k=v,...]`` strings or a {seat or 'all': spec} dict
-    (a seat as its number or its digits).
-
-    Later entries override earlier ones; every seat starts as ``heuristic``.
-    """
-    players = game_info(game).seats
-    chosen = [parse_policy("heuristic", game)] * players
-    if policies is None:
-        return chosen
-    if isinstance(policies, dict):
-        items = policies.items()
-    else:
-        items = (_split_seat(p) for p in _texts("policies", policies, "'SEAT=NAME[:param=value,...]'"))
-    for seat, spec in items:
-        if not isinstance(spec, str):
-            raise TypeError(f"policies: seat {seat!r} needs a policy such as 'heuristic' or 'pimc:worlds=2', "
-                            f"got {spec!r}")
-        policy = parse_policy(spec, game)
-        if seat == "all":
-            chosen = [policy] * players
-            continue
-        index = _seat_number(seat)
-        if not 0 <= index < players:
-            named = f"policies: seat {seat!r}" if isinstance(policies, dict) else f"seat '{seat}'"
-            raise PolicyError(f"{named} does not exist in {game} (seats 0..{players - 1} or all)")
-        chosen[index] = policy
-    return chosen
-
-
-def _seat_number(seat) -> int:
-    """A seat given as a whole number or its digits; -1 for anything else (0.0, True)."""
-    if isinstance(seat, bool):
-        return -1
-    try:
-        return int(seat) if isinstance(seat, str) else operator.index(seat)
-    except (TypeError, ValueError):
-        return -1
-
-
-def _texts(name: str, value, form: str) -> list:
-    """``value``, one string or a list or tuple of them, as a list; a TypeError naming the
-    argument ``name`` and the ``form`` of its strings otherwise."""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
-        raise TypeError(f"{name} must be a {form} string or a list of them, got {value!r}")
-    return list(items)
-
-
-def _check_kind(name: str, value, kinds: tuple, takes: str) -> None:
-    """A TypeError naming the argument ``name`` and what it ``takes``, unless ``value`` is None
-    or one of ``kinds``."""
-    if value is not None and not isinstance(value, kinds):
-        raise TypeError(f"{name} must be {takes}, got {value!r}")
-
-
-def _check_rules(rules) -> None:
-    """A TypeError unless ``rules`` is None or a form sim.rules can read."""
-    _check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
-                                                         "shipped variant's name")
-
-
-def _split_seat(text: str) -> tuple[str, str]:
-    seat, eq, spec = text.partition("=")
-    if not eq:
-        raise PolicyError(f"--policy needs SEAT=NAME[:param=value,...], got '{text}'")
-    return seat.strip(), spec.strip()
 
 
 def default_out(game: str, seed: int, games: int, unit: str = "game") -> Path:
@@ -299,76 +215,6 @@ def _write_block(folder, module, rules, policies, index, deals, game_rows, plan=
     return aggregates
 
 
-def block_aggregates(game: str, rules, deals, game_rows, plan=None) -> dict:
-    """The game's block aggregates plus the dealer's advantage as sim.metrics defines
-    it (exact per-game sums, so a --records none run reports it too), in a --dd run the
-    double-dummy aggregates (sim.dd_run), in a conditioned deal run the deals dealt and
-    the tries they took (``plan``, sim.dealing), and the searched decisions whose worlds the
-    opponent model could not explain (kernels.search: the seat decided as the heuristic)."""
-    from sim import activity, dd_run
-    from sim.metrics import dealer_advantage_sums
-
-    module = game_module(game)
-    first = int(game_rows["game"].min()) if len(game_rows) else 0
-    groups = module.advantage_groups(deals) if hasattr(module, "advantage_groups") else None
-    out = {**module.aggregate(rules, deals, game_rows),
-           "dealer_advantage": dealer_advantage_sums(game_info(game), deals, first, len(game_rows), groups,
-                                                     len(getattr(module, "ADVANTAGE_GROUPS", ()))),
-           "unexplained": int(deals["unexplained"].sum()),
-           "activity": activity.aggregate(game, rules, deals, game_rows)}
-    if dd_run.has_columns(deals):
-        out["double_dummy"] = dd_run.aggregate(game_info(game), module, rules, deals)
-    if plan is not None and plan[0]["conditioned"]:
-        out["conditioned"] = {"deals": len(deals), "tries": int(deals["tries"].sum())}
-    return out
-
-
-def dealing_summary(dealing, pilot_acceptance, conditioned) -> dict:
-    """A deal run's section of summary.json: how it dealt, and for conditions the tries its
-    deals took (the acceptance rate of the ranges) beside the pilot's estimate."""
-    out = {**dealing.to_dict(), "description": dealing.describe()}
-    if conditioned:
-        out.update(conditioned, acceptance=conditioned["deals"] / conditioned["tries"],
-                   pilot_acceptance=pilot_acceptance)
-    return out
-
-
-def merged_summary(game: str, rules, blocks, policies=None, dealing=None, pilot_acceptance=None) -> dict:
-    """summary.json from the blocks' aggregates, merged one block at a time (``policies``
-    name the seats in the double-dummy section of a --dd run; a deal run's ``dealing`` and
-    its pilot's acceptance rate make its section)."""
-    from sim import activity, dd_run
-    from sim.metrics import dealer_advantage_summary
-
-    total, advantage, dd, conditioned, active = None, None, None, None, None
-    for agg in blocks:
-        sums = agg.pop("dealer_advantage", None)  # blocks written before it was kept have none
-        dd_sums = agg.pop("double_dummy", None)
-        tries = agg.pop("conditioned", None)
-        counts = agg.pop("activity", None)  # nor before rule activity was counted
-        if total is None:
-            total, advantage, dd, conditioned, active = agg, sums, dd_sums, tries, counts
-        else:
-            total = merge(total, agg)
-            advantage = merge(advantage, sums) if advantage and sums else None
-            active = merge(active, counts) if active and counts else None
-            dd = merge(dd, dd_sums) if dd and dd_sums else None
-            conditioned = merge(conditioned, tries) if conditioned and tries else None
-    unexplained = total.pop("unexplained", 0)
-    summary = {"game": game, **game_module(game).summarize(rules, total), "unexplained_decisions": unexplained}
-    names = getattr(game_module(game), "ADVANTAGE_GROUPS", ())
-    if advantage is not None:
-        summary["dealer_advantage"] = dealer_advantage_summary(advantage, names)
-    if active is not None:
-        summary["rule_activity"] = activity.summarize(game, active)
-    if dealing is not None:
-        summary["dealing"] = dealing_summary(dealing, pilot_acceptance, conditioned)
-    if dd is not None:
-        summary["double_dummy"] = dd_run.summarize(game_info(game), dd, policies, names,
-                                                   getattr(game_module(game), "COLON_NAMES", ()))
-    return summary
-
-
 @dataclass
 class Run:
     """A finished run folder: its summary and its records as pandas."""
@@ -421,10 +267,10 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
 
     games, block_size = _checked("games", whole_count, games), _checked("block_size", block_size_count, block_size)
     seed = _checked("seed", seed_number, seed)
-    _check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
-    _check_rules(rules)
-    _check_kind("out", out, (str, os.PathLike), "a folder's path or None")
-    _check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
+    check_rules(rules)
+    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
     if not isinstance(dd, bool):
         raise TypeError(f"dd must be True or False, got {dd!r}")
     game = game or variant_game(rules) or DEFAULT_GAME
@@ -467,11 +313,11 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     from sim.multilevel import run_multilevel
 
     deals, seed = _checked("deals", whole_count, deals), _checked("seed", seed_number, seed)
-    _check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
-    _check_rules(rules)
-    _check_kind("out", out, (str, os.PathLike), "a folder's path or None")
-    _check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
-    controls = _texts("control", control, "level")
+    check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
+    check_rules(rules)
+    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    controls = texts("control", control, "level")
     if control_deals is not None:
         control_deals = [_checked("control_deals", whole_count, n) for n in
                          (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]

@@ -75,7 +75,7 @@ def _on_worker(fn, threads, *args):
 def play_block(game, rules, policies, seed, index, first, count, out, records, dd=False, plan=None):
     """Play one block (``dd``: valuing every deal double dummy, sim.dd_run; ``plan``: a deal
     run's, sim.dealing), write its Parquet records into ``out``, return its aggregates."""
-    from sim.api import block_aggregates
+    from sim.aggregates import block_aggregates
     from sim.blocks import Columns
 
     module = game_module(game)

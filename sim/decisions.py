@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", metavar="DECISION,...",
                         help=f"decisions to measure (default every one the game has: {', '.join(DECISION_NAMES)})")
     args = parser.parse_args(argv)
-    from sim.api import resolve_rules
+    from sim.resolve import resolve_rules
 
     try:
         only = DECISION_NAMES if args.only is None else tuple(d.strip() for d in args.only.split(","))

@@ -10,9 +10,11 @@ the headline and the tables below it never disagree. Imports nothing of analysis
 
 from __future__ import annotations
 
+import json
+
 from sim.cli import plural
 from sim.games import game_info
-from sim.metrics import METRICS
+from sim.metrics import METRICS, shown
 
 HEADLINE = ("dealer_advantage", "first_dealer_wins", "contract_made")
 WIDTH = 26  # the answers' words column
@@ -112,8 +114,6 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies) -> list[str
 def strata_headline(result: dict, policies, deals: int, seed: int) -> list[str]:
     """The first lines of a stratified run: each headline metric overall, by the stratified
     estimator with its 95% interval, and per stratum; then the players."""
-    from sim.metrics import shown
-
     game = result["game"]
     names = [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]
     lines = [f"{game}: {plural(deals, 'independent deal')}, seed {seed}, stratified by {result['stratify']}",
@@ -136,11 +136,24 @@ def strata_headline(result: dict, policies, deals: int, seed: int) -> list[str]:
     return lines
 
 
+def sweep_metric(result: dict, name: str):
+    """A metric of a sweep's result, builtin or custom, for its words, units and balance."""
+    return shown(name, result.get("custom_metrics", {}).get(name))
+
+
+def setting_value(value) -> str:
+    """A varied option's value as --vary writes it."""
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def setting_label(row) -> str:
+    """A sweep setting's values, as its rows are labelled."""
+    return ", ".join(setting_value(v) for v in row["values"].values())
+
+
 def sweep_headline(result: dict) -> list[str]:
     """The first lines sim.sweep prints: per setting, the headline metrics it measured with
     their own 95% intervals, each metric's balance point, and the players."""
-    from sim.sweep import _label, _metric
-
     game, rows = result["game"], result["settings"]
     unit = result.get("unit", "game")
     deal_run = unit == "deal"
@@ -149,10 +162,10 @@ def sweep_headline(result: dict) -> list[str]:
     cap = "up to " if result.get("until") else ""  # --until: each setting played to its half-width
     lines = [f"{game}: {len(rows)} settings of {key}, {cap}{plural(result['games'], unit)} each, seed {result['seed']}",
              f"  answers per setting, 95% intervals over {unit}s:"]
-    width = max([len(key)] + [len(_label(r)) for r in rows]) + 2
+    width = max([len(key)] + [len(setting_label(r)) for r in rows]) + 2
     cells = {}
     for name in names:
-        m = _metric(result, name)
+        m = sweep_metric(result, name)
         words = _words(name, game, deal_run) if name in METRICS else name
         texts = []
         for r in rows:
@@ -163,9 +176,9 @@ def sweep_headline(result: dict) -> list[str]:
         cells[name] = (words, texts, max(len(words), *map(len, texts)) + 3)
     lines.append(f"  {key:{width}s}" + "".join(f"{w:>{n}s}" for w, _, n in cells.values()))
     for i, r in enumerate(rows):
-        lines.append(f"  {_label(r):{width}s}" + "".join(f"{t[i]:>{n}s}" for _, t, n in cells.values()))
+        lines.append(f"  {setting_label(r):{width}s}" + "".join(f"{t[i]:>{n}s}" for _, t, n in cells.values()))
     for name, x in result.get("balance_point", {}).items():
-        m = _metric(result, name)
+        m = sweep_metric(result, name)
         words = _words(name, game, deal_run) if name in METRICS else name
         bracket = result["balance_bracket"][name]
         where = (f"between {bracket[0]} and {bracket[1]} by the settings' intervals" if bracket
@@ -214,8 +227,6 @@ def sweep_next(result: dict) -> list[str]:
 def compare_headline(result: dict) -> list[str]:
     """The answer of a comparison, after its first line: B - A of the headline metrics with
     their 95% intervals, and the players of both runs."""
-    from sim.metrics import shown
-
     game = result["game"]
     deal_run = result.get("unit") == "deals"
     names = [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]

@@ -301,7 +301,7 @@ def main(argv=None) -> int:
                                       "(default runs/ladder-<game>-<seed>-<games>)")
     parser.add_argument("--json", action="store_true", help="print the JSON of ladder.json instead of the table")
     args = parser.parse_args(argv)
-    from sim.api import resolve_rules
+    from sim.resolve import resolve_rules
 
     out = Path(args.out or f"runs/ladder-{args.game}-{args.seed}-{args.games}")
     try:

@@ -194,7 +194,7 @@ def main(argv=None) -> int:
     parser.add_argument("--b", required=True, metavar="POLICY", help="policy B")
     add_match_flags(parser, "games, each played twice", "print one JSON object instead of the report")
     args = parser.parse_args(argv)
-    from sim.api import resolve_rules
+    from sim.resolve import resolve_rules
 
     try:
         rules = resolve_rules(args.game, args.rules, args.set_options)

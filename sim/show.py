@@ -43,7 +43,7 @@ def main(argv=None) -> int:
                         help="add each deal's double-dummy table and par and the tricks each card played lost")
     add_rule_flags(parser)
     args = parser.parse_args(argv)
-    from sim.api import resolve_policies, resolve_rules
+    from sim.resolve import resolve_policies, resolve_rules
 
     plan = None
     try:
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
 def from_run(args, parser):
     """(game, rules, policies, seed, dealing plan or None, games played) of the run folder
     ``args.run``, refusing the flags that would make it another run."""
-    from sim.api import resolve_policies, resolve_rules
+    from sim.resolve import resolve_policies, resolve_rules
     from sim.dealing import from_dict, plan
     from sim.store import RunError
 

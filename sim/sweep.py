@@ -37,7 +37,8 @@ from sim.comparison import compare_runs
 from sim.custom import Custom, split_items
 from sim.dealing import from_dict
 from sim.games import DEFAULT_GAME, GAME_NAMES
-from sim.metrics import METRICS, MetricsError, custom_metric, parse_metrics, resolve_metrics, shown
+from sim.headline import setting_label, setting_value, sweep_metric
+from sim.metrics import METRICS, MetricsError, custom_metric, parse_metrics, resolve_metrics
 from sim.multilevel import add_control_flags
 from sim.rules import GAMES, option_table, parse_set
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, add_dealing_flags, add_rule_flags, \
@@ -285,7 +286,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         found, brackets = {}, {}
         xs = [r["values"][key] for r in rows]
         for name in names:
-            level = _metric(result, name).balance
+            level = sweep_metric(result, name).balance
             if level is None:
                 continue
             x = balance_point(xs, [r["metrics"][name]["value"] for r in rows], level)
@@ -404,7 +405,8 @@ def save_tables(result: dict) -> tuple[Path, Path]:
     for row in result["settings"]:
         for name, v in row["metrics"].items():
             numbers = (v["value"], *(v["value_ci95"] or [None, None]), v["diff"], *(v["ci95"] or [None, None]))
-            rows.append([*map(_show, row["values"].values()), name, _metric(result, name).unit_for(result["game"]),
+            rows.append([*map(setting_value, row["values"].values()), name,
+                         sweep_metric(result, name).unit_for(result["game"]),
                          *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
@@ -425,7 +427,7 @@ def _number(x):
 def format_report(result: dict) -> str:
     """The table printed by the command: per metric, one line per setting."""
     game, rows, unit = result["game"], result["settings"], result.get("unit", "game")
-    first = ", ".join(f"{k}={_show(v)}" for k, v in rows[0]["values"].items())
+    first = ", ".join(f"{k}={setting_value(v)}" for k, v in rows[0]["values"].items())
     dealt = "" if "dealing" not in result else f" ({from_dict(result['dealing']).describe()})"
     levels = "" if not result.get("controls") else f"; multilevel over {', '.join(result['controls'])}"
     lines = [f"{game}: {len(rows)} settings of {', '.join(result['vary'])}, "
@@ -435,34 +437,34 @@ def format_report(result: dict) -> str:
              f"differences are against the first setting ({first}), paired {unit} by {unit} where the "
              f"records allow (95% intervals)"]
     if result.get("until"):
-        missed = [_label(r) for r in rows if not r["reached"]]
+        missed = [setting_label(r) for r in rows if not r["reached"]]
         lines.append(f"until {result['until'][0]}:{result['until'][1]:g}: reached in every setting" if not missed
                      else f"until {result['until'][0]}:{result['until'][1]:g}: not reached within the cap in "
                           f"{', '.join(missed)}")
-    width = max(len(_label(r)) for r in rows) + 2
+    width = max(len(setting_label(r)) for r in rows) + 2
     for name in result["metrics"]:
-        m = _metric(result, name)
+        m = sweep_metric(result, name)
         lines += ["", f"{m.words(game)} ({m.unit_for(game)}):",
                   f"  {'setting':{width}s}{'value':>12s}{'95% CI':>24s}{'minus first':>14s}"
                   f"{'95% CI':>26s}{'variance saved':>16s}"]
         for r in rows:
             v = r["metrics"][name]
             if v["value"] is None:
-                lines.append(f"  {_label(r):{width}s}{'-':>12s}   {v.get('note', '')}")
+                lines.append(f"  {setting_label(r):{width}s}{'-':>12s}   {v.get('note', '')}")
                 continue
             own = _interval(m, v["value_ci95"], signed=False)
             diff = m.format(v["diff"], signed=True)
             paired = _interval(m, v["ci95"], signed=True)
             saved = ("unpaired" if not v["paired"] else "-" if v["variance_reduction"] is None
                      else f"{100 * v['variance_reduction']:z.0f}%")
-            lines.append(f"  {_label(r):{width}s}{m.format(v['value']):>12s}{own:>24s}{diff:>14s}"
+            lines.append(f"  {setting_label(r):{width}s}{m.format(v['value']):>12s}{own:>24s}{diff:>14s}"
                          f"{paired:>26s}{saved:>16s}")
         x = result.get("balance_point", {}).get(name)
         if x is not None:
             level = m.format(m.balance)
             bracket = result["balance_bracket"][name]
-            where = (f"the settings' 95% intervals put it between {_show(bracket[0])} and {_show(bracket[1])}"
-                     if bracket else f"not resolved: the settings on one side are within their 95% "
+            where = (f"the settings' 95% intervals put it between {setting_value(bracket[0])} and "
+                     f"{setting_value(bracket[1])}" if bracket else f"not resolved: the settings on one side are within their 95% "
                                      f"intervals of {level}")
             lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
                          f"(linear interpolation; {where})")
@@ -480,28 +482,15 @@ def _plain_lines(result: dict, name: str, m, width: int) -> list[str]:
         v = r["metrics"][name]
         saved, timed = (("-" if x is None else f"{x:.2f}x")
                         for x in (v.get("variance_saved"), v.get("equal_time_saved")))
-        lines.append(f"  {_label(r):{width}s}{m.format(v['plain_value']):>12s}"
+        lines.append(f"  {setting_label(r):{width}s}{m.format(v['plain_value']):>12s}"
                      f"{_interval(m, v['plain_ci95'], signed=False):>24s}{saved:>16s}{timed:>15s}")
     x = result.get("plain_balance_point", {}).get(name)
     if x is not None:
         bracket = result["plain_balance_bracket"][name]
-        where = (f"between {_show(bracket[0])} and {_show(bracket[1])} by their 95% intervals" if bracket
-                 else "not resolved by their 95% intervals")
+        where = (f"between {setting_value(bracket[0])} and {setting_value(bracket[1])} by their 95% intervals"
+                 if bracket else "not resolved by their 95% intervals")
         lines.append(f"  balance point of the target's deals alone: {result['vary'][0]} = {x:z.2f} ({where})")
     return lines
-
-
-def _metric(result: dict, name: str):
-    """A metric of the result, builtin or custom, for its words, units and balance."""
-    return shown(name, result.get("custom_metrics", {}).get(name))
-
-
-def _show(value) -> str:
-    return json.dumps(value) if not isinstance(value, str) else value
-
-
-def _label(row) -> str:
-    return ", ".join(_show(v) for v in row["values"].values())
 
 
 def _interval(m, ci, signed: bool) -> str:
@@ -524,7 +513,7 @@ def plot(result: dict, path) -> Path:
     xs = [r["values"][result["vary"][0]] for r in rows] if numeric else list(range(len(rows)))
     fig, axes = plt.subplots(len(names), 1, figsize=(7, 2.6 * len(names) + 0.8), sharex=True, squeeze=False)
     for ax, name in zip(axes[:, 0], names):
-        m = _metric(result, name)
+        m = sweep_metric(result, name)
         scale = 100 if m.percent else 1
         pts = [(x, r["metrics"][name]) for x, r in zip(xs, rows) if r["metrics"][name]["value"] is not None]
         if not pts:
@@ -553,7 +542,7 @@ def plot(result: dict, path) -> Path:
         meaning = {row["option"]: row["meaning"] for row in option_table(GAMES[game])}.get(result["vary"][0], "")
         bottom.set_xlabel(f"{result['vary'][0]}: {meaning}", fontsize=9)
     else:
-        bottom.set_xticks(xs, [_label(r) for r in rows], rotation=20, fontsize=8)
+        bottom.set_xticks(xs, [setting_label(r) for r in rows], rotation=20, fontsize=8)
         bottom.set_xlabel(", ".join(result["vary"]))
     how = ("" if not result.get("controls") else
            f", multilevel estimates over {', '.join(result['controls'])} (sim.multilevel)")

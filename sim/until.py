@@ -89,7 +89,7 @@ class Stopping:
         self.total, self.blocks, self.games, self.achieved, self.reached = None, 0, 0, None, False
 
     def add(self, aggregates: dict, games: int) -> bool:
-        from sim.api import merged_summary
+        from sim.aggregates import merged_summary
         from sim.summary import merge
 
         aggregates = json.loads(json.dumps(aggregates))  # as read back from the block's file on resume

@@ -53,7 +53,7 @@ def read_folder(path) -> dict:
     deals_key = (key["seed"], bytes.fromhex(key["plan"]))
     features = None
     if "hand" in kept["controls"]:
-        from sim.api import resolve_rules
+        from sim.resolve import resolve_rules
         from sim.multilevel.features import hand_features
 
         f = hand_features(resolve_rules(key["game"], key["rules"]), key["seed"], max(sizes))

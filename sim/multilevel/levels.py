@@ -389,7 +389,7 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
     ``choices``: with its choice_columns (contract games)."""
     import pyarrow as pa
 
-    from sim.api import resolve_rules
+    from sim.resolve import resolve_rules
     from sim.metrics import custom_metric, resolve_metrics
     from sim.run_records import RunRecords
 

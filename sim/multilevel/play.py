@@ -92,7 +92,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             except MetricsError as exc:
                 raise MultilevelError(f"--until: {exc}") from None
     plan, _ = checked_plan(game, rules, dealing)
-    from sim.api import resolve_policies
+    from sim.resolve import resolve_policies
 
     target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
                          ",".join(f"{s}={p}" for s, p in enumerate(policies)))

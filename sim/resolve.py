@@ -1,0 +1,96 @@
+"""What a user gives, made ready to run: a game's rules from a variant and --set overrides,
+each seat's policy from --policy texts, and the checks of the Python API's arguments.
+Every command and the Python API (sim.api) resolve their inputs here."""
+
+from __future__ import annotations
+
+import operator
+import os
+
+from sim.games import game_info, game_module
+from sim.policies import PolicyError, parse_policy
+from sim.rules import merge_tables, parse_set, read_variant
+
+
+def resolve_rules(game: str, rules=None, set_options=()):
+    """Validated rules from a variant (dict of tables, TOML path or shipped name) plus --set
+    overrides (``set_options``: "TABLE.KEY=VALUE" text, one or a list)."""
+    module = game_module(game)
+    check_rules(rules)
+    if rules is None:
+        tables = {}
+    elif isinstance(rules, dict):
+        tables = rules
+    else:
+        tables = read_variant(rules, game)
+    overrides = parse_set(texts("set_options", set_options, "'TABLE.KEY=VALUE'"))
+    return module.RULES.from_dict(merge_tables(tables, overrides))
+
+
+def resolve_policies(game: str, policies=None) -> list:
+    """One Policy per seat from ``SEAT=NAME[:k=v,...]`` strings or a {seat or 'all': spec} dict
+    (a seat as its number or its digits).
+
+    Later entries override earlier ones; every seat starts as ``heuristic``.
+    """
+    players = game_info(game).seats
+    chosen = [parse_policy("heuristic", game)] * players
+    if policies is None:
+        return chosen
+    if isinstance(policies, dict):
+        items = policies.items()
+    else:
+        items = (_split_seat(p) for p in texts("policies", policies, "'SEAT=NAME[:param=value,...]'"))
+    for seat, spec in items:
+        if not isinstance(spec, str):
+            raise TypeError(f"policies: seat {seat!r} needs a policy such as 'heuristic' or 'pimc:worlds=2', "
+                            f"got {spec!r}")
+        policy = parse_policy(spec, game)
+        if seat == "all":
+            chosen = [policy] * players
+            continue
+        index = _seat_number(seat)
+        if not 0 <= index < players:
+            named = f"policies: seat {seat!r}" if isinstance(policies, dict) else f"seat '{seat}'"
+            raise PolicyError(f"{named} does not exist in {game} (seats 0..{players - 1} or all)")
+        chosen[index] = policy
+    return chosen
+
+
+def _seat_number(seat) -> int:
+    """A seat given as a whole number or its digits; -1 for anything else (0.0, True)."""
+    if isinstance(seat, bool):
+        return -1
+    try:
+        return int(seat) if isinstance(seat, str) else operator.index(seat)
+    except (TypeError, ValueError):
+        return -1
+
+
+def texts(name: str, value, form: str) -> list:
+    """``value``, one string or a list or tuple of them, as a list; a TypeError naming the
+    argument ``name`` and the ``form`` of its strings otherwise."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise TypeError(f"{name} must be a {form} string or a list of them, got {value!r}")
+    return list(items)
+
+
+def check_kind(name: str, value, kinds: tuple, takes: str) -> None:
+    """A TypeError naming the argument ``name`` and what it ``takes``, unless ``value`` is None
+    or one of ``kinds``."""
+    if value is not None and not isinstance(value, kinds):
+        raise TypeError(f"{name} must be {takes}, got {value!r}")
+
+
+def check_rules(rules) -> None:
+    """A TypeError unless ``rules`` is None or a form sim.rules can read."""
+    check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
+                                                         "shipped variant's name")
+
+
+def _split_seat(text: str) -> tuple[str, str]:
+    seat, eq, spec = text.partition("=")
+    if not eq:
+        raise PolicyError(f"--policy needs SEAT=NAME[:param=value,...], got '{text}'")
+    return seat.strip(), spec.strip()
