@@ -5,7 +5,8 @@ up-card classes and Colon holders by double-dummy value. Never imports numba."""
 
 from __future__ import annotations
 
-from analysis.report import COLORS, Report, Table, figure, inline, mean_points
+from analysis.report.page import Report, Table, figure, inline
+from analysis.report.plots import COLORS, mean_points
 from sim.dd_run import roles
 
 INTRO = (
