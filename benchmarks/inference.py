@@ -51,7 +51,7 @@ from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
 from sim.cli import OneLineParser, exit_with
-from sim.games import game_info, game_module
+from sim.games import game_info, game_module, kernel_rules
 from sim.policies import kernel_policies, parse_policy
 from sim.run import count, seed_value
 
@@ -330,7 +330,7 @@ def study(game: str, n_deals: int, n_worlds: int, seed: int, after_auction: bool
     "worlds": W, "seconds": sampling time}."""
     module = game_module(game)
     rules = module.RULES()
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     players = 2 if game == "bridgette" else 4
     seats = sampling_seats(game, n_worlds, players)
     kind_call = KIND_CALL if game == "bridgette" else ke.KIND_CALL

@@ -35,7 +35,7 @@ RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tel
 
 
 def kernel_rules(rules) -> ke.KernelRules:
-    """The kernels' view of validated rules (``rules.to_kernel()``): the option record with
+    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record with
     the derived ``tricks`` (6, or 12 with the double deck), and the deck (E-1, E-10)."""
     double = rules.variant.double_deck
     deck = list(range(48 if double else 24)) + ([ke.JOKER] if rules.variant.joker else [])
@@ -47,7 +47,7 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
     ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
     ``plan`` (sim.dealing) each index is dealt as the plan says."""
-    return run_kernel(ke, run_bid_euchre_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd, plan)
+    return run_kernel(ke, run_bid_euchre_games_nb, kernel_rules(rules), policies, seed, first_game, count, dd, plan)
 
 
 def deal_layout(rules):
@@ -58,7 +58,7 @@ def deal_layout(rules):
     from kernels.dealing import REQ_COUNT
     from sim.dealing import SUITS, Layout
 
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     deck = np.asarray(kr.deck, dtype=np.int64)
     names: dict = {}
     for c in deck:
@@ -79,7 +79,7 @@ def deal_layout(rules):
 
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return trace_kernel(ke, trace_bid_euchre_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
+    return trace_kernel(ke, trace_bid_euchre_games_nb, kernel_rules(rules), policies, seed, game_indices, plan)
 
 
 def _cards(mask) -> list[str]:
@@ -201,7 +201,7 @@ def replay_deal(case: dict) -> dict:
     lists = [_ids(discards[dealer]), [call_ids.get(c, CALL_UNKNOWN) for c in case.get("calls") or []],
              [] if trump is None else [SUIT_NAMES.index(trump) if trump in SUIT_NAMES else -1],
              _ids(exchange[0]), _ids(exchange[1]), _ids(case.get("play") or [])]
-    row = replay_record(ke, ke.play_deal_nb, rules.to_kernel(), dealer, hands, reneges, players=4, lists=lists)
+    row = replay_record(ke, ke.play_deal_nb, kernel_rules(rules), dealer, hands, reneges, players=4, lists=lists)
     # E-10: discards come first in time: only the joker dealer discards, exactly one card.
     wrong = [s for s in range(4) if len(discards[s]) != (1 if rules.variant.joker and s == dealer else 0)]
     if row["error"] == ke.ERR_DISCARD:

@@ -23,7 +23,7 @@ RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tell
 
 
 def kernel_rules(rules) -> kb.KernelRules:
-    """The kernels' view of validated rules (``rules.to_kernel()``): the option record, the
+    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record, the
     deck with the chosen Colons (B-4), and B-11..B-14's score tables with the scoring
     options folded in."""
     sc = rules.scoring
@@ -57,7 +57,7 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
     ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run; with
     ``sim.contract.CONTRACT_ONLY`` only the contract's); with ``plan`` (sim.dealing) each
     index is dealt as the plan says."""
-    return contract.run_kernel(kb, run_bridgette_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd,
+    return contract.run_kernel(kb, run_bridgette_games_nb, kernel_rules(rules), policies, seed, first_game, count, dd,
                                plan)
 
 
@@ -65,12 +65,12 @@ def deal_layout(rules):
     """How B-2 deals, for conditions (sim.dealing): the up-card is the stock's first card."""
     from sim.dealing import bridge_layout
 
-    return bridge_layout(rules.to_kernel().deck, 2 * kb.HAND_SIZE)
+    return bridge_layout(kernel_rules(rules).deck, 2 * kb.HAND_SIZE)
 
 
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return contract.trace_kernel(kb, trace_bridgette_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
+    return contract.trace_kernel(kb, trace_bridgette_games_nb, kernel_rules(rules), policies, seed, game_indices, plan)
 
 
 def trace_games(rules, policies, seed: int, game_indices, plan=None):
@@ -113,7 +113,7 @@ def outcome_dict(row) -> dict:
 def replay_deal(case: dict) -> dict:
     """Replay one Bridgette deal in the kernel: its outcome, or the first illegal action."""
     rules = BridgetteRules.from_dict(case.get("rules"))
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     hands_in, stock_in = case["hands"], case["stock"]
     where = contract.deck_error({card_name(c) for c in kr.deck}, hands_in, stock_in)
     if where:

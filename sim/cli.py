@@ -26,14 +26,17 @@ INTERRUPTED_STATUS = 130  # 128 + SIGINT
 
 class OneLineParser(argparse.ArgumentParser):
     """Bad flags end with one line naming the problem and exit status 2. A command with
-    --game and --rules plays the game its variant is for when --game is not given."""
+    --game and --rules plays the game its variant is for when --game is not given: the
+    command that adds --rules sets ``game_of_rules`` (sim.rules.variant_game)."""
+
+    game_of_rules = None  # a --rules value -> the game it is for, or None
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
     def parse_known_args(self, args=None, namespace=None):
         game = next((a for a in self._actions if a.dest == "game"), None)
-        if game is None or not any(a.dest == "rules" for a in self._actions):
+        if self.game_of_rules is None or game is None or not any(a.dest == "rules" for a in self._actions):
             return super().parse_known_args(args, namespace)
         default, game.default = game.default, None
         try:
@@ -41,9 +44,7 @@ class OneLineParser(argparse.ArgumentParser):
         finally:
             game.default = default
         if parsed.game is None:
-            from sim.rules import variant_game  # sim.rules reads TOML through this module
-
-            parsed.game = variant_game(parsed.rules) or default
+            parsed.game = self.game_of_rules(parsed.rules) or default
         return parsed, rest
 
     def fail(self, problem) -> int:

@@ -25,7 +25,7 @@ RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api te
 
 
 def kernel_rules(rules) -> kd.KernelRules:
-    """The kernels' view of validated rules (``rules.to_kernel()``): the option record and
+    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record and
     D-5's and D-6's score tables, with the scoring options folded in."""
     sc = rules.scoring
     tables = np.zeros(1, dtype=kd.TABLES_DTYPE)
@@ -56,7 +56,7 @@ def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool 
     ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run; with
     ``sim.contract.CONTRACT_ONLY`` only the contract's); with ``plan`` (sim.dealing) each
     index is dealt as the plan says."""
-    return contract.run_kernel(kd, run_draw_bridge_games_nb, rules.to_kernel(), policies, seed, first_game, count, dd,
+    return contract.run_kernel(kd, run_draw_bridge_games_nb, kernel_rules(rules), policies, seed, first_game, count, dd,
                                plan)
 
 
@@ -69,7 +69,7 @@ def deal_layout(rules):
 
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
-    return contract.trace_kernel(kd, trace_draw_bridge_games_nb, rules.to_kernel(), policies, seed, game_indices, plan)
+    return contract.trace_kernel(kd, trace_draw_bridge_games_nb, kernel_rules(rules), policies, seed, game_indices, plan)
 
 
 def trace_games(rules, policies, seed: int, game_indices, plan=None):
@@ -116,7 +116,7 @@ def replay_deal(case: dict) -> dict:
     stock = np.array([CARD_IDS[c] for c in case["stock"]], dtype=np.int64)
     calls = [CALL_IDS.get(c, CALL_UNKNOWN) for c in case.get("calls", [])]
     play = [CARD_IDS.get(c, -1) if CARD_IDS.get(c, 99) < 52 else -1 for c in case.get("play", [])]
-    row = contract.replay_record(kd, kd.play_deal_nb, rules.to_kernel(), int(case["dealer"]), hands, stock,
+    row = contract.replay_record(kd, kd.play_deal_nb, kernel_rules(rules), int(case["dealer"]), hands, stock,
                                  lists=([], [], calls, play))
     return contract.call_in_play_is_c4(outcome_dict(row), row, case.get("play", []), DRAW_CARDS, 10**9)
 

@@ -144,3 +144,9 @@ def game_info(name: str) -> GameInfo:
 def game_module(name: str):
     """The engine module of game ``name``, imported on first use (it compiles numba kernels)."""
     return importlib.import_module(game_info(name).engine)
+
+
+def kernel_rules(rules):
+    """The kernels' view of validated ``rules`` (a sim.rules rule set): its game module's
+    ``kernel_rules``, the option record beside the deck and the score tables."""
+    return game_module(rules.GAME).kernel_rules(rules)

@@ -26,6 +26,7 @@ import numpy as np
 
 from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
+from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
 
 KIND = "policy ladder"  # ladder.json's "kind": what marks a folder as the ladder's own
@@ -296,6 +297,7 @@ def main(argv=None) -> int:
                         help="pimc rungs: worlds sampled per call (0, the default: the heuristic's calls)")
     parser.add_argument("--threads", type=count, help="numba threads (default: all cores)")
     parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.game_of_rules = variant_game
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
     parser.add_argument("--out", help="folder for ladder.json and ladder.csv "
                                       "(default runs/ladder-<game>-<seed>-<games>)")

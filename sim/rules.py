@@ -2,8 +2,9 @@
 
 Every option of docs/rules.md is a field of a section dataclass (``exchange``,
 ``auction``, ...) whose metadata carries the rule id, a one-line meaning and the allowed
-values; the same metadata validates variant files and lists the options. ``to_kernel()``
-turns a validated rule set into one named object for the kernels: a record of the scalar
+values; the same metadata validates variant files and lists the options. Each game's
+module (``kernel_rules`` of sim.bridgette, sim.draw_bridge, sim.bid_euchre) turns a
+validated rule set into one named object for the kernels: a record of the scalar
 options (``params_dtype``: one field per option, named by its key, a choice as the index of
 its value among the declared choices) beside the deck and score tables. A choice the record
 carries declares its values from ``kernels.options``, where the kernels number them.
@@ -221,10 +222,6 @@ class BridgetteRules(_RuleSet):
                                             ex.dealer_draw_ace) < 1:
             raise RulesError("exchange.upcard_to = \"dealer\" needs every dealer draw >= 1 (B-3)")
 
-    def to_kernel(self):
-        from sim.bridgette import kernel_rules
-        return kernel_rules(self)
-
 
 def _build(cls, tables: dict):
     if not isinstance(tables, dict):
@@ -409,10 +406,6 @@ class DrawBridgeRules(_RuleSet):
         """D-7: a game unfinished after ``game.max_deals`` deals is abandoned."""
         return self.game.max_deals
 
-    def to_kernel(self):
-        from sim.draw_bridge import kernel_rules
-        return kernel_rules(self)
-
 
 # --- Bid Euchre (RULES.md E-1..E-10) --------------------------------------------------------
 
@@ -477,10 +470,6 @@ class BidEuchreRules(_RuleSet):
     def most_deals(self) -> int:
         """E-9: a game unfinished after ``game.max_hands`` hands is abandoned."""
         return self.game.max_hands
-
-    def to_kernel(self):
-        from sim.bid_euchre import kernel_rules
-        return kernel_rules(self)
 
     def validate(self) -> None:
         hand = 12 if self.variant.double_deck else 6

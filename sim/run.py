@@ -18,7 +18,7 @@ from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
-from sim.rules import GAMES, RulesError, option_table, overrides
+from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
@@ -169,7 +169,8 @@ def add_cluster_flag(p: argparse.ArgumentParser, note: str = "") -> None:
 
 
 def add_rule_flags(p: argparse.ArgumentParser) -> None:
-    """--rules, --set and --policy, shared by sim.run and sim.show."""
+    """--rules, --set and --policy, shared by sim.run, sim.show and sim.sweep."""
+    p.game_of_rules = variant_game
     p.add_argument("--rules", metavar="FILE_OR_NAME",
                    help="variant file (TOML of RULES.md options) or a shipped variant's name, "
                         "e.g. bridgette-no-colons")

@@ -34,7 +34,7 @@ import pytest
 from kernels.calls import call_name
 from kernels.dd_run import par_nb
 from sim.api import resolve_policies, resolve_rules, simulate
-from sim.games import game_info, game_module
+from sim.games import game_info, game_module, kernel_rules
 from sim.par import par
 from sim.rules import overrides, rules_for
 from sim.show import REPLAY_KEYS, dd_analysis
@@ -121,7 +121,7 @@ def test_kernel_par_is_sim_par(game, options):
     from kernels import draw_bridge as kd
 
     rules = rules_for(game, options)
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     a = rules.auction
     if game == "bridgette":
         tables, lowest, n_cards = (kr.params[0], kr.tables[0]), 0, 55

@@ -234,6 +234,10 @@ def test_a_shipped_variant_selects_its_game(tmp_path, capsys):
     assert config["game"] == "bid-euchre" and config["rules"]["variant"]["joker"] is True
     assert show(["--rules", "draw-bridge-must-follow", "--seed", "1", "--index", "0"]) == 0
     assert capsys.readouterr().out.startswith("Draw Bridge game 0 of seed 1")
+    from sim.match import main as match
+
+    assert match(["--rules", "bid-euchre-joker", "--games", "2", "--a", "heuristic", "--b", "random", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["game"] == "bid-euchre"
 
 
 def test_a_rules_file_names_its_game_and_a_conflicting_game_is_one_line(tmp_path, capsys):

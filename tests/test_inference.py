@@ -17,6 +17,7 @@ from kernels import contract as kc
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from kernels.step import seats_for
 from sim.api import resolve_policies, resolve_rules
+from sim.games import kernel_rules
 from sim.policies import kernel_policies
 
 SEED, N_DEALS, N_WORLDS = 7, 300, 16
@@ -48,7 +49,7 @@ def sampled(request):
     dealer's discard is its own knowledge, one card out of play for the others."""
     game, options = request.param
     rules = resolve_rules(game, None, options)
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     kind = kc.KIND_CALL if game == "bridgette" else ke.KIND_CALL
     block = [d for b in inf.traced_blocks(game, rules, SEED, N_DEALS, kind, 100) for d in b]
     if game == "bridgette":

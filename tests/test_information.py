@@ -41,6 +41,7 @@ from kernels.cards import mask_to_cards
 from kernels.dd import new_context
 from kernels.step import POLICY_SCRIPT, TRACE_WIDTH, seats_for
 from sim import bid_euchre, bridgette, draw_bridge
+from sim.games import kernel_rules
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
@@ -141,7 +142,7 @@ class BridgetteWorld:
         hands, stock, calls, play = _contract_arrays(deal, pi)
         discards = [[pi.get(a, a) for k, t, a, _ in deal.rows if t == s and k == kc.KIND_DISCARD] for s in (0, 1)]
         return _replayed(kb.play_deal_nb, kb, seat, 2, (*discards, calls, play) if scripted else (),
-                         self.rules.to_kernel(), np.uint64(self.deck(deal)), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
+                         kernel_rules(self.rules), np.uint64(self.deck(deal)), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
 
 
 class DrawBridgeWorld:
@@ -175,7 +176,7 @@ class DrawBridgeWorld:
     def replay(self, deal, seat, pi, policy=None, scripted=True):
         hands, stock, calls, play = _contract_arrays(deal, pi)
         return _replayed(kd.play_deal_nb, kd, seat, 2, ([], [], calls, play) if scripted else (),
-                         self.rules.to_kernel(), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
+                         kernel_rules(self.rules), deal.dealer, hands, stock, policy=policy or self.policy, heuristic=self.policy)
 
 
 class BidEuchreWorld:
@@ -220,7 +221,7 @@ class BidEuchreWorld:
     def replay(self, deal, seat, pi, policy=None, scripted=True):
         hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
         if not scripted:
-            return _replayed(ke.play_deal_nb, ke, seat, 4, (), self.rules.to_kernel(), deal.dealer, hands,
+            return _replayed(ke.play_deal_nb, ke, seat, 4, (), kernel_rules(self.rules), deal.dealer, hands,
                              np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy, heuristic=self.policy)
 
         def cards(kind):
@@ -238,7 +239,7 @@ class BidEuchreWorld:
             returns = np.concatenate([np.asarray(forced, dtype=np.int64), returns])
         lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
                  [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
-        return _replayed(ke.play_deal_nb, ke, seat, 4, lists, self.rules.to_kernel(), deal.dealer, hands,
+        return _replayed(ke.play_deal_nb, ke, seat, 4, lists, kernel_rules(self.rules), deal.dealer, hands,
                          np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy,
                          heuristic=self.policy)
 

@@ -17,6 +17,7 @@ from kernels.dd import new_context
 from kernels.engine import take_nb
 from kernels.step import TRACE_WIDTH, no_trace_nb, record_nb, seats_for
 from sim import bid_euchre, blocks, draw_bridge
+from sim.games import kernel_rules
 from sim.policies import parse_policy
 from sim.rules import BidEuchreRules, DrawBridgeRules
 from tests.records import assert_same_on_threads_and_blocks
@@ -35,7 +36,7 @@ RANDOM = parse_policy("random")
 ])
 def test_draw_bridge_made_scores(contract, doubled, tricks, score):
     """D-5: 20 per trick over six in clubs and diamonds, 30 in the majors, no-trump 40 then 30."""
-    assert DrawBridgeRules().to_kernel().tables[0]["made"][CALL_IDS[contract], doubled, tricks] == score
+    assert kernel_rules(DrawBridgeRules()).tables[0]["made"][CALL_IDS[contract], doubled, tricks] == score
 
 
 @pytest.mark.parametrize("short,undoubled,doubled,redoubled", [
@@ -44,9 +45,9 @@ def test_draw_bridge_made_scores(contract, doubled, tricks, score):
 ])
 def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
     """D-6 'bridge': 50 each; doubled 100, 200, 200, then 300 each; redoubled twice that."""
-    under = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel().tables[0]["undertricks"]
+    under = kernel_rules(DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}})).tables[0]["undertricks"]
     assert list(under[:, short]) == [undoubled, doubled, redoubled]
-    assert not DrawBridgeRules().to_kernel().tables[0]["undertricks"].any()
+    assert not kernel_rules(DrawBridgeRules()).tables[0]["undertricks"].any()
 
 
 @pytest.mark.parametrize("options,bid,team_tricks,scores", [
@@ -60,7 +61,7 @@ def test_draw_bridge_undertricks(short, undoubled, doubled, redoubled):
 def test_bid_euchre_scores(options, bid, team_tricks, scores):
     """E-7 by hand: tricks, or minus the bid when set; all-trick bids 12/24 (24/48)."""
     rules = BidEuchreRules.from_dict(options)
-    p = rules.to_kernel().params[0]
+    p = kernel_rules(rules).params[0]
     names = ke.bid_names(int(p["tricks"]))
     assert tuple(int(x) for x in ke.score_hand_nb(p, names.index(bid), team_tricks)) == scores
 

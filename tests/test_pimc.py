@@ -28,7 +28,7 @@ from kernels.step import TRACE_WIDTH, seats_for
 from kernels.tricks import euchre_beats_nb, euchre_follow_legal_nb, follow_legal_nb, lead_legal_nb, trick_nb
 from sim.api import resolve_rules
 from sim.dd import Solver, contract_table
-from sim.games import game_info, game_module
+from sim.games import game_info, game_module, kernel_rules
 from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 from tests.records import assert_same_on_threads_and_blocks
@@ -37,7 +37,7 @@ from tests.test_policies import no_odds
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = np.uint64(2**64 - 1)
-GAIN = BridgetteRules().to_kernel().tables[0]["gain"]  # the deal scores a search seat's model reads (pimc reads none)
+GAIN = kernel_rules(BridgetteRules()).tables[0]["gain"]  # the deal scores a search seat's model reads (pimc reads none)
 
 
 def _mask(cards) -> int:
@@ -298,7 +298,7 @@ def test_what_euchre_play_and_the_ask_exchange_show_is_true():
     """Bid Euchre: every void read from play is true (E-2 suits: bowers with trump), and the
     asking bidder's row for its partner holds the partner's cards but those it was given."""
     rules = BidEuchreRules.from_dict({"variant": {"joker": True}})
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     info = game_info("bid-euchre")
     _, headers, _, _ = game_module("bid-euchre").trace_raw(rules, [parse_policy("heuristic")] * 4, 3, range(40))
     asks = shown = 0
@@ -620,7 +620,7 @@ def test_draw_bridge_pimc_calls_are_best_by_the_exact_table(seat):
     from sim import draw_bridge
 
     rules = DrawBridgeRules()
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     seats = [parse_policy("heuristic", "draw-bridge")] * 2
     seats[seat] = parse_policy("pimc:worlds=1,bid_worlds=1", "draw-bridge")
     _, headers, outcomes, trace = draw_bridge.trace_raw(rules, seats, 3, range(3))
@@ -647,7 +647,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
     """After the opponent's opening call, the worlds a Bridgette pimc seat bids from hold
     the cards it has not seen, 13 to the opponent, who as the heuristic would have made
     that call (a single world too); its call is the best by those worlds' tables (sim.dd)."""
-    kr = BridgetteRules().to_kernel()
+    kr = kernel_rules(BridgetteRules())
     p = kr.params[0]
     b6 = (0, int(p.min_trump_cards), bool(p.nt_needs_all_suits), int(p.jump_min_cards))  # B-5, B-6
     prm = parse_policy(f"pimc:bid_worlds={bid_worlds}", "bridgette").row()
@@ -759,7 +759,7 @@ def _euchre_worlds(prm, seat, hands, dealer, calls, n, stream):
 
 
 def test_bid_euchre_bid_gain_is_e7():
-    kr = BidEuchreRules().to_kernel()
+    kr = kernel_rules(BidEuchreRules())
     gain = ke.bid_gain_nb(kr.params[0])
     assert gain.tolist() == [[_euchre_gain(b, x) for x in range(7)] for b in range(5)]
 

@@ -8,6 +8,7 @@ import pytest
 from kernels import policies as kp
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, EUCHRE_PASS, legal_calls_nb
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
+from sim.games import kernel_rules
 from sim.policies import POLICIES, Policy, PolicyError, defaults, parameters, parse_policy
 from sim.rules import BridgetteRules, DrawBridgeRules
 
@@ -53,7 +54,7 @@ def legal_bids_above(cur_bid):
     return np.uint64(legal | 1 << CALL_IDS["P"])
 
 
-BRIDGETTE_GAIN = BridgetteRules().to_kernel().tables[0]["gain"]
+BRIDGETTE_GAIN = kernel_rules(BridgetteRules()).tables[0]["gain"]
 
 
 def no_odds():
@@ -196,7 +197,7 @@ def test_trick_odds_follow_the_normal_law_and_are_kept_while_the_tricks_stay():
 
 
 def draw_bridge_gain(undertricks):
-    return DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}}).to_kernel().tables[0]["gain"]
+    return kernel_rules(DrawBridgeRules.from_dict({"scoring": {"undertricks": undertricks}})).tables[0]["gain"]
 
 
 def draw_bridge_call(policy, me, opponent, cur, undertricks):

@@ -16,6 +16,7 @@ from kernels.dd import new_context
 from kernels.engine import run_bid_euchre_games_nb, run_bridgette_games_nb, run_draw_bridge_games_nb
 from sim import bid_euchre, bridgette, draw_bridge
 from kernels.step import seats_for
+from sim.games import kernel_rules
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
@@ -35,7 +36,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room, dd=False):
     """Play games 0..n-1 with ``room`` deal rows each (and as many double-dummy rows with
     ``dd``, a --dd run's), in buffers whose rows past every game's room (and past the end)
     hold the sentinel: (deal rows, game rows, stride, double-dummy rows or None)."""
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     seats = seats_for(*kernel_policies([parse_policy("random")] * players))
     stride = room + 3  # three sentinel rows after each game's room
     deals = np.zeros(n_games * stride + 3, dtype=engine.DEAL_DTYPE)

@@ -7,6 +7,7 @@ import pytest
 
 from kernels import bridgette as kb
 from kernels.calls import CALL_IDS
+from sim.games import kernel_rules
 from sim.rules import (
     BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table,
     rules_for,
@@ -125,9 +126,9 @@ def test_unknown_game_and_rules_file(tmp_path):
 
 
 def test_kernel_arrays_follow_the_options():
-    kr = BridgetteRules.from_dict(
+    kr = kernel_rules(BridgetteRules.from_dict(
         {"deck": {"colons": ["grand"]}, "exchange": {"upcard_to": "dead", "dealer_draw_face": 7},
-         "scoring": {"exact_bonus": "nt_reduced", "penalty_last_row": "failed_slam"}}).to_kernel()
+         "scoring": {"exact_bonus": "nt_reduced", "penalty_last_row": "failed_slam"}}))
     p, t = kr.params[0], kr.tables[0]
     assert list(kr.deck) == list(range(52)) + [54]
     assert p["upcard_to"] == kb.UPCARD_DEAD == 2  # the third of ("nondealer", "dealer", "dead")
@@ -143,7 +144,7 @@ def test_kernel_record_has_one_field_per_option(rules_class):
     """A new option is one declared field: the kernels' record gains it under its key, a
     choice as the index of its value among the declared choices."""
     rules = rules_class()
-    record = rules.to_kernel().params
+    record = kernel_rules(rules).params
     scalar = [row for row in option_table(rules_class) if row["type"] not in ("tuple", "list")]
     assert set(record.dtype.names) - {"tricks"} == {row["option"].split(".")[1] for row in scalar}
     for row in scalar:
@@ -166,11 +167,11 @@ def test_choice_constants_follow_the_declared_choices():
     assert (kb.UPCARD_TO_DEALER, kb.UPCARD_DEAD) == (1, 2)  # of ("nondealer", "dealer", "dead")
     assert kb.OPENING_PASS_ENDS == kd.OPENING_PASS_ENDS == 1 and kd.PASSED_OUT_REDEAL == 1
     assert kd.LED_SUIT_WINS == 1
-    led = DrawBridgeRules.from_dict({"draw": {"trick_winner": "led_suit"}}).to_kernel().params[0]
+    led = kernel_rules(DrawBridgeRules.from_dict({"draw": {"trick_winner": "led_suit"}})).params[0]
     assert led["trick_winner"] == kd.LED_SUIT_WINS
 
 
 def test_to_dict_round_trips():
     rules = BridgetteRules.from_dict({"scoring": {"multiply_bonuses": False}, "deck": {"colons": ["little"]}})
     assert BridgetteRules.from_dict(rules.to_dict()) == rules
-    assert rules.to_kernel().params.tobytes() == BridgetteRules.from_dict(rules.to_dict()).to_kernel().params.tobytes()
+    assert kernel_rules(rules).params.tobytes() == kernel_rules(BridgetteRules.from_dict(rules.to_dict())).params.tobytes()

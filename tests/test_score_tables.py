@@ -17,6 +17,7 @@ import itertools
 
 import pytest
 
+from sim.games import kernel_rules
 from sim.reference.bridgette import score_deal as reference_score
 from sim.rules import BridgetteRules
 
@@ -27,7 +28,7 @@ def kernel_score(rules, level: int, strain: str, doubled: int, declarer_tricks: 
     from kernels.bridgette import score_deal_nb
     from kernels.calls import bid_index
 
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     contract = bid_index(level, ("C", "D", "H", "S", "NT").index(strain))
     return tuple(int(x) for x in score_deal_nb(kr.params[0], kr.tables[0], contract, doubled,
                                                declarer_tricks))

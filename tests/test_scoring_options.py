@@ -17,7 +17,7 @@ from kernels import bid_euchre as ke
 from kernels.bridgette import score_deal_nb
 from kernels.calls import CALL_IDS
 from sim.api import resolve_policies
-from sim.games import game_module
+from sim.games import game_module, kernel_rules
 from sim.reference.bid_euchre import score_hand
 from sim.reference.bridgette import score_deal as bridgette_referee
 from sim.reference.draw_bridge import score_deal as draw_referee
@@ -36,7 +36,7 @@ EUCHRE_CHANGED = {"made_trick_points": 2, "set_bid_points": 3, "defender_trick_p
 
 def bridgette(rules, contract, doubled, tricks):
     """(declarer's gain, opponent's gain) from the kernel, checked against the referee."""
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     kernel = tuple(int(x) for x in score_deal_nb(kr.params[0], kr.tables[0], CALL_IDS[contract], doubled, tricks))
     assert kernel == bridgette_referee(rules, int(contract[0]), contract[1:], doubled, tricks)
     return kernel
@@ -44,7 +44,7 @@ def bridgette(rules, contract, doubled, tricks):
 
 def euchre(rules, bid, tricks):
     """(bidding team's points, defenders') from the kernel, checked against the referee."""
-    p = rules.to_kernel().params[0]
+    p = kernel_rules(rules).params[0]
     kernel = tuple(int(x) for x in ke.score_hand_nb(p, ke.bid_names(int(p["tricks"])).index(bid), tricks))
     assert kernel == score_hand(rules, bid, tricks)
     return kernel
@@ -74,11 +74,11 @@ def test_changed_scoring_changes_the_kernel_scores():
     assert bridgette(r, "1NT", 0, 10) == (250 + 700, 0)
     assert bridgette(r, "3NT", 1, 7) == (0, 20)
     assert bridgette(r, "3NT", 0, 7) == (0, 200)
-    gain = r.to_kernel().tables["gain"][0]  # what the heuristics and searches bid by
+    gain = kernel_rules(r).tables["gain"][0]  # what the heuristics and searches bid by
     assert gain[1, CALL_IDS["4S"], 10] == 2850 and gain[1, CALL_IDS["3NT"], 7] == -20
     d = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge", "nt_first_trick": 100,
                                                "redouble_factor": 3, "undertricks_doubled": [150, 250]}})
-    made, under = d.to_kernel().tables["made"][0], d.to_kernel().tables["undertricks"][0]
+    made, under = kernel_rules(d).tables["made"][0], kernel_rules(d).tables["undertricks"][0]
     assert made[CALL_IDS["3NT"], 2, 10] == draw_referee(d, 3, "NT", 2, 10)[0] == (100 + 30 * 3) * 3
     assert under[1, 3] == draw_referee(d, 4, "H", 1, 7)[1] == 150 + 250 + 250
     e = BidEuchreRules.from_dict({"scoring": EUCHRE_CHANGED})

@@ -24,6 +24,7 @@ from kernels.dd import new_context
 from kernels.policies import ODDS_WIDTH
 from kernels.step import seats_for
 from sim import bridgette
+from sim.games import kernel_rules
 from sim.policies import PolicyError, parse_policy
 from sim.rules import BridgetteRules
 from tests.seats import fresh_seats
@@ -66,7 +67,7 @@ def test_call_candidates_worked_by_hand():
     the pass (the heuristic's call, first), then per strain the cheapest bid and the next
     that scores more; over the opponent's 2H, the heuristic bidding 2S: the pass and double
     too, 3C then 5C, 3H then 4H, 2S (already there) then 4S, 2NT then 3NT."""
-    gain = BridgetteRules().to_kernel().tables[0]["gain"]
+    gain = kernel_rules(BridgetteRules()).tables[0]["gain"]
     all_bids = (1 << 36) - 1
     out = np.zeros(ksc.MAX_CALL_CANDIDATES, dtype=np.int64)
     legal = np.uint64(all_bids | 1 << CALL_IDS["P"])
@@ -83,7 +84,7 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
     after the exchange (the draw, less the traced discards) give the traced contract,
     declarer and doubling."""
     rules = BridgetteRules()
-    kr = rules.to_kernel()
+    kr = kernel_rules(rules)
     p = kr.params[0]
     gain = kr.tables[0]["gain"]
     _, headers, outcomes, trace = bridgette.trace_raw(rules, [parse_policy("heuristic", "bridgette")] * 2, 3,
@@ -112,7 +113,7 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     find (it needs about 29 of the 40 points), no world is taken and the search seat makes
     the heuristic's call; after an opening pass every world taken is one where the model
     passes too (the opponent's worlds replayed through the model's own first call)."""
-    kr = BridgetteRules().to_kernel()
+    kr = kernel_rules(BridgetteRules())
     p = kr.params[0]
     b6 = (0, int(p["min_trump_cards"]), bool(p["nt_needs_all_suits"]), int(p["jump_min_cards"]))
     gain = kr.tables[0]["gain"]
@@ -218,7 +219,7 @@ def test_card_play_worlds_are_those_the_opponents_calls_explain():
     has played since), each replayed here through the heuristic's own call; after an
     opening 7NT none is explained: the decision counts as unexplained and the worlds are
     drawn as pimc draws them."""
-    kr = BridgetteRules().to_kernel()
+    kr = kernel_rules(BridgetteRules())
     p = kr.params[0]
     b6 = (0, int(p["min_trump_cards"]), int(p["nt_needs_all_suits"]), int(p["jump_min_cards"]))
     gain = kr.tables[0]["gain"]

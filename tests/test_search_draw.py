@@ -15,6 +15,7 @@ from kernels.dd import new_context
 from kernels.policies import heuristic_draw_card_nb
 from kernels.search import draw as ksd
 from sim import draw_bridge
+from sim.games import kernel_rules
 from sim.policies import parse_policy
 from sim.rules import DrawBridgeRules
 from tests.records import assert_same_on_threads_and_blocks
@@ -194,7 +195,7 @@ def test_wins_the_face_up_ace_the_heuristic_lets_go():
     matters). At ``draw_fight`` 15 the heuristic never fights and throws 2C (equal ranks:
     the leader wins), leaving the ace to the opponent; 3C wins it at the cost of a three.
     The search plays 3C."""
-    kr = DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}).to_kernel()
+    kr = kernel_rules(DrawBridgeRules.from_dict({"scoring": {"undertricks": "bridge"}}))
     gain = kr.tables[0]["gain"]
     hand = mask("2C 3C 6C 9C 4D 8D JD 5H 7H KH 3S 8S QS")
     plays, leaders, tops = _draw_history()

@@ -18,7 +18,7 @@ from kernels.cards import EUCHRE_CARD_IDS, EUCHRE_SUIT_OF
 from kernels.dd import new_context
 from kernels.search import euchre as kse
 from sim.api import resolve_rules
-from sim.games import game_module
+from sim.games import game_module, kernel_rules
 from sim.policies import parse_policy
 from sim.rules import BidEuchreRules
 from tests.records import assert_same_on_threads_and_blocks
@@ -26,7 +26,7 @@ from tests.seats import fresh_seats
 
 THREE, FOUR, FIVE, ASK, MOON = range(5)  # the single deck's bid ids: 3, 4, 5, 6A, 6M
 HEARTS = 2
-P = BidEuchreRules().to_kernel().params[0]
+P = kernel_rules(BidEuchreRules()).params[0]
 GAIN = ke.bid_gain_nb(P)
 # The rule arguments as the deal kernel passes them (tricks, ask_cards, double_deck, joker,
 # stick_the_dealer): with the kernel's argument types the tests reuse its compiled searches.

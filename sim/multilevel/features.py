@@ -58,9 +58,10 @@ def hand_features(rules, seed: int, count: int) -> Features:
     given the up-card; the up-card's class (B-3: face, ace, a Colon), whose mean is its
     share of the deck; and points times the up-card's class, mean 0 again."""
     from kernels.cards import CARD_CLASS, HCP
+    from sim.bridgette import kernel_rules
 
     began = time.perf_counter()
-    deck = [int(c) for c in rules.to_kernel().deck]
+    deck = [int(c) for c in kernel_rules(rules).deck]
     order = dealt_orders(seed, 0, count).astype(np.int64)
     if len(deck) < 55:  # the kernel keeps the deck's cards of the 55 shuffled, in order
         keep = np.isin(order, deck)
