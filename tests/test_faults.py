@@ -316,7 +316,7 @@ def test_a_disk_that_fills_up_mid_run_is_one_line_and_the_run_resumes(whole, tmp
     """The third file renamed into place fails as a full disk would: what was written stays."""
     import errno
 
-    import sim.store
+    import sim.store.writing
 
     renames, replace = [], os.replace
 
@@ -327,10 +327,10 @@ def test_a_disk_that_fills_up_mid_run_is_one_line_and_the_run_resumes(whole, tmp
         replace(src, dst)
 
     out = tmp_path / "run"
-    monkeypatch.setattr(sim.store.os, "replace", full)
+    monkeypatch.setattr(sim.store.writing.os, "replace", full)
     status, err = resume(out, capsys)
     fails_in_one_line(status, err, f"cannot write {out / renames[2].relative_to(out)}: No space left on device")
-    monkeypatch.setattr(sim.store.os, "replace", replace)
+    monkeypatch.setattr(sim.store.writing.os, "replace", replace)
     assert not list(out.rglob("*.tmp")) and not (out / LOCK_NAME).exists()
     status, _ = resume(out, capsys)
     assert status == 0 and files(out) == files(whole)

@@ -1,0 +1,127 @@
+"""One writer per folder: an flock on its ``.lock`` file, and claiming a folder for a
+command (new, empty, or recognised as its own)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import socket
+import time
+from pathlib import Path
+
+from sim.cli import file_in_the_way
+from sim.store.config import LOCK_NAME, RunError
+from sim.store.writing import TEMPORARY
+
+
+class FolderLock:
+    """An exclusive lock on ``folder`` for one writer, held until ``release()``: an flock on
+    its ``.lock`` file, which the OS releases when the process ends in any way (kill -9
+    leaves no stale lock, only a file the next writer takes over). The file names the
+    holder, for the one line a second writer ends with, and is removed on release; so is the
+    folder, when ``made`` says the lock's command made it and it is still empty (a command
+    that ends before writing anything leaves nothing behind)."""
+
+    def __init__(self, folder: Path, what: str, made: bool = False):
+        self.path, self._made = folder / LOCK_NAME, made
+        while True:
+            try:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise RunError(f"cannot write in {folder}: {exc.strerror}") from None
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(self._fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
+                os.close(self._fd)
+                raise RunError(f"{folder} is being written by another {what} ({holder}); "
+                               "wait for it to end, or use another --out") from None
+            if self._is_current():
+                break
+            os.close(self._fd)  # its holder removed that file as we opened it: take the one now there
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, f"pid {os.getpid()} on {socket.gethostname()}, since {stamp}\n".encode(), 0)
+        except OSError as exc:
+            self.release()
+            raise RunError(f"cannot write in {folder}: {exc.strerror}") from None
+
+    def _is_current(self) -> bool:
+        """Whether the file locked is still the one at the lock's path."""
+        try:
+            return os.stat(self.path).st_ino == os.fstat(self._fd).st_ino
+        except FileNotFoundError:
+            return False
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                self.path.unlink()  # while still locked, so no one takes a file about to go
+            except OSError:
+                pass  # a read-only folder keeps it; the next writer takes it over
+            os.close(self._fd)  # closing the only descriptor drops the flock
+            self._fd = None
+            if self._made:
+                try:
+                    self.path.parent.rmdir()  # only while empty: another writer's lock keeps it
+                except OSError:
+                    pass
+
+    def __enter__(self) -> FolderLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def listing(folder: Path) -> set[str] | None:
+    """The names in ``folder`` but its lock file and the temporaries of writers stopped
+    mid-write; None when it does not exist. RunError on a path that cannot be a folder (a
+    file, too long a name)."""
+    try:
+        return {name for name in os.listdir(folder) if name != LOCK_NAME and not TEMPORARY.fullmatch(name)}
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        in_the_way = file_in_the_way(folder)
+        if in_the_way == folder:
+            raise RunError(f"output folder {folder} is a file") from None
+        raise RunError(f"cannot use output folder {folder}: {in_the_way or 'a folder above it'} is a file, "
+                       f"not a folder") from None
+    except OSError as exc:
+        raise RunError(f"cannot use output folder {folder}: {exc.strerror}") from None
+
+
+def claim(folder: Path, owns, what: str) -> FolderLock:
+    """``folder``, made and locked for a command that writes its ``what`` there: when it is
+    new, empty, or ``owns(folder, names)`` recognises it as its own; a RunError in one
+    line otherwise, the folder left as it was."""
+    names = listing(folder)
+    if names and not owns(folder, names):
+        raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
+    made = not folder.exists()
+    make_folder(folder)
+    return FolderLock(folder, what, made)
+
+
+def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:
+    """Whether ``folder``'s ``names`` are only run folders named as ``pattern`` (a regex),
+    the command's ``result`` (JSON) and other ``files``, with at least one run folder or a
+    readable result: a folder that command made."""
+    runs = [name for name in names if re.fullmatch(pattern, name) and (folder / name / "manifest.json").is_file()]
+    if set(names) - set(runs) - {result, *files}:
+        return False
+    try:
+        return bool(runs) or isinstance(json.loads((folder / result).read_text()), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create output folder {folder}: {exc.strerror}") from None

@@ -1,0 +1,114 @@
+"""Reading a finished run: its manifest, summary and records, each checked against the
+checksums it was written with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sim.store.checksums import file_problem, read_sealed
+from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunError
+
+
+def read_manifest(path: Path) -> dict:
+    """A run folder's manifest, checked; RunError in one line naming what is wrong."""
+    file = Path(path) / "manifest.json"
+    manifest = read_sealed(file, "is unreadable or not a run manifest")
+    if not isinstance(manifest.get("config"), dict):
+        raise RunError(f"{file} is unreadable or not a run manifest (no config)")
+    return manifest
+
+
+def finished_manifest(path: Path) -> dict:
+    """The manifest of a finished run folder, checked as the commands that read runs need it
+    (game, seed, games, block size, records, blocks): a RunError in one line naming what is
+    wrong, from a folder that is missing or none to a run not yet finished."""
+    from sim.games import GAMES
+
+    path = Path(path)
+    try:
+        if not path.exists():
+            raise RunError(f"{path} does not exist")
+        if not path.is_dir():
+            raise RunError(f"{path} is not a folder")
+        found = (path / "manifest.json").is_file()
+    except OSError as exc:  # a name the system cannot take, say
+        raise RunError(f"{path} cannot be read as a run folder: {exc.strerror}") from None
+    if not found:
+        raise RunError(f"{path} is not a run folder (no manifest.json)")
+    manifest = read_manifest(path)
+    try:
+        config = manifest["config"]
+        game = config["game"]
+        config["seed"], config["games"], config["block_size"], config["records"]
+    except (KeyError, TypeError):
+        raise RunError(f"{path}/manifest.json is unreadable or not a run manifest") from None
+    if not isinstance(game, str) or game not in GAMES:
+        raise RunError(f"{path}/manifest.json names an unknown game '{game}'")
+    if not manifest.get("complete"):
+        done = len(manifest.get("blocks_done") or ())
+        raise RunError(f"{path} holds an unfinished run ({done} of {manifest.get('blocks', '?')} blocks done); "
+                       "rerun its command to finish it")
+    problem = file_problem(path / "summary.json", manifest.get("summary"))
+    if problem:  # finished, then damaged: name the file
+        raise problem
+    return manifest
+
+
+def read_summary(path: Path, manifest: dict) -> dict:
+    """A finished run's summary, checked against the manifest's record of it."""
+    file = Path(path) / "summary.json"
+    problem = file_problem(file, manifest.get("summary"))
+    if problem:
+        raise problem
+    try:
+        return json.loads(file.read_text())
+    except (OSError, ValueError):
+        raise DamagedError(file, "is unreadable") from None
+
+
+def check_records(path: Path, files) -> None:
+    """DamagedError naming the first of a finished run's record ``files`` that is missing
+    or is not what its block file records."""
+    path = Path(path)
+    for file in map(Path, files):
+        kind, index = file.stem.rsplit("-", 1)
+        block = read_sealed(path / "blocks" / f"{index}.json")
+        problem = file_problem(file, block.get(RECORD_FILES, {}).get(file.name))
+        if problem:
+            raise problem
+
+
+def load_records(path: str | Path, kind: str = "deals", columns=None, filter=None):
+    """A run's deal or game records as one pandas DataFrame, in game order.
+
+    Block file by block file, only ``columns`` (all when None) are read, and only the rows
+    that ``filter`` keeps: a pyarrow filter as ``pyarrow.parquet.read_table`` takes it, an
+    expression such as ``pc.field("level") >= 3`` (``import pyarrow.compute as pc``) or a
+    list of tuples such as ``[("contract", "!=", "pass")]``; it may name columns not read.
+    Every file is checked against its block's checksum first (DamagedError names it).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    manifest = read_manifest(Path(path))
+    if kind not in RECORD_KINDS.get(manifest["config"].get("records"), ()):
+        raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
+    # Every block's file, so a missing one is named, never silently left out.
+    files = [Path(path) / "records" / f"{kind}-{i:06d}.parquet" for i in range(int(manifest.get("blocks", 0)))]
+    check_records(path, files)
+    schemas = [pq.read_schema(f).names for f in files]
+    if columns is not None:
+        columns = [columns] if isinstance(columns, str) else list(columns)
+        known = list(dict.fromkeys(name for names in reversed(schemas) for name in names))
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise RunError(f"no column '{unknown[0]}' in the {kind} records (columns: {', '.join(known)})")
+    try:
+        tables = [pq.read_table(f, columns=None if columns is None else [c for c in columns if c in names],
+                                filters=filter) for f, names in zip(files, schemas)]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError) as exc:
+        raise RunError(f"filter {filter!r} cannot be applied to the {kind} records: "
+                       f"{str(exc).splitlines()[0]}") from None
+    # A run resumed across a release that added a column: its older blocks read it as null.
+    return pa.concat_tables(tables, promote_options="default").to_pandas()
