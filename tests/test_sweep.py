@@ -122,7 +122,7 @@ def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, ca
     def full_disk(result, path):
         raise SweepError(f"cannot write the plot {path}: No space left on device")
 
-    monkeypatch.setattr("sim.sweep.plot", full_disk)
+    monkeypatch.setattr("sim.sweep.cli.plot", full_disk)
     assert main([a for a in argv if a != "--json"]) == 2
     printed = capsys.readouterr()
     assert "minus first" in printed.out and "plot:" not in printed.out

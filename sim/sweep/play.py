@@ -1,0 +1,250 @@
+"""Playing a sweep: every setting a run (or a multilevel estimate) of the same seed, in its
+folder under the sweep's, resumed where one was left; the result, paired against the
+first setting."""
+
+from __future__ import annotations
+
+import re
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+from sim.activity import rare
+from sim.comparison import compare_runs
+from sim.custom import Custom
+from sim.headline import sweep_metric
+from sim.metrics import MetricsError, custom_metric, resolve_metrics
+from sim.run_records import open_run
+from sim.store import claim, holds_runs
+from sim.sweep.balance import balance_bracket, balance_point
+from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
+from sim.sweep.output import check_plot_path
+
+
+def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra,
+                   check=None):
+    """Play (or resume) each setting's run folder in turn; the folders, opened for metrics.
+    ``check(folder)`` is called on the first folder before the others are played."""
+    from sim.api import execute
+
+    folders = []
+    for i, (setting, setting_rules) in enumerate(zip(settings, resolved)):
+        folder = out / folder_name(i, setting)
+        if log:
+            log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
+        progress = None
+        if log and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            progress = tqdm(total=games, unit=" games", unit_scale=True, smoothing=0.1,
+                            desc=f"setting {i + 1}/{len(settings)}", file=sys.stderr)
+        try:
+            execute(game, setting_rules, policies, seed, games, folder, records, block_size, progress, **extra)
+        finally:
+            if progress is not None:
+                progress.close()
+        folders.append(open_run(folder))
+        if i == 0 and check is not None:
+            check(folders[0])
+    return folders
+
+
+def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
+          out=None, metrics=None, records: str = "deals", block_size: int | None = None,
+          cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None, controls=(),
+          control_deals=None, until=None) -> dict:
+    """Play every setting of ``grid`` (from parse_vary) and compare each with the first.
+
+    ``dealing``: a deal run's sim.dealing.Dealing; ``games`` then counts deals, and its
+    conditions are checked under every setting's rules before any deal is played.
+
+    ``metrics``: builtin names and custom definitions (``NAME = mean(EXPR) [where COND]``,
+    sim.custom), or a --metrics text; None: every builtin metric. A custom metric's
+    grammar is checked before any game is played, its columns on the first setting's
+    records before the other settings are played.
+
+    Returns the JSON-ready result: ``settings`` (values, run folder, metrics),
+    ``custom_metrics`` ({name: definition, label, unit, percent, balance}) and
+    ``balance_point`` ({metric: value}) where a metric crosses its even value.
+    ``plot_path``, where the caller will draw the plot, is checked before any game is played.
+
+    ``controls`` (sim.multilevel levels, with ``control_deals`` or sized by a pilot): each
+    setting a multilevel estimate of ``metrics`` (default the dealer's advantage) over a
+    deal run (``_multilevel_result``); with ``until`` ("METRIC:W", any deal metric) each
+    setting's levels grow until that metric's 95% half-width is at most W, ``games`` being
+    each setting's cap.
+    """
+    from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
+
+    if until is not None and not controls:
+        raise SweepError("--until needs --control: a plain sweep plays the same games in every setting")
+    if controls:
+        if dealing is None:
+            raise SweepError("--control plays deal runs: give --deals N")
+        metrics = metrics or ["dealer_advantage"]
+    specs = resolve_metrics(metrics, deal_run=True) if controls else resolve_metrics(metrics)
+    names = [m.name for m in specs]
+    customs = [m for m in specs if isinstance(m, Custom)]
+    if customs and records == "none" and not controls:
+        raise MetricsError(f"metric '{customs[0].name}' reads the records, which --records none does not keep")
+    grouped = next((c for c in customs if c.by), None)
+    if grouped is not None:
+        raise MetricsError(f"metric '{grouped.name}': a sweep takes no 'by {grouped.by}' (its settings could hold "
+                           f"other groups); write one metric per group with where {grouped.by} == VALUE")
+    chosen = resolve_policies(game, policies)
+    settings = settings_of(grid)
+    if len(settings) < 2:
+        raise SweepError("a sweep needs at least two settings to compare")
+    resolved = []
+    for setting in settings:  # every setting is checked before any game is played
+        try:
+            resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
+            check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
+        except ValueError as exc:  # a RulesError, or a RunError from the block's room
+            raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
+    if dealing is not None:
+        from sim.dealing import checked_plan
+
+        for setting, setting_rules in zip(settings, resolved):
+            try:
+                checked_plan(game, setting_rules, dealing)
+            except ValueError as exc:
+                raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
+    out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games, dealing is not None)
+    block_size = block_size or DEFAULT_BLOCK_SIZE
+    if cluster is None and threads is not None:
+        import numba
+
+        numba.set_num_threads(threads)
+    with ExitStack() as stack:
+        # This sweep's alone while its settings play (the tables are written whole, after).
+        stack.callback(claim(out, is_sweep_folder, "sweep").release)
+        if plot_path is not None:  # inside the claim: a folder the sweep makes goes again if it ends here
+            check_plot_path(Path(plot_path))
+        extra = {} if dealing is None else {"dealing": dealing}
+        if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
+            from sim.cluster import open_cluster
+
+            pool = stack.enter_context(open_cluster(cluster, threads))
+            extra.update(cluster=pool.client, threads=pool.threads)
+        if controls:
+            from sim.multilevel import run_multilevel
+
+            played = []
+            for i, (setting, setting_rules) in enumerate(zip(settings, resolved)):
+                folder = out / folder_name(i, setting)
+                if log:
+                    log(f"setting {i + 1}/{len(settings)}: {', '.join(setting_options(setting))} -> {folder}")
+                played.append(run_multilevel(game, setting_rules, chosen, seed, games, list(controls), control_deals,
+                                             metrics, dealing, until, out=folder, notify=log, influence=True,
+                                             cluster=extra.get("cluster"), threads=extra.get("threads", threads)))
+        else:
+            folders = _play_settings(game, settings, resolved, chosen, seed, games, out, records, block_size,
+                                     log, extra, check=lambda first: [custom_metric(c, (first,)) for c in customs])
+    if controls:
+        return _multilevel_result(game, grid, settings, played, out, seed, games, chosen, dealing)
+    rows, custom = [], {}
+    for i, (setting, folder) in enumerate(zip(settings, folders)):
+        compared = compare_runs(folders[0], folder, specs)["metrics"]
+        if i == 0:
+            custom = {name: {k: r[k] for k in ("definition", "label", "unit", "percent", "balance")}
+                      for name, r in compared.items() if "definition" in r}
+        row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(folder.path), "metrics": {}}
+        for name, r in compared.items():
+            row["metrics"][name] = {"value": r["b"], "value_ci95": r["b_ci95"], "diff": r["diff"],
+                                    "ci95": r["ci95"], "paired": r["paired"],
+                                    "variance_reduction": None if i == 0 else r["variance_reduction"]}
+            if i == 0 and r["diff"] is not None:
+                row["metrics"][name]["ci95"] = [0.0, 0.0]  # itself, also where read from the summary
+            if "note" in r:
+                row["metrics"][name]["note"] = r["note"]
+        rows.append(row)
+    result = {"game": game, "seed": seed, "games": games, "vary": [k for k, _ in grid], "out": str(out),
+              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
+              "unit": "game" if dealing is None else "deal"}
+    summaries = [folder.summary() for folder in folders]
+    result["rule_warnings"] = [w for w in (rare(k, summaries, result["policies"]) for k, _ in grid) if w]
+    if dealing is not None:
+        result["dealing"] = dealing.to_dict()
+    if numeric_axis(grid):
+        key = grid[0][0]
+        found, brackets = {}, {}
+        xs = [r["values"][key] for r in rows]
+        for name in names:
+            level = sweep_metric(result, name).balance
+            if level is None:
+                continue
+            x = balance_point(xs, [r["metrics"][name]["value"] for r in rows], level)
+            if x is not None:
+                found[name] = x
+                brackets[name] = balance_bracket(xs, [r["metrics"][name] for r in rows], level, x)
+        if found:
+            result["balance_point"] = found
+            result["balance_bracket"] = brackets
+    return result
+
+
+def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, dealing) -> dict:
+    """A sweep's result from each setting's multilevel estimates (run_multilevel with
+    influence): each setting's value and 95% interval are the multilevel ones, its
+    difference from the first paired deal by deal (estimate_difference); beside them the
+    plain figures of the target's deals alone, and balance points bracketed both ways."""
+    from sim.multilevel import estimate_difference
+
+    first = played[0]["metrics"]
+    names = list(first)
+    rows = []
+    for i, (setting, res) in enumerate(zip(settings, played)):
+        row = {"values": {k: v for k, (_, v) in setting.items()}, "run": str(out / folder_name(i, setting)),
+               "sizes": res["sizes"], "wall_seconds": res["wall_seconds"], "reached": res["reached"], "metrics": {}}
+        for name, e in res["metrics"].items():
+            d = estimate_difference(first[name], e)
+            row["metrics"][name] = {
+                "value": e["value"], "value_ci95": e["ci95"], "diff": d["diff"],
+                "ci95": [0.0, 0.0] if i == 0 else d["ci95"], "paired": True,
+                "variance_reduction": None if i == 0 or not d["unpaired_variance"]
+                else 1 - d["variance"] / d["unpaired_variance"],
+                "estimator": e["estimator"], "plain_value": e["plain_value"], "plain_ci95": e["plain_ci95"],
+                "variance_saved": e["variance_saved"], "equal_time_saved": e.get("equal_time_saved"),
+                "plain_deals": e["plain_deals"]}
+        rows.append(row)
+    custom = {name: {k: e[k] for k in ("definition", "label", "unit", "percent", "balance")}
+              for name, e in first.items() if e.get("definition") is not None}
+    result = {"game": game, "seed": seed, "games": deals, "vary": [k for k, _ in grid], "out": str(out),
+              "policies": [str(p) for p in chosen], "metrics": names, "custom_metrics": custom, "settings": rows,
+              "unit": "deal", "dealing": dealing.to_dict(), "controls": played[0]["controls"],
+              "until": played[0]["until"]}
+    if numeric_axis(grid):
+        key = grid[0][0]
+        xs = [r["values"][key] for r in rows]
+        found, brackets, plain_found, plain_brackets = {}, {}, {}, {}
+        for name in names:
+            level = first[name]["balance"]
+            if level is None:
+                continue
+            own = [r["metrics"][name] for r in rows]
+            x = balance_point(xs, [m["value"] for m in own], level)
+            if x is not None:
+                found[name], brackets[name] = x, balance_bracket(xs, own, level, x)
+            plain = [{"value": m["plain_value"], "value_ci95": m["plain_ci95"]} for m in own]
+            x = balance_point(xs, [m["value"] for m in plain], level)
+            if x is not None:
+                plain_found[name], plain_brackets[name] = x, balance_bracket(xs, plain, level, x)
+        if found:
+            result.update(balance_point=found, balance_bracket=brackets)
+        if plain_found:
+            result.update(plain_balance_point=plain_found, plain_balance_bracket=plain_brackets)
+    return result
+
+
+def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = False) -> Path:
+    keys = "+".join(k for k, _ in grid)
+    return Path("runs") / (f"sweep-{game}-{keys}-{seed}-{games}" + ("-deals" if deals else ""))
+
+
+def is_sweep_folder(out: Path, names) -> bool:
+    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
+    settings = [n for n in names if re.fullmatch(r"\d{2,}-.+", n) and (out / n / "target.npz").is_file()]
+    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
+        return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
+    return holds_runs(out, names, r"\d{2,}-.+", "sweep.json", ("sweep.csv", "sweep.png"))
