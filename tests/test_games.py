@@ -49,9 +49,10 @@ def test_declarations_import_without_numba_or_numpy():
 
 
 # Outside sim/games.py, a module names a game only if it is that game's own: its engine,
-# referee or analysis module (sim/rules.py keeps its registry of rules classes).
-OWN = {info.name: {info.engine, info.referee, info.analysis} for info in GAMES.values()}
-REGISTRIES = {"sim.games", "sim.rules"}
+# referee, analysis or rules module (sim/rules/variants.py keeps the registry of rules classes).
+OWN = {info.name: {info.engine, info.referee, info.analysis, RULE_CLASSES[info.name].__module__}
+       for info in GAMES.values()}
+REGISTRIES = {"sim.games", "sim.rules.variants"}
 
 
 def named_games(path: Path) -> set:

@@ -1,0 +1,126 @@
+"""Rule sets from what a user gives: the games' rule classes, variant files (a path or a
+shipped variant's name), --set overrides merged over them, and a rule set's changes from
+the defaults."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from sim.cli import TOO_DEEP, read_toml
+from sim.rules.bid_euchre import BidEuchreRules
+from sim.rules.bridgette import BridgetteRules
+from sim.rules.draw_bridge import DrawBridgeRules
+from sim.rules.schema import RulesError, did_you_mean
+
+GAMES = {"bridgette": BridgetteRules, "draw-bridge": DrawBridgeRules, "bid-euchre": BidEuchreRules}
+VARIANTS_DIR = Path(__file__).resolve().parent.parent / "variants"  # sim/variants
+
+
+def rules_for(game: str, tables: dict | None = None):
+    """Validated rules of ``game`` with the overrides in ``tables`` (nested as in TOML)."""
+    if game not in GAMES:
+        raise RulesError(f"unknown game '{game}' (games: {', '.join(GAMES)})")
+    return GAMES[game].from_dict(tables)
+
+
+def read_variant(source: str | Path, game: str | None = None) -> dict:
+    """The option tables of a variant file, given as a path or a shipped variant's name. A
+    variant made for another game than ``game`` (variant_game) is a RulesError."""
+    path = Path(source)
+    if not path.suffix and not _exists(path):
+        path = VARIANTS_DIR / f"{source}.toml"
+        if not _exists(path):
+            shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
+            raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
+                             f"{did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
+    tables = read_toml(path, "rules", RulesError)
+    named = tables.pop("game") if isinstance(tables.get("game"), str) else None  # [game] is Bridgette's table
+    if named is not None and named not in GAMES:
+        raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
+    made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
+    if game is not None and made_for is not None and made_for != game:
+        raise RulesError(f"--rules {source} is a {made_for} variant, not one of {game}: leave out --game "
+                         f"(the variant selects its game) or give --game {made_for}")
+    return tables
+
+
+def _shipped_game(name: str) -> str | None:
+    """A shipped variant's game: the start of its name (bid-euchre-joker: bid-euchre)."""
+    return next((g for g in sorted(GAMES, key=len, reverse=True) if name.startswith(f"{g}-")), None)
+
+
+def variant_game(source) -> str | None:
+    """The game a variant selects when none is given: a shipped variant's by its name, a
+    file's by its top-level ``game = "bid-euchre"``; None where it names none, or cannot be
+    read (reading its rules then says why)."""
+    if source is None or isinstance(source, dict):
+        return None
+    path = Path(source)
+    if not path.suffix and not _exists(path):
+        return _shipped_game(str(source)) if _exists(VARIANTS_DIR / f"{source}.toml") else None
+    try:
+        named = read_toml(path, "rules", RulesError).get("game")
+    except RulesError:
+        return None
+    return named if isinstance(named, str) and named in GAMES else None
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name the system cannot take (too long) names nothing."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def load_rules_file(game: str, path: str | Path):
+    """Rules from a TOML variant file (a path or a shipped variant's name)."""
+    return rules_for(game, read_variant(path, game))
+
+
+def parse_set(items) -> dict:
+    """``--set KEY=VALUE`` overrides as nested option tables.
+
+    VALUE is a TOML literal (``8``, ``true``, ``"dealer"``, ``["grand"]``); anything that is
+    not one is taken as a bare string, so ``exchange.upcard_to=dealer`` works.
+    """
+    tables: dict = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise RulesError(f"--set needs KEY=VALUE with a dotted option name, got '{item}'")
+        if key.count(".") != 1 or not all(key.split(".")):
+            raise RulesError(f"--set {key}: option names are dotted TABLE.KEY, e.g. exchange.upcard_to")
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()
+        except RecursionError:
+            raise RulesError(f"--set {key}: the value {TOO_DEEP}") from None
+        table, name = key.split(".")
+        tables.setdefault(table, {})[name] = value
+    return tables
+
+
+def merge_tables(base: dict, overrides: dict) -> dict:
+    """Option tables with ``overrides`` applied on top of ``base``."""
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for table, values in overrides.items():
+        if isinstance(merged.get(table), dict):
+            merged[table].update(values)
+        else:
+            merged[table] = dict(values)
+    return merged
+
+
+def overrides(rules) -> dict:
+    """The options of ``rules`` that differ from the defaults, nested as in a variant file."""
+    default = type(rules)().to_dict()
+    changed = {}
+    for table, values in rules.to_dict().items():
+        diff = {k: v for k, v in values.items() if v != default[table][k]}
+        if diff:
+            changed[table] = diff
+    return changed
