@@ -23,8 +23,8 @@ from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import searches
-from sim.rules import variant_game
 from sim.resolve import check_kind, check_rules, resolve_policies, resolve_rules, texts
+from sim.rules import variant_game
 from sim.store import (
     RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
 )
