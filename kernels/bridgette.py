@@ -363,8 +363,7 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     contract = row.contract
     when_void = p.colon_discard == COLON_DISCARD_WHEN_VOID
     if dd[0].contract_only:
-        contract_tricks_row_nb(dd, hands, when_void, out, contract, row.declarer, BID_STRAIN[max(contract, 0)],
-                               BID_LEVEL[max(contract, 0)])
+        contract_tricks_row_nb(dd, hands, when_void, out, contract, row.declarer)
         return
     table = np.zeros((5, 2), dtype=np.int64)
     contract_table_at_nb(dd, hands, when_void, table)

@@ -25,9 +25,8 @@ records by the game's Python module; other runs pass an empty array and compute 
 import numpy as np
 from numba import njit
 
-from kernels.calls import CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS
+from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, legal_calls_nb
 from kernels.cards import NONE, NOUGHT, ZERO, bit_nb, popcount_nb
-from kernels.calls import legal_calls_nb
 from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_table_nb, declarer_tricks_nb, euchre_load_nb, euchre_value_nb,
     renew_nb, search_table_nb,
@@ -198,17 +197,17 @@ def contract_table_at_nb(dd, hands, when_void, table):
 
 
 @njit(cache=True)
-def contract_tricks_row_nb(dd, hands, when_void, out, contract, declarer, strain, level):
+def contract_tricks_row_nb(dd, hands, when_void, out, contract, declarer):
     """B-7, D-4 in a ``contract_only`` run, at the end of the auction: for a played
-    ``contract`` (-1: passed out) the declarer's tricks in its ``strain`` and whether they
-    make ``level``: the one entry of the deal's table (``contract_auction_row_nb``) that it
+    ``contract`` (-1: passed out) the declarer's tricks in its strain and whether they make
+    its level: the one entry of the deal's table (``contract_auction_row_nb``) that it
     reads, one search where the table takes ten and the card play one a card."""
     if contract < 0:
         return
     ctx = _contract_deal_nb(dd, hands, when_void)
-    tricks = declarer_tricks_nb(search_table_nb(ctx, False), ctx, strain, declarer, NONE)
+    tricks = declarer_tricks_nb(search_table_nb(ctx, False), ctx, BID_STRAIN[contract], declarer, NONE)
     out.dd_tricks = tricks
-    out.dd_makeable = tricks >= 6 + level
+    out.dd_makeable = tricks >= 6 + BID_LEVEL[contract]
 
 
 @njit(cache=True)

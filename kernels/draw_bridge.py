@@ -240,8 +240,7 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     contract's tricks alone in a ``contract_only`` run."""
     contract = row.contract
     if dd[0].contract_only:
-        contract_tricks_row_nb(dd, hands, False, out, contract, row.declarer, BID_STRAIN[max(contract, 0)],
-                               BID_LEVEL[max(contract, 0)])
+        contract_tricks_row_nb(dd, hands, False, out, contract, row.declarer)
         return
     table = np.zeros((5, 2), dtype=np.int64)
     contract_table_at_nb(dd, hands, False, table)
