@@ -35,8 +35,9 @@ RUN_KERNEL = run_bid_euchre_games_nb  # the parallel kernel of runs (sim.api tel
 
 
 def kernel_rules(rules) -> ke.KernelRules:
-    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record with
-    the derived ``tricks`` (6, or 12 with the double deck), and the deck (E-1, E-10)."""
+    """The kernels' view of validated rules (``sim.games.kernel_rules`` asks here): the
+    option record with the derived ``tricks`` (6, or 12 with the double deck), and the
+    deck (E-1, E-10)."""
     double = rules.variant.double_deck
     deck = list(range(48 if double else 24)) + ([ke.JOKER] if rules.variant.joker else [])
     return ke.KernelRules(kernel_params(rules, tricks=12 if double else 6), np.array(deck, dtype=np.int64),

@@ -23,9 +23,9 @@ RUN_KERNEL = run_bridgette_games_nb  # the parallel kernel of runs (sim.api tell
 
 
 def kernel_rules(rules) -> kb.KernelRules:
-    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record, the
-    deck with the chosen Colons (B-4), and B-11..B-14's score tables with the scoring
-    options folded in."""
+    """The kernels' view of validated rules (``sim.games.kernel_rules`` asks here): the
+    option record, the deck with the chosen Colons (B-4), and B-11..B-14's score tables
+    with the scoring options folded in."""
     sc = rules.scoring
     colon_ids = {"little": COLON_LITTLE, "royal": COLON_ROYAL, "grand": COLON_GRAND}
     deck = np.array(list(range(52)) + [colon_ids[c] for c in rules.deck.colons], dtype=np.int64)

@@ -25,8 +25,8 @@ RUN_KERNEL = run_draw_bridge_games_nb  # the parallel kernel of runs (sim.api te
 
 
 def kernel_rules(rules) -> kd.KernelRules:
-    """The kernels' view of validated rules (``kernel_rules(rules)``): the option record and
-    D-5's and D-6's score tables, with the scoring options folded in."""
+    """The kernels' view of validated rules (``sim.games.kernel_rules`` asks here): the
+    option record and D-5's and D-6's score tables, with the scoring options folded in."""
     sc = rules.scoring
     tables = np.zeros(1, dtype=kd.TABLES_DTYPE)
     made, undertricks, gain = tables["made"][0], tables["undertricks"][0], tables["gain"][0]  # views
