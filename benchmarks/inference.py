@@ -5,7 +5,7 @@ the hands it cannot see. Heuristic seats play N deals to the end of the auction 
 kernels' traces give each deal's hands, discards and calls); then each seat in turn draws
 W worlds two ways from what it knows there: uniform among the deals consistent with what
 the rules make public, and conditioned on the other seats' calls as pimc samples them
-(``kernels.pimc``: a world is kept when the heuristic with the seat's parameters, holding
+(``kernels.pimc``: a world is kept when the heuristic with the caller's parameters, holding
 that world's cards, would have made those calls, within 50 draws per world wanted: only
 those, repeated when fewer; when none fits, the seat's uniform worlds, as it then knows no
 more). Both ways are pimc's own sampler: the uniform worlds are its
@@ -66,17 +66,10 @@ WORLDS_KEY = np.uint64(0x5851F42D4C957F2D)
 
 def sampling_seats(game: str, worlds: int, players: int) -> np.ndarray:
     """The seats record of ``pimc:bid_worlds=W`` seats: the one place that knows how a
-    seat's parameters reach pimc's samplers (the opponent model is the heuristic with the
-    sampling seat's parameters, the game's defaults, as the heuristic seats played)."""
+    seat's parameters reach pimc's samplers (each other seat is modelled as the heuristic
+    with its own parameters, here the game's defaults, as the heuristic seats played)."""
     policy = parse_policy(f"pimc:bid_worlds={worlds}", game)
     return seats_for(*kernel_policies([policy] * players))
-
-
-@njit(cache=True, inline="always")
-def model_nb(seats, seat):
-    """The parameters with which ``seat``'s samplers model the other seats' calls: its own
-    heuristic record (kernels.pimc), read here alone."""
-    return seats.prm[seat].heuristic
 
 
 # --- Bridgette ---------------------------------------------------------------------------------
@@ -98,7 +91,7 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
             new_deal_nb(seats)
             note_bridgette_exchange_nb(seats, upcard[i], discards[i, 0], discards[i, 1])
             game_stream_nb(seed, 2 * (first + i) + s, seats.rng)
-            model = model_nb(seats, s)
+            model = seats.prm[1 - s].heuristic  # the opponent's parameters, as the samplers read it
             for way in range(2):
                 got, _ = sample_bidding_worlds_nb(seats, s, hands[i], unseen[i, s], calls[i], known[i] * way,
                                                   dealer[i], lowest_bid, min_trump_cards, nt_needs_all_suits,
@@ -135,7 +128,6 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
                 note_joker_discard_nb(seats, dealer[i], joker_discard[i])
             seats.calls[:4] = calls[i]
             game_stream_nb(seed, 4 * (first + i) + s, seats.rng)
-            model = model_nb(seats, s)
             for way in range(2):
                 got = sample_euchre_calling_worlds_nb(seats, s, hands[i], 4 * way, dealer[i], tricks, double_deck,
                                                       joker, stick_the_dealer)
@@ -143,20 +135,20 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
                     # As in contract_worlds_nb: repeated, or the uniform worlds when none is explained.
                     world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += euchre_calls_agree_nb(model, world, 1 << s, seats.calls, 4, dealer[i], tricks, copies,
-                                                            stick_the_dealer)
-            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(model, hands[i], 1 << s, seats.calls, 4, dealer[i], tricks, copies,
-                                                         stick_the_dealer)
+                    fit[i, s, way] += euchre_calls_agree_nb(seats.prm, world, 1 << s, seats.calls, 4, dealer[i],
+                                                            tricks, copies, stick_the_dealer)
+            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(seats.prm, hands[i], 1 << s, seats.calls, 4, dealer[i], tricks,
+                                                         copies, stick_the_dealer)
 
 
 # --- Deals at the end of the auction -----------------------------------------------------------
 
-def traced_blocks(game: str, rules, seed: int, n: int, kind_call: int, games: int):
+def traced_blocks(game: str, rules, seed: int, n: int, kind_call: int, games: int, policies=None):
     """Lists of (deal header, its trace rows) of the first ``n`` deals with calls dealt in
-    heuristic games 0, 1, ... with ``seed`` (the games ``sim.run`` plays), ``games`` games
-    at a time."""
+    games 0, 1, ... with ``seed`` (the games ``sim.run`` plays), ``games`` games at a time,
+    of heuristic seats or of the seats' ``policies``."""
     module = game_module(game)
-    policies = resolve_policies(game, {"all": "heuristic"})
+    policies = policies or resolve_policies(game, {"all": "heuristic"})
     first, left = 0, n
     while left > 0:
         _, headers, _, trace = module.trace_raw(rules, policies, seed, range(first, first + games))

@@ -18,7 +18,7 @@ from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
 from kernels.step import seats_for
 from sim.api import resolve_policies, resolve_rules
 from sim.games import kernel_rules
-from sim.policies import kernel_policies
+from sim.policies import kernel_policies, parse_policy
 
 SEED, N_DEALS, N_WORLDS = 7, 300, 16
 
@@ -146,6 +146,51 @@ def test_conditioned_worlds_replay_the_auction(sampled):
     assert replays[..., inf.CONDITIONED, :][easy].all()
     # Uniform worlds fit far less often: the calls do constrain the worlds.
     assert replays[..., inf.UNIFORM, :].mean() < 0.5 * replays[..., inf.CONDITIONED, :].mean()
+
+
+@pytest.mark.parametrize("game", ["bridgette", "bid-euchre"])
+def test_each_player_is_read_with_its_own_parameters(game):
+    """The model reads every other player as the heuristic with that player's parameters,
+    not the reading seat's. Against an opponent that bids on more and doubles sooner than
+    the defaults (Bid Euchre: a team of such), every world a default seat keeps gives,
+    through the auction kernel with the true policies, the calls that were made, where
+    the sampler cannot have run out (4 or more of 16 uniform worlds fit, as above); read
+    with the seat's own parameters instead, some of the same worlds do not."""
+    bold = {"bridgette": "aggression=1.5,double_margin=3", "bid-euchre": "aggression=1"}[game]
+    players = 2 if game == "bridgette" else 4
+    rules = resolve_rules(game, None, ())
+    kr = kernel_rules(rules)
+    names = ["heuristic" if s % 2 == 0 else f"heuristic:{bold}" for s in range(players)]
+    policies = [parse_policy(name, game) for name in names]
+    kind = kc.KIND_CALL if game == "bridgette" else ke.KIND_CALL
+    block = [d for b in inf.traced_blocks(game, rules, SEED, 400, kind, 100, policies) for d in b]
+    samplers = [parse_policy("pimc:bid_worlds=16" if s % 2 == 0 else f"pimc:bid_worlds=16,{bold}", game)
+                for s in range(players)]
+    seats = seats_for(*kernel_policies(samplers))
+    if game == "bridgette":
+        deals = inf.bridgette_block(kr, block)
+        worlds, fit = inf.bridgette_worlds(kr, deals, seats, SEED, 0, True, N_WORLDS)
+    else:
+        deals = inf.euchre_block(block)
+        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, N_WORLDS)
+    easy = np.flatnonzero(fit[:, 0, inf.UNIFORM] >= 4)
+    assert len(easy) >= 40
+    true_seats = seats_for(*kernel_policies(policies))
+    default_seats = _heuristic_seats(game)
+    replayed = misread = 0
+    for i in easy:
+        for w in range(N_WORLDS):
+            world = worlds[i, 0, inf.CONDITIONED, w]
+            if game == "bridgette":
+                hands = deals["hands"][i].copy()
+                hands[1] = world
+            else:
+                hands = world.copy()
+            called, actual = _auction(game, kr, true_seats, deals, i, hands.copy())
+            replayed += called == actual
+            misread += _auction(game, kr, default_seats, deals, i, hands.copy())[0] != actual
+    assert replayed == len(easy) * N_WORLDS
+    assert misread > 0
 
 
 def test_conditioned_worlds_know_the_points_better(sampled):

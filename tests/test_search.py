@@ -35,6 +35,7 @@ def mask(names):
 
 
 HEURISTIC = parse_policy("heuristic", "bridgette").row().heuristic
+BOTH_HEURISTIC = np.stack([parse_policy("heuristic", "bridgette").row()] * 2)  # both seats' parameter records
 
 
 def test_candidates_worked_by_hand():
@@ -100,7 +101,7 @@ def test_model_auction_is_the_auction_heuristic_seats_make():
         for kind, seat, card, _ in trace[head["actions_start"]:head["actions_end"]]:
             if kind == kc.KIND_DISCARD:
                 hands[seat] &= ~np.uint64(1 << int(card))
-        got = ksr.model_auction_nb(HEURISTIC, hands, False, int(head["dealer"]), -1, -1, 0, 0, 0, p["min_trump_cards"],
+        got = ksr.model_auction_nb(BOTH_HEURISTIC, hands, False, int(head["dealer"]), -1, -1, 0, 0, 0, p["min_trump_cards"],
                                   p["nt_needs_all_suits"] != 0, p["jump_min_cards"],
                                   p["opening_pass"] == kb.OPENING_PASS_ENDS, gain, odds)
         assert got == (row["contract"], row["declarer"], row["doubled"]), int(head["seq"])

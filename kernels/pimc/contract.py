@@ -96,7 +96,7 @@ def keep_worlds_nb(seats, seat, unseen, counts, allowed, holders):
 @njit(cache=True)
 def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders, kept, gain):
     """Fill ``holders[kept:]`` with worlds of ``contract_deals_nb`` in which the opponent,
-    modelled as the heuristic with this seat's parameters, would have made its calls of the
+    modelled as the heuristic with its own parameters, would have made its calls of the
     auction (``seats.calls``, ``seats.auction``) from the hand it held then: its hand in the
     world with the cards it has played since. Exact rejection, at most
     ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
@@ -106,7 +106,7 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
     n_w = holders.shape[0]
     opp = 1 - seat
     a = seats.auction
-    model = seats.prm[seat].heuristic
+    model = seats.prm[opp].heuristic
     got = kept
     for _ in range(EXPLAINED_TRIES * (n_w - kept)):
         if got == n_w:
@@ -199,7 +199,7 @@ def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                              nt_needs_all_suits, jump_min_cards, gain, wanted, tries):
     """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
-    the opponent, modelled as a heuristic with this seat's parameters, would have made its
+    the opponent, modelled as the heuristic with its own parameters, would have made its
     calls so far: exact rejection (the model is deterministic) among at most ``tries``
     draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the
     model explains none of them (the caller then makes the heuristic's call and counts the
@@ -210,7 +210,7 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
-    model = seats.prm[seat].heuristic  # the opponent, modelled with this seat's parameters
+    model = seats.prm[1 - seat].heuristic
     got = 0
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)

@@ -145,17 +145,18 @@ def calls_as_heuristic_nb(pid, prm):
 
 
 @njit(cache=True)
-def euchre_calls_agree_nb(h, hands, unread, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
+def euchre_calls_agree_nb(prm, hands, unread, calls, n_calls, dealer, tricks, copies, stick_the_dealer):
     """Whether every seat not in the bit set ``unread``, holding ``hands``, would have made
-    its calls among the auction's first ``n_calls`` ``calls`` as a heuristic with the
-    parameters ``h`` (E-3)."""
+    its calls among the auction's first ``n_calls`` ``calls`` as the heuristic with its own
+    parameters (``prm``: the seats' parameter records) (E-3)."""
     high, bidder = -1, -1
     for turn in range(n_calls):
         caller = (dealer + 1 + turn) % 4
         call = calls[turn]
         if not unread >> caller & 1:
             legal = euchre_legal_bids_nb(tricks, high, turn, stick_the_dealer)
-            if heuristic_euchre_bid_nb(h, hands[caller], legal, high, bidder, caller, tricks, copies) != call:
+            if heuristic_euchre_bid_nb(prm[caller].heuristic, hands[caller], legal, high, bidder, caller, tricks,
+                                       copies) != call:
                 return False
         if call != EUCHRE_PASS:
             high, bidder = call, caller
@@ -166,7 +167,7 @@ def euchre_calls_agree_nb(h, hands, unread, calls, n_calls, dealer, tricks, copi
 def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holder_seat, out_seat, trump,
                                copies, worlds):
     """Fill ``worlds`` with worlds of ``euchre_holders_nb``'s holders in which the other
-    seats, modelled as the heuristic with this seat's parameters, would have made their
+    seats, each modelled as the heuristic with its own parameters, would have made their
     calls of the auction (``seats.calls``, ``seats.auction``) and the bidder would have named
     ``trump``, each from the hand it held then: its cards in the world with those it has
     played since. The seat's partner is read only where its calls are the heuristic's
@@ -190,7 +191,6 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
         while holder_seat[out_h] >= 0:
             out_h += 1
     n_w = worlds.shape[0]
-    model = seats.prm[seat].heuristic
     then = np.empty(4, dtype=np.uint64)
     got = 0
     for _ in range(EXPLAINED_TRIES * n_w):
@@ -203,8 +203,9 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
                 then[holder_seat[h]] |= worlds[got, h]
         if out_h >= 0:
             then[out_seat] |= worlds[got, out_h]
-        if (euchre_calls_agree_nb(model, then, unread, seats.calls, 4, dealer, tricks, copies, stick_the_dealer)
-                and (unread >> bidder & 1 or heuristic_euchre_trump_nb(model, then[bidder], copies) == trump)):
+        if (euchre_calls_agree_nb(seats.prm, then, unread, seats.calls, 4, dealer, tricks, copies, stick_the_dealer)
+                and (unread >> bidder & 1
+                     or heuristic_euchre_trump_nb(seats.prm[bidder].heuristic, then[bidder], copies) == trump)):
             got += 1
     return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, worlds)
 
@@ -214,7 +215,7 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
                              wanted, tries, named_by, trump):
     """Up to ``wanted`` deals of the four hands (``[w, s]``; the seat's own as it is) drawn as
     ``euchre_holders_nb`` places the cards ``seat`` has not seen, kept when the other seats,
-    modelled as heuristics with this seat's parameters, would have made their calls among
+    each modelled as the heuristic with its own parameters, would have made their calls among
     the first ``n_calls`` of ``seats.calls`` and, where ``named_by`` is another seat (-1:
     none), that seat would have named ``trump`` (E-3): exact rejection (the model is
     deterministic) among at most ``tries`` draws per world wanted, and only those worlds:
@@ -229,7 +230,6 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.zeros((n, 4), dtype=np.uint64)
     world = np.empty(m, dtype=np.uint64)
-    model = seats.prm[seat].heuristic  # the other seats, modelled with this seat's parameters
     copies = 1 + np.int64(double_deck)
     got = 0
     for _ in range(tries * n):
@@ -239,10 +239,10 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
             if holder_seat[h] >= 0:
                 out[got, holder_seat[h]] = world[h]
         if n_deals == 1.0 or (
-                euchre_calls_agree_nb(model, out[got], 1 << seat, seats.calls, n_calls, dealer, tricks, copies,
+                euchre_calls_agree_nb(seats.prm, out[got], 1 << seat, seats.calls, n_calls, dealer, tricks, copies,
                                       stick_the_dealer)
                 and (named_by < 0 or named_by == seat
-                     or heuristic_euchre_trump_nb(model, out[got, named_by], copies) == trump)):
+                     or heuristic_euchre_trump_nb(seats.prm[named_by].heuristic, out[got, named_by], copies) == trump)):
             got += 1
             if got == n:
                 break
@@ -259,12 +259,13 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
 
 
 @njit(cache=True)
-def euchre_bid_tricks_nb(dd, h, hands, bidder, trump, kind, ask_cards, double_deck, joker, guess):
+def euchre_bid_tricks_nb(dd, prm, hands, bidder, trump, kind, ask_cards, double_deck, joker, guess):
     """E-4..E-6: the tricks the team of ``bidder`` takes double dummy from the deal ``hands``
     with ``trump``, the bidder leading: with partner (``WITH_PARTNER``), alone (``ALONE``,
-    partner out) or alone after E-4's exchange made as heuristics with ``h`` make it
-    (``ASKING``: the bidder gives ``ask_cards``, partner returns its highest trumps and
-    its choice of the rest). Searched from ``guess`` (-1: none)."""
+    partner out) or alone after E-4's exchange made as the heuristic makes it, each of the
+    two with its own parameters of ``prm`` (``ASKING``: the bidder gives ``ask_cards``,
+    partner returns its highest trumps and its choice of the rest). Searched from
+    ``guess`` (-1: none)."""
     held = hands.copy()
     out_seat = -1
     if kind != WITH_PARTNER:
@@ -273,11 +274,11 @@ def euchre_bid_tricks_nb(dd, h, hands, bidder, trump, kind, ask_cards, double_de
         before = held[out_seat]
         given = ZERO
         for _ in range(ask_cards):
-            given |= bit_nb(heuristic_euchre_give_nb(h, held[bidder] & ~given, trump))
+            given |= bit_nb(heuristic_euchre_give_nb(prm[bidder].heuristic, held[bidder] & ~given, trump))
         returned = highest_trumps_nb(before, trump, ask_cards)
         for _ in range(ask_cards - popcount_nb(returned)):
-            returned |= bit_nb(heuristic_euchre_return_nb(h, before & ~returned & ~EUCHRE_SUIT_OF[trump, trump],
-                                                          trump))
+            returned |= bit_nb(heuristic_euchre_return_nb(prm[out_seat].heuristic,
+                                                          before & ~returned & ~EUCHRE_SUIT_OF[trump, trump], trump))
         held[bidder] = (held[bidder] & ~given) | returned
     euchre_load_nb(dd, held, trump, out_seat, double_deck, joker)
     at = euchre_at_nb(dd, bidder, 0, -1, -1, -1, bidder, bidder % 2)
@@ -285,7 +286,7 @@ def euchre_bid_tricks_nb(dd, h, hands, bidder, trump, kind, ask_cards, double_de
 
 
 @njit(cache=True)
-def bid_tricks_nb(dd, h, worlds, bidder, kind, ask_cards, double_deck, joker):
+def bid_tricks_nb(dd, prm, worlds, bidder, kind, ask_cards, double_deck, joker):
     """``tricks[t, w]``: ``euchre_bid_tricks_nb`` in each of the ``worlds`` with each trump
     ``t``. The worlds of a trump share the search context's table, and each is searched
     from the last one's tricks."""
@@ -294,7 +295,7 @@ def bid_tricks_nb(dd, h, worlds, bidder, kind, ask_cards, double_deck, joker):
     for t in range(4):
         guess = NONE
         for w in range(n):
-            guess = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
+            guess = euchre_bid_tricks_nb(dd, prm, worlds[w], bidder, t, kind, ask_cards, double_deck, joker, guess)
             tricks[t, w] = guess
     return tricks
 
@@ -343,8 +344,9 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
             total = 0.0
             won = NONE  # the last world's tricks: the next one's guess
             for w in range(n):
-                trump = heuristic_euchre_trump_nb(h, worlds[w, bidder], 1 + double_deck)
-                won = euchre_bid_tricks_nb(dd, h, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker, won)
+                trump = heuristic_euchre_trump_nb(seats.prm[bidder].heuristic, worlds[w, bidder], 1 + double_deck)
+                won = euchre_bid_tricks_nb(dd, seats.prm, worlds[w], bidder, trump, kind, ask_cards, double_deck, joker,
+                                           won)
                 total += gain[high, won]
             best = total / n if bidder % 2 == seat % 2 else -total / n
     tables = np.empty((3, 4, n), dtype=np.int64)  # per way of playing a bid, solved when first needed
@@ -355,7 +357,7 @@ def pimc_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, dea
         bids &= bids - ONE
         kind = euchre_bid_kind_nb(bid, tricks)
         if not solved[kind]:
-            tables[kind] = bid_tricks_nb(dd, h, worlds, seat, kind, ask_cards, double_deck, joker)
+            tables[kind] = bid_tricks_nb(dd, seats.prm, worlds, seat, kind, ask_cards, double_deck, joker)
             solved[kind] = True
         value = best_trump_nb(gain, bid, tables[kind])[1]
         if value > best:
@@ -375,6 +377,5 @@ def pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, ask_
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return heuristic_euchre_trump_nb(seats.prm[seat].heuristic, hands[seat], 1 + np.int64(double_deck))
-    table = bid_tricks_nb(dd, seats.prm[seat].heuristic, worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards,
-                          double_deck, joker)
+    table = bid_tricks_nb(dd, seats.prm, worlds, seat, euchre_bid_kind_nb(bid, tricks), ask_cards, double_deck, joker)
     return best_trump_nb(gain, bid, table)[0]

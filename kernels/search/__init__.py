@@ -2,8 +2,8 @@
 
 A ``search`` seat plays its cards as ``pimc`` does (kernels.pimc); what it adds is searched
 here, a file per decision, over what they share (``rollout``): each values a few candidate
-actions over sampled worlds by rolling the deal out to its end with both players modelled
-as the heuristic with the seat's own parameters, and scoring the contract reached at its
+actions over sampled worlds by rolling the deal out to its end with every player modelled
+as the heuristic with its own parameters, and scoring the contract reached at its
 double-dummy tricks under the game's scoring.
 
 - ``exchange``: Bridgette's B-3 discards.

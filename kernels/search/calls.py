@@ -89,7 +89,7 @@ def search_call_nb(dd, seats, seat, hands, legal, cur_bid, bidder, doubled, unse
                 continue
             both[1 - seat] = opp[w]
             contract[c, w], declarer[c, w], doubling[c, w] = model_auction_nb(
-                h, both, whole, 1 - seat, bid, by, dbl, n_calls + 1, lowest_bid, min_trump_cards, nt_needs_all_suits,
+                seats.prm, both, whole, 1 - seat, bid, by, dbl, n_calls + 1, lowest_bid, min_trump_cards, nt_needs_all_suits,
                 jump_min_cards, opening_pass_ends, gain, odds)
     mine_hands = np.full(n_c, hands[seat], dtype=np.uint64)
     return candidates[best_candidate_nb(dd, seat, mine_hands, opp, contract, declarer, doubling, when_void, gain,

@@ -13,7 +13,7 @@ or in the stock still to come, in its order. Each card the opponent has played c
 its dealt hand or a draw before that trick. The seat knows its own dealt hand and draws,
 every card played, who won each trick and, with ``show_stock_top``, every face-up top. A
 world is drawn uniformly among the arrangements consistent with all that in which the
-opponent, as the heuristic with this seat's parameters, would have made every draw-phase
+opponent, as the heuristic with its own parameters, would have made every draw-phase
 play it made from the hands the world gives it. The model picks the first legal card in
 an order, so a card it would have chosen over the card played, the two held alone, cannot
 have been in the opponent's hand then (``forbidden_until_nb``): each card may lie only in
@@ -143,7 +143,8 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
                    wanted):
     """Up to ``wanted`` worlds of the draw phase at trick ``trick`` (``n_played`` cards played
     so far) for ``seat``, dealt ``dealt`` and drawing ``drew[j]`` after trick j, the
-    opponent's plays explained by the model ``h`` (module docstring). Returns (the
+    opponent's plays explained by the heuristic with the opponent's parameters ``h`` (module
+    docstring). Returns (the
     opponent's hand now in each world, the stock in each: its cards from ``2 * trick`` on,
     the opponent's dealt hand in each, its draws in each: ``[w, j]`` after trick j)."""
     opp = 1 - seat
@@ -314,11 +315,11 @@ def draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, tr
 
 
 @njit(cache=True)
-def draw_rollout_nb(h, seat, hands, stock, trick, leader, lead, card, show, must_follow, led_suit_wins):
+def draw_rollout_nb(prm, seat, hands, stock, trick, leader, lead, card, show, must_follow, led_suit_wins):
     """D-2 from trick ``trick`` on, ``seat`` playing ``card`` to it (``lead``: the card the
-    opponent led to it, -1 when ``seat`` leads), the rest as the heuristic ``h`` plays for
-    both; ``hands`` (the two hands now, updated to those after D-2) and ``stock`` (its cards
-    from ``2 * trick`` on)."""
+    opponent led to it, -1 when ``seat`` leads), the rest as the heuristic plays for both,
+    each with its own parameters of ``prm``; ``hands`` (the two hands now, updated to those
+    after D-2) and ``stock`` (its cards from ``2 * trick`` on)."""
     base = 2 * trick
     for k in range(trick, HAND_SIZE):
         top = stock[2 * k - base]
@@ -333,7 +334,7 @@ def draw_rollout_nb(h, seat, hands, stock, trick, leader, lead, card, show, must
             else:
                 held = hands[s]
                 legal = held if turn == 0 else draw_follow_legal_nb(held, first, must_follow)
-                c = heuristic_draw_card_nb(h, held, legal, first, shown, led_suit_wins)
+                c = heuristic_draw_card_nb(prm[s].heuristic, held, legal, first, shown, led_suit_wins)
             hands[s] &= ~bit_nb(c)
             if turn == 0:
                 first = c
@@ -360,8 +361,9 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
         return candidates[0]
     rng = decision_stream_nb(seats)
     n_played = 2 * trick + (1 if lead >= 0 else 0)
-    opp, stocks, _, _ = draw_worlds_nb(rng, h, seat, dealt, drew, plays, n_played, leaders, tops, trick, must_follow,
-                                 led_suit_wins, seats.prm[seat].search.draw_worlds)
+    opp, stocks, _, _ = draw_worlds_nb(rng, seats.prm[1 - seat].heuristic, seat, dealt, drew, plays, n_played,
+                                       leaders, tops, trick, must_follow, led_suit_wins,
+                                       seats.prm[seat].search.draw_worlds)
     n_w = opp.shape[0]
     if n_w == 0:
         note_unexplained_nb(seats, seat)
@@ -377,11 +379,11 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
     for c in range(n_c):
         for w in range(n_w):
             hands[seat], hands[1 - seat] = hand, opp[w]
-            draw_rollout_nb(h, seat, hands, stocks[w], trick, leaders[trick], lead, candidates[c], show,
+            draw_rollout_nb(seats.prm, seat, hands, stocks[w], trick, leaders[trick], lead, candidates[c], show,
                             must_follow, led_suit_wins)
             after[c, w, 0], after[c, w, 1] = hands[0], hands[1]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                h, hands, True, dealer, -1, -1, 0, 0, FIRST_BID, 0, False, 0, opening_pass_ends, gain, odds)
+                seats.prm, hands, True, dealer, -1, -1, 0, 0, FIRST_BID, 0, False, 0, opening_pass_ends, gain, odds)
     # Valued strain by strain, so the search table serves the next solve of the same trump.
     goal = goal_nb(seats, seat)
     value = np.zeros(n_c)

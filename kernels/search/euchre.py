@@ -2,7 +2,7 @@
 
 **Worlds.** The hands of the other three seats drawn as ``kernels.pimc.euchre_holders_nb``
 places the cards the seat has not seen (the E-10 joker discard one of its holders), kept
-only when every other seat, modelled as the heuristic with this seat's parameters, would
+only when every other seat, modelled as the heuristic with its own parameters, would
 have made its calls so far (and, for the partner's returns, named the trump it named):
 exact rejection, the model being deterministic, within ``REJECTION_TRIES`` draws per world
 wanted (``kernels.pimc.euchre_calling_worlds_nb``). No world is taken that the model cannot
@@ -62,21 +62,22 @@ DOUBLE_COPY = 24  # a double-deck card's second copy: its id plus this (kernels.
 
 
 @njit(cache=True)
-def model_euchre_auction_nb(h, hands, turn, dealer, high, bidder, tricks, copies, stick_the_dealer):
+def model_euchre_auction_nb(prm, hands, turn, dealer, high, bidder, tricks, copies, stick_the_dealer):
     """E-3: the auction from its ``turn``-th call (0-3) to its end, every caller the
-    heuristic with parameters ``h`` holding its hand of ``hands``, after the high bid
-    ``high`` by ``bidder`` (-1: none); returns the final (high bid, bidder)."""
+    heuristic with its own parameters of ``prm`` holding its hand of ``hands``, after the
+    high bid ``high`` by ``bidder`` (-1: none); returns the final (high bid, bidder)."""
     for t in range(turn, 4):
         caller = (dealer + 1 + t) % 4
         legal = euchre_legal_bids_nb(tricks, high, t, stick_the_dealer)
-        call = heuristic_euchre_bid_nb(h, hands[caller], legal, high, bidder, caller, tricks, copies)
+        call = heuristic_euchre_bid_nb(prm[caller].heuristic, hands[caller], legal, high, bidder, caller, tricks,
+                                       copies)
         if call != EUCHRE_PASS:
             high, bidder = call, caller
     return high, bidder
 
 
 @njit(cache=True)
-def solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker):
+def solve_needed_nb(dd, prm, worlds, need, ask_cards, double_deck, joker):
     """``won[w, trump, bidder, kind]``: the bidding team's double-dummy tricks in world ``w``
     (``euchre_bid_tricks_nb``) wherever ``need`` says (-1 elsewhere); grouped by trump and
     seat sitting out, so that the search context's table serves a group's worlds."""
@@ -91,8 +92,8 @@ def solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker):
                     guess = NONE
                     for w in range(n_w):
                         if need[w, t, b, k]:
-                            guess = euchre_bid_tricks_nb(dd, h, worlds[w], b, t, k, ask_cards, double_deck, joker,
-                                                         guess)
+                            guess = euchre_bid_tricks_nb(dd, prm, worlds[w], b, t, k, ask_cards, double_deck,
+                                                         joker, guess)
                             won[w, t, b, k] = guess
     return won
 
@@ -157,7 +158,7 @@ def search_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, d
         call = candidates[c]
         h0, b0 = (high, bidder) if call == EUCHRE_PASS else (call, seat)
         for w in range(n_w):
-            bid, b = model_euchre_auction_nb(h, worlds[w], n_calls + 1, dealer, h0, b0, tricks, copies,
+            bid, b = model_euchre_auction_nb(seats.prm, worlds[w], n_calls + 1, dealer, h0, b0, tricks, copies,
                                              stick_the_dealer)
             final[c, w], by[c, w] = bid, b
             if bid < 0:
@@ -166,9 +167,9 @@ def search_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, d
             if b == seat:
                 need[w, :, seat, k] = suits[k]
             else:
-                named[c, w] = heuristic_euchre_trump_nb(h, worlds[w, b], copies)
+                named[c, w] = heuristic_euchre_trump_nb(seats.prm[b].heuristic, worlds[w, b], copies)
                 need[w, named[c, w], b, k] = True
-    won = solve_needed_nb(dd, h, worlds, need, ask_cards, double_deck, joker)
+    won = solve_needed_nb(dd, seats.prm, worlds, need, ask_cards, double_deck, joker)
     value = np.zeros(n_c)
     totals = np.zeros(4)
     for c in range(n_c):
@@ -210,7 +211,7 @@ def search_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, as
     for t in range(4):
         guess = NONE
         for w in range(worlds.shape[0]):
-            guess = euchre_bid_tricks_nb(dd, h, worlds[w], seat, t, k, ask_cards, double_deck, joker, guess)
+            guess = euchre_bid_tricks_nb(dd, seats.prm, worlds[w], seat, t, k, ask_cards, double_deck, joker, guess)
             totals[t] += gain[bid, guess]
     return best_of_totals_nb(totals, mine)
 
@@ -289,24 +290,25 @@ def model_returns_nb(h, before, trump, k):
 
 
 @njit(cache=True)
-def exchange_values_nb(dd, h, worlds, bidder, trump, sets, n_c, giving, mine, k, bid, gain, double_deck, joker):
+def exchange_values_nb(dd, prm, worlds, bidder, trump, sets, n_c, giving, mine, k, bid, gain, double_deck, joker):
     """Each candidate set's total E-7 score over ``worlds`` of the bidder's double-dummy
     tricks alone after the exchange: the asking bidder (``giving``) gives ``sets[c]`` from
     ``mine`` and takes the model's returns; else the partner returns ``sets[c]`` beside its
-    forced trumps (``mine``: those) and the bidder gives as the model does."""
+    forced trumps (``mine``: those) and the bidder gives as the model does (the model: the
+    heuristic with the other player's parameters of ``prm``)."""
     partner = (bidder + 2) % 4
     value = np.zeros(n_c)
     held = np.empty(4, dtype=np.uint64)
     for w in range(worlds.shape[0]):
         held[:] = worlds[w]
         if giving:
-            other = model_returns_nb(h, worlds[w, partner], trump, k)  # what comes back, whatever is given
+            other = model_returns_nb(prm[partner].heuristic, worlds[w, partner], trump, k)  # whatever is given
         else:
-            other = worlds[w, bidder] & ~model_gives_nb(h, worlds[w, bidder], trump, k)  # what the bidder keeps
+            other = worlds[w, bidder] & ~model_gives_nb(prm[bidder].heuristic, worlds[w, bidder], trump, k)  # kept
         guess = NONE
         for c in range(n_c):
             held[bidder] = ((mine & ~sets[c]) | other) if giving else (other | mine | sets[c])
-            guess = euchre_bid_tricks_nb(dd, h, held, bidder, trump, ALONE, k, double_deck, joker, guess)
+            guess = euchre_bid_tricks_nb(dd, prm, held, bidder, trump, ALONE, k, double_deck, joker, guess)
             value[c] += gain[bid, guess]
     return value
 
@@ -329,8 +331,8 @@ def search_euchre_give_nb(dd, seats, seat, hands, bid, trump, dealer, gain, tric
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first
-    value = exchange_values_nb(dd, h, worlds, seat, trump, sets, n_c, True, hand, ask_cards, bid, gain, double_deck,
-                               joker)
+    value = exchange_values_nb(dd, seats.prm, worlds, seat, trump, sets, n_c, True, hand, ask_cards, bid, gain,
+                               double_deck, joker)
     return sets[best_of_totals_nb(value, 0)]
 
 
@@ -358,6 +360,6 @@ def search_euchre_returns_nb(dd, seats, seat, hands, bidder, bid, trump, dealer,
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first
-    value = exchange_values_nb(dd, h, worlds, bidder, trump, sets, n_c, False, forced, ask_cards, bid, gain,
+    value = exchange_values_nb(dd, seats.prm, worlds, bidder, trump, sets, n_c, False, forced, ask_cards, bid, gain,
                                double_deck, joker)
     return sets[best_of_totals_nb(value, 0)]

@@ -10,7 +10,7 @@ set filled as the heuristic fills it.
 holding before its discards: the 13 cards it was dealt and what it drew (B-3), drawn
 uniformly from the cards the seat has not seen, the up-card with the opponent where the
 rules put it there. The opponent's discards are private; the seat models them, and every
-later call of both players, as the heuristic with the seat's own parameters. With that
+later call of both players, as the heuristic with the player's own parameters. With that
 model the opponent's hand after the exchange is a function of its holding, so these worlds
 are exactly the model's posterior: nothing is rejected or weighted.
 """
@@ -95,9 +95,10 @@ def search_discards_nb(dd, seats, seat, dealer, hand, unseen, opp_known, opp_hol
     n_w = max(1, np.int64(seats.prm[seat].search.exchange_worlds))
     opp = np.empty(n_w, dtype=np.uint64)
     pool = unseen & ~opp_known
+    model = seats.prm[1 - seat].heuristic
     for w in range(n_w):
         held = opp_known | draw_from_nb(rng, pool, opp_holding - popcount_nb(opp_known))
-        opp[w] = held & ~heuristic_discards_nb(h, held, opp_holding - HAND_SIZE, ZERO, ZERO)
+        opp[w] = held & ~heuristic_discards_nb(model, held, opp_holding - HAND_SIZE, ZERO, ZERO)
     # The auction of every (candidate, world), then its contract's tricks strain by strain.
     contract = np.empty((n_c, n_w), dtype=np.int64)
     declarer = np.empty((n_c, n_w), dtype=np.int64)
@@ -109,7 +110,7 @@ def search_discards_nb(dd, seats, seat, dealer, hand, unseen, opp_known, opp_hol
         for w in range(n_w):
             hands[1 - seat] = opp[w]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                h, hands, False, dealer, -1, -1, 0, 0, 0, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+                seats.prm, hands, False, dealer, -1, -1, 0, 0, 0, min_trump_cards, nt_needs_all_suits, jump_min_cards,
                 opening_pass_ends, gain, odds)
     mine = np.empty(n_c, dtype=np.uint64)
     for c in range(n_c):

@@ -2,7 +2,8 @@
 model, the contract reached valued double dummy, and the count of decisions the model could
 not explain.
 
-Both players are modelled as the heuristic with the searching seat's own parameters. A
+Each player is modelled as the heuristic with its own parameters (those its policy makes
+its heuristic decisions with: public, as a pair's agreements are at the bridge table). A
 contract is valued at its double-dummy tricks, the declarer's opponent leading, scored by
 the game (B-11..B-14, D-5/D-6): the seat's points minus the opponent's, 0 when passed out.
 Every candidate is valued in the same worlds (a paired comparison), and the seat takes the
@@ -75,10 +76,11 @@ def after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls, opening_pass_en
 
 
 @njit(cache=True)
-def model_auction_nb(h, hands, whole, seat, cur_bid, bidder, doubled, n_calls, lowest_bid, min_trump_cards,
+def model_auction_nb(prm, hands, whole, seat, cur_bid, bidder, doubled, n_calls, lowest_bid, min_trump_cards,
                      nt_needs_all_suits, jump_min_cards, opening_pass_ends, gain, odds):
     """C-4 with B-5/B-6 (D-3): the rest of an auction, ``seat`` to call after ``n_calls``
-    calls, as both players make it as the heuristic with parameters ``h``, each from its
+    calls, as both players make it as the heuristic with its own parameters (``prm``: the
+    seats' parameter records), each from its
     own hand, or from both when the deal is known ``whole`` (Draw Bridge after D-2; the
     turns and end of ``kernels.contract.auction_nb``); returns (contract, declarer,
     doubled), contract -1 when passed out. ``odds``: a memo of ``ODDS_WIDTH`` rows for the
@@ -87,8 +89,8 @@ def model_auction_nb(h, hands, whole, seat, cur_bid, bidder, doubled, n_calls, l
         hand = hands[seat]
         legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards, nt_needs_all_suits,
                                jump_min_cards)
-        call = heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, hands[1 - seat] if whole else ~hand,
-                                 gain, odds)
+        call = heuristic_call_nb(prm[seat].heuristic, seat, hand, legal, cur_bid, bidder, doubled,
+                                 hands[1 - seat] if whole else ~hand, gain, odds)
         n_calls += 1
         over, cur_bid, bidder, doubled = after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls,
                                                        opening_pass_ends)
