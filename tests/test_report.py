@@ -481,3 +481,31 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     with pytest.raises(SystemExit) as stop:
         report_main([str(runs["bridgette"])] * 3)
     assert stop.value.code == 2 and "give one folder, or two runs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_one_game_run_reports_and_a_failed_report_leaves_no_folder(game, tmp_path, monkeypatch, capsys):
+    """One game: a mean of one value has no interval, and the page gives the value alone. A
+    report that fails after writing its plots takes away the folder it made, so the same
+    command can run again; one into an empty folder leaves it empty."""
+    from analysis.report import page
+    from sim.run import main as run_main
+
+    run = tmp_path / "run"
+    assert run_main(["--game", game, "--games", "1", "--seed", "3", "--out", str(run), "--quiet"]) == 0
+    capsys.readouterr()
+
+    def disk_full(self, title):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(page.Report, "write", disk_full)
+        with pytest.raises(OSError):
+            build_report(run, tmp_path / "new")
+        (tmp_path / "empty").mkdir()
+        with pytest.raises(OSError):
+            build_report(run, tmp_path / "empty")
+    assert not (tmp_path / "new").exists() and list((tmp_path / "empty").iterdir()) == []
+    index = build_report(run, tmp_path / "new")
+    text = index.read_text()
+    assert "run report: 1 " in text and ", seed 3</title>" in text and (tmp_path / "new" / "scores.png").exists()

@@ -154,3 +154,21 @@ def test_a_real_sweep_through_the_command_line(tmp_path):
         assert 4 <= x <= 12
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert "setting 2/2" in run.stderr
+
+
+def test_a_folder_of_another_sweep_is_refused_and_kept(tmp_path, capsys):
+    """A sweep of other values, of another key or of another game into the folder of a first
+    sweep is refused in one line (exit 2): the first sweep's tables, plot and runs stay as
+    they were, byte for byte. The same sweep again reads its own folder."""
+    out = tmp_path / "sweep"
+    first = ["--vary", "exchange.nondealer_draw=2,4", "--games", "20", "--out", str(out), "--quiet"]
+    assert main(first) == 0
+    capsys.readouterr()
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for argv in (["--vary", "exchange.nondealer_draw=2,6"], ["--vary", "exchange.dealer_draw_ace=4,8"],
+                 ["--game", "bid-euchre", "--vary", "scoring.set_bid_points=1,2"]):
+        assert main([*argv, "--games", "20", "--out", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"output folder {out} holds another sweep's setting" in err
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert main(first) == 0

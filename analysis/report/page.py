@@ -7,6 +7,7 @@ import csv
 import functools
 import html
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,8 @@ def cell_html(cell) -> str:
     if _is_mean(cell):
         if not cell["n"]:
             return "&ndash;"
+        if cell["mean_ci95"] is None:  # a single value has no interval
+            return _num(cell["mean"])
         lo, hi = cell["mean_ci95"]
         return f'{_num(cell["mean"])} <span class="ci">[{_num(lo)}, {_num(hi)}]</span>'
     if isinstance(cell, (bool, np.bool_)):
@@ -105,8 +108,8 @@ def csv_row(table: Table, row: list) -> list:
             if cell is None or not cell["n"]:
                 out += ["", "", "", 0]
             else:
-                lo, hi = cell["mean_ci95"]
-                out += [_round(cell["mean"]), _round(lo), _round(hi), cell["n"]]
+                interval = cell["mean_ci95"]  # none from a single value
+                out += [_round(cell["mean"]), *(map(_round, interval) if interval else ("", "")), cell["n"]]
         elif isinstance(cell, (np.integer, np.floating, np.bool_)):
             out.append(cell.item())
         else:
@@ -268,16 +271,21 @@ def is_report_folder(out: Path) -> bool:
     return GENERATOR in head or bool(REPORT_TITLE.search(head))
 
 
-_HELD: list[FolderLock] = []  # the locks of the report folders being written (releases_folders)
+# The report folders being written (releases_folders): each lock, and whether the folder was
+# new or empty ("new", "empty"; None: it held a report), so that a report that fails takes
+# away what it wrote there.
+_HELD: list[tuple[FolderLock, str | None]] = []
 
 
 def report_folder(out: Path) -> Path:
     """``out``, made and locked, when it can take a report: new, empty, or an earlier
     report's, and no other report being written there. The builder that asks for it
     (``releases_folders``) releases the lock when it ends."""
+    fresh = "new" if not out.is_dir() else "empty" if all(p.name == LOCK_NAME for p in out.iterdir()) else None
+
     def lock(folder):
         try:
-            _HELD.append(FolderLock(folder, "report"))
+            _HELD.append((FolderLock(folder, "report"), fresh))
         except RunError as exc:
             raise ReportError(str(exc)) from None
 
@@ -291,13 +299,29 @@ def report_folder(out: Path) -> Path:
 
 
 def releases_folders(build):
-    """A report builder that releases the locks of the folders it wrote in, however it ends."""
+    """A report builder that releases the locks of the folders it wrote in, however it ends;
+    one that fails leaves a folder that was new or empty as it found it (a half-written
+    report would hold up the next one)."""
     @functools.wraps(build)
     def building(*args, **kwargs):
         held = len(_HELD)
+        done = False
         try:
-            return build(*args, **kwargs)
+            result = build(*args, **kwargs)
+            done = True
+            return result
         finally:
             while len(_HELD) > held:
-                _HELD.pop().release()
+                lock, fresh = _HELD.pop()
+                lock.release()
+                if fresh and not done:
+                    folder = lock.path.parent
+                    if fresh == "new":
+                        shutil.rmtree(folder, ignore_errors=True)
+                        continue
+                    for path in folder.iterdir():
+                        if path.is_dir():
+                            shutil.rmtree(path)
+                        else:
+                            path.unlink()
     return building

@@ -119,6 +119,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     with ExitStack() as stack:
         # This sweep's alone while its settings play (the tables are written whole, after).
         stack.callback(claim(out, is_sweep_folder, "sweep").release)
+        refuse_another_sweep(out, {folder_name(i, setting) for i, setting in enumerate(settings)})
         if plot_path is not None:  # inside the claim: a folder the sweep makes goes again if it ends here
             check_plot_path(Path(plot_path))
         extra = {} if dealing is None else {"dealing": dealing}
@@ -237,14 +238,26 @@ def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, d
     return result
 
 
+SETTING_FOLDER = r"\d{2,}-.+"  # a setting's run folder in a sweep's (grid.folder_name)
+
+
 def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = False) -> Path:
     keys = "+".join(k for k, _ in grid)
     return Path("runs") / (f"sweep-{game}-{keys}-{seed}-{games}" + ("-deals" if deals else ""))
 
 
+def refuse_another_sweep(out: Path, names: set) -> None:
+    """Refuse a sweep folder that holds settings of another sweep (other keys, values or
+    game): its tables would be overwritten by this sweep's and its runs mixed with them. The
+    same sweep, rerun to resume or to read its tables again, holds only its own."""
+    other = sorted(p.name for p in out.iterdir() if re.fullmatch(SETTING_FOLDER, p.name) and p.name not in names)
+    if other:
+        raise SweepError(f"output folder {out} holds another sweep's setting {other[0]}; use another --out")
+
+
 def is_sweep_folder(out: Path, names) -> bool:
     """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
-    settings = [n for n in names if re.fullmatch(r"\d{2,}-.+", n) and (out / n / "target.npz").is_file()]
+    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
     if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
         return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
-    return holds_runs(out, names, r"\d{2,}-.+", "sweep.json", ("sweep.csv", "sweep.png"))
+    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png"))
