@@ -91,22 +91,22 @@ def from_run(args, parser):
     ``args.run``, refusing the flags that would make it another run."""
     from sim.resolve import resolve_policies, resolve_rules
     from sim.dealing import from_dict, plan
-    from sim.store import RunError
+    from sim.store import RunError, read_manifest
 
     given = [flag for flag, value in (("--seed", args.seed), ("--rules", args.rules), ("--set", args.set_options),
                                       ("--policy", args.policy)) if value]
     if given:
         parser.error(f"{given[0]} comes from the run folder's manifest; leave it out with RUN_DIR")
     folder = Path(args.run)
+    if not (folder / "manifest.json").is_file():
+        raise RunError(f"{folder} is not a run folder (no manifest.json)")
+    manifest = read_manifest(folder)
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
         config = manifest["config"]
         game, seed, version = config["game"], config["seed"], config["rules_version"]
         played = manifest.get("games_played", config["games"])  # fewer where --until stopped it
         rules, names, dealing = config["rules"], config["policies"], config.get("dealing")
-    except FileNotFoundError:
-        raise RunError(f"{folder} is not a run folder (no manifest.json)") from None
-    except (OSError, ValueError, KeyError, TypeError):
+    except KeyError:
         raise RunError(f"{folder}/manifest.json is unreadable or not a run manifest") from None
     import sim
 
@@ -128,15 +128,20 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
     from the one block file that holds it."""
     import pyarrow.parquet as pq
 
-    from sim.store import RunError
+    from sim.store import RECORD_KINDS, RunError, check_records, read_manifest
 
     if row is None:
         raise RunError("give --deal I (a row of the run's deal records) or --index N with a run folder")
-    files = sorted((folder / "records").glob("deals-*.parquet"))
-    if not files:
+    manifest = read_manifest(folder)
+    if "deals" not in RECORD_KINDS.get(manifest["config"]["records"], ()):
         raise RunError(f"{folder} kept no deal records; give --index N (and --deal K) to show game N of it")
+    done = set(manifest.get("blocks_done", ()))
+    n = 0
+    while n < manifest.get("blocks", 0) and n in done:  # the blocks played in order: their rows count from 0
+        n += 1
     first = 0
-    for file in files:
+    for file in (folder / "records" / f"deals-{i:06d}.parquet" for i in range(n)):
+        check_records(folder, [file])  # a missing or damaged block file is named, not read
         rows = pq.ParquetFile(file).metadata.num_rows
         if 0 <= row - first < rows:
             table = pq.read_table(file, columns=["game", "deal"]).slice(row - first, 1).to_pylist()[0]

@@ -149,6 +149,47 @@ def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp
     assert everything(copy) == before
 
 
+@pytest.mark.parametrize("key,value", [
+    ("config.block_size", 0), ("config.block_size", "x"), ("config.games", 0), ("config.games", 10**30),
+    ("config.seed", -1), ("config.rules", "x"), ("summary", "x"), ("blocks", -1), ("blocks", 10**30),
+    ("blocks_done", None), ("timing", "x"), ("nested", None),
+])
+def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_changed(whole, copy, capsys, tmp_path,
+                                                                                     key, value):
+    """A manifest edited by hand with a field of the wrong type or out of range, or nested
+    too deep to read: every reader, and a resume, refuse it in one line; the folder stays as
+    it was."""
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest.pop("checksum", None)
+    if key == "nested":
+        (copy / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        *path, last = key.split(".")
+        target = manifest
+        for part in path:
+            target = target[part]
+        target[last] = value
+        (copy / "manifest.json").write_text(json.dumps(manifest))
+    before = everything(copy)
+    named = copy / "manifest.json"
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err, named)
+    fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, named)
+    fails_in_one_line(*resume(copy, capsys), named)
+    shown = cli("sim.show", copy, "--deal", 7)
+    fails_in_one_line(shown.returncode, shown.stderr, named)
+    assert everything(copy) == before and not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("how", ["truncate", "delete"])
+def test_show_names_a_damaged_block_of_the_deal_and_shows_no_other(copy, how):
+    """``sim.show RUN --deal I`` reads the block file that holds row I only once its checksum
+    holds: a damaged or missing one is named in one line, never read as another block's."""
+    DAMAGE[how](copy / "records/deals-000001.parquet")
+    shown = cli("sim.show", copy, "--deal", 70)
+    fails_in_one_line(shown.returncode, shown.stderr, copy / "records/deals-000001.parquet")
+    assert cli("sim.show", copy, "--deal", 3).returncode == 0  # block 0 is whole
+
+
 def test_a_folder_of_a_release_before_the_checksums_still_resumes_and_reads(whole, copy, capsys, tmp_path):
     """Block files without their records' checksums, a manifest without the summary's: the
     files need only exist, and a missing one is played again."""

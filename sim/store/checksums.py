@@ -50,7 +50,7 @@ def read_sealed(path: Path, unreadable: str = "is unreadable") -> dict:
         raise DamagedError(path, f"{unreadable} (empty)")
     try:
         obj = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to be one of ours
         raise DamagedError(path, f"{unreadable} (not whole JSON: cut short or altered)") from None
     if not isinstance(obj, dict):
         raise DamagedError(path, f"{unreadable} (not a JSON object)")

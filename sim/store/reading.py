@@ -10,12 +10,49 @@ from sim.store.checksums import file_problem, read_sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunError
 
 
+MAX_GAMES = 2**53  # as sim.run counts them (a float holds every whole number up to here)
+
+
+def _whole(value, low: int, high: int = MAX_GAMES) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def manifest_problem(manifest: dict) -> str | None:
+    """What makes ``manifest`` no run manifest this release wrote (a field missing, of the
+    wrong type or out of range: one edited by hand, say), or None. The fields every reader
+    trusts are checked here once, so none of them meets a value it cannot use."""
+    config = manifest.get("config")
+    if not isinstance(config, dict):
+        return "no config"
+    checks = {"game": isinstance(config.get("game"), str),
+              "seed": _whole(config.get("seed"), 0, 2**64 - 1),
+              "games": _whole(config.get("games"), 1),
+              "block_size": _whole(config.get("block_size"), 1),
+              "records": isinstance(config.get("records"), str),
+              "rules": isinstance(config.get("rules", {}), dict),
+              "policies": isinstance(config.get("policies", []), list)
+              and all(isinstance(name, str) for name in config.get("policies", [])),
+              "blocks": _whole(manifest.get("blocks", 0), 0, config.get("games") if _whole(config.get("games"), 1)
+                               else 0),
+              "blocks_done": isinstance(manifest.get("blocks_done", []), list)
+              and all(_whole(i, 0) for i in manifest.get("blocks_done", [])),
+              "complete": isinstance(manifest.get("complete", False), bool),
+              "summary": manifest.get("summary") is None or (
+                  isinstance(manifest["summary"], dict) and _whole(manifest["summary"].get("bytes"), 0, 2**63)
+                  and isinstance(manifest["summary"].get("blake2b"), str)),
+              "timing": isinstance(manifest.get("timing", {}), dict)}
+    wrong = [name for name, ok in checks.items() if not ok]
+    return f"{wrong[0]} is missing or out of range" if wrong else None
+
+
 def read_manifest(path: Path) -> dict:
-    """A run folder's manifest, checked; RunError in one line naming what is wrong."""
+    """A run folder's manifest, checked (``manifest_problem``); RunError in one line naming
+    what is wrong."""
     file = Path(path) / "manifest.json"
     manifest = read_sealed(file, "is unreadable or not a run manifest")
-    if not isinstance(manifest.get("config"), dict):
-        raise RunError(f"{file} is unreadable or not a run manifest (no config)")
+    problem = manifest_problem(manifest)
+    if problem:
+        raise RunError(f"{file} is unreadable or not a run manifest ({problem})")
     return manifest
 
 
