@@ -190,6 +190,12 @@ def test_bid_euchre_bid_of_4_and_void_hands(tmp_path):
     ("m = mean(open('x'))", "unknown function 'open'"),
     ("m = mean(made) where level", "'level' is not a condition"),
     ("m = mean(score0 // (level - level))", "division by zero"),
+    # Whole numbers stay within 2**40 either way, so no value wraps around in 64 bits.
+    ("m = mean(score0 * 9223372036854775807)", "'9223372036854775807' goes beyond the whole numbers"),
+    ("m = mean(abs(-9223372036854775808))", "'9223372036854775808' goes beyond the whole numbers"),
+    ("m = mean(level in (1, 99999999999999999999))", "'99999999999999999999' goes beyond the whole numbers"),
+    ("m = mean(score0 * 1000000 * 1000000)", "'score0 * 1000000 * 1000000' goes beyond the whole numbers"),
+    ("m = mean(level * 1099511627776 + 1099511627776)", "goes beyond the whole numbers"),
     ("contracts_made", "unknown metric 'contracts_made'; did you mean 'contract_made'?"),
 ])
 def test_bad_metrics_in_compare(metric, message, tmp_path, capsys):

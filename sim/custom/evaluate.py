@@ -11,6 +11,10 @@ import numpy as np
 
 from sim.custom.parse import Custom
 
+# The largest whole number a metric's values may reach either way: a block's sums of a
+# million rows stay exact in 64-bit integers.
+LARGEST = 2**40
+
 
 @dataclass(frozen=True)
 class Column:
@@ -124,9 +128,9 @@ class Evaluator:
         if isinstance(node, ast.Name):
             return env[node.id]
         if isinstance(node, ast.Constant):
-            return node.value
+            return self._in_range(node.value, node)
         if isinstance(node, (ast.Tuple, ast.List)):
-            return tuple(e.value for e in node.elts)
+            return tuple(self._in_range(e.value, e) for e in node.elts)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, (ast.Not, ast.Invert)):
                 return np.logical_not(self.condition(node.operand, env))
@@ -172,15 +176,33 @@ class Evaluator:
                                  f"(level == 4) & made, or use and/or (in '{ast.unparse(node)}')")
             return (np.logical_and if isinstance(node.op, ast.BitAnd) else np.logical_or)(*sides)
         left, right = as_number(self.number(node.left, env)), as_number(self.number(node.right, env))
+        sides = np.asarray(left, dtype=float), np.asarray(right, dtype=float)  # in range: no int64 overflow
         if isinstance(node.op, ast.Add):
-            return left + right
+            return self._in_range(left + right, node, sides[0] + sides[1])
         if isinstance(node.op, ast.Sub):
-            return left - right
+            return self._in_range(left - right, node, sides[0] - sides[1])
         if isinstance(node.op, ast.Mult):
+            if np.any(np.abs(sides[0] * sides[1]) > LARGEST):
+                raise self.error(self._too_large(node))
             return left * right
         if np.any(np.asarray(right) == 0):
             raise self.error(f"division by zero in '{ast.unparse(node)}' (leave those rows out with where)")
         return left // right if isinstance(node.op, ast.FloorDiv) else left % right
+
+    def _in_range(self, value, node, approx=None):
+        """``value``, a whole number (or array) no larger than ``LARGEST`` either way
+        (``approx``: the same in floating point, where the exact one may have wrapped)."""
+        if isinstance(value, (bool, str, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+            return value
+        check = value if approx is None else approx
+        if np.any(np.abs(np.asarray(check, dtype=float)) > LARGEST):
+            raise self.error(self._too_large(node))
+        return value
+
+    @staticmethod
+    def _too_large(node) -> str:
+        return (f"'{ast.unparse(node)}' goes beyond the whole numbers a metric keeps exact "
+                f"(up to 2**40, about 10**12, either way)")
 
     def _compare(self, op, left_node, right_node, env):
         left, right = self.eval(left_node, env), self.eval(right_node, env)
