@@ -13,7 +13,7 @@ import numpy as np
 from kernels import contract as kc
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, call_name
 from kernels.step import TRACE_WIDTH
-from kernels.cards import COLON_NAMES, card_name, mask_to_cards
+from kernels.cards import CARD_IDS, COLON_NAMES, card_name, mask_to_cards
 from sim.summary import describe, histogram, percent, rate
 
 PLAYERS = 2
@@ -175,10 +175,12 @@ def replay_record(engine, play_deal, *args, players: int = PLAYERS, lists=()):
 
 def call_in_play_is_c4(result: dict, row, play: list, first: int, last: int) -> dict:
     """A call written where a contract card is due (``play[first:last]``) is a call after
-    the auction ended (C-4), not a card missing from the hand."""
+    the auction ended (C-4), not a card missing from the hand. A name that is both a card
+    and a bid (``5H``: the five of hearts, five hearts) is read as the card it stands in
+    place of."""
     if row["error"] == kc.ERR_NOT_IN_HAND and row["error_at"] == kc.AT_PLAY:
         index = int(row["error_index"])
-        if first <= index < min(len(play), last) and play[index] in CALL_IDS:
+        if first <= index < min(len(play), last) and play[index] in CALL_IDS and play[index] not in CARD_IDS:
             result["error"] = "C-4"
     return result
 
