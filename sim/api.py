@@ -103,12 +103,13 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     deal_run = dealing is not None and dealing.deal_run
     check_block_room(rules, games, block_size, deal_run)
     module = game_module(game)
-    if dd:
-        from sim.dd_run import refusal
+    from sim.dd_run import refusal
+    from sim.policies import searches
 
-        reason = refusal(game_info(game), rules)
-        if reason:
-            raise RunError(reason)
+    asked = "--dd" if dd else next((f"--policy {p}" for p in policies if searches([p])), None)
+    reason = asked and refusal(game_info(game), rules, asked)
+    if reason:  # before the run folder is made
+        raise RunError(reason)
     plan, acceptance = checked_plan(game, rules, dealing) if deal_run else (None, None)
     config = RunConfig(game=game, rules=rules.to_dict(), policies=[str(p) for p in policies],
                        policy_params=[p.kernel_params() for p in policies],

@@ -44,10 +44,23 @@ def kernel_rules(rules) -> ke.KernelRules:
                           games_plan())
 
 
+def check_searching(rules, policies) -> None:
+    """A RunError where a seat that searches (``dd``, ``pimc``, ``search``) would need the
+    double-dummy solver beyond its reach (``sim.dd_run.refusal``: the double deck)."""
+    from sim.policies import searches
+    from sim.store import RunError
+
+    searching = [p for p in policies if searches([p])]
+    reason = searching and dd_run.refusal(game_info("bid-euchre"), rules, f"--policy {searching[0]}")
+    if reason:
+        raise RunError(reason)
+
+
 def run_block(rules, policies, seed: int, first_game: int, count: int, dd: bool = False, plan=None):
     """Play games ``first_game .. first_game+count-1``: (deal records, game records); with
     ``dd`` the deal records also hold each deal's double-dummy values (kernels.dd_run); with
     ``plan`` (sim.dealing) each index is dealt as the plan says."""
+    check_searching(rules, policies)
     return run_kernel(ke, run_bid_euchre_games_nb, kernel_rules(rules), policies, seed, first_game, count, dd, plan)
 
 
@@ -80,6 +93,7 @@ def deal_layout(rules):
 
 def trace_raw(rules, policies, seed: int, game_indices, plan=None):
     """Kernel traces of chosen games: (game records, deal headers, deal outcomes, action rows)."""
+    check_searching(rules, policies)
     return trace_kernel(ke, trace_bid_euchre_games_nb, kernel_rules(rules), policies, seed, game_indices, plan)
 
 

@@ -37,12 +37,13 @@ def has_columns(deals) -> bool:
     return deals.dtype.names is not None and "dd_tricks" in deals.dtype.names
 
 
-def refusal(info, rules) -> str | None:
-    """Why a --dd run of these rules cannot be played, or None. Bid Euchre's double deck
-    (E-10) has 12 tricks a hand, whose solves take the solver minutes (docs/dd.md)."""
+def refusal(info, rules, asked: str = "--dd") -> str | None:
+    """Why the double-dummy solver cannot serve these rules, or None: a --dd run, or seats
+    that search (``asked``: what needs the solver, as the user gave it). Bid Euchre's double
+    deck (E-10) has 12 tricks a hand, whose solves take the solver minutes (docs/dd.md)."""
     variant = getattr(rules, "variant", None)
     if info.dd_solver == "euchre" and getattr(variant, "double_deck", False):
-        return ("--dd: Bid Euchre's double deck (variant.double_deck = true) is beyond the double-dummy "
+        return (f"{asked}: Bid Euchre's double deck (variant.double_deck = true) is beyond the double-dummy "
                 "solver's reach yet: a 12-trick hand takes it minutes")
     return None
 

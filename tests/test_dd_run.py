@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import random
@@ -337,3 +338,21 @@ def test_double_deck_is_refused_in_one_line(tmp_path):
     assert result.returncode == 2 and "double deck" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("module,args", [
+    ("sim.run", ["--policy", "1=pimc", "--games", "2"]),
+    ("sim.match", ["--a", "dd", "--b", "random", "--games", "2"]),
+    ("sim.show", ["--seed", "7", "--index", "0", "--policy", "all=search"]),
+    ("sim.show", ["--seed", "7", "--index", "0", "--dd"]),
+])
+def test_double_deck_is_refused_to_players_that_search_and_to_show_dd(module, args, tmp_path, capsys):
+    """The players that search (dd, pimc, search) and sim.show --dd need the solver on every
+    hand: the double deck is refused in one line before anything is played or written."""
+    main = importlib.import_module(module).main
+    assert main(["--game", "bid-euchre", "--rules", "bid-euchre-double-deck", *args,
+                 *(["--out", str(tmp_path / "never")] if module == "sim.run" else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Bid Euchre's double deck (variant.double_deck = true)" in err
+    assert err.split(": error: ")[1].startswith("--dd" if "--dd" in args else "--policy ")
+    assert not (tmp_path / "never").exists()
