@@ -45,6 +45,10 @@ def parse_address(text: str) -> str | int:
         n = text[len(LOCAL):]
         if not n.isdigit() or int(n) < 1:
             raise RunError(f"'{text}': local:N needs a whole number N of at least 1 worker processes")
+        cores = os.cpu_count() or 1
+        if int(n) > cores:  # each process would share a core with another: slower, not faster
+            raise RunError(f"'{text}': this machine has {cores} cores, so local:N takes at most {cores} worker "
+                           "processes")
         return int(n)
     if not ADDRESS.fullmatch(text) or int(text.rsplit(":", 1)[1]) > 65535:
         raise RunError(f"'{text}' is neither a scheduler address such as tcp://host:8786 nor local:N")

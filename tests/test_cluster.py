@@ -186,6 +186,7 @@ def test_interrupted_client_resumes(cluster, threaded, tmp_path):
     ("sim.run", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
     ("sim.match", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
     ("sim.run", "local:0", "local:N needs a whole number N of at least 1"),
+    ("sim.match", "local:100000", f"this machine has {os.cpu_count()} cores, so local:N takes at most"),
     ("sim.run", "not an address", "neither a scheduler address"),
     ("sim.match", "tcp://127.0.0.1", "neither a scheduler address"),
 ])
