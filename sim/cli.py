@@ -172,7 +172,10 @@ def read_toml(path, what: str, error: type) -> dict:
 
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read(MAX_TEXT_FILE + 1)  # never more: /dev/zero is a path too
+        if len(data) > MAX_TEXT_FILE:
+            raise error(f"{what} file {path} is larger than {MAX_TEXT_FILE // 2**20} MiB: not a {what} file")
+        return tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise error(f"cannot read {what} file {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
@@ -184,6 +187,7 @@ def read_toml(path, what: str, error: type) -> dict:
 
 
 TOO_DEEP = "nests lists or tables too deeply to be read"  # past the recursion of Python's TOML reader
+MAX_TEXT_FILE = 2**20  # a rules or conditions file is a few kilobytes
 
 
 def file_in_the_way(path):

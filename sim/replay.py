@@ -20,9 +20,24 @@ class MalformedCase(ValueError):
     pass
 
 
+MAX_LINE = 2**20  # a deal's line is a few kilobytes
+
+
+def bounded_lines(fh):
+    """The lines of the open file ``fh``, none read past ``MAX_LINE`` characters: a longer
+    one (a file that is no replay file: /dev/zero, say) is a MalformedCase, never read whole."""
+    for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE + 1), ""), 1):
+        if len(line) > MAX_LINE:
+            raise MalformedCase(f"line {number} is longer than {MAX_LINE:,} characters: not a deal")
+        yield line
+
+
 def parse_cases(lines) -> list[dict]:
-    """Parse and check every line first, so a bad file produces no partial report."""
+    """Parse and check every line first (``lines``: an open file, read by
+    ``bounded_lines``, or a list), so a bad file produces no partial report."""
     cases, problems = [], []
+    if hasattr(lines, "readline"):
+        lines = bounded_lines(lines)
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

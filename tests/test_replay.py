@@ -90,6 +90,13 @@ def test_cli_malformed_line_exits_2_with_its_number(tmp_path, capsys, bad, expec
     assert expected in captured.err and len(captured.err.splitlines()) == 1
 
 
+def test_a_file_of_no_lines_is_read_no_further_than_one_long_line(capsys):
+    """/dev/zero never ends a line: the first million characters say it holds no deal."""
+    assert replay.main(["/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err == "python -m sim.replay: error: /dev/zero: line 1 is longer than 1,048,576 characters: not a deal\n"
+
+
 def test_cli_missing_file_exits_2(tmp_path, capsys):
     assert replay.main([str(tmp_path / "absent.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err

@@ -260,6 +260,7 @@ def test_bad_rules_file_and_output_folders(tmp_path):
     assert run("--games", "20", "--seed", "1", "--out", str(run_dir), "--quiet").returncode == 0
     before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
     cases = [(["--rules", str(bad)], "is not valid TOML"),
+             (["--rules", "/dev/zero"], "rules file /dev/zero is larger than 1 MiB: not a rules file"),
              (["--out", str(a_file)], "is a file"),
              (["--out", str(stray)], "is not empty and is not a run folder"),
              (["--out", os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")], "\\udce9' is not UTF-8"),
