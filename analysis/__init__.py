@@ -4,6 +4,8 @@
 interval by the summaries' estimator (analysis.intervals.metric_interval).
 """
 
+import sim  # noqa: F401 - first, so Ctrl-C while a command starts ends it in one line (sim's docstring)
+
 
 def __getattr__(name):
     # Loaded when asked for, so that importing a submodule stays light.

@@ -13,6 +13,31 @@ __version__ = "0.1.0"
 RULES_VERSION = 2  # 2: heuristic defaults re-tuned on game wins, Draw Bridge bids by expected score
 
 
+def end_quietly_if_interrupted_while_starting():
+    """``python -m sim.X`` (and analysis.X, benchmarks.X): Ctrl-C while the command is still
+    importing ends it as Ctrl-C ends it later (one line, status 130; nothing is written
+    yet), not with a traceback of whatever was being imported. ``sim.cli.exit_with`` puts
+    Python's own handling back once the command starts."""
+    import sys
+
+    if sys.argv[:1] != ["-m"]:  # imported by a program, not started as a command: leave Ctrl-C alone
+        return
+    import os
+    import signal
+
+    argv = getattr(sys, "orig_argv", [])
+    name = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
+
+    def interrupted(signum, frame):
+        os.write(2, f"\npython -m {name}: interrupted\n".encode())
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
+end_quietly_if_interrupted_while_starting()
+
+
 def __getattr__(name):
     # The API pulls in numba and pyarrow; load it only when asked for.
     if name in ("simulate", "estimate", "load_run"):

@@ -10,6 +10,7 @@ import argparse
 import math
 import os
 import re
+import signal
 import sys
 
 # A run's games (and so a game's index) at most: every whole number up to it is exact as a
@@ -148,15 +149,21 @@ def exit_with(main, prog: str):
     Unix tool stopped by SIGPIPE does; Ctrl-C that the command does not handle itself ends
     with one line and status 130. Neither prints a traceback.
     """
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
     try:
         status = main()
         sys.stdout.flush()  # a closed reader shows here, not in the interpreter's last flush
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = BROKEN_PIPE_STATUS
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print(f"\n{prog}: interrupted", file=sys.stderr)
         status = INTERRUPTED_STATUS
+    # Its status is decided: a Ctrl-C now, or one a library noted and raises again while the
+    # interpreter shuts down, would end it by the signal with no word said.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(status)
 
 

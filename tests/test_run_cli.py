@@ -136,6 +136,27 @@ def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
     assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
 
 
+@pytest.mark.parametrize("module", ["sim.run", "analysis.compare", "benchmarks.throughput"])
+def test_ctrl_c_while_a_command_still_imports_is_one_line_and_exit_130(module, tmp_path):
+    """Ctrl-C as soon as numpy is loaded (the command's modules still importing) ends it as
+    Ctrl-C ends it later: one line, status 130, no traceback, nothing written."""
+    args = {"sim.run": ["--games", "1e6", "--out", str(tmp_path / "never")],
+            "analysis.compare": [str(tmp_path), str(tmp_path)], "benchmarks.throughput": []}[module]
+    proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        maps = Path(f"/proc/{proc.pid}/maps")
+        began = time.monotonic()
+        while "_multiarray_umath" not in maps.read_text() and time.monotonic() - began < 60:
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and one_line(err) and "Traceback" not in err, err
+    assert err.strip() == f"python -m {module}: interrupted" and not (tmp_path / "never").exists()
+
+
 def test_one_game_on_one_thread_is_said_in_the_singular(tmp_path):
     result = run("--games", "1", "--threads", "1", "--out", str(tmp_path / "one"))
     assert result.returncode == 0, result.stderr
