@@ -18,7 +18,6 @@ deals, beside the full solver on the same tenth):
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -28,6 +27,7 @@ import numpy as np
 
 from benchmarks.throughput import machine_facts, machine_line
 from kernels import dd
+from sim.cli import OneLineParser, exit_with, whole_number
 from sim.dd import Solver, contract_table, euchre_layout
 
 EUCHRE_PASSES = 3  # each deal is solved cold (a new table generation); the best pass counts
@@ -114,9 +114,9 @@ def bench_euchre(rng, n, flags):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.dd", description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200, help="deals per bridge figure (default 200)")
-    ap.add_argument("--euchre", type=int, default=5000, help="Bid Euchre deals (default 5000)")
+    ap = OneLineParser(prog="python -m benchmarks.dd", description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=whole_number, default=200, help="deals per bridge figure (default 200)")
+    ap.add_argument("--euchre", type=whole_number, default=5000, help="Bid Euchre deals (default 5000)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     rng = random.Random(1)
@@ -148,4 +148,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.dd")

@@ -9,7 +9,6 @@ ratio, and the hours a 100,000-deal run would take at the measured rate are prin
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -18,6 +17,7 @@ import numba
 
 from benchmarks.throughput import machine_facts, machine_line
 from sim.api import resolve_policies, resolve_rules
+from sim.cli import OneLineParser, exit_with, thread_count, whole_number
 from sim.games import GAME_NAMES, game_module
 
 # Games per timed block: about 20-60 s of --dd work per block on one thread.
@@ -43,13 +43,13 @@ def measure(game: str, games: int, repeats: int) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.dd_run", description=__doc__.split("\n\n")[1])
+    p = OneLineParser(prog="python -m benchmarks.dd_run", description=__doc__.split("\n\n")[1])
     p.add_argument("--games", action="append", default=[], metavar="GAME=N",
                    help="games per block for a game (repeatable; default " +
                         ", ".join(f"{g}={n}" for g, n in DEFAULT_GAMES.items()) + ")")
     p.add_argument("--only", action="append", choices=GAME_NAMES, help="measure only these games")
-    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--threads", type=thread_count, nargs="+", default=[1, 2])
+    p.add_argument("--repeats", type=whole_number, default=2)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     sizes = dict(DEFAULT_GAMES)
@@ -83,4 +83,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.dd_run")

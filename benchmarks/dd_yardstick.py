@@ -13,7 +13,6 @@ and nodes per table for each, the ratio per round, and the load average before a
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -26,7 +25,9 @@ import numpy as np
 
 from benchmarks.throughput import machine_facts, machine_line
 from kernels import dd
+from sim.cli import OneLineParser, exit_with, whole_number
 from sim.dd import Solver
+from sim.run import seed_value
 
 PROBE_TT_BITS = 16  # the probe's own table, as its README times it
 
@@ -63,11 +64,11 @@ def probe_tables(probe, h0: np.ndarray, h1: np.ndarray) -> tuple[np.ndarray, int
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.dd_yardstick", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m benchmarks.dd_yardstick", description=__doc__.splitlines()[0])
     ap.add_argument("--probe", type=Path, required=True, help="the yardstick: a dd_probe.py script")
-    ap.add_argument("--deals", type=int, default=400, help="random deals (default 400)")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds of the two in turn (default 3)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--deals", type=whole_number, default=400, help="random deals (default 400)")
+    ap.add_argument("--rounds", type=whole_number, default=3, help="rounds of the two in turn (default 3)")
+    ap.add_argument("--seed", type=seed_value, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not args.probe.is_file():
@@ -119,4 +120,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.dd_yardstick")

@@ -11,7 +11,6 @@ dealing's share of the work the largest, so it is the default policy.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numba
@@ -26,7 +25,9 @@ from kernels.cards import bit_nb
 from benchmarks.throughput import machine_facts, machine_line
 from sim import dealing
 from sim.api import resolve_policies, resolve_rules
+from sim.cli import OneLineParser, exit_with, thread_count, whole_number
 from sim.games import game_module
+from sim.policies import PolicyError
 
 CASES = {  # game -> (label, conditions)
     "bridgette": [("none", {}), ("upcard any class (dealing only)", {"upcard": "numeral,face,ace"}),
@@ -111,12 +112,17 @@ def measure(game: str, cases, deals: int, policy: str, repeats: int) -> list[tup
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.dealing", description=__doc__.split("\n\n")[1])
-    p.add_argument("--deals", type=int, default=200_000)
-    p.add_argument("--threads", type=int, default=None)
+    p = OneLineParser(prog="python -m benchmarks.dealing", description=__doc__.split("\n\n")[1])
+    p.add_argument("--deals", type=whole_number, default=200_000)
+    p.add_argument("--threads", type=thread_count, default=None)
     p.add_argument("--policy", default="random")
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeats", type=whole_number, default=5)
     args = p.parse_args(argv)
+    try:
+        for game in CASES:
+            resolve_policies(game, {"all": args.policy})
+    except PolicyError as exc:
+        return p.fail(f"--policy {args.policy}: {exc}")
     if args.threads:
         numba.set_num_threads(args.threads)
     print(machine_line(machine_facts()))
@@ -139,4 +145,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.dealing")

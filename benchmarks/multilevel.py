@@ -15,7 +15,6 @@ multilevel estimate itself from the deals the folders hold, beside the plain one
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -23,10 +22,11 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import multilevel as ml  # noqa: E402
+from sim.cli import OneLineParser, exit_with  # noqa: E402
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="python -m benchmarks.multilevel", description=__doc__.split("\n\n")[0])
     p.add_argument("target")
     p.add_argument("--control", action="append", default=[], metavar="NAME=FOLDER")
     p.add_argument("--dd", action="append", default=[], metavar="NAME=FOLDER")
@@ -83,4 +83,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main, "python -m benchmarks.multilevel")

@@ -20,7 +20,6 @@ thread) as a cross-check of the limit loops; it is never needed.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -36,6 +35,7 @@ from numba.core import event
 from benchmarks import limit_loop
 from benchmarks.throughput import machine_facts, machine_line, measure
 from sim.api import resolve_policies, resolve_rules
+from sim.cli import OneLineParser, exit_with, whole_number
 from sim.games import game_module
 
 SEED = 1
@@ -173,14 +173,16 @@ def busy_cpu_s() -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description="Deals/s of OpenSpiel's euchre, the project's Bid Euchre and Bridgette "
+    parser = OneLineParser(prog="python -m benchmarks.peers", description="Deals/s of OpenSpiel's euchre, the project's Bid Euchre and Bridgette "
                                      "(random policies) and the plain numba limit loops, side by side in one process.")
     parser.add_argument("--quick", action="store_true", help="short run: 2 rounds of 0.25 s blocks")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--rounds", type=int, help="timed rounds (default 5, --quick 2)")
+    parser.add_argument("--rounds", type=whole_number, help="timed rounds (default 5, --quick 2)")
     parser.add_argument("--seconds", type=float, help="seconds per timed block (default 1, --quick 0.25)")
     parser.add_argument("--probe", metavar="PATH", help="also measure this limit_probe.py (optional cross-check)")
     args = parser.parse_args(argv)
+    if args.seconds is not None and not 0 < args.seconds <= 3600:
+        parser.error(f"--seconds {args.seconds:g}: a timed block takes more than 0 and at most 3600 seconds")
     rounds = args.rounds or (2 if args.quick else 5)
     target = args.seconds or (0.25 if args.quick else 1.0)
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else (lambda *a: print(*a, flush=True))
@@ -277,4 +279,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.peers")

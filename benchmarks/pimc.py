@@ -8,12 +8,12 @@ targets are for 16 worlds on 2 threads: 200 Bridgette deals/s and 2,000 Bid Euch
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numba
 
 from benchmarks.throughput import machine_facts, machine_line
+from sim.cli import OneLineParser, exit_with, thread_count, whole_number
 from sim.games import IMPLEMENTED, game_info, game_module
 from sim.policies import parse_policy
 
@@ -45,10 +45,10 @@ def deals_per_second(game: str, worlds: int, repeats: int, games: int | None = N
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.pimc")
-    parser.add_argument("--threads", type=int, nargs="+", default=[min(2, numba.config.NUMBA_NUM_THREADS)])
-    parser.add_argument("--worlds", type=int, default=16)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser = OneLineParser(prog="python -m benchmarks.pimc")
+    parser.add_argument("--threads", type=thread_count, nargs="+", default=[min(2, numba.config.NUMBA_NUM_THREADS)])
+    parser.add_argument("--worlds", type=whole_number, default=16)
+    parser.add_argument("--repeats", type=whole_number, default=2)
     args = parser.parse_args(argv)
     print(machine_line(machine_facts()))
     for game in IMPLEMENTED:
@@ -65,4 +65,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.pimc")

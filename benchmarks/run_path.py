@@ -20,7 +20,6 @@ median of its rounds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -32,6 +31,7 @@ import time
 from pathlib import Path
 
 from benchmarks.throughput import ROOT, machine_facts, machine_line
+from sim.cli import OneLineParser, exit_with, whole_number
 
 MAIN_JOB = ["--games", "1e6", "--threads", "2"]
 EUCHRE = ["--game", "bid-euchre", "--policy", "all=random", "--games", "20000", "--block-size", "2000",
@@ -55,8 +55,8 @@ def sim_run(checkout: str, args: list, out: str) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run_path", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each command and checkout (default 3)")
+    parser = OneLineParser(prog="python -m benchmarks.run_path", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--rounds", type=whole_number, default=3, help="runs of each command and checkout (default 3)")
     parser.add_argument("--vs", metavar="PATH", help="another checkout of the project, timed in turn")
     parser.add_argument("--no-main", action="store_true", help="leave out the main job")
     parser.add_argument("--no-euchre", action="store_true", help="leave out Bid Euchre and OpenSpiel")
@@ -124,4 +124,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.run_path")

@@ -9,12 +9,12 @@ hands/s.
 
 from __future__ import annotations
 
-import argparse
 
 import numba
 
 from benchmarks.pimc import deals_per_second
 from benchmarks.throughput import machine_facts, machine_line
+from sim.cli import OneLineParser, exit_with, thread_count, whole_number
 from sim.games import IMPLEMENTED, game_info
 from sim.policies import parse_policy
 
@@ -23,9 +23,9 @@ TARGETS = {"bridgette": 10, "bid-euchre": 100}  # deals/s on 2 threads
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.search")
-    parser.add_argument("--threads", type=int, nargs="+", default=[min(2, numba.config.NUMBA_NUM_THREADS)])
-    parser.add_argument("--repeats", type=int, default=2)
+    parser = OneLineParser(prog="python -m benchmarks.search")
+    parser.add_argument("--threads", type=thread_count, nargs="+", default=[min(2, numba.config.NUMBA_NUM_THREADS)])
+    parser.add_argument("--repeats", type=whole_number, default=2)
     args = parser.parse_args(argv)
     print(machine_line(machine_facts()))
     for game in IMPLEMENTED:
@@ -42,4 +42,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.search")

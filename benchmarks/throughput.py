@@ -8,7 +8,6 @@ warm-up), plus the cold compile time in a fresh numba cache. ``--main-job`` time
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -21,6 +20,7 @@ import numba
 import numpy as np
 
 from sim.api import resolve_policies
+from sim.cli import OneLineParser, exit_with, thread_count, whole_number
 from sim.games import IMPLEMENTED, game_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,9 +74,9 @@ def timed_subprocess(args, cache_dir) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput")
-    parser.add_argument("--games", type=int, default=50_000, help="games per timed block")
-    parser.add_argument("--threads", type=int, nargs="+", default=sorted({1, numba.config.NUMBA_NUM_THREADS}))
+    parser = OneLineParser(prog="python -m benchmarks.throughput")
+    parser.add_argument("--games", type=whole_number, default=50_000, help="games per timed block")
+    parser.add_argument("--threads", type=thread_count, nargs="+", default=sorted({1, numba.config.NUMBA_NUM_THREADS}))
     parser.add_argument("--main-job", action="store_true", help="also time sim.run --games 1e6, cold and warm")
     parser.add_argument("--memory", type=float, default=0, help="also measure sim.run --records none --games N")
     args = parser.parse_args(argv)
@@ -123,4 +123,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_with(main, "python -m benchmarks.throughput")

@@ -167,6 +167,25 @@ def exit_with(main, prog: str):
     sys.exit(status)
 
 
+def whole_number(text: str) -> int:
+    """A command's count (games, deals, worlds, rounds...): a positive whole number, also
+    written as 1e6."""
+    try:
+        return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def thread_count(text: str) -> int:
+    """--threads: a whole number from 1 to the threads numba may use on this machine."""
+    import numba
+
+    n = whole_number(text)
+    if n > numba.config.NUMBA_NUM_THREADS:
+        raise argparse.ArgumentTypeError(f"{n} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
+    return n
+
+
 def plural(n: int, one: str, many: str | None = None) -> str:
     """'1 thread', '2 threads'."""
     return f"{n:,} {one if n == 1 else many or one + 's'}"

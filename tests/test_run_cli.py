@@ -1,5 +1,6 @@
 """python -m sim.run flags, and the kernels run as plain Python."""
 
+import importlib
 import json
 import os
 import signal
@@ -155,6 +156,26 @@ def test_ctrl_c_while_a_command_still_imports_is_one_line_and_exit_130(module, t
         proc.kill()
     assert proc.returncode == 130 and one_line(err) and "Traceback" not in err, err
     assert err.strip() == f"python -m {module}: interrupted" and not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("module,argv,problem", [
+    ("throughput", ["--games", "-1"], "argument --games: '-1' is not a whole number of at least 1"),
+    ("throughput", ["--threads", "0"], "argument --threads: '0' is not a whole number of at least 1"),
+    ("dealing", ["--policy", "foo"], "--policy foo: unknown policy 'foo'"),
+    ("pimc", ["--worlds", "0"], "argument --worlds: '0' is not a whole number of at least 1"),
+    ("dd", ["--deals", "0"], "argument --deals: '0' is not a whole number of at least 1"),
+    ("search", ["--threads", "100000"], "argument --threads: 100000 exceeds the"),
+    ("peers", ["--seconds", "-1"], "--seconds -1: a timed block takes more than 0"),
+])
+def test_benchmarks_refuse_bad_flags_in_one_line(module, argv, problem, capsys):
+    main = importlib.import_module(f"benchmarks.{module}").main
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's own checks
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2 and one_line(err) and err.startswith(f"python -m benchmarks.{module}: error: "), err
+    assert problem in err
 
 
 def test_one_game_on_one_thread_is_said_in_the_singular(tmp_path):
