@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from sim.cli import OneLineParser, exit_with, plural
+from sim.cli import OneLineParser, exit_with, path_text, plural
 from sim.comparison import compare_runs
 from sim.headline import compare_headline, compare_next
 from sim.metrics import METRICS, MetricsError, parse_metrics, shown
@@ -101,9 +101,10 @@ def format_multilevel(result: dict) -> str:
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m analysis.compare", description=__doc__.split("\n\n")[1])
-    parser.add_argument("run_a", metavar="RUN_A", help="run folder A (the baseline)")
-    parser.add_argument("run_b", metavar="RUN_B", help="run folder B of the same game; paired with A when it has "
-                                                       "the same seed and number of games (deals)")
+    parser.add_argument("run_a", type=path_text, metavar="RUN_A", help="run folder A (the baseline)")
+    parser.add_argument("run_b", type=path_text, metavar="RUN_B",
+                        help="run folder B of the same game; paired with A when it has the same seed and "
+                             "number of games (deals)")
     parser.add_argument("--metrics", action="append", metavar="M1,M2,...",
                         help=f"metrics, comma-separated, repeatable (default all: {', '.join(METRICS)}; a deal "
                              "run leaves out deals_per_game); a custom one is NAME = mean(EXPR) [where COND] [by "

@@ -167,6 +167,13 @@ def exit_with(main, prog: str):
     sys.exit(status)
 
 
+def path_text(text: str) -> str:
+    """A file or folder argument: an empty one names nothing (it would read as ``.``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no file or folder")
+    return text
+
+
 def whole_number(text: str) -> int:
     """A command's count (games, deals, worlds, rounds...): a positive whole number, also
     written as 1e6."""

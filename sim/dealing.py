@@ -112,13 +112,15 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
     cards = tuple(_items(upcard or "", "--upcard"))
     holds: dict = {}
     for text in predeal:
-        seat, _, names = str(text).partition("=")
+        seat, eq, names = str(text).partition("=")
+        if not eq or not names.strip():
+            raise DealingError(f"--predeal '{text}' is not SEAT=CARD,...  (e.g. 0=CG,AS)")
         seat = _seat(seat, "--predeal", text)
         holds[seat] = holds.get(seat, ()) + tuple(_items(names, "--predeal"))
     ranges: dict = {}
     for text in require:
         seat, colon, terms = str(text).partition(":")
-        if not colon:
+        if not colon or not terms.strip():
             raise DealingError(f"--require '{text}' is not SEAT:TERM,...  (e.g. 0:hcp>=12,spades>=5)")
         seat = _seat(seat, "--require", text)
         ranges[seat] = ranges.get(seat, ()) + tuple(_items(terms, "--require"))

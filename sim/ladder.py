@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, plural
+from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
@@ -296,10 +296,10 @@ def main(argv=None) -> int:
     parser.add_argument("--bid-worlds", type=bid_worlds_count, default=0, metavar="N",
                         help="pimc rungs: worlds sampled per call (0, the default: the heuristic's calls)")
     parser.add_argument("--threads", type=count, help="numba threads (default: all cores)")
-    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.add_argument("--rules", type=path_text, metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.game_of_rules = variant_game
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
-    parser.add_argument("--out", help="folder for ladder.json and ladder.csv "
+    parser.add_argument("--out", type=path_text, help="folder for ladder.json and ladder.csv "
                                       "(default runs/ladder-<game>-<seed>-<games>)")
     parser.add_argument("--json", action="store_true", help="print the JSON of ladder.json instead of the table")
     args = parser.parse_args(argv)

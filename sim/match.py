@@ -20,7 +20,7 @@ from contextlib import ExitStack
 import numpy as np
 
 from sim.blocks import MAX_BLOCK_ROWS
-from sim.cli import INTERRUPTED_STATUS, exit_with, plural
+from sim.cli import INTERRUPTED_STATUS, exit_with, path_text, plural
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.rules import variant_game
@@ -177,7 +177,7 @@ def add_match_flags(parser, games_help: str, json_help: str) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--games", type=count, required=True, help=games_help)
     parser.add_argument("--seed", type=seed_value, default=1)
-    parser.add_argument("--rules", metavar="FILE_OR_NAME", help="variant file or shipped variant name")
+    parser.add_argument("--rules", type=path_text, metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.game_of_rules = variant_game
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
     parser.add_argument("--json", action="store_true", help=json_help)

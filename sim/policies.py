@@ -98,14 +98,12 @@ def _worlds_error(value: float) -> str | None:
     return None
 
 
-def _bid_worlds_error(value: float) -> str | None:
-    """pimc's ``bid_worlds``: a count of deals, or 0 for the heuristic's calls."""
-    return None if value == 0 else _worlds_error(value)
-
-
 def _worlds_or_none_error(value: float) -> str | None:
-    """search's ``worlds`` and ``exchange_worlds``: a count of deals, or 0 for the heuristic's choice."""
-    return None if value == 0 else _worlds_error(value)
+    """pimc's ``bid_worlds``, search's ``exchange_worlds``, ``call_worlds`` and
+    ``draw_worlds``: a count of deals, or 0 for the heuristic's choice."""
+    if value == 0 or _worlds_error(value) is None:
+        return None
+    return f"must be 0 (the heuristic's choice) or a whole number from 1 to {MAX_WORLDS}"
 
 
 def _objective_error(value: float) -> str | None:
@@ -130,7 +128,7 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
     "bid_worlds": Parameter("pimc", 0.0, "deals of the unseen cards sampled for each call (and Bid Euchre's "
                                                "trump), each solved in the strains the call needs (0: calls as the "
                                                "heuristic)",
-                         _bid_worlds_error),
+                         _worlds_or_none_error),
     "keep": Parameter("pimc", 0.0, "1 keeps the worlds of the seat's last card that are still consistent and samples "
                                    "only the rest; 0 samples every card's worlds afresh", _keep_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
@@ -220,10 +218,14 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
         raise PolicyError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")
     spec = POLICIES[name]
     values = spec.defaults(game)
+    given = set()
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, raw = (part.strip() for part in item.partition("="))
         if key not in values:
             raise PolicyError(_no_parameter(spec, key, game, values))
+        if key in given:
+            raise PolicyError(f"policy {text.strip()} gives {key} twice")
+        given.add(key)
         if not eq or not raw:
             raise PolicyError(f"policy parameter {name}:{key} needs a value: {name}:{key}=NUMBER")
         try:

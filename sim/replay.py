@@ -11,7 +11,7 @@ import importlib
 import json
 from collections import Counter
 
-from sim.cli import OneLineParser, exit_with, one_line
+from sim.cli import OneLineParser, exit_with, one_line, path_text
 from sim.games import GAMES
 from sim.rules import rules_for
 
@@ -210,7 +210,7 @@ def describe(outcome: dict) -> str:
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.replay", description=" ".join(__doc__.split("\n\n")[1].split()))
-    parser.add_argument("file", help="replay file, one JSON deal per line (RULES.md replay format)")
+    parser.add_argument("file", type=path_text, help="replay file, one JSON deal per line (RULES.md replay format)")
     parser.add_argument("--engine", choices=("reference", "kernel"), default="reference",
                         help="the readable referee (default) or the numba kernel")
     parser.add_argument("--json", action="store_true",

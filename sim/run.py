@@ -13,8 +13,8 @@ import argparse
 import json
 import sys
 
-from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, plural, \
-    seed_number, whole_count
+from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
+    plural, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=count, help="worker threads (default: all cores); records do not depend on it. "
                                                   "With --cluster: numba threads of each worker process")
     add_rule_flags(p)
-    p.add_argument("--out", help="run folder (default runs/<game>-<seed>-<games>); an existing one resumes")
+    p.add_argument("--out", type=path_text,
+                   help="run folder (default runs/<game>-<seed>-<games>); an existing one resumes")
     p.add_argument("--records", choices=RECORD_MODES, default="deals",
                    help="Parquet records to keep: per-deal and per-game rows (default), per-game rows, or none "
                         "(aggregates and summary only)")
@@ -94,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_dealing_flags(p: argparse.ArgumentParser) -> None:
     """The deal-run flags (sim.dealing), shared by sim.run and sim.sweep."""
-    p.add_argument("--conditions", metavar="FILE",
+    p.add_argument("--conditions", type=path_text, metavar="FILE",
                    help="deal runs: dealer, upcard, [predeal] and [require] from a TOML file (sim.dealing); "
                         "the flags add to it")
     p.add_argument("--dealer", metavar="SEAT", help="deal runs: the dealer of every deal, or 'alternate' (default: "
@@ -129,6 +130,10 @@ def dealing_of(args, parser):
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
+    for flag in ("dealer", "upcard", "stratify", "allocation"):
+        value = getattr(args, flag, None)
+        if value is not None and not str(value).strip():
+            parser.error(f"--{flag} '{value}' names nothing")
     if hasattr(args, "stratify"):  # sim.run's strata flags (sim.sweep has none)
         strata_flags_of(args)
     given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
@@ -171,7 +176,7 @@ def add_cluster_flag(p: argparse.ArgumentParser, note: str = "") -> None:
 def add_rule_flags(p: argparse.ArgumentParser) -> None:
     """--rules, --set and --policy, shared by sim.run, sim.show and sim.sweep."""
     p.game_of_rules = variant_game
-    p.add_argument("--rules", metavar="FILE_OR_NAME",
+    p.add_argument("--rules", type=path_text, metavar="FILE_OR_NAME",
                    help="variant file (TOML of RULES.md options) or a shipped variant's name, "
                         "e.g. bridgette-no-colons")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options",
@@ -281,6 +286,8 @@ def main(argv=None) -> int:
 def play(args, parser) -> int:
     from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
 
+    if args.control_deals and not args.control:
+        parser.error("--control-deals sizes the levels of --control: give --control too")
     dealing = dealing_of(args, parser)
     rules = resolve_rules(args.game, args.rules, args.set_options)
     policies = resolve_policies(args.game, args.policy)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import exit_with
+from sim.cli import exit_with, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -30,7 +30,7 @@ REPLAY_KEYS = ("game", "rules", "dealer", "hands", "stock", "discards", "calls",
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.show", description=__doc__.split("\n\n")[1])
-    parser.add_argument("run", nargs="?", metavar="RUN_DIR",
+    parser.add_argument("run", type=path_text, nargs="?", metavar="RUN_DIR",
                         help="a finished run folder: its game, rules, policies, seed and deal-run conditions")
     parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--seed", type=seed_value, help="the run's seed (required without RUN_DIR)")

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from sim.cli import OneLineParser, exit_with
+from sim.cli import OneLineParser, exit_with, path_text
 from sim.games import GAME_NAMES, GAMES
 from sim.replay import MalformedCase, one_line, parse_cases
 from sim.rules import rules_for
@@ -383,7 +383,7 @@ def describe(result: dict) -> list[str]:
 
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m sim.solve", description=__doc__.split("\n\n")[1])
-    parser.add_argument("file", help="deals, one JSON object per line (docs/rules.md replay format)")
+    parser.add_argument("file", type=path_text, help="deals, one JSON object per line (docs/rules.md replay format)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per deal")
     parser.add_argument("--at", metavar="play[K]",
                         help="also value every legal card just before the card play[K] (K alone works too)")

@@ -122,6 +122,8 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
         if not eq or name.strip() not in names or not (share > 0 and math.isfinite(share)):
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or positive shares of every "
                                f"stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
+        if name.strip() in shares:
+            raise DealingError(f"--allocation '{text}' gives {name.strip()} twice")
         shares[name.strip()] = share
     if set(shares) != set(names):
         raise DealingError(f"--allocation: give a share to every stratum ({', '.join(names)})")

@@ -242,6 +242,26 @@ def test_bad_dealing_is_one_line_and_exit_2(tmp_path, args, message):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("args,message", [
+    (["--predeal", "0"], "--predeal '0' is not SEAT=CARD,..."),
+    (["--require", "0:"], "--require '0:' is not SEAT:TERM,..."),
+    (["--upcard", ""], "--upcard '' names nothing"),
+    (["--stratify", " "], "--stratify ' ' names nothing"),
+    (["--control-deals", "100"], "--control-deals sizes the levels of --control: give --control too"),
+])
+def test_a_flag_that_names_nothing_is_one_line_and_exit_2(tmp_path, capsys, args, message):
+    """An empty value, or a seat with nothing after it, is refused, never read as no flag."""
+    from sim.run import main
+
+    try:
+        status = main(["--deals", "10", *args, "--out", str(tmp_path / "x")])
+    except SystemExit as exc:  # argparse's own checks
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "x").exists()
+
+
 def test_a_deal_run_is_not_resumed_as_a_game_run(tmp_path):
     out = str(tmp_path / "run")
     assert run_cli("--deals", "50", "--out", out, "--quiet").returncode == 0

@@ -1,6 +1,7 @@
 """Key heuristic decisions on hand-built positions, and the policy registry."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -332,9 +333,15 @@ def test_game_defaults_apply_and_show_only_real_changes():
     assert str(parse_policy("heuristic:aggression=0", "draw-bridge")) == "heuristic:aggression=0"
 
 
-@pytest.mark.parametrize("text", ["nobody", "heuristic:bogus=1", "heuristic:aggression=high"])
-def test_bad_policies_are_refused(text):
-    with pytest.raises(PolicyError):
+@pytest.mark.parametrize("text,words", [
+    ("nobody", "unknown policy 'nobody'"), ("heuristic:bogus=1", "has no parameter 'bogus'"),
+    ("heuristic:aggression=high", "must be a number, got 'high'"),
+    ("heuristic:aggression=0.5,aggression=0.6", "heuristic:aggression=0.5,aggression=0.6 gives aggression twice"),
+    ("search:worlds=-1", "search:worlds must be 0 (the heuristic's choice) or a whole number from 1 to 1000000"),
+    ("pimc:worlds=0", "pimc:worlds must be a whole number from 1 to 1000000"),
+])
+def test_bad_policies_are_refused(text, words):
+    with pytest.raises(PolicyError, match=re.escape(words)):
         parse_policy(text)
 
 

@@ -178,6 +178,23 @@ def test_benchmarks_refuse_bad_flags_in_one_line(module, argv, problem, capsys):
     assert problem in err
 
 
+@pytest.mark.parametrize("module,argv,name", [
+    ("sim.run", ["--games", "5", "--rules", ""], "argument --rules"),
+    ("sim.run", ["--games", "5", "--out", " "], "argument --out"),
+    ("analysis.compare", ["", "runs"], "argument RUN_A"),
+    ("analysis.report", ["runs", "--out", ""], "argument --out"),
+    ("sim.replay", [""], "argument file"),
+])
+def test_an_empty_path_is_one_line_naming_the_argument(module, argv, name, capsys):
+    """An empty path would read as the current folder: it is refused, named by its argument."""
+    main = importlib.import_module(module).main
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and one_line(err), err
+    assert f"error: {name}: an empty path names no file or folder" in err
+
+
 def test_one_game_on_one_thread_is_said_in_the_singular(tmp_path):
     result = run("--games", "1", "--threads", "1", "--out", str(tmp_path / "one"))
     assert result.returncode == 0, result.stderr

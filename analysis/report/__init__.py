@@ -24,7 +24,7 @@ from analysis.report.plots import COLORS, blank, grouped_rates, hist_panel, mean
 from analysis.report.run import Section, advantage_table, build_report, build_strata_report, dealing_rows, \
     headline_box, run_section, score_section, side_label, source_line, source_words
 from analysis.tables import ReportError
-from sim.cli import OneLineParser
+from sim.cli import OneLineParser, path_text
 
 
 
@@ -46,11 +46,12 @@ def main(argv=None) -> int:
     from sim.metrics import MetricsError, parse_metrics
 
     p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
-    p.add_argument("folders", nargs="+", metavar="FOLDER",
+    p.add_argument("folders", type=path_text, nargs="+", metavar="FOLDER",
                    help="a finished run folder (sim.run), a stratified run's folder (sim.strata) or a sweep "
                         "folder (sim.sweep); or two run folders of one game, A (the baseline) and B, to compare")
-    p.add_argument("--out", metavar="DIR", help="folder for index.html, PNG and CSV files (default: RUN_DIR/report; "
-                                                "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>)")
+    p.add_argument("--out", type=path_text, metavar="DIR",
+                   help="folder for index.html, PNG and CSV files (default: RUN_DIR/report; "
+                        "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>)")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
                    help="with two runs: the metrics to compare, as analysis.compare takes them (default all)")
     args = p.parse_args(argv)

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from sim.cli import INTERRUPTED_STATUS
+from sim.cli import INTERRUPTED_STATUS, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.multilevel import add_control_flags
@@ -51,7 +51,7 @@ def build_parser():
     p.add_argument("--seed", type=seed_value, default=1, help="seed shared by every setting (default 1)")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores)")
     add_rule_flags(p)
-    p.add_argument("--out", help="sweep folder, one run folder per setting inside "
+    p.add_argument("--out", type=path_text, help="sweep folder, one run folder per setting inside "
                                  "(default runs/sweep-<game>-<keys>-<seed>-<games>); an existing one resumes")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
                    help=f"metrics to report, comma-separated, repeatable (default all: {', '.join(METRICS)}); "
@@ -63,7 +63,7 @@ def build_parser():
                         "summaries, unpaired, where they can)")
     p.add_argument("--block-size", type=block_size_value, default=None,
                    help="games per block (default 50000, at most 1,000,000)")
-    p.add_argument("--plot", metavar="PATH", help="where to draw the plot (default <out>/sweep.png)")
+    p.add_argument("--plot", type=path_text, metavar="PATH", help="where to draw the plot (default <out>/sweep.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors and the result")
     add_control_flags(p)
@@ -77,6 +77,8 @@ def build_parser():
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.control_deals and not args.control:
+        parser.error("--control-deals sizes the levels of --control: give --control too")
     try:
         # with --control the default is the dealer's advantage alone (a strong player is dear)
         metrics = None if args.metrics is None and args.control else parse_metrics(args.metrics)
