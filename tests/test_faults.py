@@ -23,6 +23,7 @@ import sim
 from analysis.compare import main as compare_main
 from analysis.report import main as report_main
 from sim.run import main as run_main
+from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
 
@@ -175,19 +176,18 @@ def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_ch
     fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err, named)
     fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, named)
     fails_in_one_line(*resume(copy, capsys), named)
-    shown = cli("sim.show", copy, "--deal", 7)
-    fails_in_one_line(shown.returncode, shown.stderr, named)
+    fails_in_one_line(show_main([str(copy), "--deal", "7"]), capsys.readouterr().err, named)
     assert everything(copy) == before and not (tmp_path / "report").exists()
 
 
 @pytest.mark.parametrize("how", ["truncate", "delete"])
-def test_show_names_a_damaged_block_of_the_deal_and_shows_no_other(copy, how):
+def test_show_names_a_damaged_block_of_the_deal_and_shows_no_other(copy, capsys, how):
     """``sim.show RUN --deal I`` reads the block file that holds row I only once its checksum
     holds: a damaged or missing one is named in one line, never read as another block's."""
     DAMAGE[how](copy / "records/deals-000001.parquet")
-    shown = cli("sim.show", copy, "--deal", 70)
-    fails_in_one_line(shown.returncode, shown.stderr, copy / "records/deals-000001.parquet")
-    assert cli("sim.show", copy, "--deal", 3).returncode == 0  # block 0 is whole
+    fails_in_one_line(show_main([str(copy), "--deal", "70"]), capsys.readouterr().err,
+                      copy / "records/deals-000001.parquet")
+    assert show_main([str(copy), "--deal", "3"]) == 0  # block 0 is whole
 
 
 def test_a_folder_of_a_release_before_the_checksums_still_resumes_and_reads(whole, copy, capsys, tmp_path):
