@@ -200,9 +200,14 @@ class Policy:
 
     def row(self) -> np.record:
         """The seat's ``POLICY_PARAMS`` record for the kernels; fields of records the policy
-        does not read stay 0."""
+        does not read stay 0, but for a policy with no heuristic parameters (``random``) the
+        heuristic record is the game's heuristic: what the searching seats' models read it
+        as (each player is read with its own heuristic parameters, kernels.search)."""
         row = np.zeros(1, dtype=kp.POLICY_PARAMS)[0]
         parameters = POLICIES[self.name].parameters
+        if not any(c.record == "heuristic" for c in parameters.values()):
+            for key, value in parse_policy("heuristic", self.game).kernel_params().items():
+                row["heuristic"][key] = value
         for key, value in self.kernel_params().items():
             row[parameters[key].record][key] = value
         return row

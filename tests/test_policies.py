@@ -326,6 +326,14 @@ def test_euchre_bidder_leads_its_right_bower():
 
 # --- Registry ----------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
+def test_a_random_seat_is_read_as_the_games_heuristic(game):
+    """A random player has no heuristic parameters of its own: the searching seats' models
+    read it as the game's heuristic, as they read a heuristic seat at the defaults."""
+    assert parse_policy("random", game).row()["heuristic"] == parse_policy("heuristic", game).row()["heuristic"]
+    assert parse_policy("random", game).kernel_params() == {}  # the manifest records none
+
+
 def test_game_defaults_apply_and_show_only_real_changes():
     assert parse_policy("heuristic", "draw-bridge").row().heuristic.aggression == -1.0
     assert parse_policy("heuristic").row().heuristic.aggression == 0.0
