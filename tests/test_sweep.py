@@ -70,7 +70,7 @@ def test_balance_bracket_from_the_settings_own_intervals():
     (["--vary", "exchange.dealer_draw_ace=4,8", "--metrics", "dealers_advantage"], "unknown metric"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--policy", "0=clever"], "unknown policy 'clever'"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/proc/x/p.png"], "cannot write the plot /proc/x/p.png"),
-    (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/"], "cannot write the plot /: it is a folder"),
+    (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/"], "--plot /: the plot is a PNG image"),
 ])
 def test_bad_input_is_one_line_exit_2_and_plays_nothing(argv, message, tmp_path, capsys):
     out = tmp_path / "sweep"

@@ -17,20 +17,24 @@ from sim.store import write_atomic, write_json
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), near the start of the file
 
 
 def check_plot_path(path: Path) -> None:
-    """Refuse a plot file that could not be written: a folder, a path under a file, or one
-    whose folder cannot be made or takes no new file (tried with an empty temporary file),
-    or a file there already that is not a PNG image (a plot is drawn over only a plot)."""
+    """Refuse a plot file that could not be written or should not be: a name not ending in
+    .png (the plot is a PNG image), a folder, a path under a file, one whose folder cannot
+    be made or takes no new file (tried with an empty temporary file), or a file there
+    already that is not a sweep's plot (a plot is drawn over only a plot)."""
+    if path.suffix.lower() != ".png":
+        raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
     try:
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "it is a folder")
         under_file = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
         if under_file is not None:  # mkdir would say only "File exists" or "Not a directory"
             raise NotADirectoryError(errno.ENOTDIR, f"{under_file} is a file, not a folder")
-        if path.is_file() and _first_bytes(path) != PNG_SIGNATURE:
-            raise FileExistsError(errno.EEXIST, "it exists and is not a PNG image, so it is kept; "
+        if path.is_file() and not is_sweep_plot(path):
+            raise FileExistsError(errno.EEXIST, "it exists and is not a sweep's plot, so it is kept; "
                                                 "choose another --plot")
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
@@ -39,9 +43,11 @@ def check_plot_path(path: Path) -> None:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 
 
-def _first_bytes(path: Path) -> bytes:
+def is_sweep_plot(path: Path) -> bool:
+    """Whether ``path`` is a PNG image a sweep drew (``PLOT_MARK``), which a sweep may draw over."""
     with open(path, "rb") as fh:
-        return fh.read(len(PNG_SIGNATURE))
+        head = fh.read(512)
+    return head.startswith(PNG_SIGNATURE) and PLOT_MARK.encode() in head
 
 
 TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
@@ -202,7 +208,7 @@ def plot(result: dict, path) -> Path:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, format="png", metadata={"Software": PLOT_MARK})
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
     finally:
