@@ -119,7 +119,7 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
             share = float(value)
         except ValueError:
             share = -1.0
-        if not eq or name.strip() not in names or not (share > 0 and math.isfinite(share)):
+        if not eq or name.strip() not in names or not 0 < share <= 1e9:  # shares in proportion; summed below
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or positive shares of every "
                                f"stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
         if name.strip() in shares:

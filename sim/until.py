@@ -41,6 +41,9 @@ class Until:
         return None if ci is None else (ci[1] - ci[0]) / 2
 
 
+SMALLEST_WIDTH, LARGEST_WIDTH = 1e-9, 1e12  # a half-width a run can be sized for
+
+
 def parse_until(text, any_metric: bool = False) -> Until:
     """``METRIC:WIDTH`` (an Until passes through); a RunError in one line otherwise. A plain
     run stops on a metric whose interval every summary carries (``INTERVALS``);
@@ -58,6 +61,9 @@ def parse_until(text, any_metric: bool = False) -> Until:
             value = math.nan
         if not (math.isfinite(value) and value > 0):
             raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
+        if not SMALLEST_WIDTH <= value <= LARGEST_WIDTH:  # beyond, the deals it asks for are no number
+            raise RunError(f"--until: the half-width must lie from {SMALLEST_WIDTH:g} to {LARGEST_WIDTH:g}, "
+                           f"got '{width.strip()}'")
         until = Until(metric.strip(), value)
     if not any_metric and until.metric not in INTERVALS:
         import difflib

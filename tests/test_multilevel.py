@@ -216,6 +216,20 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         assert len(err.strip().splitlines()) == 1
 
 
+def test_an_until_no_run_can_be_sized_for_is_one_line(capsys):
+    """Half-widths so wide or so narrow that the deals they ask for are no number (overflow,
+    division by zero) are refused before anything is played, with --control as without."""
+    from sim.run import main
+
+    for width in ("1e308", "1e-300"):
+        for control in ([], ["--control", "all=heuristic"]):
+            with pytest.raises(SystemExit) as stop:
+                main(["--deals", "20", *control, "--until", f"dealer_advantage:{width}", "--out", "/nonexistent/x"])
+            err = capsys.readouterr().err
+            assert stop.value.code == 2 and err.count("\n") == 1
+            assert f"the half-width must lie from 1e-09 to 1e+12, got '{width}'" in err
+
+
 def test_a_double_dummy_level_scores_the_contract_on_its_double_dummy_tricks(tmp_path):
     """The same deals two ways: the kernels' rows rescored (dd_scored) and the records of
     a --dd run (level_from_run), deal by deal; and each played contract's declarer scores

@@ -168,7 +168,7 @@ def test_search_parameters():
     assert (euchre.call_worlds, euchre.exchange_worlds) == (16, 16)
     with pytest.raises(PolicyError, match="no parameter 'objective' in bid-euchre"):
         parse_policy("search:objective=1", "bid-euchre")
-    with pytest.raises(PolicyError, match="exchange_worlds must be a whole number"):
+    with pytest.raises(PolicyError, match=r"exchange_worlds must be 0 \(the heuristic's choice\) or a whole number"):
         parse_policy("search:exchange_worlds=2.5", "bridgette")
 
 

@@ -72,6 +72,8 @@ def test_allocations():
     assert np.abs(np.array(neyman) - 10_000 * raw / raw.sum()).max() <= 2 and sum(neyman) == 10_000
     with pytest.raises(dealing.DealingError, match="give a share to every stratum"):
         strata.allocate(s, 100, "ace=1")
+    with pytest.raises(dealing.DealingError, match="positive shares of every stratum"):  # their sum overflows
+        strata.allocate(s, 100, "numeral=1e308,face=1e308,ace=1")
     with pytest.raises(dealing.DealingError, match="'ace=1,face=1,numeral=1,ace=1' gives ace twice"):
         strata.allocate(s, 100, "ace=1,face=1,numeral=1,ace=1")
 
