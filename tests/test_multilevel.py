@@ -6,6 +6,7 @@ does."""
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -214,6 +215,29 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, capsys):
+    """A level's .npz cut short or emptied, or a multilevel.json that is not an object of
+    this release, is named in one line (exit 2) by the rerun and by analysis.compare; the
+    rerun writes nothing over it."""
+    from analysis.compare import main as compare_main
+    from sim.run import main
+
+    args = ["--deals", "200", "--control", "all=random", "--control-deals", "2000", "--quiet"]
+    whole = tmp_path / "whole"
+    assert main([*args, "--out", str(whole)]) == 0
+    for name, damage in (("target.npz", b"PK"), ("control-1.npz", b""), ("multilevel.json", b"[]")):
+        copy = tmp_path / name
+        shutil.copytree(whole, copy)
+        (copy / name).write_bytes(damage)
+        if name != "multilevel.json":  # the rerun writes that one again from the levels
+            assert main([*args, "--out", str(copy)]) == 2 and (copy / name).read_bytes() == damage
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"cannot read {copy / name}" in err
+        assert compare_main([str(whole), str(copy)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"cannot read {copy / name}" in err
 
 
 def test_an_until_no_run_can_be_sized_for_is_one_line(capsys):

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
+from sim.multilevel.levels import UNREADABLE
 
 SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's words, from multilevel.json
 
@@ -35,21 +36,27 @@ def read_folder(path) -> dict:
     except FileNotFoundError:
         raise MultilevelError(f"{path} holds no multilevel.json: the run is not finished (rerun its sim.run "
                               f"--control command to finish it)") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
-    names = list(kept["sizes"])  # the target, then each control played
-    played = [c for c in kept["controls"] if c != "hand"]
-    files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
+    try:
+        names = list(kept["sizes"])  # the target, then each control played
+        played = [c for c in kept["controls"] if c != "hand"]
+        files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
+        sizes = [int(kept["sizes"][n]) for n in names]
+        [kept["metrics"][name] for name in kept["metrics"]]  # noqa: B018 - a mapping of the metrics
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: not a multilevel.json this release "
+                              "wrote") from None
     levels, key = [], None
     for name, file in zip(names, files):
         try:
             with np.load(path / file) as held:
                 arrays = {k: held[k] for k in held.files}
-        except (OSError, ValueError) as exc:
+            key = key or json.loads(str(arrays["key"]))
+            key["seed"], key["plan"], key["game"], key["rules"]  # noqa: B018 - required
+        except (*UNREADABLE, KeyError, TypeError) as exc:
             raise MultilevelError(f"cannot read {path / file}: {exc}") from None
-        key = key or json.loads(str(arrays["key"]))
         levels.append((name, arrays))
-    sizes = [kept["sizes"][n] for n in names]
     deals_key = (key["seed"], bytes.fromhex(key["plan"]))
     features = None
     if "hand" in kept["controls"]:
@@ -62,10 +69,13 @@ def read_folder(path) -> dict:
     for k, name in enumerate(kept["metrics"]):
         data = []
         for (level, arrays), m in zip(levels, sizes):
-            seconds, held = float(arrays["seconds"][0]), len(arrays[f"y{k}"])
-            choices = arrays.get("choices") if bool(arrays["use_choices"]) else None
-            data.append(LevelData(level, arrays[f"y{k}"][:m], arrays[f"n{k}"][:m], seconds * m / max(held, 1),
-                                  deals_key, None if choices is None else choices[:m]))
+            try:
+                seconds, held = float(arrays["seconds"][0]), len(arrays[f"y{k}"])
+                choices = arrays.get("choices") if bool(arrays["use_choices"]) else None
+                data.append(LevelData(level, arrays[f"y{k}"][:m], arrays[f"n{k}"][:m], seconds * m / max(held, 1),
+                                      deals_key, None if choices is None else choices[:m]))
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                raise MultilevelError(f"cannot read the level {level} of {path}: {exc}") from None
         shown = {w: kept["metrics"][name].get(w) for w in SHOWN}
         metrics[name] = {**nested_estimate(data[0], data[1:], features, influence=True), **shown}
         plain[name] = nested_estimate(data[0], influence=True)

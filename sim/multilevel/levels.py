@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import numpy as np
 from sim.contract import CONTRACT_ONLY
 from sim.games import game_info
 from sim.multilevel.estimator import LevelData, MultilevelError
+
+# What reading a level's .npz may raise when the file is not one this release wrote whole.
+UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile)
 
 
 @dataclass(frozen=True)
@@ -286,22 +290,30 @@ class LevelPlayer:
             with np.load(path) as held:
                 arrays = {k: held[k] for k in held.files}
             key = str(arrays["key"])
-        except (OSError, ValueError, KeyError) as exc:
+        except (*UNREADABLE, KeyError) as exc:
             raise MultilevelError(f"cannot read {path} ({exc}); remove it to play its level again, or use another "
                                   f"--out") from None
         if key != self.key():
             try:
                 theirs, mine = json.loads(key), json.loads(self.key())
                 differ = ", ".join(k for k in sorted(set(theirs) | set(mine)) if theirs.get(k) != mine.get(k))
-            except ValueError:
+            except (ValueError, TypeError, AttributeError):  # not a key this release wrote
                 differ = "key"
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
                                   f"{differ}); use another --out")
-        self.values = [(arrays[f"y{k}"], arrays[f"n{k}"]) for k in range(len(self.metrics))]
-        self.choices = arrays.get("choices")
-        self.use_choices = bool(arrays["use_choices"])
-        self.seconds, count, spent = (float(x) for x in arrays["seconds"])
-        self.largest = (int(count), spent)
+        try:
+            values = [(arrays[f"y{k}"], arrays[f"n{k}"]) for k in range(len(self.metrics))]
+            use_choices = bool(arrays["use_choices"])
+            seconds, count, spent = (float(x) for x in arrays["seconds"])
+            choices = arrays.get("choices")
+            if any(len(y) != len(n) or len(y) != len(values[0][0]) for y, n in values) or (
+                    choices is not None and len(choices) < len(values[0][0])):
+                raise ValueError("its arrays differ in length")
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise MultilevelError(f"cannot read {path} (not a level file this release wrote: {exc}); remove it to "
+                                  "play its level again, or use another --out") from None
+        self.values, self.choices, self.use_choices = values, choices, use_choices
+        self.seconds, self.largest = seconds, (int(count), spent)
         return True
 
     def play_to(self, deals: int, chunk: int = 20_000, store: Path | None = None) -> None:
