@@ -268,9 +268,22 @@ def _is_ladder_folder(out: Path) -> bool:
         return False
 
 
-def prepare_out(out: Path) -> None:
-    """Check (before anything is played) and create the output folder."""
+IDENTITY = ("game", "seed", "games", "dd_games", "worlds", "bid_worlds", "rules")  # what makes two ladders one
+
+
+def prepare_out(out: Path, identity: dict) -> None:
+    """Check (before anything is played) and create the output folder. A folder holding the
+    ladder of another configuration (``identity``: the IDENTITY fields) is refused, as
+    sim.run refuses a run folder of another: its files would be written over."""
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
+    try:
+        theirs = json.loads((out / "ladder.json").read_text())
+    except (OSError, ValueError):
+        return
+    differ = [k for k in IDENTITY if theirs.get(k) != identity[k]]
+    if differ:
+        raise LadderError(f"output folder {out} holds a ladder of another configuration (differs in: "
+                          f"{', '.join(differ)}); use another --out")
 
 
 def write_files(out: Path, result: dict) -> None:
@@ -299,11 +312,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rules", type=path_text, metavar="FILE_OR_NAME", help="variant file or shipped variant name")
     parser.game_of_rules = variant_game
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set_options")
-    parser.add_argument("--out", type=path_text, help="folder for ladder.json and ladder.csv "
-                                      "(default runs/ladder-<game>-<seed>-<games>)")
+    parser.add_argument("--out", type=path_text,
+                        help="folder for ladder.json and ladder.csv (default runs/ladder-<game>-<seed>-<games>)")
     parser.add_argument("--json", action="store_true", help="print the JSON of ladder.json instead of the table")
     args = parser.parse_args(argv)
     from sim.resolve import resolve_rules
+    from sim.rules import overrides
 
     out = Path(args.out or f"runs/ladder-{args.game}-{args.seed}-{args.games}")
     try:
@@ -315,7 +329,9 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
             numba.set_num_threads(args.threads)
         check_rules(args.game, rules)
-        prepare_out(out)
+        prepare_out(out, {"game": args.game, "seed": args.seed, "games": args.games,
+                          "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
+                          "bid_worlds": args.bid_worlds, "rules": overrides(rules)})
         result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
                         lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True), args.bid_worlds)
         write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError

@@ -287,3 +287,22 @@ def test_bridgette_ladder(tmp_path):
         alone = play_match("bridgette", parse_policy(rung["policy"], "bridgette"),
                            parse_policy("heuristic", "bridgette"), 2, 1)
         assert rung["match"] == json.loads(json.dumps(alone))
+
+
+def test_a_folder_of_another_ladder_is_refused_and_kept(tmp_path, capsys):
+    """A folder holding the ladder of another configuration is refused before anything is
+    played, as sim.run refuses a run folder of another: its files stay as they were."""
+    from sim.ladder import KIND
+
+    out = tmp_path / "ladder"
+    out.mkdir()
+    theirs = {"kind": KIND, "game": "bid-euchre", "seed": 1, "games": 200, "dd_games": 200, "worlds": [4, 16],
+              "bid_worlds": 0, "rules": {}, "rungs": []}
+    (out / "ladder.json").write_text(json.dumps(theirs))
+    (out / "ladder.csv").write_text("rung\n")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert main(["--games", "1", "--worlds", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "holds a ladder of another configuration (differs in: game, games, dd_games, worlds)" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
