@@ -208,6 +208,8 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                         (["--control", "all=heuristic", "--until", "dealer_advantage:5", "--control-deals", "9"],
                          "drop --control-deals"),
                         (["--control", "all=heuristic", "--dd"], "par:SEAT=POLICY"),
+                        (["--control", "all=heuristic", "--control-deals", "10"],
+                         "--control-deals 10: a control plays at least the target's 50 deals"),
                         (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge"),
                         (["--control", "all=heuristic", "--until", "made5:0.1"], "unknown metric 'made5'"),
                         (["--until", "mean_score:5"], "with --control, any deal metric")):

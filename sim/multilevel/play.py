@@ -77,6 +77,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                               f"controls ('hand' needs none)")
     if until is not None and control_deals is not None:
         raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
+    fewer = next((n for n in control_deals or () if n < deals), None)
+    if fewer is not None:  # said before the target's deals are played, not after
+        raise MultilevelError(f"--control-deals {fewer:,}: a control plays at least the target's {deals:,} deals")
     if until is not None:  # the metric it names is estimated first: a builtin, or one of ``metrics``
         from sim.metrics import MetricsError
         from sim.until import parse_until
