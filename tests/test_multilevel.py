@@ -204,6 +204,8 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                         (["--control", "all=heuristic", "--control-deals", "10", "--control-deals", "20"],
                          "2 counts for 1"),
                         (["--control", "all=nothing"], "nothing"),
+                        (["--control", "dd:"], "dd:SEAT=POLICY, par:SEAT=POLICY or hand, got 'dd:'"),
+                        (["--control", "0=heuristic;0=random"], "'0=heuristic;0=random' gives seat 0 twice"),
                         (["--control", "hand", "--upcard", "ace"], "unconditioned"),
                         (["--control", "all=heuristic", "--until", "dealer_advantage:5", "--control-deals", "9"],
                          "drop --control-deals"),

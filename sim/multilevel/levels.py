@@ -44,12 +44,18 @@ def parse_level(text: str) -> Level:
     kind = "policies"
     body = text
     for scored in ("dd", "par"):
-        if text == scored or text.startswith(scored + ":"):
-            kind, body = scored, text[len(scored) + 1:] or "all=heuristic"
+        if text == scored:
+            kind, body = scored, "all=heuristic"
+        elif text.startswith(scored + ":"):
+            kind, body = scored, text[len(scored) + 1:]
     seats = tuple(s.strip() for s in body.split(";") if s.strip())
     if not seats or not all("=" in s for s in seats):
         raise MultilevelError(f"--control needs SEAT=POLICY[;SEAT=POLICY...], dd:SEAT=POLICY, par:SEAT=POLICY or "
                               f"hand, got '{text}'")
+    named = [s.partition("=")[0].strip() for s in seats]
+    twice = next((seat for k, seat in enumerate(named) if seat in named[:k]), None)
+    if twice is not None:
+        raise MultilevelError(f"--control '{text}' gives seat {twice} twice")
     return Level(text, kind, seats)
 
 
