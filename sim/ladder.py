@@ -286,6 +286,15 @@ def prepare_out(out: Path, identity: dict) -> None:
                           f"{', '.join(differ)}); use another --out")
 
 
+def _remove_if_empty(out: Path, made: bool) -> None:
+    """Take away the output folder the ladder made, if it ended before writing in it."""
+    if made:
+        try:
+            out.rmdir()  # only an empty folder goes
+        except OSError:
+            pass
+
+
 def write_files(out: Path, result: dict) -> None:
     """ladder.json and ladder.csv, each written whole (sim.store.write_atomic)."""
     from sim.store import write_atomic, write_json
@@ -321,6 +330,10 @@ def main(argv=None) -> int:
 
     out = Path(args.out or f"runs/ladder-{args.game}-{args.seed}-{args.games}")
     try:
+        made = not out.exists()  # a folder this command makes goes again if it ends with nothing in it
+    except OSError:
+        made = False
+    try:
         rules = resolve_rules(args.game, args.rules, args.set_options)
         import numba
 
@@ -336,8 +349,10 @@ def main(argv=None) -> int:
                         lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True), args.bid_worlds)
         write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
+        _remove_if_empty(out, made)
         return parser.fail(exc)
     except KeyboardInterrupt:
+        _remove_if_empty(out, made)
         print("\ninterrupted; the ladder writes its files when every rung is done, so rerun the command",
               file=sys.stderr)
         return INTERRUPTED_STATUS
