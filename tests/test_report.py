@@ -469,7 +469,12 @@ def test_comparison_and_sweep_reports_render_in_headless_chromium(reports, tmp_p
 def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, capsys):
     (tmp_path / "bad-sweep").mkdir()
     (tmp_path / "bad-sweep" / "sweep.json").write_text("[1, 2]")
+    edited = tmp_path / "edited-sweep"  # the real sweep's table with its varied keys taken out
+    shutil.copytree(runs["sweep"], edited)
+    table = json.loads((edited / "sweep.json").read_text())
+    (edited / "sweep.json").write_text(json.dumps(dict(table, vary=[])))
     cases = [([runs["bridgette"], tmp_path / "missing"], "does not exist"),
+             ([edited], "sweep.json is unreadable or not a sweep's"),
              ([runs["bridgette"], runs["bid-euchre"]], "different game (bridgette and bid-euchre)"),
              ([tmp_path / "bad-sweep"], "sweep.json is unreadable or not a sweep's"),
              ([runs["bridgette"], "--metrics", "dealer_advantage"], "--metrics applies to a comparison"),

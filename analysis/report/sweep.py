@@ -34,9 +34,12 @@ def read_sweep(path: Path) -> dict:
     """sweep.json, checked for what the report reads; a ReportError in one line otherwise."""
     try:
         result = json.loads((path / "sweep.json").read_text(encoding="utf-8"))
+        vary = result["vary"]
         ok = (isinstance(result, dict) and result.get("game") in GAMES and len(result["settings"]) >= 2
+              and isinstance(vary, list) and vary and all(isinstance(k, str) for k in vary)
+              and all(k in s["values"] for s in result["settings"] for k in vary)
               and all(name in s["metrics"] for s in result["settings"] for name in result["metrics"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         ok = False
     if not ok:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
