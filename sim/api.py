@@ -240,6 +240,15 @@ class Run:
         return load_records(self.path, "games", columns, filter)
 
 
+def _use_threads(threads: int) -> None:
+    """numba's threads for the kernels: a RunError beyond those this machine has."""
+    import numba
+
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise RunError(f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
+    numba.set_num_threads(threads)
+
+
 def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
              threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False,
@@ -280,9 +289,9 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None and cluster is None:
-        import numba
-
-        numba.set_num_threads(threads)
+        _use_threads(threads)
+    if out is not None and not str(out).strip():
+        raise RunError("out: an empty path names no folder")
     deal_run = dealing is not None and dealing.deal_run
     path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
@@ -328,9 +337,7 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     if threads is not None:
         threads = _checked("threads", whole_count, threads)
         if cluster is None:
-            import numba
-
-            numba.set_num_threads(threads)
+            _use_threads(threads)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
                           None if metrics is None else parse_metrics(metrics), dealing, until, out,
                           cluster=cluster, threads=threads)
