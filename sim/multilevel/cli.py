@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sim.multilevel.estimator import MultilevelError
 from sim.multilevel.play import run_multilevel
 
@@ -78,7 +80,10 @@ def play_cli(args, rules, policies, dealing) -> int:
     except KeyboardInterrupt:
         from sim.cli import INTERRUPTED_STATUS
 
-        print(f"\ninterrupted; rerun the same command to resume the levels kept in {out}", file=sys.stderr)
+        if Path(out).is_dir():
+            print(f"\ninterrupted; rerun the same command to resume the levels kept in {out}", file=sys.stderr)
+        else:  # the folder goes again while it holds nothing
+            print("\ninterrupted before any level was kept; rerun the same command to play it", file=sys.stderr)
         return INTERRUPTED_STATUS
     if not args.quiet:
         print(f"{args.game}: multilevel deal runs, seed {args.seed}; target policies "
