@@ -257,8 +257,8 @@ def play_stratified(args, rules, policies, dealing) -> int:
         print(f"{args.game}: {plural(args.deals, 'independent deal')}, seed {args.seed}; "
               f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
         print(strata.format_report(result))
-        print(f"\nnext:\n  python -m analysis.report {out}\n      the strata's tables as HTML and CSV "
-              f"(each stratum's folder has its own report)")
+        each = ("" if args.control else " (each stratum's folder, a run folder, has its own report)")
+        print(f"\nnext:\n  python -m analysis.report {out}\n      the strata's tables as HTML and CSV{each}")
     return 0
 
 
