@@ -24,16 +24,16 @@ def manifest_problem(manifest: dict) -> str | None:
     config = manifest.get("config")
     if not isinstance(config, dict):
         return "no config"
+    games = config.get("games")
     checks = {"game": isinstance(config.get("game"), str),
               "seed": _whole(config.get("seed"), 0, 2**64 - 1),
-              "games": _whole(config.get("games"), 1),
+              "games": _whole(games, 1),
               "block_size": _whole(config.get("block_size"), 1),
               "records": isinstance(config.get("records"), str),
               "rules": isinstance(config.get("rules", {}), dict),
               "policies": isinstance(config.get("policies", []), list)
               and all(isinstance(name, str) for name in config.get("policies", [])),
-              "blocks": _whole(manifest.get("blocks", 0), 0, config.get("games") if _whole(config.get("games"), 1)
-                               else 0),
+              "blocks": _whole(manifest.get("blocks", 0), 0, games if _whole(games, 1) else 0),  # a game a block at most
               "blocks_done": isinstance(manifest.get("blocks_done", []), list)
               and all(_whole(i, 0) for i in manifest.get("blocks_done", [])),
               "complete": isinstance(manifest.get("complete", False), bool),
