@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", metavar="DECISION,...",
                         help=f"decisions to measure (default every one the game has: {', '.join(DECISION_NAMES)})")
     args = parser.parse_args(argv)
+    from sim.dd_run import refusal
+    from sim.games import game_info
     from sim.resolve import resolve_rules
 
     try:
@@ -93,6 +95,9 @@ def main(argv=None) -> int:
         if search.name != "search":
             raise PolicyError(f"--search takes the search policy, got '{search.name}'")
         rules = resolve_rules(args.game, args.rules, args.set_options)
+        reason = refusal(game_info(args.game), rules, f"--search {args.search}")  # search plays its cards by pimc
+        if reason:
+            raise PolicyError(reason)
         if not one_decision_players(args.game, search, only):
             raise PolicyError(f"{args.search} searches none of the decisions asked for in {args.game}")
         progress = None if args.json else (lambda d: print(f"playing {d} ...", file=sys.stderr, flush=True))

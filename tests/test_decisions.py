@@ -67,3 +67,12 @@ def test_bad_input_is_one_line_and_status_2(argv, named, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and named in err[0]
+
+
+def test_the_double_deck_is_refused_naming_the_search_flag(capsys):
+    """Bid Euchre's double deck is beyond the solver the searched player plays its cards
+    with: one line naming --search, the flag given, before anything is played."""
+    assert decisions.main(["--game", "bid-euchre", "--rules", "bid-euchre-double-deck", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("python -m sim.decisions: error: --search search: Bid Euchre's double deck")
