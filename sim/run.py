@@ -14,7 +14,7 @@ import json
 import sys
 
 from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
-    plural, seed_number, whole_count
+    plural, seed_number, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -27,12 +27,7 @@ from sim.multilevel import MultilevelError, add_control_flags, play_cli
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError, MultilevelError)
 
 
-def count(text: str) -> int:
-    """A positive whole number, also written as 1e6."""
-    try:
-        return whole_count(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+count = whole_number  # the flag type of a count: a positive whole number, also written as 1e6
 
 
 def block_size_value(text: str) -> int:

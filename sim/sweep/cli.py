@@ -51,8 +51,9 @@ def build_parser():
     p.add_argument("--seed", type=seed_value, default=1, help="seed shared by every setting (default 1)")
     p.add_argument("--threads", type=count, help="worker threads (default: all cores)")
     add_rule_flags(p)
-    p.add_argument("--out", type=path_text, help="sweep folder, one run folder per setting inside "
-                                 "(default runs/sweep-<game>-<keys>-<seed>-<games>); an existing one resumes")
+    p.add_argument("--out", type=path_text,
+                   help="sweep folder, one run folder per setting inside "
+                        "(default runs/sweep-<game>-<keys>-<seed>-<games>); an existing one resumes")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
                    help=f"metrics to report, comma-separated, repeatable (default all: {', '.join(METRICS)}); "
                         "a custom one is NAME = mean(EXPR) [where COND] [balance V] or NAME = sum(EXPR) / "
