@@ -17,14 +17,14 @@ from sim.blocks import MAX_BLOCK_ROWS, check_room
 from sim.match import BLOCK_GAMES, block_games
 from sim.rules import GAMES, RulesError, option_table, parse_set
 from sim.store import RunError
+from tests.commands import in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_LIMIT = 8 * 2**30  # address space of a child that could try to list 2**53 games' blocks
 
 
-def command(module: str, *args, timeout=300):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+def command(module: str, *args):
+    return in_process(module, *args)
 
 
 def assert_refused(result, *words) -> None:

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from analysis.compare import main
+from tests.commands import in_process
 from tests.test_metrics import DEALS_A, GAMES_A, fake_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def compare(*args):
-    return subprocess.run([sys.executable, "-m", "analysis.compare", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return in_process("analysis.compare", *args)
 
 
 def test_hand_made_runs_json_and_table(tmp_path, capsys):

@@ -22,10 +22,7 @@ import importlib
 import json
 import math
 import random
-import subprocess
-import sys
 import zlib
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -40,9 +37,9 @@ from sim.par import par
 from sim.rules import overrides, rules_for
 from sim.show import REPLAY_KEYS, dd_analysis
 from sim.summary import Z95
+from tests.commands import in_process
 from tests.test_par import BRIDGETTE_OPTIONS, DRAW_BRIDGE_OPTIONS, random_table
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED = 11
 # (game, variant or options, games): a few games each, a few hundred deals in all.
 CROSS = [("bridgette", None, 3), ("draw-bridge", "draw-bridge-bridge-undertricks", 4), ("bid-euchre", None, 4)]
@@ -214,9 +211,8 @@ def test_records_do_not_depend_on_threads_or_blocks():
         assert (plain[name] == one[name]).all()
 
 
-def run_cli(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "sim.run", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+def run_cli(*args):
+    return in_process("sim.run", *args)
 
 
 @pytest.fixture(scope="module")
@@ -334,7 +330,7 @@ def test_runs_without_dd_are_unchanged(tmp_path):
 def test_double_deck_is_refused_in_one_line(tmp_path):
     out = tmp_path / "never"
     result = run_cli("--game", "bid-euchre", "--rules", "bid-euchre-double-deck", "--games", "2", "--dd",
-                     "--out", str(out), timeout=120)
+                     "--out", str(out))
     assert result.returncode == 2 and "double deck" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not out.exists()

@@ -10,9 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +19,7 @@ from sim import dealing
 from sim.api import resolve_policies, resolve_rules
 from sim.games import game_module
 from sim.replay import matches, replay_case
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.commands import in_process
 
 
 def chi2_bound(df: int) -> float:
@@ -199,8 +195,8 @@ def test_the_referee_agrees_on_conditioned_deals(game, conditions):
             assert matches(case["expect"], replay_case(case, "reference")), case
 
 
-def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "sim.run", *args], capture_output=True, text=True, cwd=cwd or ROOT)
+def run_cli(*args):
+    return in_process("sim.run", *args)
 
 
 def test_a_deal_run_resumes_to_the_same_records_and_reports_its_acceptance(tmp_path):

@@ -20,6 +20,7 @@ from sim.games import game_module
 from sim.ladder import main
 from sim.match import play_match
 from sim.policies import parse_policy
+from tests.commands import in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 EUCHRE = ["--game", "bid-euchre", "--games", "30", "--worlds", "1,2", "--seed", "3", "--threads", "1"]
@@ -249,8 +250,7 @@ def test_bad_input_is_one_line_and_status_2(args, words, tmp_path):
 
 
 def test_bad_input_from_the_command_line(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "sim.ladder", "--worlds", "0", "--out", str(tmp_path / "out")],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = in_process("sim.ladder", "--worlds", "0", "--out", tmp_path / "out")
     assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
 

@@ -1,9 +1,6 @@
 """python -m sim.match: duplicate matches of two policies."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +10,8 @@ from sim import bridgette
 from sim.match import play_match
 from sim.policies import parse_policy
 from sim.rules import BridgetteRules
+from tests.commands import in_process
 
-ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC, RANDOM = parse_policy("heuristic"), parse_policy("random")
 
 
@@ -85,39 +82,36 @@ def test_heuristic_beats_random(game):
 
 
 def test_cli_json_text_and_bad_input():
-    args = [sys.executable, "-m", "sim.match", "--a", "heuristic:double_margin=6", "--b", "heuristic",
-            "--games", "1000", "--seed", "11"]
-    run = subprocess.run([*args, "--json"], cwd=ROOT, capture_output=True, text=True)
+    args = ["--a", "heuristic:double_margin=6", "--b", "heuristic", "--games", "1000", "--seed", "11"]
+    run = in_process("sim.match", *args, "--json")
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert set(result) >= {"games", "deals", "mean_diff_per_deal", "ci95", "a_game_win_rate", "a_game_win_ci95",
                            "points_and_wins_disagree", "pairing_variance_reduction"}
     assert result["games"] == 1000 and len(result["ci95"]) == 2
     assert result == json.loads(json.dumps(play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 1000, seed=11)))
-    text = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+    text = in_process("sim.match", *args)
     assert text.returncode == 0, text.stderr
     lo, hi = result["a_game_win_ci95"]
     assert (f"A's game win rate: {100 * result['a_game_win_rate']:.1f}%  95% CI [{100 * lo:.1f}%, {100 * hi:.1f}%]"
             in text.stdout)
     assert "  points and wins disagree: A gains points per deal but wins fewer games than B\n" in text.stdout
-    bad = subprocess.run([sys.executable, "-m", "sim.match", "--a", "clever", "--b", "random", "--games", "5"],
-                         cwd=ROOT, capture_output=True, text=True)
+    bad = in_process("sim.match", "--a", "clever", "--b", "random", "--games", "5")
     assert bad.returncode == 2 and "unknown policy 'clever'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_a_parameter_bridgette_does_not_read_is_refused():
     """draw_fight is read only by Draw Bridge's decisions: one line, status 2, nothing played."""
-    bad = subprocess.run([sys.executable, "-m", "sim.match", "--game", "bridgette", "--a", "heuristic:draw_fight=11",
-                          "--b", "heuristic", "--games", "5"], cwd=ROOT, capture_output=True, text=True)
+    bad = in_process("sim.match", "--game", "bridgette", "--a", "heuristic:draw_fight=11", "--b", "heuristic",
+                     "--games", "5")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "has no parameter 'draw_fight' in bridgette: only draw-bridge decisions read it" in bad.stderr
 
 
 def test_one_game_has_means_but_no_intervals():
     """One pair gives no spread: the report says so instead of failing."""
-    run = subprocess.run([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random", "--games", "1"],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = in_process("sim.match", "--a", "heuristic", "--b", "random", "--games", "1")
     assert run.returncode == 0, run.stderr
     assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 2
     result = play_match("bridgette", HEURISTIC, RANDOM, 1, seed=1)

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -31,11 +28,11 @@ from sim.dd import Solver, contract_table
 from sim.games import game_info, game_module, kernel_rules
 from sim.policies import PolicyError, kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
+from tests.commands import in_process
 from tests.records import assert_same_on_threads_and_blocks
 from tests.seats import fresh_seats
 from tests.test_policies import no_odds
 
-ROOT = Path(__file__).resolve().parents[1]
 ALL = np.uint64(2**64 - 1)
 GAIN = kernel_rules(BridgetteRules()).tables[0]["gain"]  # the deal scores a search seat's model reads (pimc reads none)
 
@@ -954,8 +951,7 @@ def test_bad_worlds_are_refused_in_one_line(value):
 
 
 def test_bad_worlds_exit_2_from_the_command_line():
-    result = subprocess.run([sys.executable, "-m", "sim.run", "--games", "1", "--policy", "0=pimc:worlds=0"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = in_process("sim.run", "--games", "1", "--policy", "0=pimc:worlds=0")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "pimc:worlds must be a whole number" in result.stderr
 

@@ -21,6 +21,7 @@ from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_
 from analysis.browser import inspect, inspect_pages
 from analysis.report import build_report, main as report_main
 from sim.store import FolderLock
+from tests.commands import in_process
 from analysis.report.sweep import sweep_figure
 from sim.games import game_info
 from sim.rules import GAMES, option_table
@@ -36,8 +37,7 @@ def sim_run(out: Path, game: str, games: int, *extra: str) -> subprocess.Popen:
 
 
 def report_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "analysis.report", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    return in_process("analysis.report", *args)
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +303,6 @@ def test_dealer_advantage_table_matches_the_records(runs, tmp_path):
     bare = pd.read_csv(tmp_path / "none" / "dealer_advantage.csv")
     summary = json.loads((runs["none"] / "summary.json").read_text())["dealer_advantage"]
     assert list(bare["n"]) == [summary["deals"]] + [e["deals"] for e in summary["by_upcard"]]
-
 
 
 def test_colon_table_states_its_confounding_and_the_paired_command_runs(runs, tmp_path):

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands import as_process, in_process
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = Path(ROOT, "tests", "golden", "cases.jsonl")
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "sim.run", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env=env)
+    """sim.run in this process, or in a new one where ``env`` sets its environment."""
+    return in_process("sim.run", *args) if env is None else as_process("sim.run", *args, env=env)
 
 
 @pytest.mark.parametrize("args,message", [
@@ -75,9 +77,7 @@ def test_double_dummy_runs_as_python_with_jit_disabled():
 ])
 def test_a_parameter_of_another_game_is_one_line_and_exit_2(command, args, tmp_path):
     """A heuristic parameter that the game's decisions do not read is refused before anything is played."""
-    result = subprocess.run([sys.executable, "-m", command, *args, *(["--out", str(tmp_path / "out")]
-                                                                     if command in ("sim.run", "sim.sweep") else [])],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = in_process(command, *args, *(["--out", tmp_path / "out"] if command in ("sim.run", "sim.sweep") else []))
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "has no parameter" in result.stderr
     assert "decisions read it" in result.stderr and not (tmp_path / "out").exists()
@@ -117,8 +117,7 @@ def test_a_rules_file_that_is_not_utf8_is_one_line_and_exit_2(command, args, tmp
     rules = tmp_path / "latin1.toml"
     rules.write_bytes('[exchange]\nupcard_to = "d\u00e9ad"\n'.encode("latin-1"))
     out = ["--out", str(tmp_path / "out")] if command in ("sim.run", "sim.sweep") else []
-    result = subprocess.run([sys.executable, "-m", command, *args, "--rules", str(rules), *out], cwd=ROOT,
-                            capture_output=True, text=True, timeout=600)
+    result = in_process(command, *args, "--rules", rules, *out)
     assert result.returncode == 2 and one_line(result.stderr), result.stderr
     assert f"rules file {rules} is not UTF-8 text" in result.stderr and not (tmp_path / "out").exists()
 

@@ -15,13 +15,13 @@ import pytest
 import sim
 from sim.rules import BridgetteRules, option_table
 from sim.store import load_records
+from tests.commands import in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cli(module, *args, timeout=600):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+def cli(module, *args):
+    return in_process(module, *args)
 
 
 def run(*args, **kw):

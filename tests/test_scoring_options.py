@@ -6,8 +6,6 @@ the same options, agrees with the kernel deal by deal on a small run under it.
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +22,9 @@ from sim.reference.draw_bridge import score_deal as draw_referee
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, overrides, parse_set, rules_for
 from sim.run import list_options
 from sim.sweep import main as sweep_main
+from tests.commands import in_process
 from tests.differential import _check_batch
 
-ROOT = Path(__file__).resolve().parents[1]
 
 BRIDGETTE_CHANGED = {"overtrick_bonus": 700, "double_bonus": 100, "double_factor": 3,
                      "major_values": [150, 250, 250, 600, 750, 1500, 2200],
@@ -115,8 +113,7 @@ def test_bad_scoring_values_are_refused(tables, message):
 
 
 def test_bad_scoring_value_on_the_command_line_is_one_line():
-    result = subprocess.run([sys.executable, "-m", "sim.run", "--game", "bridgette", "--games", "1",
-                             "--set", "scoring.nt_values=bad"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = in_process("sim.run", "--game", "bridgette", "--games", "1", "--set", "scoring.nt_values=bad")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == ["python -m sim.run: error: option 'scoring.nt_values' must be "
                                                   "a list of 8 integers from 0 to 10,000, got 'bad'"], result.stderr

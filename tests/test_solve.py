@@ -14,9 +14,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,9 +26,9 @@ from sim.reference import bridgette as rb
 from sim.reference import dd as ref_dd
 from sim.reference import draw_bridge as rd
 from sim.rules import rules_for
+from tests.commands import in_process
 from tests.conftest import GOLDEN, golden_cases
 
-ROOT = Path(__file__).resolve().parent.parent
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 
@@ -261,8 +258,7 @@ def test_json_and_words_of_golden_deals(tmp_path, capsys):
 # --- Bad input ------------------------------------------------------------------------------------
 
 def run_command(*args):
-    return subprocess.run([sys.executable, "-m", "sim.solve", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return in_process("sim.solve", *args)
 
 
 def bad_inputs(tmp_path) -> list[tuple[list[str], str]]:

@@ -4,10 +4,7 @@ computation, agreement with a plain deal run and the narrower interval a stratum
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +15,7 @@ from sim.games import game_info
 from sim.metrics import METRICS
 from sim.ratio import ratio_estimate, ratio_sums
 from sim.summary import Z95
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.commands import in_process
 
 
 def test_the_strata_weigh_what_the_deck_says():
@@ -122,8 +118,7 @@ def test_a_stratified_run_agrees_with_a_plain_one_and_halves_the_ace_interval(tm
     (["--deals", "100", "--metrics", "mean_score"], "--metrics applies to --stratify runs"),
 ])
 def test_bad_stratification_is_one_line_and_exit_2(tmp_path, args, message):
-    result = subprocess.run([sys.executable, "-m", "sim.run", *args, "--out", str(tmp_path / "x")],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = in_process("sim.run", *args, "--out", tmp_path / "x")
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert not (tmp_path / "x").exists()

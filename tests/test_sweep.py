@@ -1,8 +1,6 @@
 """python -m sim.sweep: grids of rule settings on common random numbers."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,8 +9,7 @@ from sim.custom import split_items
 from sim.metrics import METRICS
 from sim.rules import RulesError
 from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.commands import in_process
 
 
 def test_values_split_outside_brackets_and_read_as_set_does():
@@ -134,9 +131,8 @@ def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, ca
 def test_a_real_sweep_through_the_command_line(tmp_path):
     """exchange.dealer_draw_ace 4 -> 12 (B-3): more cards for the dealer after an ace up-card."""
     plot = tmp_path / "plot.png"
-    run = subprocess.run([sys.executable, "-m", "sim.sweep", "--vary", "exchange.dealer_draw_ace=4,12",
-                          "--games", "3000", "--out", str(tmp_path / "sweep"), "--plot", str(plot), "--json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = in_process("sim.sweep", "--vary", "exchange.dealer_draw_ace=4,12", "--games", "3000",
+                     "--out", tmp_path / "sweep", "--plot", plot, "--json")
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["vary"] == ["exchange.dealer_draw_ace"] and result["metrics"] == list(METRICS)

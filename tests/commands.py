@@ -1,0 +1,57 @@
+"""The project's commands run as a user runs them, or in the test's own process.
+
+``python -m sim.run ...`` in a new process costs about a second before it plays anything
+(numpy, numba and the compiled kernels load again), and the suite runs a few hundred such
+commands. ``in_process`` calls the same ``main(argv)`` that ``python -m`` calls, in this
+process, and gives back what a ``subprocess.run`` would: the status, stdout and stderr. The
+tests that need a real process (Ctrl-C, a killed run, a terminal, a cluster, the start-up
+itself, the kernels compiling) keep ``as_process``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Where each command's main(argv) lives, as `python -m NAME` finds it.
+MAINS = {"sim.sweep": "sim.sweep.cli", "analysis.report": "analysis.report"}
+
+
+def as_process(module: str, *args, timeout: float = 600, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m module args`` in a new process, from the repository's root."""
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, **kwargs)
+
+
+def in_process(module: str, *args) -> subprocess.CompletedProcess:
+    """``python -m module args`` as ``main(argv)`` in this process, from the repository's
+    root: its status (a ``SystemExit``'s too, as argparse ends a bad command line), stdout and
+    stderr. Anything else it raises is raised here, as a traceback would fail the test. The
+    numba thread count a ``--threads`` flag set is put back."""
+    main = importlib.import_module(MAINS.get(module, module)).main
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    threads = numba.get_num_threads()
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+                if isinstance(exc.code, str):
+                    print(exc.code, file=sys.stderr)
+    finally:
+        os.chdir(here)
+        numba.set_num_threads(threads)
+    return subprocess.CompletedProcess([sys.executable, "-m", module, *argv], status, out.getvalue(), err.getvalue())
