@@ -24,7 +24,8 @@ chromium:
 # Tests compile the kernels into a fresh cache (DESIGN point 9): tests.warm compiles each
 # game's kernels once, in two processes, then TEST_WORKERS pytest-xdist workers, each taking
 # whole files, load them from that cache (make test TEST_WORKERS=0 runs in one process).
-# The tests start a few hundred `python -m sim...` processes: each reads the project's
+# Most tests run the commands inside the test worker (tests/commands.py); the rest start
+# `python -m sim...` processes (Ctrl-C, kills, a cluster, start-up): each reads the project's
 # bytecode from __pycache__ rather than compiling 60 modules anew where the environment
 # sets PYTHONDONTWRITEBYTECODE (a tenth of each process's start).
 TEST_WORKERS ?= 2
