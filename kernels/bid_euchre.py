@@ -436,9 +436,11 @@ def play_tricks_nb(p, hands, bidder, trump, out_seat, seats, trace, reneges, row
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, reneges, seats, trace, row, dd, dd_out):
     """``play_hand_nb`` under the rules ``kr`` from dealt ``hands`` (uint64[4], updated): the
-    deal kernel replays call, as in the other games."""
+    deal kernel replays call, as in the other games. ``dd_out`` goes on as a run passes it
+    (``dd_out_nb``), so that a replay with search seats and no ``reneges`` kept shares the
+    run's compiled hand kernel."""
     seats.hands[:4] = hands
-    play_hand_nb(kr.params[0], dealer, reneges, seats, trace, row, dd, dd_out)
+    play_hand_nb(kr.params[0], dealer, reneges, seats, trace, row, dd, dd_out_nb(dd, dd_out, 0, dd_out))
     hands[:] = seats.hands[:4]
 
 

@@ -253,9 +253,10 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
 @njit(cache=True)
 def play_deal_nb(kr, dealer, hands, stock, seats, trace, row, dd, dd_out):
     """``deal_nb`` with the records of ``kr`` from dealt ``hands`` (uint64[2], updated)
-    (replays and tests)."""
+    (replays and tests). ``dd_out`` goes on as a run passes it (``dd_out_nb``), so that a
+    replay with search seats shares the run's compiled deal kernel."""
     seats.hands[:2] = hands
-    deal_nb(kr.params[0], kr.tables[0], dealer, stock, seats, trace, row, dd, dd_out)
+    deal_nb(kr.params[0], kr.tables[0], dealer, stock, seats, trace, row, dd, dd_out_nb(dd, dd_out, 0, dd_out))
     hands[:] = seats.hands[:2]
 
 

@@ -222,7 +222,7 @@ class BidEuchreWorld:
         hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
         if not scripted:
             return _replayed(ke.play_deal_nb, ke, seat, 4, (), kernel_rules(self.rules), deal.dealer, hands,
-                             np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy, heuristic=self.policy)
+                             None, policy=policy or self.policy, heuristic=self.policy)
 
         def cards(kind):
             return np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kind], dtype=np.int64)
@@ -240,7 +240,7 @@ class BidEuchreWorld:
         lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
                  [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
         return _replayed(ke.play_deal_nb, ke, seat, 4, lists, kernel_rules(self.rules), deal.dealer, hands,
-                         np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), policy=policy or self.policy,
+                         None, policy=policy or self.policy,
                          heuristic=self.policy)
 
 

@@ -305,7 +305,7 @@ def test_what_euchre_play_and_the_ask_exchange_show_is_true():
         hands = head["hands"].copy()
         trace = np.zeros((256, TRACE_WIDTH), dtype=np.int64)
         row = np.zeros(1, dtype=ke.DEAL_DTYPE)
-        ke.play_deal_nb(kr, int(head["dealer"]), hands, np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64), seats[0],
+        ke.play_deal_nb(kr, int(head["dealer"]), hands, None, seats[0],
                         trace, row[0], new_context(), np.zeros(0, dtype=ke.DD_DTYPE))
         if row["bid"][0] < 0:
             continue
