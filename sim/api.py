@@ -104,7 +104,6 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     check_block_room(rules, games, block_size, deal_run)
     module = game_module(game)
     from sim.dd_run import refusal
-    from sim.policies import searches
 
     asked = "--dd" if dd else next((f"--policy {p}" for p in policies if searches([p])), None)
     reason = asked and refusal(game_info(game), rules, asked)

@@ -5,7 +5,7 @@
 commands. ``in_process`` calls the same ``main(argv)`` that ``python -m`` calls, in this
 process, and gives back what a ``subprocess.run`` would: the status, stdout and stderr. The
 tests that need a real process (Ctrl-C, a killed run, a terminal, a cluster, the start-up
-itself, the kernels compiling) keep ``as_process``.
+itself, the kernels compiling) keep ``as_process``, or ``started`` to act while it runs.
 """
 
 from __future__ import annotations
@@ -32,6 +32,13 @@ def as_process(module: str, *args, timeout: float = 600, **kwargs) -> subprocess
                           timeout=timeout, **kwargs)
 
 
+def started(module: str, *args) -> subprocess.Popen:
+    """``python -m module args`` started in a new process, from the repository's root, its
+    stdout and stderr piped as text: for a test that interrupts, kills or races it."""
+    return subprocess.Popen([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
 def in_process(module: str, *args) -> subprocess.CompletedProcess:
     """``python -m module args`` as ``main(argv)`` in this process, from the repository's
     root: its status (a ``SystemExit``'s too, as argparse ends a bad command line), stdout and
@@ -47,10 +54,8 @@ def in_process(module: str, *args) -> subprocess.CompletedProcess:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 status = main(argv)
-            except SystemExit as exc:
-                status = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-                if isinstance(exc.code, str):
-                    print(exc.code, file=sys.stderr)
+            except SystemExit as exc:  # argparse's exit: an int, or None for --help
+                status = exc.code or 0
     finally:
         os.chdir(here)
         numba.set_num_threads(threads)

@@ -4,8 +4,6 @@ as a threaded run, a worker killed mid-run, an interrupted client, bad addresses
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,20 +12,10 @@ import pytest
 import sim.match
 from sim.cluster import open_cluster
 from sim.policies import parse_policy
+from tests.commands import as_process, started
 
-ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--games", "12000", "--seed", "5", "--block-size", "250", "--quiet"]
 BLOCKS = 48
-
-
-def run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "sim.run", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def start(*args):
-    return subprocess.Popen([sys.executable, "-m", "sim.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
 
 
 def blocks_done(out: Path) -> int:
@@ -58,14 +46,14 @@ def cluster():
 @pytest.fixture(scope="module")
 def threaded(tmp_path_factory):
     out = tmp_path_factory.mktemp("threaded") / "run"
-    result = run(*ARGS, "--out", str(out))
+    result = as_process("sim.run", *ARGS, "--out", str(out))
     assert result.returncode == 0, result.stderr
     return out
 
 
 def test_local_cluster_gives_the_threaded_run_folder(threaded, tmp_path):
     out = tmp_path / "local2"
-    result = run(*ARGS, "--out", str(out), "--cluster", "local:2")
+    result = as_process("sim.run", *ARGS, "--out", str(out), "--cluster", "local:2")
     assert result.returncode == 0, result.stderr
     content = folder_content(out)
     assert content == folder_content(threaded)
@@ -156,7 +144,7 @@ def test_a_multilevel_run_on_the_cluster_equals_the_threaded_one(cluster, tmp_pa
 def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
     out = tmp_path / "killed"
     pids = cluster.run(os.getpid)
-    proc = start(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    proc = started("sim.run", *ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
     wait_for_blocks(out, 2, proc)
     busy = [w for w, keys in cluster.processing().items() if keys and w in pids] or list(pids)
     os.kill(pids[busy[0]], signal.SIGKILL)
@@ -171,13 +159,13 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster, threaded, tmp_path):
 
 def test_interrupted_client_resumes(cluster, threaded, tmp_path):
     out = tmp_path / "cut"
-    proc = start(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    proc = started("sim.run", *ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
     wait_for_blocks(out, 3, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "rerun the same command to resume" in err
     assert 3 <= blocks_done(out) < BLOCKS and not (out / "summary.json").exists()
-    resumed = run(*ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
+    resumed = as_process("sim.run", *ARGS, "--out", str(out), "--cluster", cluster.scheduler.address)
     assert resumed.returncode == 0, resumed.stderr
     assert folder_content(out) == folder_content(threaded)
 
@@ -194,8 +182,7 @@ def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     out = tmp_path / "never"
     args = (["--out", str(out)] if module == "sim.run" else ["--a", "random", "--b", "random"])
     began = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", module, "--games", "100", *args, "--cluster", address],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = as_process(module, "--games", "100", *args, "--cluster", address, timeout=60)
     assert time.monotonic() - began < 15
     assert result.returncode == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

@@ -4,10 +4,7 @@ every bad input through the command lines."""
 
 import json
 import math
-import subprocess
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,9 +16,9 @@ from sim.custom import split_items
 from sim.metrics import MetricsError, parse_metrics
 from sim.ratio import PairedMoments
 from sim.sweep import main as sweep_main
+from tests.commands import as_process
 from tests.test_metrics import DEALS_A, GAMES_A, fake_run
 
-ROOT = Path(__file__).resolve().parents[1]
 Z = 1.959963984540054
 ADVANTAGE = "mean(score0 - score1 if dealer == 0 else score1 - score0)"  # two seats: the dealer's side is its seat
 # The builtin metrics written as custom ones, for the two-player games.
@@ -230,9 +227,7 @@ def test_records_a_run_did_not_keep(tmp_path, capsys):
 
 def test_the_command_line_never_shows_a_traceback(tmp_path):
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
-    run = subprocess.run([sys.executable, "-m", "analysis.compare", str(a), str(a), "--metrics",
-                          "m = mean(made) where strain == 'NT'"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    run = as_process("analysis.compare", a, a, "--metrics", "m = mean(made) where strain == 'NT'")
     assert run.returncode == 2 and run.stderr.count("\n") == 1
     assert "no column 'strain' in the records; did you mean" not in run.stderr  # no close name: columns listed
     assert "no column 'strain' in the records (columns: game, dealer" in run.stderr

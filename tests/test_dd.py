@@ -30,7 +30,9 @@ from sim import dd as sdd
 from sim.reference import dd as ref
 
 SUITS = "CDHS"
-ENDINGS = 10_000
+# Random endings per game against the reference: a few thousand here, ten times more in
+# make test-all (other endings: the seed depends on the count).
+ENDINGS = [4_000, pytest.param(40_000, marks=pytest.mark.slow)]
 
 
 def contract_ending(rng: random.Random, max_tricks: int = 5, colons: bool = True):
@@ -62,11 +64,12 @@ def reference_contract(hands, trump, to_move, lead, barred, when_void):
     return ref.contract_tricks(names, **args), ref.contract_card_values(names, **args)
 
 
+@pytest.mark.parametrize("endings", ENDINGS)
 @pytest.mark.parametrize("game", ["bridgette", "draw_bridge"])
-def test_contract_solver_agrees_with_reference_minimax(game):
-    rng = random.Random(2026 if game == "bridgette" else 2028)
+def test_contract_solver_agrees_with_reference_minimax(game, endings):
+    rng = random.Random((2026 if game == "bridgette" else 2028) + endings)
     solver = sdd.Solver()
-    for _ in range(ENDINGS):
+    for _ in range(endings):
         hands, trump, to_move, lead, barred, when_void = contract_ending(rng, colons=game == "bridgette")
         want, want_values = reference_contract(hands, trump, to_move, lead, barred, when_void)
         got = solver.contract_tricks(hands, trump, to_move, lead, barred, when_void)
@@ -177,10 +180,11 @@ def _euchre_follows(card, lead, hand, trump):
     return EUCHRE_EFF_SUIT[trump, card] == led or all(EUCHRE_EFF_SUIT[trump, c] != led for c in hand)
 
 
-def test_euchre_solver_agrees_with_reference_minimax():
-    rng = random.Random(2027)
+@pytest.mark.parametrize("endings", ENDINGS)
+def test_euchre_solver_agrees_with_reference_minimax(endings):
+    rng = random.Random(2027 + endings)
     solver = sdd.Solver()
-    for _ in range(ENDINGS):
+    for _ in range(endings):
         hands, trump, to_move, trick, out_seat, double, joker = euchre_ending(rng)
         names = [[euchre_card_name(c % 24 if c < 48 else c) for c in h] for h in hands]
         args = dict(trump=SUITS[trump], to_move=to_move,

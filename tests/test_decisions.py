@@ -7,7 +7,6 @@ its own for the same players.
 
 import json
 
-import numpy as np
 import pytest
 
 from sim import decisions

@@ -10,6 +10,7 @@ import pytest
 
 from analysis.compare import main as compare_main
 from sim.comparison import compare_runs
+from tests.commands import as_process, in_process
 from tests.test_metrics import DEALS_A, GAMES_A, Z, fake_run
 
 
@@ -155,15 +156,11 @@ def test_a_group_empty_in_one_run_has_no_value_there(tmp_path):
 
 
 def test_stratified_runs_report_each_group(tmp_path):
-    import subprocess
-    import sys
-
     import sim
 
     out = tmp_path / "strata"
-    result = subprocess.run([sys.executable, "-m", "sim.run", "--deals", "900", "--stratify", "upcard_class",
-                             "--metrics", "m = mean(made) where level >= 0 by declarer_is_dealer", "--quiet",
-                             "--out", str(out)], capture_output=True, text=True, timeout=300)
+    result = in_process("sim.run", "--deals", "900", "--stratify", "upcard_class", "--metrics",
+                        "m = mean(made) where level >= 0 by declarer_is_dealer", "--quiet", "--out", out)
     assert result.returncode == 0, result.stderr
     metrics = json.loads((out / "strata.json").read_text())["metrics"]
     assert list(metrics) == ["m[False]", "m[True]"]
@@ -178,13 +175,9 @@ def test_stratified_runs_report_each_group(tmp_path):
 @pytest.mark.parametrize("expression", ["(" * 10_000 + "made" + ")" * 10_000, " + ".join(["made"] * 10_000),
                                         "not " * 10_000 + "made", "-" * 10_000 + "level"])
 def test_an_expression_nested_too_deeply_is_one_line(expression, tmp_path):
-    import subprocess
-    import sys
-
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
-    result = subprocess.run([sys.executable, "-m", "analysis.compare", str(a), str(a), "--metrics",
-                             f"m = mean(made) where {expression}" if "not" in expression else
-                             f"m = mean({expression})"], capture_output=True, text=True, timeout=60)
+    result = as_process("analysis.compare", a, a, "--metrics", f"m = mean(made) where {expression}"
+                        if "not" in expression else f"m = mean({expression})", timeout=60)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and len(result.stderr) < 300
     assert "nested" in result.stderr
 

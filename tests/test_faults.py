@@ -13,7 +13,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,20 +25,10 @@ from sim.run import main as run_main
 from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
+from tests.commands import as_process, started
 
-ROOT = Path(__file__).resolve().parents[1]
 RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
 LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
-
-
-def cli(module, *args, timeout=300, **kw):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, **kw)
-
-
-def started(*args):
-    return subprocess.Popen([sys.executable, "-m", "sim.run", *map(str, args)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def fails_in_one_line(status: int, err: str, *words) -> None:
@@ -213,7 +202,7 @@ def test_a_folder_of_a_release_before_the_checksums_still_resumes_and_reads(whol
 def kill_at(args, out: Path, delay: float, sig=signal.SIGKILL, after: str = LOCK_NAME) -> None:
     """Start a run and send it ``sig`` ``delay`` seconds after the file ``after`` appears in
     its folder (by default its lock: the run holds the folder)."""
-    proc = started(*args, "--out", out)
+    proc = started("sim.run", *args, "--out", out)
     deadline = time.time() + 60
     while not (out / after).exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.002)
@@ -238,7 +227,7 @@ def test_kill_9_and_ctrl_c_at_random_points_then_resume_give_the_whole_run(tmp_p
     after it holds its folder (opening it, loading the kernels) or once it plays."""
     args = ["--games", "30000", "--block-size", "1000", "--seed", "11", "--quiet"]
     whole = tmp_path / "whole"
-    assert cli("sim.run", *args, "--out", whole).returncode == 0
+    assert as_process("sim.run", *args, "--out", whole).returncode == 0
     rng, cut_mid_run = random.Random(2024), 0
     for k in range(20):
         out = tmp_path / f"cut{k}"
@@ -246,7 +235,7 @@ def test_kill_9_and_ctrl_c_at_random_points_then_resume_give_the_whole_run(tmp_p
             kill_at(args, out, rng.uniform(0, 1.0), rng.choice([signal.SIGKILL, signal.SIGINT]),
                     rng.choice([LOCK_NAME, "blocks/000000.json"]))
         cut_mid_run += 0 < len(list((out / "blocks").glob("*.json"))) < 30
-        done = cli("sim.run", *args, "--out", out)
+        done = as_process("sim.run", *args, "--out", out)
         assert done.returncode == 0, done.stderr
         assert files(out) == files(whole), k
         assert not [p for p in out.rglob("*") if p.name.endswith(".tmp") or p.name == LOCK_NAME]
@@ -268,7 +257,7 @@ def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
     before = everything(copy)
     with FolderLock(copy, "run"):
         began = time.time()
-        second = cli("sim.run", *RUN, "--out", copy)
+        second = as_process("sim.run", *RUN, "--out", copy)
         fails_in_one_line(second.returncode, second.stderr, f"{copy} is being written by another run",
                           f"pid {os.getpid()} on {socket.gethostname()}, since ")
         assert time.time() - began < 30
@@ -281,9 +270,9 @@ def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
 def test_two_identical_runs_started_together_one_plays_the_other_ends_in_one_line(tmp_path):
     args = ["--games", "60000", "--block-size", "2000", "--seed", "5", "--quiet"]
     whole = tmp_path / "whole"
-    assert cli("sim.run", *args, "--out", whole).returncode == 0
+    assert as_process("sim.run", *args, "--out", whole).returncode == 0
     out = tmp_path / "run"
-    procs = [started(*args, "--out", out) for _ in range(2)]
+    procs = [started("sim.run", *args, "--out", out) for _ in range(2)]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
     assert sorted(r for r, _ in results) == [0, 2], results
     status, err = next(r for r in results if r[0] == 2)
@@ -322,7 +311,8 @@ def test_resuming_in_a_read_only_folder_is_one_line_and_changes_nothing(copy):
     for path in [copy, *copy.rglob("*")]:
         path.chmod(path.stat().st_mode & ~0o222)
     try:
-        result = cli("sim.run", *RUN, "--out", copy, preexec_fn=_without_override if os.geteuid() == 0 else None)
+        result = as_process("sim.run", *RUN, "--out", copy,
+                            preexec_fn=_without_override if os.geteuid() == 0 else None)
     finally:
         for path in [copy, *copy.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)

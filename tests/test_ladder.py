@@ -6,10 +6,7 @@ import io
 import json
 import re
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,9 +17,8 @@ from sim.games import game_module
 from sim.ladder import main
 from sim.match import play_match
 from sim.policies import parse_policy
-from tests.commands import in_process
+from tests.commands import as_process, in_process, started
 
-ROOT = Path(__file__).resolve().parents[1]
 EUCHRE = ["--game", "bid-euchre", "--games", "30", "--worlds", "1,2", "--seed", "3", "--threads", "1"]
 DRAW = ["--game", "draw-bridge", "--games", "2", "--worlds", "1", "--seed", "5", "--threads", "1"]
 
@@ -112,9 +108,8 @@ def test_bid_worlds_samples_the_pimc_rungs_calls(tmp_path):
 def test_match_figures_are_the_match_command(euchre):
     """The same figures by the command line of sim.match, in another process."""
     result = euchre[0]
-    run = subprocess.run([sys.executable, "-m", "sim.match", "--game", "bid-euchre", "--a", "pimc:worlds=2",
-                          "--b", "heuristic", "--games", "30", "--seed", "3", "--json"],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = as_process("sim.match", "--game", "bid-euchre", "--a", "pimc:worlds=2", "--b", "heuristic",
+                     "--games", "30", "--seed", "3", "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == result["rungs"][3]["match"]
 
@@ -259,8 +254,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     """Ctrl-C during a rung: the ladder's own line, status 130, and nothing written: the
     folder it made goes again."""
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "sim.ladder", "--game", "bid-euchre", "--games", "1e8",
-                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = started("sim.ladder", "--game", "bid-euchre", "--games", "1e8", "--out", out)
     try:
         time.sleep(8)  # well into the first match (on a fresh numba cache: compiling it)
         assert proc.poll() is None, "the ladder ended before it could be interrupted"
