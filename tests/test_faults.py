@@ -131,7 +131,8 @@ def test_a_damaged_summary_is_named_and_written_again_on_resume(whole, copy, cap
 def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp_path, how):
     DAMAGE[how](copy / "manifest.json")
     before = everything(copy)
-    named = "is not empty and is not a run folder" if how == "delete" else copy / "manifest.json"
+    named = (f"output folder {copy} holds a run's blocks but no manifest.json, so it cannot be resumed"
+             if how == "delete" else copy / "manifest.json")
     status, err = resume(copy, capsys)
     fails_in_one_line(status, err, named)
     fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
@@ -378,6 +379,27 @@ def test_a_folder_a_command_did_not_make_is_refused_and_left_as_it_was(tmp_path,
     (out / theirs).write_text("a user's file")
     fails_in_one_line(main([*argv, "--out", str(out)]), capsys.readouterr().err, f"output folder {out} is not empty")
     assert everything(out) == {theirs: b"a user's file"}
+
+
+@pytest.mark.parametrize("command", ["stratified", "sweep"])
+def test_a_run_folder_without_its_manifest_is_named_and_the_rest_plays_once_it_is_gone(tmp_path, capsys, command):
+    """A stratum's or a setting's manifest.json removed: the rerun names that run folder in
+    one line and changes nothing; with the folder taken away, the rerun plays it again."""
+    main, argv = WRITERS[command]
+    out = tmp_path / "out"
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    runs = sorted(p.parent for p in out.glob("*/manifest.json"))
+    lost = runs[-1]
+    (lost / "manifest.json").unlink()
+    before = everything(out)
+    fails_in_one_line(main([*argv, "--out", str(out)]), capsys.readouterr().err,
+                      f"{lost} holds a run's blocks but no manifest.json", "remove that folder")
+    assert everything(out) == before
+    shutil.rmtree(lost)
+    assert main([*argv, "--out", str(out)]) == 0
+    assert files(lost) == {k[len(lost.name) + 1:]: v for k, v in before.items()
+                           if k.startswith(lost.name + "/") and k != f"{lost.name}/{LOCK_NAME}"}
 
 
 def test_a_sweep_resumes_its_own_folder(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import sim
 from sim.store.checksums import file_entry, file_problem, read_sealed, sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
-from sim.store.lock import FolderLock, listing, make_folder
+from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
 from sim.store.reading import read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
@@ -39,6 +39,9 @@ class RunFolder:
         # Checked before the lock file is made in the folder, and again once it is locked.
         names = listing(self.path)
         if names and "manifest.json" not in names:
+            if lost_manifest(self.path):
+                raise RunError(f"output folder {self.path} holds a run's blocks but no manifest.json, so it cannot be "
+                               "resumed; use another --out")
             raise RunError(f"output folder {self.path} is not empty and is not a run folder")
         if names:
             self._read_manifest(config.identity())

@@ -107,11 +107,25 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
     return FolderLock(folder, what, made)
 
 
+def lost_manifest(folder: Path) -> bool:
+    """Whether ``folder`` holds a run's blocks or records but not its manifest.json (removed,
+    or lost with a disk): a run that cannot say its configuration, so cannot be resumed."""
+    try:
+        return (any((folder / sub).is_dir() for sub in ("blocks", "records"))
+                and not (folder / "manifest.json").exists())
+    except OSError:
+        return False
+
+
 def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:
     """Whether ``folder``'s ``names`` are only run folders named as ``pattern`` (a regex),
     the command's ``result`` (JSON) and other ``files``, with at least one run folder or a
     readable result: a folder that command made."""
     runs = [name for name in names if re.fullmatch(pattern, name) and (folder / name / "manifest.json").is_file()]
+    for name in sorted(names):
+        if name not in runs and re.fullmatch(pattern, name) and lost_manifest(folder / name):
+            raise RunError(f"{folder / name} holds a run's blocks but no manifest.json, so it cannot be resumed: "
+                           f"remove that folder to play it again, or use another --out")
     if set(names) - set(runs) - {result, *files}:
         return False
     try:
