@@ -3,6 +3,7 @@ pandas DataFrame of its records, by the summaries' estimator (sim.ratio)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -77,6 +78,8 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
         except CustomError as exc:
             raise MetricsError(str(exc)) from None
     frame = not isinstance(source, (str, Path)) and hasattr(source, "columns")
+    if not frame and not isinstance(getattr(source, "path", source), (str, os.PathLike)):
+        raise MetricsError(f"the source is a run folder's path, a Run or a DataFrame of its records, got {source!r}")
     if frame and isinstance(chosen, Metric) and game not in GAMES:
         raise MetricsError(f"the builtin metric '{chosen.name}' over a DataFrame needs game= one of "
                            f"{', '.join(GAMES)}, whose seats it reads")

@@ -27,6 +27,7 @@ from sim.resolve import check_kind, check_rules, resolve_policies, resolve_rules
 from sim.rules import variant_game
 from sim.store import (
     RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
+    run_path,
 )
 
 DEFAULT_BLOCK_SIZE = 50_000
@@ -353,6 +354,6 @@ def _checked(name: str, check, value):
 def load_run(path) -> Run:
     """An existing run folder, its manifest and summary checked (a RunError names a damaged
     file in one line); its records are checked as they are read."""
-    path = Path(path)
+    path = run_path(path)
     read_summary(path, finished_manifest(path))
     return Run(path)

@@ -227,6 +227,8 @@ def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
         return [m for m in METRICS.values() if not (deal_run and m.name == "deals_per_game")]
     if isinstance(metrics, str):
         metrics = split_items(metrics)
+    elif isinstance(metrics, (Metric, Custom)) or not hasattr(metrics, "__iter__"):
+        metrics = [metrics]
     out = []
     for item in metrics:
         if isinstance(item, (Metric, Custom)):

@@ -12,15 +12,15 @@ from sim.custom import Column, column_kind
 from sim.games import GAMES
 from sim.metrics import Metric, MetricsError
 from sim.ratio import ratio_sums
-from sim.store import RunError, check_records, finished_manifest, read_summary
+from sim.store import RunError, check_records, finished_manifest, read_summary, run_path
 
 
 class RunRecords:
     """A finished run folder, read block by block."""
 
     def __init__(self, path):
-        self.path = Path(path)
         try:
+            self.path = run_path(path)
             manifest = finished_manifest(self.path)
         except RunError as exc:
             raise MetricsError(str(exc)) from None

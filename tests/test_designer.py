@@ -366,9 +366,14 @@ def test_interval_of_a_run_without_records_and_bad_requests(tmp_path):
         (frame, "dealer_advantage", {"by": "level"}, "by groups an expression"),
         (deals, "mean(levle)", {}, "did you mean 'level'?"),
         (deals, "mean(made", {}, "not closed"),
+        (5, "mean(made)", {}, "the source is a run folder's path, a Run or a DataFrame of its records, got 5"),
     ]:
         with pytest.raises(MetricsError, match=message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
             analysis.interval(source, metric, **kwargs)
+    with pytest.raises(MetricsError, match="a metric is a builtin name or NAME = EXPRESSION, got 5"):
+        compare_runs(frame, frame, 5)
+    with pytest.raises(MetricsError, match="a run folder is a path"):
+        compare_runs(5, frame, ["contract_made"])
     # By hand (tests/test_metrics): the dealer's advantage of the three games is 10 with Var 26364.
     assert analysis.interval(deals, "dealer_advantage", game="bridgette")["ci95"] == \
         pytest.approx([10 - Z * math.sqrt(26364), 10 + Z * math.sqrt(26364)])

@@ -434,6 +434,11 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
         run_.deals(columns=["scores0"])
     with pytest.raises(RunError, match="cannot be applied to the deals records"):
         run_.deals(filter=pc.field("nope") > 1)
+    for columns in (5, ["game", 5]):
+        with pytest.raises(RunError, match="columns must be a column's name or a list of names, got"):
+            run_.deals(columns=columns)
+    with pytest.raises(RunError, match=r"a run folder is a path \(str or pathlib.Path\), got 5"):
+        sim.load_run(5)
 
 
 def test_block_files_keep_bounds_of_the_numeric_columns_only(tmp_path):

@@ -38,4 +38,6 @@ from sim.store.writing import (  # noqa: F401
 )
 from sim.store.lock import FolderLock, claim, holds_runs, listing, make_folder  # noqa: F401
 from sim.store.folder import RunFolder, block_aggregates, record_entries  # noqa: F401
-from sim.store.reading import check_records, finished_manifest, load_records, read_manifest, read_summary  # noqa: F401
+from sim.store.reading import (  # noqa: F401
+    check_records, finished_manifest, load_records, read_manifest, read_summary, run_path,
+)

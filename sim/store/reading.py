@@ -4,6 +4,7 @@ checksums it was written with."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sim.store.checksums import file_problem, read_sealed
@@ -116,6 +117,13 @@ def check_records(path: Path, files) -> None:
             raise problem
 
 
+def run_path(path) -> Path:
+    """``path`` as a Path: a RunError naming what was given when it is no path at all."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RunError(f"a run folder is a path (str or pathlib.Path), got {path!r}")
+    return Path(path)
+
+
 def load_records(path: str | Path, kind: str = "deals", columns=None, filter=None):
     """A run's deal or game records as one pandas DataFrame, in game order.
 
@@ -128,7 +136,8 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    manifest = read_manifest(Path(path))
+    path = run_path(path)
+    manifest = read_manifest(path)
     if kind not in RECORD_KINDS.get(manifest["config"].get("records"), ()):
         raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
     # Every block's file, so a missing one is named, never silently left out.
@@ -136,7 +145,10 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     check_records(path, files)
     schemas = [pq.read_schema(f).names for f in files]
     if columns is not None:
-        columns = [columns] if isinstance(columns, str) else list(columns)
+        given = columns
+        columns = [columns] if isinstance(columns, str) or not hasattr(columns, "__iter__") else list(columns)
+        if not all(isinstance(c, str) for c in columns):
+            raise RunError(f"columns must be a column's name or a list of names, got {given!r}")
         known = list(dict.fromkeys(name for names in reversed(schemas) for name in names))
         unknown = [c for c in columns if c not in known]
         if unknown:
