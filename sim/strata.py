@@ -246,6 +246,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
     counts = allocate(strata, deals, allocation, sigmas)
     out = Path(out)
+    refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
+                                        "deals": deals, "seed": seed, "controls": bool(controls)})
     if controls:
         return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
                                   sigmas, metrics, list(controls), control_deals, notify, cluster, threads)
@@ -317,6 +319,26 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
                 "overall": overall}
         write_atomic(out / "strata.json", json.dumps(result, indent=1).encode())
     return result
+
+
+def refuse_another_stratified_run(out: Path, identity: dict) -> None:
+    """Refuse, before anything is played, a folder whose strata.json is another stratified
+    run's (``identity``: another game, stratification, allocation, deals or seed, or
+    control levels where it had none or the other way round): its strata would be played
+    again or mixed with this run's. Other metrics of the same run are read again from its
+    strata, as a sweep's tables are; other control levels are refused by the levels' own
+    files."""
+    try:
+        theirs = json.loads((out / "strata.json").read_text())
+    except (OSError, ValueError):
+        return  # none yet (or unreadable: the claim and the strata's own checks say so)
+    if not isinstance(theirs, dict):
+        return
+    theirs = dict(theirs, controls="controls" in theirs)
+    differ = [k for k in identity if theirs.get(k) != identity[k]]
+    if differ:
+        raise DealingError(f"output folder {out} holds a stratified run of another configuration (differs in: "
+                           f"{', '.join(differ)}); use another --out")
 
 
 def is_strata_folder(out: Path, names) -> bool:

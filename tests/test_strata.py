@@ -3,6 +3,7 @@ computation, agreement with a plain deal run and the narrower interval a stratum
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -152,3 +153,23 @@ def test_custom_metrics_per_stratum_and_a_bad_one_stops_after_the_first_stratum(
         strata.run_stratified("bridgette", rules, None, 5, 1200, tmp_path / "bad", "upcard_class",
                               metrics=["x = mean(nonsense)"])
     assert sorted(p.name for p in (tmp_path / "bad").iterdir()) == ["stratum-numeral"]
+
+
+def test_a_folder_of_another_stratified_run_is_refused_and_other_metrics_are_read_again(tmp_path):
+    """Another allocation, deals count or seed, or control levels, in a stratified run's
+    folder: one line naming the folder and what differs, before anything is played, the
+    folder left as it was. The same run with other metrics reads its strata again."""
+    out = tmp_path / "s"
+    argv = ["--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out]
+    assert in_process("sim.run", *argv).returncode == 0
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for extra, differ in [(["--allocation", "equal"], "allocation"), (["--seed", "9"], "seed"),
+                          (["--control", "all=random"], "controls")]:
+        result = in_process("sim.run", *argv, *extra)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"output folder {out} holds a stratified run of another configuration (differs in: {differ})" \
+            in result.stderr
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
+    again = in_process("sim.run", *argv, "--metrics", "contract_made")
+    assert again.returncode == 0, again.stderr
+    assert list(json.loads((out / "strata.json").read_text())["metrics"]) == ["contract_made"]
