@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural
+from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural, read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
@@ -263,7 +263,7 @@ def _is_ladder_folder(out: Path) -> bool:
     if not any(out.iterdir()):
         return True
     try:
-        return json.loads((out / "ladder.json").read_text()).get("kind") == KIND
+        return json.loads(read_file(out / "ladder.json")).get("kind") == KIND
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -277,7 +277,7 @@ def prepare_out(out: Path, identity: dict) -> None:
     sim.run refuses a run folder of another: its files would be written over."""
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
     try:
-        theirs = json.loads((out / "ladder.json").read_text())
+        theirs = json.loads(read_file(out / "ladder.json"))
     except (OSError, ValueError):
         return
     differ = [k for k in IDENTITY if theirs.get(k) != identity[k]]

@@ -11,7 +11,7 @@ import importlib
 import json
 from collections import Counter
 
-from sim.cli import OneLineParser, exit_with, one_line, path_text
+from sim.cli import OneLineParser, exit_with, one_line, open_input, path_text
 from sim.games import GAMES
 from sim.rules import rules_for
 
@@ -217,7 +217,7 @@ def main(argv=None) -> int:
                         help="print one JSON outcome object per input line instead of OK/MISMATCH")
     args = parser.parse_args(argv)
     try:
-        with open(args.file, encoding="utf-8") as fh:
+        with open_input(args.file, encoding="utf-8") as fh:
             cases = parse_cases(fh)
     except OSError as exc:
         return parser.fail(one_line(f"cannot read {args.file}: {exc.strerror}"))

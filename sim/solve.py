@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from sim.cli import OneLineParser, exit_with, path_text
+from sim.cli import OneLineParser, exit_with, open_input, path_text
 from sim.games import GAME_NAMES, GAMES
 from sim.replay import MalformedCase, one_line, parse_cases
 from sim.rules import rules_for
@@ -141,7 +141,7 @@ def play_range(case: dict, outcome: dict) -> range:
 def load(path: str, k: int | None) -> list[Deal]:
     """Read, check and replay every deal of the file; BadInput names the first problem."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_input(path, encoding="utf-8") as fh:
             cases = parse_cases(fh)
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import read_file
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.store import claim, holds_runs, write_atomic
 
@@ -329,7 +330,7 @@ def refuse_another_stratified_run(out: Path, identity: dict) -> None:
     strata, as a sweep's tables are; other control levels are refused by the levels' own
     files."""
     try:
-        theirs = json.loads((out / "strata.json").read_text())
+        theirs = json.loads(read_file(out / "strata.json"))
     except (OSError, ValueError):
         return  # none yet (or unreadable: the claim and the strata's own checks say so)
     if not isinstance(theirs, dict):

@@ -409,3 +409,77 @@ def test_a_sweep_resumes_its_own_folder(tmp_path):
     table = (tmp_path / "sweep" / "sweep.csv").read_bytes()
     load_records(tmp_path / "sweep" / "01-exchange.dealer_draw_ace=8")  # a setting is a run folder
     assert sweep_main(argv) == 0 and (tmp_path / "sweep" / "sweep.csv").read_bytes() == table
+
+
+# --- Pipes, folders and strangers where a file belongs ----------------------------------------
+
+def test_a_pipe_where_a_run_file_belongs_is_named_never_waited_on(copy, capsys, tmp_path):
+    """A named pipe in place of the manifest: one line from the rerun and every reader, where
+    reading it would wait forever; in place of a block file, the block is played again."""
+    (copy / "manifest.json").unlink()
+    os.mkfifo(copy / "manifest.json")
+    status, err = resume(copy, capsys)
+    fails_in_one_line(status, err, copy / "manifest.json", "not a file (a pipe, a device or a socket)")
+    fails_in_one_line(show_main([str(copy), "--deal", "3"]), capsys.readouterr().err, copy)
+
+
+def test_a_pipe_in_place_of_a_block_file_is_played_again(whole, copy, capsys):
+    block = copy / "blocks" / "000001.json"
+    block.unlink()
+    os.mkfifo(block)
+    status, err = resume(copy, capsys)
+    assert status == 0 and err == f"block 1 is played again: {block} cannot be read (not a file (a pipe, " \
+                                  f"a device or a socket))\n"
+    assert files(copy) == files(whole)
+
+
+@pytest.mark.parametrize("how", ["empty object", "another block's"])
+def test_a_block_file_that_is_no_block_or_another_blocks_is_played_again(whole, copy, capsys, tmp_path, how):
+    """``{}``, or block 0's file copied over block 1's (its checksum its own): the readers
+    name it, and the rerun plays block 1 again instead of summing block 0 twice."""
+    block = copy / "blocks" / "000001.json"
+    if how == "empty object":
+        block.write_text("{}")
+        why = "holds no block's aggregates"
+    else:
+        shutil.copyfile(copy / "blocks" / "000000.json", block)
+        why = "names the records of another block: it is not this block's file"
+    fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, f"{block} {why}")
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                      f"{block} {why}")
+    status, err = resume(copy, capsys)
+    assert status == 0 and err == f"block 1 is played again: {block} {why}\n"
+    assert files(copy) == files(whole)
+
+
+@pytest.mark.parametrize("name", ["blocks/000001.json", "records/deals-000001.parquet"])
+def test_a_folder_where_a_run_file_belongs_is_one_line_and_nothing_is_changed(copy, capsys, name):
+    (copy / name).unlink()
+    (copy / name).mkdir()
+    before = everything(copy)
+    status, err = resume(copy, capsys)
+    fails_in_one_line(status, err, f"{copy / name} is a folder where the run's file belongs")
+    assert everything(copy) == before and not (copy / LOCK_NAME).exists()
+
+
+def test_a_rules_pipe_is_read_once_written_and_named_when_nothing_writes_to_it(tmp_path, capsys):
+    """``--rules <(...)``: the rules come through the pipe (read for the game, then the
+    options); a named pipe no program writes to is one line, not a wait without end."""
+    import threading
+
+    pipe = tmp_path / "rules.toml"
+    os.mkfifo(pipe)
+
+    def write():
+        with open(pipe, "w") as fh:
+            fh.write("[exchange]\nnondealer_draw = 3\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    out = tmp_path / "run"
+    assert run_main([*RUN, "--rules", str(pipe), "--out", str(out)]) == 0
+    writer.join()
+    assert json.loads((out / "manifest.json").read_text())["config"]["rules"]["exchange"]["nondealer_draw"] == 3
+    fails_in_one_line(run_main([*RUN, "--rules", str(pipe), "--out", str(tmp_path / "never")]),
+                      capsys.readouterr().err, f"cannot read rules file {pipe}: a named pipe that no program writes to")
+    assert not (tmp_path / "never").exists()

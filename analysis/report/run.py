@@ -20,6 +20,7 @@ from analysis.report import page
 from analysis.report.page import Report, Table, figure, inline, _num
 from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
+from sim.cli import read_file
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
 from sim.rules import GAMES as RULE_CLASSES, option_table
@@ -288,7 +289,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     from sim.summary import Z95
 
     try:
-        result = json.loads((path / "strata.json").read_text())
+        result = json.loads(read_file(path / "strata.json"))
     except (OSError, ValueError):
         raise ReportError(f"{path}/strata.json is unreadable") from None
     out = page.report_folder(Path(out) if out is not None else path / "report")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import read_file
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
 from sim.multilevel.levels import UNREADABLE
 
@@ -32,7 +33,7 @@ def read_folder(path) -> dict:
     plain estimate of the target's deals alone (``plain``, also with its influence)."""
     path = Path(path)
     try:
-        kept = json.loads((path / "multilevel.json").read_text())
+        kept = json.loads(read_file(path / "multilevel.json"))
     except FileNotFoundError:
         raise MultilevelError(f"{path} holds no multilevel.json: the run is not finished (rerun its sim.run "
                               f"--control command to finish it)") from None

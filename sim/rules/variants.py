@@ -7,7 +7,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from sim.cli import TOO_DEEP, read_toml
+from sim.cli import TOO_DEEP, is_pipe, read_toml
 from sim.rules.bid_euchre import BidEuchreRules
 from sim.rules.bridgette import BridgetteRules
 from sim.rules.draw_bridge import DrawBridgeRules
@@ -39,6 +39,9 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     if named is not None and named not in GAMES:
         raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
     made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
+    if game is not None and made_for is not None and made_for != game and is_pipe(path):
+        raise RulesError(f"--rules {source} is a {made_for} variant read from a pipe, which is read once, after "
+                         f"the game is chosen: give --game {made_for}")
     if game is not None and made_for is not None and made_for != game:
         raise RulesError(f"--rules {source} is a {made_for} variant, not one of {game}: leave out --game "
                          f"(the variant selects its game) or give --game {made_for}")
@@ -59,6 +62,8 @@ def variant_game(source) -> str | None:
     path = Path(source)
     if not path.suffix and not _exists(path):
         return _shipped_game(str(source)) if _exists(VARIANTS_DIR / f"{source}.toml") else None
+    if is_pipe(path):  # read once, for its options: a game it names is checked then
+        return None
     try:
         named = read_toml(path, "rules", RulesError).get("game")
     except RulesError:

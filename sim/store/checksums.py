@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from pathlib import Path
 
+from sim.cli import read_file
 from sim.store.config import CHECKSUM, DamagedError
 
 
@@ -41,7 +43,7 @@ def read_sealed(path: Path, unreadable: str = "is unreadable") -> dict:
     checksum checked and removed; DamagedError naming the file and what is wrong, in the
     words ``unreadable`` where it cannot be read as an object."""
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except FileNotFoundError:
         raise DamagedError(path, "is missing") from None
     except OSError as exc:
@@ -65,7 +67,10 @@ def file_problem(path: Path, entry: dict | None) -> DamagedError | None:
     """Why ``path`` is not the file ``entry`` ({bytes, blake2b}) records (None: a file of
     a release before the checksums, which need only exist), or None when it is."""
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            return DamagedError(path, "is not a file (a folder, a pipe or a device in its place)")
+        size = status.st_size
         if entry is None:
             return None
         if size != entry["bytes"]:

@@ -11,7 +11,7 @@ import sim
 from sim.store.checksums import file_entry, file_problem, read_sealed, sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
-from sim.store.reading import read_manifest
+from sim.store.reading import block_files, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
 
@@ -95,6 +95,9 @@ class RunFolder:
             problem = self.block_problem(index)
             if problem is None:
                 done.add(index)
+            elif problem.path.is_dir():  # a file cannot be written in its place
+                raise RunError(f"{problem.path} is a folder where the run's file belongs: remove it, or use "
+                               f"another --out")
             else:
                 self._notify(f"block {index} is played again: {problem}")
         return done
@@ -102,7 +105,8 @@ class RunFolder:
     def block_problem(self, index: int) -> DamagedError | None:
         """What is missing or damaged in block ``index``, or None."""
         try:
-            entries = record_entries(read_sealed(self.block_file(index)), index, self.config.records)
+            entries = record_entries(read_sealed(self.block_file(index)), index, self.config.records,
+                                     self.block_file(index))
         except DamagedError as exc:
             return exc
         for name, entry in entries.items():
@@ -183,9 +187,10 @@ def block_aggregates(block: dict) -> dict:
     return {k: v for k, v in block.items() if k != RECORD_FILES}
 
 
-def record_entries(block: dict, index: int, records: str) -> dict:
-    """{record file name: {bytes, blake2b}} of a block file; a block file of a release before
-    the checksums names its files (``records``: the run's mode) with None."""
-    if RECORD_FILES in block:
-        return block[RECORD_FILES]
+def record_entries(block: dict, index: int, records: str, path: Path) -> dict:
+    """{record file name: {bytes, blake2b}} of block file ``path``; a block file of a
+    release before the checksums names its files (``records``: the run's mode) with None."""
+    entries = block_files(block, index, path)
+    if entries is not None:
+        return entries
     return {f"{kind}-{index:06d}.parquet": None for kind in RECORD_KINDS[records]}

@@ -11,7 +11,7 @@ import socket
 import time
 from pathlib import Path
 
-from sim.cli import file_in_the_way
+from sim.cli import file_in_the_way, read_file
 from sim.store.config import LOCK_NAME, RunError
 from sim.store.writing import TEMPORARY
 
@@ -129,7 +129,7 @@ def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str,
     if set(names) - set(runs) - {result, *files}:
         return False
     try:
-        return bool(runs) or isinstance(json.loads((folder / result).read_text()), dict)
+        return bool(runs) or isinstance(json.loads(read_file(folder / result)), dict)
     except (OSError, ValueError):
         return False
 

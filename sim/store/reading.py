@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from sim.cli import read_file
 from sim.store.checksums import file_problem, read_sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunError
 
@@ -100,9 +101,24 @@ def read_summary(path: Path, manifest: dict) -> dict:
     if problem:
         raise problem
     try:
-        return json.loads(file.read_text())
+        return json.loads(read_file(file))
     except (OSError, ValueError):
         raise DamagedError(file, "is unreadable") from None
+
+
+def block_files(block: dict, index: int, path: Path) -> dict | None:
+    """The record files block file ``path`` (block ``index``) names, {name: {bytes,
+    blake2b}}; None for a block file of a release before the checksums. A DamagedError
+    where it is another block's file (copied over this one) or holds no block's aggregates,
+    which would otherwise be summed into the run's summary."""
+    if RECORD_FILES in block:
+        names = block[RECORD_FILES]
+        if not isinstance(names, dict) or any(not str(n).endswith(f"-{index:06d}.parquet") for n in names):
+            raise DamagedError(path, "names the records of another block: it is not this block's file")
+        return names
+    if "dealer_advantage" not in block:
+        raise DamagedError(path, "holds no block's aggregates")
+    return None
 
 
 def check_records(path: Path, files) -> None:
@@ -111,8 +127,9 @@ def check_records(path: Path, files) -> None:
     path = Path(path)
     for file in map(Path, files):
         kind, index = file.stem.rsplit("-", 1)
-        block = read_sealed(path / "blocks" / f"{index}.json")
-        problem = file_problem(file, block.get(RECORD_FILES, {}).get(file.name))
+        block_path = path / "blocks" / f"{index}.json"
+        entries = block_files(read_sealed(block_path), int(index), block_path) or {}
+        problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
 
