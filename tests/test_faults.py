@@ -435,8 +435,9 @@ def test_a_pipe_in_place_of_a_block_file_is_played_again(whole, copy, capsys):
 
 @pytest.mark.parametrize("how", ["empty object", "another block's"])
 def test_a_block_file_that_is_no_block_or_another_blocks_is_played_again(whole, copy, capsys, tmp_path, how):
-    """``{}``, or block 0's file copied over block 1's (its checksum its own): the readers
-    name it, and the rerun plays block 1 again instead of summing block 0 twice."""
+    """``{}``, or block 0's file copied over block 1's (its checksum its own): the rerun
+    plays block 1 again instead of summing what is not block 1's into the summary, and
+    the readers name the copy (they read the summary and the records, not the aggregates)."""
     block = copy / "blocks" / "000001.json"
     if how == "empty object":
         block.write_text("{}")
@@ -444,9 +445,9 @@ def test_a_block_file_that_is_no_block_or_another_blocks_is_played_again(whole, 
     else:
         shutil.copyfile(copy / "blocks" / "000000.json", block)
         why = "names the records of another block: it is not this block's file"
-    fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, f"{block} {why}")
-    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
-                      f"{block} {why}")
+        fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, f"{block} {why}")
+        fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                          f"{block} {why}")
     status, err = resume(copy, capsys)
     assert status == 0 and err == f"block 1 is played again: {block} {why}\n"
     assert files(copy) == files(whole)

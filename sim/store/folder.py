@@ -189,8 +189,11 @@ def block_aggregates(block: dict) -> dict:
 
 def record_entries(block: dict, index: int, records: str, path: Path) -> dict:
     """{record file name: {bytes, blake2b}} of block file ``path``; a block file of a
-    release before the checksums names its files (``records``: the run's mode) with None."""
+    release before the checksums names its files (``records``: the run's mode) with None.
+    A DamagedError where it holds no block's aggregates, which a resumed run would sum."""
     entries = block_files(block, index, path)
     if entries is not None:
         return entries
+    if "dealer_advantage" not in block:
+        raise DamagedError(path, "holds no block's aggregates")
     return {f"{kind}-{index:06d}.parquet": None for kind in RECORD_KINDS[records]}

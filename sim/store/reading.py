@@ -109,16 +109,13 @@ def read_summary(path: Path, manifest: dict) -> dict:
 def block_files(block: dict, index: int, path: Path) -> dict | None:
     """The record files block file ``path`` (block ``index``) names, {name: {bytes,
     blake2b}}; None for a block file of a release before the checksums. A DamagedError
-    where it is another block's file (copied over this one) or holds no block's aggregates,
-    which would otherwise be summed into the run's summary."""
-    if RECORD_FILES in block:
-        names = block[RECORD_FILES]
-        if not isinstance(names, dict) or any(not str(n).endswith(f"-{index:06d}.parquet") for n in names):
-            raise DamagedError(path, "names the records of another block: it is not this block's file")
-        return names
-    if "dealer_advantage" not in block:
-        raise DamagedError(path, "holds no block's aggregates")
-    return None
+    where it is another block's file, copied over this one."""
+    if RECORD_FILES not in block:
+        return None
+    names = block[RECORD_FILES]
+    if not isinstance(names, dict) or any(not str(n).endswith(f"-{index:06d}.parquet") for n in names):
+        raise DamagedError(path, "names the records of another block: it is not this block's file")
+    return names
 
 
 def check_records(path: Path, files) -> None:
