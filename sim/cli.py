@@ -15,6 +15,7 @@ import re
 import signal
 import stat
 import sys
+import time
 
 # A run's games (and so a game's index) at most: every whole number up to it is exact as a
 # float, which the records' statistics and JSON readers use, and the indices stay far
@@ -223,6 +224,9 @@ class _Prefixed(io.RawIOBase):
         super().close()
 
 
+PIPE_WAIT = 1.0  # seconds a named pipe is given for a writer to open it
+
+
 def open_input(path, encoding: str | None = None):
     """A file a user names, open for reading (text with ``encoding``, else bytes). A named
     pipe is read as a pipe, so ``--rules <(...)`` works; one that no program writes to
@@ -232,12 +236,17 @@ def open_input(path, encoding: str | None = None):
         if not stat.S_ISFIFO(os.fstat(fd).st_mode):
             os.set_blocking(fd, True)
             return open(fd, "r" if encoding else "rb", encoding=encoding)
-        try:
-            head = os.read(fd, 1 << 16)
-        except BlockingIOError:  # a writer, nothing written yet
-            head = None
-        if head == b"":
-            raise OSError(errno.ENXIO, "a named pipe that no program writes to")
+        deadline = time.monotonic() + PIPE_WAIT
+        while True:
+            try:
+                head = os.read(fd, 1 << 16)
+            except BlockingIOError:  # a writer, nothing written yet
+                head = None
+            if head != b"":
+                break
+            if time.monotonic() > deadline:  # no writer came
+                raise OSError(errno.ENXIO, "a named pipe that no program writes to")
+            time.sleep(0.02)  # a writer opening it now finds this reader and comes in
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
