@@ -133,6 +133,15 @@ def dealing_of(args, parser):
         strata_flags_of(args)
     given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
                                                                        "predeal": [], "require": []}
+    if args.conditions:  # the file's own words checked alone, so a fault names its key, not a flag
+        try:
+            parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
+        except DealingError as exc:
+            words = str(exc)
+            for flag, key in (("--dealer", "dealer"), ("--upcard", "upcard"), ("--predeal", "[predeal]"),
+                              ("--require", "[require]")):
+                words = words.replace(flag, key)
+            raise DealingError(f"conditions file {args.conditions}: {words}") from None
     upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
     return parse("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
                  given["predeal"] + args.predeal, given["require"] + args.require)
