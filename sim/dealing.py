@@ -146,6 +146,8 @@ def read_conditions(path) -> dict:
                            "(keys: dealer, upcard, predeal, require)")
 
     def words(value, key):
+        if isinstance(value, list) and not value or isinstance(value, str) and not value.strip():
+            raise DealingError(f"conditions file {path}: {key} names nothing")
         if isinstance(value, str):
             return value
         if isinstance(value, list) and all(isinstance(v, str) for v in value):

@@ -283,6 +283,8 @@ def test_a_conditions_file_deals_as_the_flags_do(tmp_path):
     ("dealer = \n", "is not valid TOML"),
     ("dealer = true\n", "c.toml: dealer must be alternate or a seat number, got 'True'"),
     ('[predeal]\n"x" = ["CG"]\n', "c.toml: [predeal] 'x=CG' does not start with a seat number"),
+    ("upcard = []\n", "c.toml: upcard names nothing"),
+    ('[require]\n0 = ""\n', "c.toml: require.0 names nothing"),
 ])
 def test_a_bad_conditions_file_is_one_line_and_exit_2(tmp_path, text, message):
     conditions = tmp_path / "c.toml"
