@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural, read_file
+from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural
+from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value

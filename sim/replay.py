@@ -11,7 +11,8 @@ import importlib
 import json
 from collections import Counter
 
-from sim.cli import OneLineParser, exit_with, one_line, open_input, path_text
+from sim.cli import OneLineParser, exit_with, one_line, path_text
+from sim.files import open_input
 from sim.games import GAMES
 from sim.rules import rules_for
 

@@ -25,7 +25,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from sim.cli import OneLineParser, exit_with, open_input, path_text
+from sim.cli import OneLineParser, exit_with, path_text
+from sim.files import open_input
 from sim.games import GAME_NAMES, GAMES
 from sim.replay import MalformedCase, one_line, parse_cases
 from sim.rules import rules_for

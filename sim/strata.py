@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import read_file
+from sim.files import read_file
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.store import claim, holds_runs, write_atomic
 

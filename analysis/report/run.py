@@ -20,7 +20,7 @@ from analysis.report import page
 from analysis.report.page import Report, Table, figure, inline, _num
 from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
-from sim.cli import read_file
+from sim.files import read_file
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
 from sim.rules import GAMES as RULE_CLASSES, option_table

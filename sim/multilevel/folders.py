@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import read_file
+from sim.files import read_file
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
 from sim.multilevel.levels import UNREADABLE
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from sim.cli import TOO_DEEP, is_pipe, read_toml
+from sim.cli import TOO_DEEP, read_toml
+from sim.files import is_pipe
 from sim.rules.bid_euchre import BidEuchreRules
 from sim.rules.bridgette import BridgetteRules
 from sim.rules.draw_bridge import DrawBridgeRules
@@ -39,10 +40,9 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     if named is not None and named not in GAMES:
         raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
     made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
-    if game is not None and made_for is not None and made_for != game and is_pipe(path):
-        raise RulesError(f"--rules {source} is a {made_for} variant read from a pipe, which is read once, after "
-                         f"the game is chosen: give --game {made_for}")
     if game is not None and made_for is not None and made_for != game:
+        if is_pipe(path):  # read once, after the game was chosen
+            raise RulesError(f"--rules {source} is a {made_for} variant read from a pipe: give --game {made_for}")
         raise RulesError(f"--rules {source} is a {made_for} variant, not one of {game}: leave out --game "
                          f"(the variant selects its game) or give --game {made_for}")
     return tables

@@ -8,7 +8,7 @@ import json
 import stat
 from pathlib import Path
 
-from sim.cli import read_file
+from sim.files import read_file
 from sim.store.config import CHECKSUM, DamagedError
 
 

@@ -11,7 +11,8 @@ import socket
 import time
 from pathlib import Path
 
-from sim.cli import file_in_the_way, read_file
+from sim.cli import file_in_the_way
+from sim.files import read_file
 from sim.store.config import LOCK_NAME, RunError
 from sim.store.writing import TEMPORARY
 

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from sim.cli import read_file
+from sim.files import read_file
 from sim.store.checksums import file_problem, read_sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunError
 
