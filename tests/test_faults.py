@@ -402,6 +402,26 @@ def test_a_run_folder_without_its_manifest_is_named_and_the_rest_plays_once_it_i
                            if k.startswith(lost.name + "/") and k != f"{lost.name}/{LOCK_NAME}"}
 
 
+@pytest.mark.parametrize("command", ["stratified", "sweep"])
+def test_a_file_beside_a_commands_own_is_named_and_an_empty_run_folder_is_played(tmp_path, capsys, command):
+    """A user's file beside a stratified run's or a sweep's own files: one line naming it,
+    the folder left as it was. A run folder left empty (killed as it began) is played."""
+    main, argv = WRITERS[command]
+    out = tmp_path / "out"
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    (out / "notes.txt").write_text("a user's file")
+    before = everything(out)
+    fails_in_one_line(main([*argv, "--out", str(out)]), capsys.readouterr().err,
+                      f"output folder {out} holds files this command did not write beside its own (notes.txt)")
+    assert everything(out) == before
+    (out / "notes.txt").unlink()
+    run = sorted(p.parent for p in out.glob("*/manifest.json"))[-1]
+    shutil.rmtree(run)
+    run.mkdir()
+    assert main([*argv, "--out", str(out)]) == 0 and (run / "manifest.json").is_file()
+
+
 def test_a_sweep_resumes_its_own_folder(tmp_path):
     argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--block-size", "10", "--quiet",
             "--out", str(tmp_path / "sweep")]

@@ -119,20 +119,27 @@ def lost_manifest(folder: Path) -> bool:
 
 
 def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:
-    """Whether ``folder``'s ``names`` are only run folders named as ``pattern`` (a regex),
-    the command's ``result`` (JSON) and other ``files``, with at least one run folder or a
-    readable result: a folder that command made."""
+    """Whether ``folder``'s ``names`` are only run folders named as ``pattern`` (a regex; an
+    empty one is a run killed as it began), the command's ``result`` (JSON) and other
+    ``files``, with at least one run folder or a readable result: a folder that command
+    made. Such a folder holding other files too is a RunError naming them."""
     runs = [name for name in names if re.fullmatch(pattern, name) and (folder / name / "manifest.json").is_file()]
     for name in sorted(names):
         if name not in runs and re.fullmatch(pattern, name) and lost_manifest(folder / name):
             raise RunError(f"{folder / name} holds a run's blocks but no manifest.json, so it cannot be resumed: "
                            f"remove that folder to play it again, or use another --out")
-    if set(names) - set(runs) - {result, *files}:
-        return False
     try:
-        return bool(runs) or isinstance(json.loads(read_file(folder / result)), dict)
+        ours = bool(runs) or isinstance(json.loads(read_file(folder / result)), dict)
     except (OSError, ValueError):
-        return False
+        ours = False
+    begun = [name for name in names if re.fullmatch(pattern, name) and (folder / name).is_dir()
+             and listing(folder / name) == set()]
+    others = sorted(set(names) - set(runs) - set(begun) - {result, *files})
+    if ours and others:
+        raise RunError(f"output folder {folder} holds files this command did not write beside its own "
+                       f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}): move them away, "
+                       f"or use another --out")
+    return ours and not others
 
 
 def make_folder(folder: Path) -> None:
