@@ -13,6 +13,8 @@ import re
 import signal
 import sys
 
+from sim.files import open_input
+
 # A run's games (and so a game's index) at most: every whole number up to it is exact as a
 # float, which the records' statistics and JSON readers use, and the indices stay far
 # inside int64.
@@ -202,8 +204,6 @@ def read_toml(path, what: str, error: type) -> dict:
     """The tables of a TOML file; unreadable, non-UTF-8 or invalid TOML is an ``error``
     naming the ``what`` file ("rules", "conditions") in one line."""
     import tomllib
-
-    from sim.files import open_input
 
     try:
         with open_input(path) as fh:
