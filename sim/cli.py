@@ -252,6 +252,22 @@ def claim_folder(out, owns, what: str, error: type):
     return out
 
 
+def differing(mine: dict, theirs: dict, keys=None) -> list[str]:
+    """The keys (``keys``, or every key of either, sorted) whose values differ between two
+    identities of a command's output: the fields a refusal names."""
+    keys = sorted(set(mine) | set(theirs)) if keys is None else keys
+    return [k for k in keys if mine.get(k) != theirs.get(k)]
+
+
+def refuse_another(out, what: str, mine: dict, theirs: dict, error: type, keys=None) -> None:
+    """An ``error`` in one line when the folder ``out`` holds ``what`` (e.g. "a ladder") of
+    another identity than ``mine``: its files would be written over or mixed with these."""
+    differ = differing(mine, theirs, keys)
+    if differ:
+        raise error(f"output folder {out} holds {what} of another configuration (differs in: "
+                    f"{', '.join(differ)}); use another --out")
+
+
 def _is_folder(path) -> bool:
     """Whether ``path`` is a folder; not when the system cannot take its name."""
     try:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural
+from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural, refuse_another
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
@@ -281,10 +281,7 @@ def prepare_out(out: Path, identity: dict) -> None:
         theirs = json.loads(read_file(out / "ladder.json"))
     except (OSError, ValueError):
         return
-    differ = [k for k in IDENTITY if theirs.get(k) != identity[k]]
-    if differ:
-        raise LadderError(f"output folder {out} holds a ladder of another configuration (differs in: "
-                          f"{', '.join(differ)}); use another --out")
+    refuse_another(out, "a ladder", identity, theirs, LadderError, IDENTITY)
 
 
 def _remove_if_empty(out: Path, made: bool) -> None:

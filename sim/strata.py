@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import refuse_another
 from sim.files import read_file
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.store import claim, holds_runs, write_atomic
@@ -335,11 +336,8 @@ def refuse_another_stratified_run(out: Path, identity: dict) -> None:
         return  # none yet (or unreadable: the claim and the strata's own checks say so)
     if not isinstance(theirs, dict):
         return
-    theirs = dict(theirs, controls="controls" in theirs)
-    differ = [k for k in identity if theirs.get(k) != identity[k]]
-    if differ:
-        raise DealingError(f"output folder {out} holds a stratified run of another configuration (differs in: "
-                           f"{', '.join(differ)}); use another --out")
+    refuse_another(out, "a stratified run", identity, dict(theirs, controls="controls" in theirs), DealingError,
+                   list(identity))
 
 
 def is_strata_folder(out: Path, names) -> bool:

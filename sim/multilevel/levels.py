@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import differing
 from sim.contract import CONTRACT_ONLY
 from sim.games import game_info
 from sim.multilevel.estimator import LevelData, MultilevelError
@@ -302,7 +303,7 @@ class LevelPlayer:
         if key != self.key():
             try:
                 theirs, mine = json.loads(key), json.loads(self.key())
-                differ = ", ".join(k for k in sorted(set(theirs) | set(mine)) if theirs.get(k) != mine.get(k))
+                differ = ", ".join(differing(mine, theirs))
             except (ValueError, TypeError, AttributeError):  # not a key this release wrote
                 differ = "key"
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import sim
+from sim.cli import refuse_another
 from sim.store.checksums import file_entry, file_problem, read_sealed, sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
@@ -75,10 +76,7 @@ class RunFolder:
             manifest["blocks_done"]  # noqa: B018 - a required key
         except KeyError:
             raise RunError(f"{self.manifest_path} is unreadable or not a run manifest (no blocks_done)") from None
-        if identity != theirs:
-            differ = sorted(k for k in set(identity) | set(theirs) if identity.get(k) != theirs.get(k))
-            raise RunError(f"output folder {self.path} holds a run with another configuration "
-                           f"(differs in: {', '.join(differ)}); use another --out")
+        refuse_another(self.path, "a run", identity, theirs, RunError)
         return manifest
 
     def block_file(self, index: int) -> Path:
