@@ -35,7 +35,25 @@ def end_quietly_if_interrupted_while_starting():
     signal.signal(signal.SIGINT, interrupted)
 
 
+def refuse_a_thread_count_numba_cannot_take():
+    """``python -m sim.X``: NUMBA_NUM_THREADS set to anything but a whole number of at least
+    1 ends the command in one line and status 2 (numba would stop the import with a
+    traceback, or warn in many lines and use its default)."""
+    import os
+    import sys
+
+    value = os.environ.get("NUMBA_NUM_THREADS")
+    if sys.argv[:1] != ["-m"] or value is None or value.strip().isdigit() and int(value) >= 1:
+        return
+    argv = getattr(sys, "orig_argv", [])
+    name = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
+    print(f"python -m {name}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to a whole number of at "
+          f"least 1, or unset it", file=sys.stderr)
+    sys.exit(2)
+
+
 end_quietly_if_interrupted_while_starting()
+refuse_a_thread_count_numba_cannot_take()
 
 
 def __getattr__(name):

@@ -273,25 +273,17 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     Numbers are checked as the command line checks them (``games="1e6"`` works, 1.5 is a
     ValueError with the command line's words).
     """
-    from sim.dealing import Dealing
-
     games, block_size = _checked("games", whole_count, games), _checked("block_size", block_size_count, block_size)
     seed = _checked("seed", seed_number, seed)
-    check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
-    check_rules(rules)
-    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
-    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    game = _common(game, rules, out, dealing)
     if not isinstance(dd, bool):
         raise TypeError(f"dd must be True or False, got {dd!r}")
-    game = game or variant_game(rules) or DEFAULT_GAME
     if threads is not None:
         threads = _checked("threads", whole_count, threads)
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None and cluster is None:
         _use_threads(threads)
-    if out is not None and not str(out).strip():
-        raise RunError("out: an empty path names no folder")
     deal_run = dealing is not None and dealing.deal_run
     path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
@@ -318,20 +310,18 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     ``rules``, ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as
     for ``simulate``.
     """
-    from sim.dealing import Dealing
     from sim.metrics import parse_metrics
     from sim.multilevel import run_multilevel
 
     deals, seed = _checked("deals", whole_count, deals), _checked("seed", seed_number, seed)
-    check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
-    check_rules(rules)
-    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
-    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    game = _common(game, rules, out, dealing)
     controls = texts("control", control, "level")
+    check_kind("until", until, str, '"METRIC:W" (a metric and the 95% half-width wanted) or None')
+    if metrics is not None:
+        metrics = texts("metrics", metrics, "metric")
     if control_deals is not None:
         control_deals = [_checked("control_deals", whole_count, n) for n in
                          (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
-    game = game or variant_game(rules) or DEFAULT_GAME
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None:
@@ -341,6 +331,27 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
                           None if metrics is None else parse_metrics(metrics), dealing, until, out,
                           cluster=cluster, threads=threads)
+
+
+def _common(game, rules, out, dealing) -> str:
+    """The game to play, once the arguments ``simulate`` and ``estimate`` share are checked:
+    a TypeError for an argument of the wrong kind, a ValueError (GameError, RunError) for
+    a game or a folder that names nothing. ``game`` None: the game ``rules`` is a variant
+    of, else DEFAULT_GAME."""
+    from sim.dealing import Dealing
+
+    check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
+    check_rules(rules)
+    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    if out is not None and not str(out).strip():
+        raise RunError("out: an empty path names no folder")
+    if out is not None and "\0" in str(out):
+        raise RunError(f"out: {str(out)!r} holds a NUL character, which no path can")
+    if game is None:
+        return variant_game(rules) or DEFAULT_GAME
+    game_info(game)  # a GameError names an unknown game
+    return game
 
 
 def _checked(name: str, check, value):

@@ -34,8 +34,9 @@ WORKERS_TIMEOUT_S = 30  # a scheduler with no worker after this long is reported
 IN_FLIGHT_PER_WORKER = 4
 
 
-# [scheme://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
-ADDRESS = re.compile(r"((tcp|tls|ws|wss|ucx)://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
+# [scheme://]host:port, the host a name, an IPv4 address or a bracketed IPv6 address. TLS
+# needs a security configuration and UCX the ucx-py package, neither of which a run takes.
+ADDRESS = re.compile(r"((tcp|ws|wss)://)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 
 
 def parse_address(text: str) -> str | int:
@@ -50,6 +51,9 @@ def parse_address(text: str) -> str | int:
             raise RunError(f"'{text}': this machine has {cores} cores, so local:N takes at most {cores} worker "
                            "processes")
         return int(n)
+    if text.startswith(("tls://", "ucx://")):
+        raise RunError(f"'{text}': a run reaches its scheduler over tcp://, ws:// or wss:// (tls:// needs a security "
+                       "configuration and ucx:// the ucx-py package, which a run does not take)")
     if not ADDRESS.fullmatch(text) or int(text.rsplit(":", 1)[1]) > 65535:
         raise RunError(f"'{text}' is neither a scheduler address such as tcp://host:8786 nor local:N")
     return text
@@ -204,6 +208,23 @@ class Cluster:
         return {"address": self.address, "workers": len(workers), "threads_per_worker": self.threads}
 
 
+def _abandon_half_made_client(tb) -> None:
+    """Stop the Client a failed connection left half made (found in the traceback's frames):
+    otherwise, once collected, it tries to close its connection for seconds and prints a
+    traceback of its own after the command's one line."""
+    from distributed import Client
+
+    while tb is not None:
+        client = tb.tb_frame.f_locals.get("self")
+        if isinstance(client, Client):
+            client.status = "closed"
+            runner = getattr(client, "_loop_runner", None)
+            if runner is not None:
+                runner.stop()
+            return
+        tb = tb.tb_next
+
+
 @contextmanager
 def open_cluster(cluster, threads: int | None = None):
     """A ``Cluster`` from a scheduler address, ``local:N`` (N local worker processes on
@@ -236,7 +257,8 @@ def open_cluster(cluster, threads: int | None = None):
             local = None
             try:
                 client = Client(target, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
-            except (OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - no answer, another protocol, garbage: one line each
+                _abandon_half_made_client(exc.__traceback__)
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 reason = "no answer" if "Timed out" in reason else reason
                 raise RunError(f"cannot reach the Dask scheduler at {target} within {CONNECT_TIMEOUT_S} s "

@@ -109,16 +109,16 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
     dealer = "alternate" if dealer is None else str(dealer)
     if dealer not in DEALERS:
         raise DealingError(f"--dealer must be alternate or a seat number, got '{dealer}'")
-    cards = tuple(_items(upcard or "", "--upcard"))
+    cards = tuple(_items(",".join(_words(upcard or (), "--upcard")), "--upcard"))
     holds: dict = {}
-    for text in predeal:
+    for text in _words(predeal, "--predeal"):
         seat, eq, names = str(text).partition("=")
         if not eq or not names.strip():
             raise DealingError(f"--predeal '{text}' is not SEAT=CARD,...  (e.g. 0=CG,AS)")
         seat = _seat(seat, "--predeal", text)
         holds[seat] = holds.get(seat, ()) + tuple(_items(names, "--predeal"))
     ranges: dict = {}
-    for text in require:
+    for text in _words(require, "--require"):
         seat, colon, terms = str(text).partition(":")
         if not colon or not terms.strip():
             raise DealingError(f"--require '{text}' is not SEAT:TERM,...  (e.g. 0:hcp>=12,spades>=5)")
@@ -161,6 +161,15 @@ def read_conditions(path) -> dict:
             "upcard": None if "upcard" not in data else words(data["upcard"], "upcard"),
             "predeal": [f"{s}={words(v, f'predeal.{s}')}" for s, v in data.get("predeal", {}).items()],
             "require": [f"{s}:{words(v, f'require.{s}')}" for s, v in data.get("require", {}).items()]}
+
+
+def _words(value, flag: str) -> list[str]:
+    """A setting given as one text or a list of texts (from the API as from repeated flags)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise DealingError(f"{flag} takes a text or a list of texts, got {value!r}")
 
 
 def _items(text: str, flag: str) -> list[str]:

@@ -259,13 +259,23 @@ def table_lines(result: dict) -> list[str]:
     return lines
 
 
+FILES = ("ladder.json", "ladder.csv")  # what the ladder writes in its folder
+
+
 def _is_ladder_folder(out: Path) -> bool:
-    """An empty folder, or one whose ladder.json the ladder wrote (it may write over it)."""
-    if not any(out.iterdir()):
+    """An empty folder, or one whose ladder.json the ladder wrote (it may write over it). A
+    folder of the ladder's files alone whose ladder.json cannot be read is a LadderError
+    naming that file."""
+    names = {p.name for p in out.iterdir()}
+    if not names:
         return True
     try:
         return json.loads(read_file(out / "ladder.json")).get("kind") == KIND
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError) as exc:
+        if names <= set(FILES) and "ladder.json" in names:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise LadderError(f"cannot read {out / 'ladder.json'} ({reason}): remove it to write the ladder there "
+                              f"again, or use another --out") from None
         return False
 
 
@@ -276,7 +286,18 @@ def prepare_out(out: Path, identity: dict) -> None:
     """Check (before anything is played) and create the output folder. A folder holding the
     ladder of another configuration (``identity``: the IDENTITY fields) is refused, as
     sim.run refuses a run folder of another: its files would be written over."""
+    from sim.store import temporary
+
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
+    for name in FILES:  # found now, not after every rung is played
+        if (out / name).exists() and not (out / name).is_file():
+            raise LadderError(f"{out / name} is not a file: move it away, or use another --out")
+    probe = temporary(out / FILES[0])
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise LadderError(f"cannot write in output folder {out}: {exc.strerror or exc}") from None
     try:
         theirs = json.loads(read_file(out / "ladder.json"))
     except (OSError, ValueError):

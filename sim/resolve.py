@@ -87,6 +87,9 @@ def check_rules(rules) -> None:
     """A TypeError unless ``rules`` is None or a form sim.rules can read."""
     check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
                                                          "shipped variant's name")
+    unnamed = [table for table in rules if not isinstance(table, str)] if isinstance(rules, dict) else []
+    if unnamed:
+        raise TypeError(f"rules must name its option tables by strings, got {unnamed[0]!r}")
 
 
 def _split_seat(text: str) -> tuple[str, str]:

@@ -177,6 +177,8 @@ def test_interrupted_client_resumes(cluster, threaded, tmp_path):
     ("sim.match", "local:100000", f"this machine has {os.cpu_count()} cores, so local:N takes at most"),
     ("sim.run", "not an address", "neither a scheduler address"),
     ("sim.match", "tcp://127.0.0.1", "neither a scheduler address"),
+    ("sim.run", "tls://127.0.0.1:1", "a run reaches its scheduler over tcp://, ws:// or wss://"),
+    ("sim.match", "ucx://127.0.0.1:1", "a run reaches its scheduler over tcp://, ws:// or wss://"),
 ])
 def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     out = tmp_path / "never"
@@ -185,5 +187,43 @@ def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     result = as_process(module, "--games", "100", *args, "--cluster", address, timeout=60)
     assert time.monotonic() - began < 15
     assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path):
+    """A port that answers, but not as a Dask scheduler (garbage bytes), is one line and exit
+    status 2, with no second traceback from the half-made client as the process ends
+    (before: numpy's MemoryError, 'Unable to allocate 3.01 EiB', as a traceback)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    done = threading.Event()
+
+    def answer():
+        while not done.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.sendall(b"\xff" * 64 + b"not dask" * 100)
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    out = tmp_path / "never"
+    try:
+        result = as_process("sim.run", "--games", "100", "--out", str(out), "--cluster", f"tcp://127.0.0.1:{port}",
+                            timeout=60)
+    finally:
+        done.set()
+        thread.join()
+        server.close()
+    assert result.returncode == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not out.exists()

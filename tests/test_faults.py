@@ -500,3 +500,33 @@ def test_a_rules_pipe_is_read_and_a_named_pipe_nothing_writes_to_is_one_line(tmp
     fails_in_one_line(run_main([*RUN, "--rules", str(pipe), "--out", str(tmp_path / "never")]),
                       capsys.readouterr().err, f"cannot read rules file {pipe}: a named pipe that no program writes to")
     assert not (tmp_path / "never").exists()
+
+
+def test_a_write_interrupted_midway_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    """Ctrl-C while a file is being written (a level file, a summary): the old file stands
+    and the writer's temporary goes with it (before, only a failed write removed it, and a
+    multilevel folder kept a 38 MB temporary for good)."""
+    import sim.store.writing as writing
+
+    path = tmp_path / "summary.json"
+    path.write_bytes(b"old")
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writing.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        writing.write_atomic(path, b"new")
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc"])
+def test_a_thread_count_numba_cannot_take_is_one_line(tmp_path, value):
+    """NUMBA_NUM_THREADS that is not a whole number of at least 1 ends every command in one
+    line and status 2 (before: numba's traceback at import, even for --help, or a warning
+    of many lines holding a traceback)."""
+    for module in ("sim.run", "analysis.compare"):
+        result = as_process(module, "--help", env={**os.environ, "NUMBA_NUM_THREADS": value})
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == (f"python -m {module}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to "
+                                 f"a whole number of at least 1, or unset it\n")

@@ -301,3 +301,26 @@ def test_a_folder_of_another_ladder_is_refused_and_kept(tmp_path, capsys):
     assert err.count("\n") == 1
     assert "holds a ladder of another configuration (differs in: game, games, dd_games, worlds)" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.parametrize("damage", ["cut", "folder-csv"])
+def test_a_damaged_ladder_file_is_named_before_anything_is_played(tmp_path, capsys, damage):
+    """A ladder.json that cannot be read is named in one line (before: 'holds no ladder',
+    which named no file), and a ladder.csv that is a folder is found before any rung is
+    played (before: after every rung, ladder.json already written over). Nothing changes."""
+    from sim.ladder import KIND
+
+    out = tmp_path / "ladder"
+    out.mkdir()
+    if damage == "cut":
+        (out / "ladder.json").write_text('{"kind": "' + KIND)
+        words = f"cannot read {out / 'ladder.json'}"
+    else:
+        (out / "ladder.json").write_text(json.dumps({"kind": KIND}))
+        (out / "ladder.csv").mkdir()
+        words = f"{out / 'ladder.csv'} is not a file"
+    before = {p.name: p.is_dir() or p.read_bytes() for p in out.iterdir()}
+    assert main(["--games", "1", "--worlds", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err  # one line: no rung began ("ladder: ..." lines)
+    assert {p.name: p.is_dir() or p.read_bytes() for p in out.iterdir()} == before

@@ -6,6 +6,8 @@ does."""
 from __future__ import annotations
 
 import math
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from sim import multilevel as ml
 from sim.api import resolve_policies, resolve_rules
 from sim.dealing import Dealing, checked_plan
 from sim.metrics import METRICS
+from sim.store import RunError
 from sim.summary import Z95
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,6 +245,153 @@ def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, ca
         assert compare_main([str(whole), str(copy)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"cannot read {copy / name}" in err
+
+
+def _rewritten(path, name, value):
+    """The level file ``path`` with its array ``name`` replaced by ``value(arrays)`` (None:
+    removed), every other array kept."""
+    with np.load(path) as held:
+        arrays = {k: held[k] for k in held.files}
+    replaced = value(arrays)
+    if replaced is None:
+        del arrays[name]
+    else:
+        arrays[name] = replaced
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+LEVEL_DAMAGE = [  # (file, array, new value, what the line says)
+    ("target.npz", "y0", lambda a: np.full(len(a["y0"]), np.nan), "y0 holds a value that is not a finite number"),
+    ("control-1.npz", "n0", lambda a: np.full(len(a["n0"]), np.inf), "n0 holds a value that is not a finite number"),
+    ("target.npz", "n0", lambda a: -a["n0"], "a count is negative"),
+    ("target.npz", "y0", lambda a: np.array(["a"] * len(a["y0"])), "y0 is not a list of numbers"),
+    ("target.npz", "seconds", lambda a: np.full(3, np.nan), "seconds holds a value that is not a finite number"),
+    ("target.npz", "seconds", lambda a: np.array([1e308, 20.0, 1.0]), "its seconds are not a level's times"),
+    ("control-1.npz", "choices", lambda a: a["choices"][:, 0], "choices is not a table of numbers"),
+    ("control-1.npz", "choices", lambda a: a["choices"][:, :3], "its choices are not a row of 14 per deal"),
+    ("control-1.npz", "choices", lambda a: None, "it holds no choices"),
+    ("target.npz", "use_choices", lambda a: np.array([1, 2]), "use_choices is not true or false"),
+]
+
+
+@pytest.mark.parametrize("name, array, value, words", LEVEL_DAMAGE, ids=[f"{f}-{a}-{i}" for i, (f, a, _, _) in
+                                                                          enumerate(LEVEL_DAMAGE)])
+def test_a_level_file_holding_what_no_run_wrote_is_named_never_estimated(tmp_path, capsys, name, array, value, words):
+    """A level file whose arrays are readable but not a level's (NaN or infinite values,
+    negative counts, text, times no run took, choices of another shape or none) is named in
+    one line (exit 2) by the rerun, which writes nothing, and by analysis.compare: an
+    estimate is never made from it (before, NaN gave a result of NaN with exit 0, written
+    over the good multilevel.json, and other damage a traceback or a changed answer)."""
+    from analysis.compare import main as compare_main
+    from sim.run import main
+
+    args = ["--deals", "100", "--seed", "74", "--control", "all=heuristic", "--control-deals", "300", "--quiet"]
+    whole, copy = tmp_path / "whole", tmp_path / "copy"
+    assert main([*args, "--out", str(whole)]) == 0
+    shutil.copytree(whole, copy)
+    _rewritten(copy / name, array, value)
+    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    capsys.readouterr()
+    assert main([*args, "--out", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot read {copy / name}" in err and words in err
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    assert compare_main([str(whole), str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot read {copy / name}" in err and words in err
+
+
+def test_compare_names_a_level_of_another_run_and_an_edited_multilevel_json(tmp_path, capsys):
+    """analysis.compare reads every level's key, not the target's alone: a control copied in
+    from a run of another seed is named (before, it was estimated from: another answer, exit
+    0). A multilevel.json edited into what no run writes is one line, not a traceback."""
+    import json
+
+    from analysis.compare import main as compare_main
+    from sim.run import main
+
+    args = ["--deals", "100", "--control", "all=heuristic", "--control-deals", "300", "--quiet"]
+    for seed in (74, 75):
+        assert main([*args, "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(tmp_path / "74", copy)
+    shutil.copy(tmp_path / "75" / "control-1.npz", copy / "control-1.npz")
+    capsys.readouterr()
+    assert compare_main([str(tmp_path / "74"), str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a level of another run (differs from the target in: seed)" in err
+    kept = json.loads((tmp_path / "74" / "multilevel.json").read_text())
+    for edit in ({"sizes": {}}, {"metrics": [1]}, {"metrics": {"dealer_advantage": "x"}}, {"policies": 5},
+                 {"dealing": {"unit": "deals"}}, {"sizes": {k: True for k in kept["sizes"]}},
+                 {"sizes": {k: 10**9 for k in kept["sizes"]}}):
+        shutil.copytree(tmp_path / "74", copy, dirs_exist_ok=True)
+        (copy / "multilevel.json").write_text(json.dumps({**kept, **edit}))
+        assert compare_main([str(tmp_path / "74"), str(copy)]) == 2, edit
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "cannot read" in err and "Traceback" not in err, edit
+
+
+def test_a_file_beside_the_levels_is_named_and_a_dead_writers_temporary_swept(tmp_path, capsys):
+    """A file someone put in a multilevel folder is named in one line (before: 'holds no
+    multilevel run'), and nothing is changed; the temporary a writer killed mid-save left is
+    removed by the rerun (before, it stayed for good)."""
+    from sim.run import main
+    from sim.store import temporary
+
+    args = ["--deals", "100", "--seed", "74", "--control", "all=heuristic", "--control-deals", "300", "--quiet"]
+    out = tmp_path / "ml"
+    assert main([*args, "--out", str(out)]) == 0
+    (out / "notes.txt").write_text("mine")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    assert main([*args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds files this command did not write beside its own (notes.txt)" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (out / "notes.txt").unlink()
+    dead = temporary(out / "target.npz")
+    dead = dead.with_name(dead.name.replace(f"-{os.getpid()}-", "-999999999-"))  # a writer that is gone
+    dead.write_bytes(b"half a level")
+    assert main([*args, "--out", str(out)]) == 0
+    assert not dead.exists()
+
+
+def test_the_python_api_names_arguments_of_the_wrong_kind(tmp_path):
+    """sim.estimate and sim.simulate check what they are given as the command line does, each
+    fault naming its argument: an empty folder or game name, a NUL in a path, option tables
+    not named by strings, metrics and until that are not texts; read_folder, compare_folders
+    and sim.dealing.parse the same (before: a bare TypeError, ValueError or
+    ZeroDivisionError from deep inside, or an empty game name playing the default game)."""
+    import sim
+    from sim.dealing import DealingError, parse
+    from sim.games import GameError
+
+    base = dict(deals=20, policies={"all": STRONG}, control="all=heuristic", control_deals=100)
+    for kwargs, error, words in (
+            (dict(out=""), RunError, "out: an empty path names no folder"),
+            (dict(out=str(tmp_path / "a\0b")), RunError, "holds a NUL character"),
+            (dict(game=""), GameError, "unknown game ''"),
+            (dict(rules={5: {}}), TypeError, "rules must name its option tables by strings, got 5"),
+            (dict(metrics=5), TypeError, "metrics must be a metric string"),
+            (dict(metrics=[None]), TypeError, "metrics must be a metric string"),
+            (dict(until=("dealer_advantage", 0)), TypeError, 'until must be "METRIC:W"')):
+        with pytest.raises(error, match=re.escape(words)):
+            sim.estimate(**{**base, **kwargs})
+    for kwargs, error, words in ((dict(out=str(tmp_path / "a\0b")), RunError, "holds a NUL character"),
+                                 (dict(game=""), GameError, "unknown game ''"),
+                                 (dict(rules={5: {}}), TypeError, "option tables by strings")):
+        with pytest.raises(error, match=re.escape(words)):
+            sim.simulate(games=10, **kwargs)
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ml.MultilevelError, match="a multilevel folder is a path, not int 5"):
+        ml.read_folder(5)
+    with pytest.raises(ml.MultilevelError, match="names: a metric's name or a list of them"):
+        ml.compare_folders(tmp_path, tmp_path, names=5)
+    for kwargs in (dict(predeal=5), dict(require=5), dict(upcard=5)):
+        with pytest.raises(DealingError, match="takes a text or a list of texts"):
+            parse("deals", **kwargs)
+    assert parse("deals", predeal="0=CG").predeal == {0: ("CG",)}  # one text, not its letters
 
 
 def test_an_until_no_run_can_be_sized_for_is_one_line(capsys):

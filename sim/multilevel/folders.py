@@ -11,7 +11,8 @@ import numpy as np
 
 from sim.files import read_file
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
-from sim.multilevel.levels import UNREADABLE
+from sim.games import GAME_NAMES, game_info
+from sim.multilevel.levels import UNREADABLE, level_values
 
 SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's words, from multilevel.json
 
@@ -30,7 +31,10 @@ def read_folder(path) -> dict:
     """A finished multilevel folder: what its multilevel.json and its levels' keys say
     (game, seed, rules, dealing, players, controls, sizes) and each metric's estimate made
     again from the levels' files, with each deal's influence (``metrics``), beside the
-    plain estimate of the target's deals alone (``plain``, also with its influence)."""
+    plain estimate of the target's deals alone (``plain``, also with its influence). A
+    file damaged or edited, or a level of another run, is a MultilevelError naming it."""
+    if not isinstance(path, (str, Path)):
+        raise MultilevelError(f"a multilevel folder is a path, not {type(path).__name__} {path!r}")
     path = Path(path)
     try:
         kept = json.loads(read_file(path / "multilevel.json"))
@@ -39,25 +43,26 @@ def read_folder(path) -> dict:
                               f"--control command to finish it)") from None
     except (OSError, ValueError, RecursionError) as exc:
         raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
-    try:
-        names = list(kept["sizes"])  # the target, then each control played
-        played = [c for c in kept["controls"] if c != "hand"]
-        files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
-        sizes = [int(kept["sizes"][n]) for n in names]
-        [kept["metrics"][name] for name in kept["metrics"]]  # noqa: B018 - a mapping of the metrics
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: not a multilevel.json this release "
-                              "wrote") from None
+    names, files, sizes = _described(path, kept)
     levels, key = [], None
     for name, file in zip(names, files):
         try:
             with np.load(path / file) as held:
                 arrays = {k: held[k] for k in held.files}
-            key = key or json.loads(str(arrays["key"]))
-            key["seed"], key["plan"], key["game"], key["rules"]  # noqa: B018 - required
+            theirs = json.loads(str(arrays["key"]))
+            if not isinstance(theirs, dict):
+                raise ValueError("its key is not a level's")
+            key = key or theirs
+            differ = [k for k in ("game", "seed", "plan", "rules", "metrics") if theirs.get(k) != key.get(k)]
+            if differ or key.get("game") not in GAME_NAMES:
+                raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ) or 'game'})")
+            values, choices, use_choices, seconds = level_values(arrays, len(kept["metrics"]),
+                                                                 game_info(key["game"]).dd_solver == "contract")
         except (*UNREADABLE, KeyError, TypeError) as exc:
             raise MultilevelError(f"cannot read {path / file}: {exc}") from None
-        levels.append((name, arrays))
+        if len(values[0][0]) < sizes[len(levels)]:
+            raise MultilevelError(f"cannot read {path / file}: it holds fewer deals than multilevel.json says")
+        levels.append((name, values, choices if use_choices else None, seconds[0]))
     deals_key = (key["seed"], bytes.fromhex(key["plan"]))
     features = None
     if "hand" in kept["controls"]:
@@ -68,21 +73,43 @@ def read_folder(path) -> dict:
         features = Features(f.names, f.x, f.means, f.seconds)
     metrics, plain = {}, {}
     for k, name in enumerate(kept["metrics"]):
-        data = []
-        for (level, arrays), m in zip(levels, sizes):
-            try:
-                seconds, held = float(arrays["seconds"][0]), len(arrays[f"y{k}"])
-                choices = arrays.get("choices") if bool(arrays["use_choices"]) else None
-                data.append(LevelData(level, arrays[f"y{k}"][:m], arrays[f"n{k}"][:m], seconds * m / max(held, 1),
-                                      deals_key, None if choices is None else choices[:m]))
-            except (KeyError, IndexError, TypeError, ValueError) as exc:
-                raise MultilevelError(f"cannot read the level {level} of {path}: {exc}") from None
+        data = [LevelData(level, values[k][0][:m], values[k][1][:m], seconds * m / max(len(values[k][0]), 1),
+                          deals_key, None if choices is None else choices[:m])
+                for (level, values, choices, seconds), m in zip(levels, sizes)]
         shown = {w: kept["metrics"][name].get(w) for w in SHOWN}
         metrics[name] = {**nested_estimate(data[0], data[1:], features, influence=True), **shown}
         plain[name] = nested_estimate(data[0], influence=True)
     return {"path": str(path), "game": key["game"], "seed": key["seed"], "rules": key["rules"],
             "dealing": kept.get("dealing"), "plan": key["plan"], "policies": kept["policies"],
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
+
+
+def _described(path: Path, kept) -> tuple[list, list, list]:
+    """The levels multilevel.json names (the target, then each control played), their files
+    and sizes, once its fields are checked to be what a run wrote."""
+    def texts(value):
+        return isinstance(value, list) and all(isinstance(t, str) for t in value)
+
+    try:
+        sizes = kept["sizes"]
+        names = list(sizes)
+        played = [c for c in kept["controls"] if c != "hand"]
+        files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
+        counts = [sizes[n] for n in names]
+        dealing = kept.get("dealing")
+        if dealing:
+            from sim.dealing import from_dict
+
+            from_dict(dealing).describe()
+        if not (names and texts(kept["controls"]) and texts(kept["policies"])
+                and all(isinstance(m, int) and not isinstance(m, bool) and m >= 0 for m in counts)
+                and isinstance(kept["metrics"], dict) and kept["metrics"]
+                and all(isinstance(e, dict) for e in kept["metrics"].values())):
+            raise TypeError
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: not a multilevel.json this release "
+                              "wrote") from None
+    return names, files, counts
 
 
 def compare_folders(path_a, path_b, names=None) -> dict:
@@ -94,6 +121,10 @@ def compare_folders(path_a, path_b, names=None) -> dict:
     difference of the targets' deals alone, the variance saved against it (also at equal
     wall time, every level's seconds counted), and what pairing saved against two
     independent multilevel estimates."""
+    if isinstance(names, str):
+        names = [names]
+    if names is not None and not (isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)):
+        raise MultilevelError(f"names: a metric's name or a list of them, not {names!r}")
     a, b = read_folder(path_a), read_folder(path_b)
     _check_pairable(a, b)
     wanted = [n for n in a["metrics"] if n in b["metrics"]] if names is None else list(names)

@@ -151,6 +151,52 @@ def choice_columns(dealer, declarer, level, doubled, declarer_tricks, strain=Non
     return np.column_stack(cols)
 
 
+CHOICE_COLUMNS = 6 + len(TRICK_SHIFTS) + len(CONTRACT_SHIFTS)  # choice_columns with the scores
+MOST_SECONDS = 1e9  # a level's playing time, far beyond any run's: more is not a time
+
+
+def level_values(arrays: dict, metrics: int, contract: bool):
+    """(values, choices, use_choices, seconds) of a level file's ``arrays``, checked to be
+    what LevelPlayer.save wrote: per metric k, ``y{k}`` and ``n{k}`` of numbers, finite, of
+    one length, the counts not negative; ``seconds`` (time, deals and time of the largest
+    chunk) finite, not negative, a whole count; in a contract game, unless unused,
+    ``choices``: at least a row per deal of CHOICE_COLUMNS finite numbers. Anything else,
+    a damaged or edited file, is a ValueError saying what: an estimate is never made from
+    it."""
+    def numbers(name, dims):
+        a = np.asarray(arrays[name])
+        if a.dtype.kind not in "biuf" or a.ndim != dims:
+            raise ValueError(f"{name} is not a {'table' if dims == 2 else 'list'} of numbers")
+        a = a.astype(np.float64)
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} holds a value that is not a finite number")
+        return a
+
+    try:
+        values = [(numbers(f"y{k}", 1), numbers(f"n{k}", 1)) for k in range(metrics)]
+        seconds = numbers("seconds", 1)
+        use_choices = arrays["use_choices"]
+        choices = numbers("choices", 2) if "choices" in arrays else None
+    except KeyError as exc:
+        raise ValueError(f"it holds no {exc.args[0]}") from None
+    deals = len(values[0][0])
+    if any(len(y) != deals or len(n) != deals for y, n in values):
+        raise ValueError("its arrays differ in length")
+    if any((n < 0).any() for _, n in values):
+        raise ValueError("a count is negative")
+    if (seconds.shape != (3,) or (seconds < 0).any() or seconds[0] > MOST_SECONDS
+            or seconds[1] != np.floor(seconds[1])):
+        raise ValueError("its seconds are not a level's times")
+    if np.asarray(use_choices).shape != () or np.asarray(use_choices).dtype.kind != "b":
+        raise ValueError("use_choices is not true or false")
+    use_choices = bool(use_choices)
+    if choices is None and contract and use_choices and deals:
+        raise ValueError("it holds no choices")
+    if choices is not None and (len(choices) < deals or choices.shape[1] != CHOICE_COLUMNS):
+        raise ValueError(f"its choices are not a row of {CHOICE_COLUMNS} per deal")
+    return values, choices, use_choices, tuple(float(x) for x in seconds)
+
+
 def _row_choices(deals, scores) -> np.ndarray | None:
     """choice_columns of kernel deal rows; None for a game without a declarer (Bid Euchre)."""
     names = deals.dtype.names
@@ -309,14 +355,9 @@ class LevelPlayer:
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
                                   f"{differ}); use another --out")
         try:
-            values = [(arrays[f"y{k}"], arrays[f"n{k}"]) for k in range(len(self.metrics))]
-            use_choices = bool(arrays["use_choices"])
-            seconds, count, spent = (float(x) for x in arrays["seconds"])
-            choices = arrays.get("choices")
-            if any(len(y) != len(n) or len(y) != len(values[0][0]) for y, n in values) or (
-                    choices is not None and len(choices) < len(values[0][0])):
-                raise ValueError("its arrays differ in length")
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            values, choices, use_choices, (seconds, count, spent) = level_values(
+                arrays, len(self.metrics), self.info.dd_solver == "contract")
+        except ValueError as exc:
             raise MultilevelError(f"cannot read {path} (not a level file this release wrote: {exc}); remove it to "
                                   "play its level again, or use another --out") from None
         self.values, self.choices, self.use_choices = values, choices, use_choices

@@ -126,10 +126,16 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 
 
 def _owns(folder: Path, names) -> bool:
-    """A folder a multilevel run made: its levels' files and multilevel.json."""
+    """A folder a multilevel run made: its levels' files and multilevel.json, and nothing
+    else (a RunError names what else it holds)."""
     import re
 
-    return all(re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json", n) for n in names)
+    from sim.store import refuse_foreign
+
+    ours = {n for n in names if re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json", n)}
+    if ours:
+        refuse_foreign(folder, set(names) - ours)
+    return bool(ours)
 
 
 def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,

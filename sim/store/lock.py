@@ -14,7 +14,7 @@ from pathlib import Path
 from sim.cli import file_in_the_way
 from sim.files import read_file
 from sim.store.config import LOCK_NAME, RunError
-from sim.store.writing import TEMPORARY
+from sim.store.writing import TEMPORARY, remove_dead_temporaries
 
 
 class FolderLock:
@@ -99,12 +99,14 @@ def listing(folder: Path) -> set[str] | None:
 def claim(folder: Path, owns, what: str) -> FolderLock:
     """``folder``, made and locked for a command that writes its ``what`` there: when it is
     new, empty, or ``owns(folder, names)`` recognises it as its own; a RunError in one
-    line otherwise, the folder left as it was."""
+    line otherwise, the folder left as it was. Temporaries of writers gone mid-write (kill
+    -9) are swept away."""
     names = listing(folder)
     if names and not owns(folder, names):
         raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
     made = not folder.exists()
     make_folder(folder)
+    remove_dead_temporaries(folder)
     return FolderLock(folder, what, made)
 
 
@@ -134,12 +136,19 @@ def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str,
         ours = False
     begun = [name for name in names if re.fullmatch(pattern, name) and (folder / name).is_dir()
              and listing(folder / name) == set()]
-    others = sorted(set(names) - set(runs) - set(begun) - {result, *files})
-    if ours and others:
+    if ours:
+        refuse_foreign(folder, set(names) - set(runs) - set(begun) - {result, *files})
+    return ours
+
+
+def refuse_foreign(folder: Path, others) -> None:
+    """A RunError naming ``others``, files someone put in a command's own ``folder`` (it
+    would resume there, and its readers take every file for its own)."""
+    others = sorted(others)
+    if others:
         raise RunError(f"output folder {folder} holds files this command did not write beside its own "
                        f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}): move them away, "
                        f"or use another --out")
-    return ours and not others
 
 
 def make_folder(folder: Path) -> None:

@@ -25,7 +25,8 @@ def temporary(path: Path) -> Path:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """``data`` into ``path``, whole or not at all; RunError naming the path on any OSError
-    (read-only folder, full disk, too long a name), the old file left as it was."""
+    (read-only folder, full disk, too long a name), the old file left as it was, and its
+    temporary removed however the write ends."""
     tmp = temporary(path)
     try:
         with open(tmp, "wb") as fh:
@@ -36,6 +37,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         _remove(tmp)
         raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:  # Ctrl-C mid-write: the old file stands, and no temporary is left
+        _remove(tmp)
+        raise
 
 
 def _remove(tmp: Path) -> None:
@@ -81,6 +85,9 @@ def write_records(path: Path, index: int, tables: dict) -> dict:
         except OSError as exc:
             _remove(tmp)
             raise RunError(f"cannot write {target}: {exc.strerror or exc}") from None
+        except BaseException:
+            _remove(tmp)
+            raise
     return entries
 
 
