@@ -21,6 +21,10 @@ that may hold the same string twice. Bids are ``"3" "4" "5" "6A" "6M"`` (double 
 ``"3"`` .. ``"11"``, ``"12A"``, ``"12M"``), ``"P"`` is a pass; trump is a suit letter.
 Seats 0-3, partners 0+2 (team 0) and 1+3 (team 1); play passes from seat s to s+1 (C-2).
 
+The suits, the pass, the error, the replay scaffolding and a game's totals are shared with
+the other referees (``sim.reference.common``); this module keeps Bid Euchre's own rules and
+never imports the numba kernels.
+
 Decisions this referee makes where RULES.md leaves room (each is also noted where it is
 implemented):
 
@@ -49,11 +53,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from sim.reference.common import (
+    PASS,
+    SUITS,
+    Deal,
+    Game,
+    IllegalAction,
+    apply_item,
+    replay_error,
+    replay_rules,
+)
+
 # --------------------------------------------------------------------------------------
 # Cards (C-1, C-2, E-1, E-2, E-10)
 # --------------------------------------------------------------------------------------
 
-SUITS = ("C", "D", "H", "S")
 RANKS = ("9", "T", "J", "Q", "K", "A")                 # E-1: 9 to A in each suit
 JOKER = "JO"                                          # C-2 / E-10
 SUITED_CARDS = tuple(r + s for s in SUITS for r in RANKS)   # the 24 cards of E-1
@@ -64,8 +78,6 @@ PLAIN_VALUE = {"9": 1, "T": 2, "J": 3, "Q": 4, "K": 5, "A": 6}
 # E-2: trump suit high to low: (joker, E-10), right bower, left bower, A, K, Q, 10, 9.
 TRUMP_PLAIN_VALUE = {"9": 1, "T": 2, "Q": 3, "K": 4, "A": 5}
 LEFT_BOWER_VALUE, RIGHT_BOWER_VALUE, JOKER_VALUE = 6, 7, 8
-
-PASS = "P"
 
 
 def is_joker(card: str) -> bool:
@@ -216,24 +228,6 @@ def is_alone_bid(bid: str) -> bool:
 
 
 # --------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------
-
-class IllegalAction(Exception):
-    """An action (or a deal) the rules forbid.
-
-    ``rule`` is the RULES.md id the replay format prescribes for it (e.g. ``"E-3"``),
-    ``message`` says what is wrong, ``at`` optionally names the replay key (``"hands"``,
-    ``"dealer"``) for deal-level problems found by the constructor."""
-
-    def __init__(self, rule: str, message: str, at: str | None = None):
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
-        self.at = at
-
-
-# --------------------------------------------------------------------------------------
 # Scoring (E-7, E-10)
 # --------------------------------------------------------------------------------------
 
@@ -274,7 +268,7 @@ def score_hand(rules, bid: str, bidder_team_tricks: int) -> tuple[int, int]:
 # One hand
 # --------------------------------------------------------------------------------------
 
-class BidEuchreDeal:
+class BidEuchreDeal(Deal):
     """One Bid Euchre hand from the dealt cards to the score.
 
     The constructor validates the deal (E-1, E-10) and applies E-10 ace-no-face. Phases:
@@ -283,7 +277,8 @@ class BidEuchreDeal:
     * ``"auction"`` -- E-3, one round from the dealer's left, the dealer last;
     * ``"trump"`` -- E-3, the highest bidder names a suit;
     * ``"exchange"`` -- E-4, after ``6A`` (``12A``) only;
-    * ``"play"`` -- E-6, the highest bidder leads; a partner sitting out plays no cards;
+    * ``"play"`` -- E-6, the highest bidder leads; a partner sitting out plays no cards (it
+      keeps them in ``hands``);
     * ``"done"``.
 
     With ``allow_renege=True`` a card in hand that breaks the follow rule stands and is
@@ -352,11 +347,7 @@ class BidEuchreDeal:
         # Sizes and multiplicities both match, so every card of the deck is dealt.
         assert seen == deck
 
-    # ---- read-only views ------------------------------------------------------------------
-
-    @property
-    def phase(self) -> str:
-        return self._phase
+    # ---- read-only views (and those of common.Deal) -------------------------------------
 
     @property
     def to_move(self) -> int | None:
@@ -381,22 +372,9 @@ class BidEuchreDeal:
         return (seat + 2) % 4
 
     @property
-    def hands(self) -> list[list[str]]:
-        """The cards each seat holds now (a partner sitting out keeps its cards)."""
-        return [list(h) for h in self._hands]
-
-    @property
-    def dealt_hands(self) -> list[list[str]]:
-        return [list(h) for h in self._dealt]
-
-    @property
     def discards(self) -> list[list[str]]:
         """E-10: per seat, the joker dealer's discard (the replay format's ``discards``)."""
         return [list(d) for d in self._discards]
-
-    @property
-    def calls(self) -> list[str]:
-        return list(self._calls)
 
     @property
     def bid(self) -> str | None:
@@ -443,10 +421,6 @@ class BidEuchreDeal:
     def trick_history(self) -> list[tuple[int, list[tuple[int, str]], int]]:
         """``(leader, [(seat, card), ...], winner)`` for each finished trick."""
         return [(leader, list(cards), winner) for leader, cards, winner in self._history]
-
-    @property
-    def current_trick(self) -> list[tuple[int, str]]:
-        return list(self._trick)
 
     @property
     def play_sequence(self) -> list[str]:
@@ -722,10 +696,6 @@ def _distinct(cards: list[str]) -> list[str]:
 # Replay (RULES.md "Replay format")
 # --------------------------------------------------------------------------------------
 
-def _error(rule: str, at: str, message: str) -> dict[str, str]:
-    return {"error": rule, "at": at, "message": message}
-
-
 def _after_void(deal: BidEuchreDeal) -> str:
     """The rule an item after a void deal breaks: E-10 after ace-no-face, E-3 after four passes."""
     return "E-10" if deal.void_reason == "ace_no_face" else "E-3"
@@ -742,25 +712,23 @@ def replay(case: dict) -> dict:
     "message": ...}``. A missing optional key means that step is empty."""
     from sim.rules import BidEuchreRules
 
-    if case.get("game") != "bid-euchre":
-        raise ValueError(f"not a Bid Euchre case: game {case.get('game')!r}")
-    rules = BidEuchreRules.from_dict(case.get("rules") or {})
+    rules = replay_rules(case, "bid-euchre", "Bid Euchre", BidEuchreRules)
     try:
         deal = BidEuchreDeal(rules, case.get("dealer"), case.get("hands"), allow_renege=True)
     except IllegalAction as exc:
-        return _error(exc.rule, exc.at or "hands", exc.message)
+        return replay_error(exc.rule, exc.at or "hands", exc.message)
     if case.get("stock"):
-        return _error("E-1", "stock", "every card of the deck is dealt; the stock must be empty")
+        return replay_error("E-1", "stock", "every card of the deck is dealt; the stock must be empty")
 
     # E-10: the joker discard, before the auction.
     discards = case.get("discards") or []
     if not isinstance(discards, (list, tuple)) or len(discards) > 4:
-        return _error("E-10", "discards", "discards must be a list of at most four per-seat lists")
+        return replay_error("E-10", "discards", "discards must be a list of at most four per-seat lists")
     for seat in range(4):
         given = list(discards[seat]) if seat < len(discards) and discards[seat] is not None else []
         if deal.void:
             if given:
-                return _error("E-10", f"discards[{seat}]", f"a discard after a void deal ({deal.void_reason})")
+                return replay_error("E-10", f"discards[{seat}]", f"a discard after a void deal ({deal.void_reason})")
             continue
         need = 1 if rules.variant.joker and seat == deal.dealer else 0
         if len(given) != need:
@@ -771,77 +739,72 @@ def replay(case: dict) -> dict:
                 msg = f"only the dealer (seat {deal.dealer}) discards; seat {seat} discards {len(given)}"
             else:
                 msg = "there is no discard without variant.joker"
-            return _error("E-10", f"discards[{seat}]", msg)
+            return replay_error("E-10", f"discards[{seat}]", msg)
         for card in given:
-            try:
-                deal.apply(card)
-            except IllegalAction as exc:
-                return _error(exc.rule, f"discards[{seat}]", exc.message)
+            if error := apply_item(deal, card, f"discards[{seat}]"):
+                return error
 
     # E-3: the auction.
     calls = case.get("calls") or []
     for i, call in enumerate(calls):
         if deal.void:
-            return _error(_after_void(deal), f"calls[{i}]", f"{call!r} after a void deal ({deal.void_reason})")
+            return replay_error(_after_void(deal), f"calls[{i}]", f"{call!r} after a void deal ({deal.void_reason})")
         if deal.phase != "auction":
-            return _error("E-3", f"calls[{i}]", f"{call!r} after the auction has ended (one round of four calls)")
-        try:
-            deal.apply(call)
-        except IllegalAction as exc:
-            return _error(exc.rule, f"calls[{i}]", exc.message)
+            return replay_error("E-3", f"calls[{i}]",
+                                f"{call!r} after the auction has ended (one round of four calls)")
+        if error := apply_item(deal, call, f"calls[{i}]"):
+            return error
     if deal.phase == "auction":
-        return _error("E-3", f"calls[{len(calls)}]",
-                      f"the auction has not ended: {len(calls)} calls, one round needs 4")
+        return replay_error("E-3", f"calls[{len(calls)}]",
+                            f"the auction has not ended: {len(calls)} calls, one round needs 4")
 
     # E-3: trump.
     trump = case.get("trump")
     if deal.void:
         if trump is not None:
-            return _error(_after_void(deal), "trump", f"trump {trump!r} after a void deal ({deal.void_reason})")
+            return replay_error(_after_void(deal), "trump", f"trump {trump!r} after a void deal ({deal.void_reason})")
     else:
         if trump is None:
-            return _error("E-3", "trump", f"the bidder (seat {deal.bidder}) must name trump")
-        try:
-            deal.apply(trump)
-        except IllegalAction as exc:
-            return _error(exc.rule, "trump", exc.message)
+            return replay_error("E-3", "trump", f"the bidder (seat {deal.bidder}) must name trump")
+        if error := apply_item(deal, trump, "trump"):
+            return error
 
     # E-4: the exchange after 6A (12A).
     exchange = case.get("trump_exchange") or []
     empty = all(not part for part in exchange) if isinstance(exchange, (list, tuple)) else False
     if deal.void:
         if not empty:
-            return _error(_after_void(deal), "trump_exchange", f"an exchange after a void deal ({deal.void_reason})")
+            return replay_error(_after_void(deal), "trump_exchange",
+                                f"an exchange after a void deal ({deal.void_reason})")
     elif deal.phase != "exchange":
         if not empty:
-            return _error("E-4", "trump_exchange", f"there is no exchange after a {deal.bid} bid (only after "
-                                                   f"{bid_ladder(rules)[-2]})")
+            return replay_error("E-4", "trump_exchange", f"there is no exchange after a {deal.bid} bid "
+                                                         f"(only after {bid_ladder(rules)[-2]})")
     else:
         problem = _replay_exchange(deal, exchange)
         if problem:
-            return _error("E-4", "trump_exchange", problem)
+            return replay_error("E-4", "trump_exchange", problem)
 
     # E-6 / E-8: play; a renege is scored and reported, play goes on.
     play = case.get("play") or []
     if deal.void:
         if play:
-            return _error(_after_void(deal), "play[0]", f"cards played after a void deal ({deal.void_reason})")
+            return replay_error(_after_void(deal), "play[0]", f"cards played after a void deal ({deal.void_reason})")
         return deal.outcome()
     reneges: list[dict[str, Any]] = []
     for i, card in enumerate(play):
         if deal.phase != "play":
-            return _error("E-6", f"play[{i}]", f"{card!r}: all {tricks_per_hand(rules)} tricks have been played")
+            return replay_error("E-6", f"play[{i}]",
+                                f"{card!r}: all {tricks_per_hand(rules)} tricks have been played")
         before = len(deal.reneges)
-        try:
-            deal.apply(card)
-        except IllegalAction as exc:
-            return _error(exc.rule, f"play[{i}]", exc.message)
+        if error := apply_item(deal, card, f"play[{i}]"):
+            return error
         if len(deal.reneges) > before:
             r = deal.reneges[-1]
             reneges.append({"at": f"play[{i}]", "seat": r["seat"], "card": r["card"]})
     if deal.phase != "done":
         need = tricks_per_hand(rules) * (3 if deal.sitting_out is not None else 4)
-        return _error("E-6", f"play[{len(play)}]", f"only {len(play)} cards played; the hand needs {need}")
+        return replay_error("E-6", f"play[{len(play)}]", f"only {len(play)} cards played; the hand needs {need}")
     result = deal.outcome()
     result["reneges"] = reneges
     return result
@@ -882,7 +845,7 @@ def _replay_exchange(deal: BidEuchreDeal, exchange) -> str | None:
 # The game (E-9, C-6)
 # --------------------------------------------------------------------------------------
 
-class BidEuchreGame:
+class BidEuchreGame(Game):
     """The flow of one game: E-9 target and tie rule, ``game.max_hands``, C-6 dealer.
 
     Feed each finished hand's outcome (``BidEuchreDeal.outcome()`` / replay ``expect``) to
@@ -891,63 +854,25 @@ class BidEuchreGame:
     ``hands_played`` and ``game.max_hands`` (they are hands dealt). At the end of each hand
     (E-9): if exactly one team has reached ``game.target`` it wins; if both have, the higher
     total wins, and equal totals play another hand. A game still unfinished after
-    ``max_hands`` hands is ``finished`` and ``abandoned``, with no winner."""
+    ``max_hands`` hands is ``finished`` and ``abandoned``, with no winner. ``winner`` and
+    ``totals`` are by team (0: seats 0 and 2, 1: seats 1 and 3)."""
 
     def __init__(self, rules, first_dealer: int):
         if first_dealer not in range(4):
             raise ValueError(f"first_dealer must be 0..3, got {first_dealer!r}")
-        self.rules = rules
-        self._dealer = first_dealer
-        self._totals = [0, 0]
+        super().__init__(rules, first_dealer)
         self._hands_played = 0
-        self._finished = False
-        self._abandoned = False
-        self._winner: int | None = None
-
-    @property
-    def dealer(self) -> int:
-        """The seat to deal the next hand."""
-        return self._dealer
-
-    @property
-    def totals(self) -> list[int]:
-        return list(self._totals)
 
     @property
     def hands_played(self) -> int:
         return self._hands_played
 
-    @property
-    def finished(self) -> bool:
-        return self._finished
-
-    @property
-    def abandoned(self) -> bool:
-        return self._abandoned
-
-    @property
-    def winner(self) -> int | None:
-        """The winning team (0 or 1); ``None`` while playing or for an abandoned game."""
-        return self._winner
-
     def record(self, outcome: dict) -> None:
         """Record one finished hand (an ``outcome()`` / replay-format ``expect`` dict)."""
         if self._finished:
             raise IllegalAction("E-9", "the game is over; no more hands")
-        score = outcome.get("score", [0, 0])
-        self._totals[0] += score[0]
-        self._totals[1] += score[1]
+        self._add_score(outcome)
         self._hands_played += 1
         self._dealer = (self._dealer + 1) % 4             # C-6 / E-3: the deal passes left
-        target = self.rules.game.target
-        reached = [t for t in (0, 1) if self._totals[t] >= target]
-        if len(reached) == 1:
-            self._winner = reached[0]
-        elif len(reached) == 2 and self._totals[0] != self._totals[1]:
-            self._winner = 0 if self._totals[0] > self._totals[1] else 1   # E-9: higher total
-        # (both reached with equal totals: E-9 plays another hand)
-        if self._winner is not None:
-            self._finished = True
-        elif self._hands_played >= self.rules.game.max_hands:
-            self._finished = True                          # E-9: bounded, abandoned
-            self._abandoned = True
+        # E-9: the target, the higher total when both reach it, bounded by game.max_hands.
+        self._end_at_target(self.rules.game.target, self._hands_played, self.rules.game.max_hands)

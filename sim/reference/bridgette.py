@@ -13,20 +13,34 @@ cited by its id (B-3, C-4, ...). The public API:
 Cards and calls are strings in C-2 notation: ``"AS"``, ``"TH"``, ``"9C"``, the Colons
 ``"CL"`` (Little), ``"CR"`` (Royal), ``"CG"`` (Grand); calls ``"0NT"``, ``"1C"`` ...
 ``"7NT"``, ``"P"``, ``"X"``, ``"XX"``. Seats are 0 and 1.
+
+What RULES.md says for every game (section C's cards, the error, the replay scaffolding) comes
+from ``sim.reference.common``, and what it says for both contract games (the calls, the C-4
+auction, C-5 passed-out deals) from ``sim.reference.contract``; this module keeps Bridgette's
+own rules. Like them, it never imports the numba kernels.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from sim.reference.common import PASS, SUITS, IllegalAction, apply_item, replay_error, replay_rules
+from sim.reference.contract import (  # noqa: F401 (re-exported: the game's vocabulary)
+    DOUBLE,
+    LEVEL_BIDS,
+    RANK_VALUE,
+    RANKS,
+    REDOUBLE,
+    STRAINS,
+    SUITED_CARDS,
+    ContractDeal,
+    ContractGame,
+    check_played,
+    parse_bid,
+    replay_auction,
+)
 
 # --------------------------------------------------------------------------------------
 # Cards (C-1, C-2, B-1, B-4)
 # --------------------------------------------------------------------------------------
-
-SUITS = ("C", "D", "H", "S")                       # C-1: clubs < diamonds < hearts < spades
-RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")   # C-1 low..high
-RANK_VALUE = {r: i for i, r in enumerate(RANKS)}   # 0 = "2" ... 12 = "A"
-SUITED_CARDS = tuple(r + s for s in SUITS for r in RANKS)   # the 52 cards
 
 # B-1: the three Colons and the ranks each one "matches" (its range).
 COLON_OF_NAME = {"little": "CL", "royal": "CR", "grand": "CG"}     # B-4 option values
@@ -88,36 +102,11 @@ def upcard_class(card: str) -> str:
 # Calls (C-2, C-4, B-5)
 # --------------------------------------------------------------------------------------
 
-STRAINS = ("C", "D", "H", "S", "NT")                # C-1: no-trump ranks above spades
 STRAIN_ORDER = {s: i for i, s in enumerate(STRAINS)}
 # B-5: the 36-bid ladder, low to high: 0NT, 1C 1D 1H 1S 1NT, 2C ... 7NT.
-LADDER = ("0NT",) + tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAINS)
+LADDER = ("0NT",) + LEVEL_BIDS
 LADDER_INDEX = {bid: i for i, bid in enumerate(LADDER)}
-PASS, DOUBLE, REDOUBLE = "P", "X", "XX"
 CALLS = frozenset(LADDER) | {PASS, DOUBLE, REDOUBLE}
-
-
-def parse_bid(bid: str) -> tuple[int, str]:
-    """``"3NT"`` -> ``(3, "NT")``; ``"2D"`` -> ``(2, "D")``."""
-    return int(bid[0]), bid[1:]
-
-
-# --------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------
-
-class IllegalAction(Exception):
-    """An action (or a deal) the rules forbid.
-
-    ``rule`` is the RULES.md id the replay format prescribes for it (e.g. ``"C-3"``),
-    ``message`` says what is wrong, ``at`` optionally names the replay key (``"hands"``,
-    ``"stock"``) for deal-level problems found by the constructor."""
-
-    def __init__(self, rule: str, message: str, at: str | None = None):
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
-        self.at = at
 
 
 # --------------------------------------------------------------------------------------
@@ -167,10 +156,7 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
     ``strain`` is ``"C"``, ``"D"``, ``"H"``, ``"S"`` or ``"NT"``; ``doubled`` 0, 1 or 2."""
     if (f"{level}{strain}") not in LADDER_INDEX:
         raise ValueError(f"{level}{strain} is not a Bridgette contract (B-5)")
-    if doubled not in (0, 1, 2):
-        raise ValueError(f"doubled must be 0, 1 or 2, got {doubled!r}")
-    if not 0 <= declarer_tricks <= 13:
-        raise ValueError(f"declarer_tricks must be 0..13, got {declarer_tricks!r}")
+    check_played(doubled, declarer_tricks)
     sc = rules.scoring
     needed = 6 + level
     if declarer_tricks >= needed:
@@ -215,7 +201,7 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
 # One deal
 # --------------------------------------------------------------------------------------
 
-class BridgetteDeal:
+class BridgetteDeal(ContractDeal):
     """One Bridgette deal from the dealt hands and stock to the score.
 
     The constructor validates the deal (B-2, B-4) and performs the draws of B-3. Then the
@@ -234,13 +220,7 @@ class BridgetteDeal:
         self._hands = [list(h) for h in hands]
         self._draw()
         self._discards: list[list[str]] = [[], []]
-        # Auction state (C-4).
-        self._calls: list[str] = []
-        self._bid: str | None = None          # the current (highest) bid
-        self._bidder: int | None = None
-        self._doubled = 0
-        self._auction_over = False
-        self._passed_out = False
+        self._new_auction()                     # C-4
         # Play state (B-7..B-10).
         self._leader: int | None = None
         self._trick: list[str] = []
@@ -325,11 +305,7 @@ class BridgetteDeal:
         if self._phase == "discard" and all(len(h) <= 13 for h in self._hands):
             self._phase = "auction"
 
-    # ---- read-only views --------------------------------------------------------------
-
-    @property
-    def phase(self) -> str:
-        return self._phase
+    # ---- read-only views (and those of ContractDeal) ---------------------------------
 
     @property
     def to_move(self) -> int | None:
@@ -344,14 +320,6 @@ class BridgetteDeal:
         return None
 
     @property
-    def hands(self) -> list[list[str]]:
-        return [list(h) for h in self._hands]
-
-    @property
-    def dealt_hands(self) -> list[list[str]]:
-        return [list(h) for h in self._dealt]
-
-    @property
     def drawn(self) -> list[list[str]]:
         """The cards each seat drew in the B-3 exchange."""
         return [list(d) for d in self._drawn]
@@ -363,47 +331,6 @@ class BridgetteDeal:
     @property
     def upcard(self) -> str:
         return self._stock[0]
-
-    @property
-    def calls(self) -> list[str]:
-        return list(self._calls)
-
-    @property
-    def contract(self) -> str | None:
-        """The contract once the auction has ended with one (``None`` before, or if passed out)."""
-        return self._bid if self._auction_over and not self._passed_out else None
-
-    @property
-    def declarer(self) -> int | None:
-        return self._bidder if self._auction_over and not self._passed_out else None
-
-    @property
-    def doubled(self) -> int:
-        return self._doubled
-
-    @property
-    def trump(self) -> str | None:
-        """The trump suit; ``None`` in no-trump (B-7) or before the auction has ended."""
-        if self.contract is None:
-            return None
-        strain = parse_bid(self.contract)[1]
-        return None if strain == "NT" else strain
-
-    @property
-    def tricks_won(self) -> list[int]:
-        return list(self._tricks_won)
-
-    @property
-    def passed_out(self) -> bool:
-        return self._passed_out
-
-    @property
-    def trick_history(self) -> list[tuple[int, list[str], int]]:
-        return [(leader, list(cards), winner) for leader, cards, winner in self._history]
-
-    @property
-    def current_trick(self) -> list[str]:
-        return list(self._trick)
 
     @property
     def barred_suit(self) -> str | None:
@@ -492,41 +419,6 @@ class BridgetteDeal:
         if problem:
             return "B-6", problem
         return None
-
-    def _apply_call(self, call: str) -> None:
-        seat = self.to_move
-        problem = self._call_problem(seat, call)
-        if problem:
-            raise IllegalAction(*problem)
-        first_call = not self._calls
-        self._calls.append(call)
-        if call == PASS:
-            if self._bid is not None:
-                # C-4: a pass after a bid, double or redouble ends the auction; the bidder
-                # is the declarer, doubled or redoubled as it stands.
-                self._end_auction(passed_out=False)
-            elif first_call and self.rules.auction.opening_pass == "ends":
-                self._end_auction(passed_out=True)       # C-4 option "ends"
-            elif not first_call:
-                self._end_auction(passed_out=True)       # C-4: second call also a pass
-            # else: an opening pass continues (C-4 default); the passer may call again.
-        elif call == DOUBLE:
-            self._doubled = 1
-        elif call == REDOUBLE:
-            self._doubled = 2
-        else:
-            # C-4: a new bid cancels any double and redouble.
-            self._bid, self._bidder, self._doubled = call, seat, 0
-
-    def _end_auction(self, passed_out: bool) -> None:
-        self._auction_over = True
-        if passed_out:
-            self._passed_out = True
-            self._doubled = 0
-            self._phase = "done"
-        else:
-            self._phase = "play"
-            self._leader = 1 - self._bidder          # B-7: the declarer's opponent leads
 
     # ---- B-7 .. B-10 and C-3: play ------------------------------------------------------
 
@@ -639,33 +531,15 @@ class BridgetteDeal:
                 raise IllegalAction("C-4", f"{action} after the auction has ended")
             raise IllegalAction("B-7", f"{action!r}: all 13 tricks have been played")
 
-    # ---- outcome ------------------------------------------------------------------------
+    # ---- outcome (ContractDeal.outcome) ----------------------------------------------
 
-    def outcome(self) -> dict[str, Any]:
-        """The replay format's ``expect`` object for the finished deal."""
-        if self._phase != "done":
-            raise RuntimeError(f"the deal is not finished (phase {self._phase!r})")
-        if self._passed_out:
-            return {"contract": "pass", "declarer": None, "doubled": 0,
-                    "tricks": [0, 0], "score": [0, 0]}
-        level, strain = parse_bid(self._bid)
-        declarer = self._bidder
-        decl_gain, opp_gain = score_deal(self.rules, level, strain, self._doubled,
-                                         self._tricks_won[declarer])
-        score = [0, 0]
-        score[declarer] = decl_gain
-        score[1 - declarer] = opp_gain
-        return {"contract": self._bid, "declarer": declarer, "doubled": self._doubled,
-                "tricks": list(self._tricks_won), "score": score}
+    def _score(self, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
+        return score_deal(self.rules, level, strain, doubled, declarer_tricks)   # B-11..B-14
 
 
 # --------------------------------------------------------------------------------------
 # Replay (RULES.md "Replay format")
 # --------------------------------------------------------------------------------------
-
-def _error(rule: str, at: str, message: str) -> dict[str, str]:
-    return {"error": rule, "at": at, "message": message}
-
 
 def replay(case: dict) -> dict:
     """Replay one parsed replay-format line of game ``"bridgette"`` in time order.
@@ -674,13 +548,11 @@ def replay(case: dict) -> dict:
     the first illegal item ``{"error": rule_id, "at": "<key>[<i>]", "message": ...}``."""
     from sim.rules import BridgetteRules
 
-    if case.get("game") != "bridgette":
-        raise ValueError(f"not a Bridgette case: game {case.get('game')!r}")
-    rules = BridgetteRules.from_dict(case.get("rules") or {})
+    rules = replay_rules(case, "bridgette", "Bridgette", BridgetteRules)
     try:
         deal = BridgetteDeal(rules, case.get("dealer"), case.get("hands"), case.get("stock"))
     except IllegalAction as exc:
-        return _error(exc.rule, exc.at or "hands", exc.message)
+        return replay_error(exc.rule, exc.at or "hands", exc.message)
 
     # B-3: discards, non-dealer first. discards[s] is seat s's list.
     discards = case.get("discards") or []
@@ -688,44 +560,32 @@ def replay(case: dict) -> dict:
         cards = list(discards[seat]) if seat < len(discards) and discards[seat] is not None else []
         need = len(deal.hands[seat]) - 13
         if len(cards) != need:
-            return _error("B-3", f"discards[{seat}]",
-                          f"seat {seat} holds {13 + need} cards after the draw and must discard "
-                          f"{need}, but {len(cards)} discards are given")
+            return replay_error("B-3", f"discards[{seat}]",
+                                f"seat {seat} holds {13 + need} cards after the draw and must "
+                                f"discard {need}, but {len(cards)} discards are given")
         for card in cards:
             assert deal.phase == "discard" and deal.to_move == seat
-            try:
-                deal.apply(card)
-            except IllegalAction as exc:
-                return _error(exc.rule, f"discards[{seat}]", exc.message)
+            if error := apply_item(deal, card, f"discards[{seat}]"):
+                return error
 
     # C-4 / B-5 / B-6: calls, dealer first.
-    calls = case.get("calls") or []
-    for i, call in enumerate(calls):
-        if deal.phase != "auction":
-            return _error("C-4", f"calls[{i}]", f"{call!r} after the auction has ended")
-        try:
-            deal.apply(call)
-        except IllegalAction as exc:
-            return _error(exc.rule, f"calls[{i}]", exc.message)
-    if deal.phase == "auction":
-        return _error("C-4", f"calls[{len(calls)}]", "the auction has not ended")
+    if error := replay_auction(deal, case.get("calls") or []):
+        return error
 
     # B-7 .. B-10: play.
     play = case.get("play") or []
     if deal.passed_out:
         if play:
-            return _error("C-4", "play[0]", "cards played after a passed-out deal")
+            return replay_error("C-4", "play[0]", "cards played after a passed-out deal")
         return deal.outcome()
     for i, card in enumerate(play):
         if deal.phase != "play":
-            return _error("B-7", f"play[{i}]", f"{card!r}: all 13 tricks have been played")
-        try:
-            deal.apply(card)
-        except IllegalAction as exc:
-            return _error(exc.rule, f"play[{i}]", exc.message)
+            return replay_error("B-7", f"play[{i}]", f"{card!r}: all 13 tricks have been played")
+        if error := apply_item(deal, card, f"play[{i}]"):
+            return error
     if deal.phase != "done":
-        return _error("B-7", f"play[{len(play)}]",
-                      f"only {len(play)} cards played; 13 tricks need 26")
+        return replay_error("B-7", f"play[{len(play)}]",
+                            f"only {len(play)} cards played; 13 tricks need 26")
     return deal.outcome()
 
 
@@ -733,83 +593,36 @@ def replay(case: dict) -> dict:
 # The game (B-15, C-5, C-6)
 # --------------------------------------------------------------------------------------
 
-class BridgetteGame:
+class BridgetteGame(ContractGame):
     """The flow of one game: B-15 deals and tie-breaks, C-5 passed-out deals, C-6 dealer.
 
     Feed each finished deal's outcome to ``record``; ``dealer`` says who deals next.
     ``deals_counted`` counts every counted deal (tie-break deals included);
     ``tiebreak_deals`` counts the deals played beyond ``game.deals``. An abandoned game
-    (a passed-out deal after C-5's max_redeals redeals) is ``finished`` and ``abandoned`` with no winner."""
+    (a passed-out deal after C-5's max_redeals redeals) is ``finished`` and ``abandoned`` with no winner.
+    A game that ends tied has no ``winner`` either."""
 
     def __init__(self, rules, first_dealer: int):
         if first_dealer not in (0, 1):
             raise ValueError(f"first_dealer must be 0 or 1, got {first_dealer!r}")
-        self.rules = rules
-        self._dealer = first_dealer
-        self._totals = [0, 0]
-        self._deals_counted = 0
-        self._redeals = 0
-        self._finished = False
-        self._abandoned = False
-
-    @property
-    def dealer(self) -> int:
-        return self._dealer
-
-    @property
-    def totals(self) -> list[int]:
-        return list(self._totals)
-
-    @property
-    def deals_counted(self) -> int:
-        return self._deals_counted
+        super().__init__(rules, first_dealer)
 
     @property
     def tiebreak_deals(self) -> int:
         return max(0, self._deals_counted - self.rules.game.deals)
 
-    @property
-    def redeals(self) -> int:
-        return self._redeals
-
-    @property
-    def finished(self) -> bool:
-        return self._finished
-
-    @property
-    def abandoned(self) -> bool:
-        return self._abandoned
-
-    @property
-    def winner(self) -> int | None:
-        """0 or 1 once finished with a higher total; ``None`` for a draw, an abandoned game or
-        a game still in progress."""
-        if not self._finished or self._abandoned or self._totals[0] == self._totals[1]:
-            return None
-        return 0 if self._totals[0] > self._totals[1] else 1
-
     def record(self, outcome: dict) -> None:
         """Record one finished deal (an ``outcome()`` / replay-format ``expect`` dict)."""
         if self._finished:
             raise IllegalAction("B-15", "the game is over; no more deals")
-        if outcome.get("contract") == "pass" and self.rules.auction.passed_out == "redeal":
-            # C-5 "redeal": the same dealer deals again; the deal does not count. A game may
-            # redeal max_redeals times in all; a passed-out deal beyond that abandons it.
-            if self._redeals == self.rules.auction.max_redeals:
-                self._abandoned = True
-                self._finished = True
-            else:
-                self._redeals += 1
+        if self._redeal(outcome):                          # C-5 "redeal"
             return
-        # A counted deal (C-5 "next_deal": a passed-out deal scores nothing but counts).
-        score = outcome.get("score", [0, 0])
-        self._totals[0] += score[0]
-        self._totals[1] += score[1]
-        self._deals_counted += 1
-        self._dealer = 1 - self._dealer                    # B-15 / C-6: the deal alternates
+        self._count_deal(outcome)                          # B-15 / C-6: the deal alternates
         g = self.rules.game
         if self._deals_counted >= g.deals:
             tied = self._totals[0] == self._totals[1]
             # B-15: tied after game.deals: up to game.max_tiebreak_deals more, one at a time.
             if not tied or self.tiebreak_deals >= g.max_tiebreak_deals:
                 self._finished = True
+                if not tied:
+                    self._winner = 0 if self._totals[0] > self._totals[1] else 1

@@ -1,8 +1,10 @@
 """Reference referee for Draw Bridge (RULES.md sections C and D), written from RULES.md alone.
 
 Readability and fidelity to RULES.md come first; speed does not matter here. Every rule is
-cited by its id (D-2, C-4, ...). This module is independent of the numba kernels and of the
-other referees (it imports neither). The public API:
+cited by its id (D-2, C-4, ...). This module is independent of the numba kernels (it never
+imports them); what RULES.md says once for every game, and for both contract games, it
+shares with the other referees (``sim.reference.common``, ``sim.reference.contract``). The
+public API:
 
 * ``IllegalAction(rule, message, at=None)`` -- raised for any action the rules forbid.
 * ``DrawBridgeDeal(rules, dealer, hands, stock)`` -- one deal with explicit phases
@@ -32,14 +34,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.reference.common import PASS, SUITS, IllegalAction, apply_item, replay_error, replay_rules
+from sim.reference.contract import (  # noqa: F401 (re-exported: the game's vocabulary)
+    DOUBLE,
+    LEVEL_BIDS,
+    RANK_VALUE,
+    RANKS,
+    REDOUBLE,
+    STRAINS,
+    SUITED_CARDS,
+    ContractDeal,
+    ContractGame,
+    check_played,
+    parse_bid,
+    replay_auction,
+)
+
 # --------------------------------------------------------------------------------------
 # Cards (C-1, C-2, D-1)
 # --------------------------------------------------------------------------------------
 
-SUITS = ("C", "D", "H", "S")                       # C-1: clubs < diamonds < hearts < spades
-RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")   # C-1 low..high
-RANK_VALUE = {r: i for i, r in enumerate(RANKS)}   # 0 = "2" ... 12 = "A"
-DECK = tuple(r + s for s in SUITS for r in RANKS)  # D-1: the 52 cards
+DECK = SUITED_CARDS                                # D-1: the 52 cards
 DECK_SET = frozenset(DECK)
 
 
@@ -65,11 +80,9 @@ def rank_value(card: str) -> int:
 # Calls (C-2, C-4, D-3)
 # --------------------------------------------------------------------------------------
 
-STRAINS = ("C", "D", "H", "S", "NT")                # C-1: no-trump ranks above spades
 # D-3: the 35-bid ladder, low to high: 1C 1D 1H 1S 1NT, 2C ... 7NT (no level 0).
-LADDER = tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAINS)
+LADDER = LEVEL_BIDS
 LADDER_INDEX = {bid: i for i, bid in enumerate(LADDER)}
-PASS, DOUBLE, REDOUBLE = "P", "X", "XX"
 CALLS = frozenset(LADDER) | {PASS, DOUBLE, REDOUBLE}
 
 
@@ -82,29 +95,6 @@ def is_call_only(x: Any) -> bool:
     """A call that is not also a card: ``"2C"`` .. ``"7S"`` name both a bid and a card (C-2),
     so during a card phase they are cards; ``"1C"``, the no-trump bids, P, X, XX are not."""
     return is_call(x) and not is_card(x)
-
-
-def parse_bid(bid: str) -> tuple[int, str]:
-    """``"3NT"`` -> ``(3, "NT")``; ``"2D"`` -> ``(2, "D")``."""
-    return int(bid[0]), bid[1:]
-
-
-# --------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------
-
-class IllegalAction(Exception):
-    """An action (or a deal) the rules forbid.
-
-    ``rule`` is the RULES.md id the replay format prescribes for it (e.g. ``"C-3"``),
-    ``message`` says what is wrong, ``at`` optionally names the replay key (``"hands"``,
-    ``"stock"``) for deal-level problems found by the constructor."""
-
-    def __init__(self, rule: str, message: str, at: str | None = None):
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
-        self.at = at
 
 
 # --------------------------------------------------------------------------------------
@@ -150,10 +140,7 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
     ``doubled`` 0, 1 or 2; ``declarer_tricks`` 0..13 taken in the contract play."""
     if f"{level}{strain}" not in LADDER_INDEX:
         raise ValueError(f"{level}{strain} is not a Draw Bridge contract (D-3)")
-    if doubled not in (0, 1, 2):
-        raise ValueError(f"doubled must be 0, 1 or 2, got {doubled!r}")
-    if not 0 <= declarer_tricks <= 13:
-        raise ValueError(f"declarer_tricks must be 0..13, got {declarer_tricks!r}")
+    check_played(doubled, declarer_tricks)
     needed = 6 + level
     if declarer_tricks >= needed:
         # D-5: every trick over six counts (the contracted ones and the overtricks);
@@ -176,7 +163,7 @@ def score_deal(rules, level: int, strain: str, doubled: int, declarer_tricks: in
 # One deal
 # --------------------------------------------------------------------------------------
 
-class DrawBridgeDeal:
+class DrawBridgeDeal(ContractDeal):
     """One Draw Bridge deal from the dealt hands and stock to the score.
 
     The constructor validates the deal (D-1). The phases are ``"draw"`` (D-2: 13 tricks,
@@ -204,13 +191,7 @@ class DrawBridgeDeal:
         self._trick: list[str] = []
         self._draw_tricks_won = [0, 0]
         self._draw_history: list[tuple[int, list[str], int, str, str]] = []
-        # C-4 auction state.
-        self._calls: list[str] = []
-        self._bid: str | None = None             # the current (highest) bid
-        self._bidder: int | None = None
-        self._doubled = 0
-        self._auction_over = False
-        self._passed_out = False
+        self._new_auction()                      # C-4
         # D-4 contract-play state.
         self._tricks_won = [0, 0]
         self._history: list[tuple[int, list[str], int]] = []
@@ -249,11 +230,7 @@ class DrawBridgeDeal:
             raise IllegalAction("D-1", f"the stock must hold the other 26 cards of the deck, got "
                                 f"{len(stock)} (missing: {' '.join(missing)})", at="stock")
 
-    # ---- read-only views --------------------------------------------------------------
-
-    @property
-    def phase(self) -> str:
-        return self._phase
+    # ---- read-only views (and those of ContractDeal) ---------------------------------
 
     @property
     def to_move(self) -> int | None:
@@ -264,14 +241,6 @@ class DrawBridgeDeal:
         if self._phase == "auction":
             return (self.dealer + len(self._calls)) % 2
         return None
-
-    @property
-    def hands(self) -> list[list[str]]:
-        return [list(h) for h in self._hands]
-
-    @property
-    def dealt_hands(self) -> list[list[str]]:
-        return [list(h) for h in self._dealt]
 
     @property
     def stock(self) -> list[str]:
@@ -298,10 +267,6 @@ class DrawBridgeDeal:
         return self._leader if self._phase in ("draw", "play") else None
 
     @property
-    def current_trick(self) -> list[str]:
-        return list(self._trick)
-
-    @property
     def draw_tricks_won(self) -> list[int]:
         """D-2: draw-phase tricks per seat (they score nothing)."""
         return list(self._draw_tricks_won)
@@ -310,48 +275,6 @@ class DrawBridgeDeal:
     def draw_history(self) -> list[tuple[int, list[str], int, str, str]]:
         """D-2 tricks: ``(leader, [lead, follow], winner, drawn_by_winner, drawn_by_loser)``."""
         return [(ld, list(cs), w, dw, dl) for ld, cs, w, dw, dl in self._draw_history]
-
-    @property
-    def calls(self) -> list[str]:
-        return list(self._calls)
-
-    @property
-    def contract(self) -> str | None:
-        """The contract once the auction has ended with one (``None`` before, or if passed out)."""
-        return self._bid if self._auction_over and not self._passed_out else None
-
-    @property
-    def declarer(self) -> int | None:
-        return self._bidder if self._auction_over and not self._passed_out else None
-
-    @property
-    def doubled(self) -> int:
-        """0, 1 (doubled) or 2 (redoubled): the current bid's state during the auction, the
-        contract's afterwards (0 when passed out)."""
-        return self._doubled
-
-    @property
-    def trump(self) -> str | None:
-        """The contract's trump suit; ``None`` in no-trump or without a contract (the draw
-        phase never has trumps, D-2)."""
-        if self.contract is None:
-            return None
-        strain = parse_bid(self.contract)[1]
-        return None if strain == "NT" else strain
-
-    @property
-    def tricks_won(self) -> list[int]:
-        """Contract-play tricks per seat (D-4)."""
-        return list(self._tricks_won)
-
-    @property
-    def passed_out(self) -> bool:
-        return self._passed_out
-
-    @property
-    def trick_history(self) -> list[tuple[int, list[str], int]]:
-        """Contract-play tricks (D-4): ``(leader, [lead, follow], winner)``."""
-        return [(leader, list(cards), winner) for leader, cards, winner in self._history]
 
     # ---- legal actions ---------------------------------------------------------------
 
@@ -461,42 +384,6 @@ class DrawBridgeDeal:
             return "C-4", f"{call} does not outrank the current bid {self._bid}"
         return None
 
-    def _apply_call(self, call: Any) -> None:
-        seat = self.to_move
-        problem = self._call_problem(seat, call)
-        if problem:
-            raise IllegalAction(*problem)
-        first_call = not self._calls
-        self._calls.append(call)
-        if call == PASS:
-            if self._bid is not None:
-                # C-4: a pass after a bid, double or redouble ends the auction; the bidder is
-                # the declarer (also after a double/redouble: "Decisions"), doubled or
-                # redoubled as it stands.
-                self._end_auction(passed_out=False)
-            elif first_call and self.rules.auction.opening_pass == "ends":
-                self._end_auction(passed_out=True)       # C-4 option "ends"
-            elif not first_call:
-                self._end_auction(passed_out=True)       # C-4: the second call also a pass
-            # else C-4 default: an opening pass continues; the passer may call again.
-        elif call == DOUBLE:
-            self._doubled = 1
-        elif call == REDOUBLE:
-            self._doubled = 2
-        else:
-            # C-4: a new bid cancels any double and redouble.
-            self._bid, self._bidder, self._doubled = call, seat, 0
-
-    def _end_auction(self, passed_out: bool) -> None:
-        self._auction_over = True
-        if passed_out:
-            self._passed_out = True
-            self._doubled = 0
-            self._phase = "done"
-        else:
-            self._phase = "play"
-            self._leader = 1 - self._bidder              # D-4: the declarer's opponent leads
-
     # ---- D-4 / C-3: the contract play ---------------------------------------------------
 
     def _contract_play_problem(self, seat: int, card: Any) -> tuple[str, str] | None:
@@ -558,24 +445,10 @@ class DrawBridgeDeal:
                 raise IllegalAction("C-4", f"the call {action} after the auction has ended")
             raise IllegalAction("D-4", f"{action!r}: all 13 contract tricks have been played")
 
-    # ---- outcome ------------------------------------------------------------------------
+    # ---- outcome (ContractDeal.outcome) ----------------------------------------------
 
-    def outcome(self) -> dict[str, Any]:
-        """The replay format's ``expect`` object for the finished deal."""
-        if self._phase != "done":
-            raise RuntimeError(f"the deal is not finished (phase {self._phase!r})")
-        if self._passed_out:
-            return {"contract": "pass", "declarer": None, "doubled": 0,
-                    "tricks": [0, 0], "score": [0, 0]}
-        level, strain = parse_bid(self._bid)
-        declarer = self._bidder
-        decl_gain, opp_gain = score_deal(self.rules, level, strain, self._doubled,
-                                         self._tricks_won[declarer])
-        score = [0, 0]
-        score[declarer] = decl_gain
-        score[1 - declarer] = opp_gain
-        return {"contract": self._bid, "declarer": declarer, "doubled": self._doubled,
-                "tricks": list(self._tricks_won), "score": score}
+    def _score(self, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
+        return score_deal(self.rules, level, strain, doubled, declarer_tricks)   # D-5, D-6
 
 
 # --------------------------------------------------------------------------------------
@@ -584,10 +457,6 @@ class DrawBridgeDeal:
 
 DRAW_CARDS = 26          # D-2: 13 tricks of 2 cards, play[0..25]
 CONTRACT_CARDS = 26      # D-4: 13 tricks of 2 cards, play[26..51]
-
-
-def _error(rule: str, at: str, message: str) -> dict[str, str]:
-    return {"error": rule, "at": at, "message": message}
 
 
 def replay(case: dict) -> dict:
@@ -600,54 +469,41 @@ def replay(case: dict) -> dict:
     ``sim.rules.RulesError``."""
     from sim.rules import DrawBridgeRules
 
-    if case.get("game") != "draw-bridge":
-        raise ValueError(f"not a Draw Bridge case: game {case.get('game')!r}")
-    rules = DrawBridgeRules.from_dict(case.get("rules") or {})
+    rules = replay_rules(case, "draw-bridge", "Draw Bridge", DrawBridgeRules)
     try:
         deal = DrawBridgeDeal(rules, case.get("dealer"), case.get("hands"), case.get("stock"))
     except IllegalAction as exc:
-        return _error(exc.rule, exc.at or "hands", exc.message)
+        return replay_error(exc.rule, exc.at or "hands", exc.message)
 
     play = list(case.get("play") or [])
     calls = list(case.get("calls") or [])
 
     # D-2: the draw phase, play[0..25].
     for i in range(min(DRAW_CARDS, len(play))):
-        try:
-            deal.apply(play[i])
-        except IllegalAction as exc:
-            return _error(exc.rule, f"play[{i}]", exc.message)
+        if error := apply_item(deal, play[i], f"play[{i}]"):
+            return error
     if deal.phase == "draw":
-        return _error("D-2", f"play[{len(play)}]",
-                      f"only {len(play)} cards played; the 13 draw-phase tricks need {DRAW_CARDS}")
+        return replay_error("D-2", f"play[{len(play)}]",
+                            f"only {len(play)} cards played; the 13 draw-phase tricks need {DRAW_CARDS}")
 
     # C-4 / D-3: calls, dealer first.
-    for i, call in enumerate(calls):
-        if deal.phase != "auction":
-            return _error("C-4", f"calls[{i}]", f"{call!r} after the auction has ended")
-        try:
-            deal.apply(call)
-        except IllegalAction as exc:
-            return _error(exc.rule, f"calls[{i}]", exc.message)
-    if deal.phase == "auction":
-        return _error("C-4", f"calls[{len(calls)}]", "the auction has not ended")
+    if error := replay_auction(deal, calls):
+        return error
 
     # D-4 / C-3: the contract play, play[26..].
     if deal.passed_out:
         if len(play) > DRAW_CARDS:
-            return _error("C-4", f"play[{DRAW_CARDS}]", "cards played after a passed-out deal")
+            return replay_error("C-4", f"play[{DRAW_CARDS}]", "cards played after a passed-out deal")
         return deal.outcome()
     for i in range(DRAW_CARDS, len(play)):
         if deal.phase != "play":
-            return _error("D-4", f"play[{i}]", f"{play[i]!r}: all 13 contract tricks have been played")
-        try:
-            deal.apply(play[i])
-        except IllegalAction as exc:
-            return _error(exc.rule, f"play[{i}]", exc.message)
+            return replay_error("D-4", f"play[{i}]", f"{play[i]!r}: all 13 contract tricks have been played")
+        if error := apply_item(deal, play[i], f"play[{i}]"):
+            return error
     if deal.phase != "done":
-        return _error("D-4", f"play[{len(play)}]",
-                      f"only {len(play) - DRAW_CARDS} contract cards played; 13 tricks need "
-                      f"{CONTRACT_CARDS}")
+        return replay_error("D-4", f"play[{len(play)}]",
+                            f"only {len(play) - DRAW_CARDS} contract cards played; 13 tricks need "
+                            f"{CONTRACT_CARDS}")
     return deal.outcome()
 
 
@@ -655,7 +511,7 @@ def replay(case: dict) -> dict:
 # The game (D-7, C-5, C-6)
 # --------------------------------------------------------------------------------------
 
-class DrawBridgeGame:
+class DrawBridgeGame(ContractGame):
     """The flow of one game: D-7 target and bound, C-5 passed-out deals, C-6 dealer.
 
     Feed each finished deal's outcome to ``record``; ``dealer`` says who deals next.
@@ -670,76 +526,17 @@ class DrawBridgeGame:
             rules = DrawBridgeRules()
         if first_dealer not in (0, 1) or isinstance(first_dealer, bool):
             raise ValueError(f"first_dealer must be 0 or 1, got {first_dealer!r}")
-        self.rules = rules
-        self._dealer = first_dealer
-        self._totals = [0, 0]
-        self._deals_counted = 0
-        self._redeals = 0
-        self._finished = False
-        self._abandoned = False
-        self._winner: int | None = None
-
-    @property
-    def dealer(self) -> int:
-        """Who deals next (C-6)."""
-        return self._dealer
-
-    @property
-    def totals(self) -> list[int]:
-        return list(self._totals)
-
-    @property
-    def deals_counted(self) -> int:
-        return self._deals_counted
-
-    @property
-    def redeals(self) -> int:
-        return self._redeals
-
-    @property
-    def finished(self) -> bool:
-        return self._finished
-
-    @property
-    def abandoned(self) -> bool:
-        return self._abandoned
-
-    @property
-    def winner(self) -> int | None:
-        """The seat that won (D-7); ``None`` while playing or for an abandoned game."""
-        return self._winner
+        super().__init__(rules, first_dealer)
 
     def record(self, outcome: dict) -> None:
         """Record one finished deal (an ``outcome()`` / replay-format ``expect`` dict)."""
         if self._finished:
             raise IllegalAction("D-7", "the game is over; no more deals")
-        if outcome.get("contract") == "pass" and self.rules.auction.passed_out == "redeal":
-            # C-5 "redeal": the same dealer deals again and the deal does not count. A game
-            # may make max_redeals redeals in all; a passed-out deal after that abandons it.
-            if self._redeals >= self.rules.auction.max_redeals:
-                self._abandoned = True
-                self._finished = True
-            else:
-                self._redeals += 1
+        if self._redeal(outcome):                       # C-5 "redeal"
             return
-        # A counted deal (C-5 "next_deal": a passed-out deal scores nothing but counts).
-        score = outcome.get("score", [0, 0])
-        self._totals[0] += score[0]
-        self._totals[1] += score[1]
-        self._deals_counted += 1
-        self._dealer = 1 - self._dealer                 # C-6: the deal passes in turn
-        target = self.rules.game.target
-        reached = [s for s in (0, 1) if self._totals[s] >= target]
-        # D-7: the first player whose total reaches the target at the end of a deal wins.
+        self._count_deal(outcome)                       # C-6: the deal passes in turn
+        # D-7: the first player whose total reaches the target at the end of a deal wins;
+        # a game that hits game.max_deals counted deals without a winner is abandoned.
         # (Only one seat scores per deal under D-5/D-6; both at once -> the higher total,
         # equal totals play on.)
-        if len(reached) == 1:
-            self._winner = reached[0]
-        elif len(reached) == 2 and self._totals[0] != self._totals[1]:
-            self._winner = 0 if self._totals[0] > self._totals[1] else 1
-        if self._winner is not None:
-            self._finished = True
-        elif self._deals_counted >= self.rules.game.max_deals:
-            # D-7: a game that hits game.max_deals counted deals without a winner is abandoned.
-            self._finished = True
-            self._abandoned = True
+        self._end_at_target(self.rules.game.target, self._deals_counted, self.rules.game.max_deals)
