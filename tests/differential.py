@@ -131,10 +131,57 @@ SKIP = {(game, name, ("random", "random")) for game, name in (
     ("bid-euchre", "joker_ace_no_face"), ("bid-euchre", "double_deck"))}
 
 
-def cases(game: str, pairings=PAIRINGS, option_sets=None):
+# Options whose large values only make games long (deals, hands, redeals, target), drawn
+# from their low end so that every random rule set plays in about the same time.
+LENGTH_OPTIONS = {"game.deals": 8, "game.max_tiebreak_deals": 4, "auction.max_redeals": 6, "game.max_deals": 12,
+                  "game.max_hands": 40, "game.target": 400}
+
+
+def random_option_sets(game: str, n: int, seed: int) -> dict:
+    """``n`` rule sets of ``game`` with every option drawn at random among its allowed values
+    (the schema's ranges and choices, ends included; option sets sim.rules refuses, such as
+    draws the stock cannot hold, are drawn again): the options' interactions, where
+    OPTION_SETS moves a few options at a time."""
+    import random
+
+    from sim.rules import GAMES, RulesError, option_table
+
+    rng = random.Random(seed)
+
+    def draw(row):
+        low, high, name = row["low"], row["high"], row["option"]
+        if row["type"] == "bool":
+            return rng.random() < 0.5
+        if row["type"] == "str":
+            return rng.choice(row["choices"])
+        if row["type"] == "tuple":
+            return [c for c in row["choices"] if rng.random() < 0.5]
+        if row["type"] == "list":
+            fewest, most = row["length"]
+            top = min(high, 3_000)
+            return [rng.choice([low, top, rng.randint(low, top)]) for _ in range(rng.randint(fewest, most))]
+        top = min(high, LENGTH_OPTIONS.get(name, high))
+        return rng.choice([low, top, rng.randint(low, top)])
+
+    sets = {}
+    while len(sets) < n:
+        tables: dict = {}
+        for row in option_table(GAMES[game]):
+            if rng.random() < 0.6:
+                section, key = row["option"].split(".")
+                tables.setdefault(section, {})[key] = draw(row)
+        try:
+            rules_for(game, tables)
+        except RulesError:
+            continue
+        sets[f"random{len(sets)}"] = tables
+    return sets
+
+
+def cases(game: str, pairings=PAIRINGS, option_sets=None, sets=None):
     """(option set name, options, pairing) of every case checked for ``game`` (or of the
-    named ``option_sets`` only)."""
-    return [(name, options, pairing) for name, options in OPTION_SETS[game].items()
+    named ``option_sets`` only), over OPTION_SETS or the rule ``sets`` given."""
+    return [(name, options, pairing) for name, options in (sets or OPTION_SETS[game]).items()
             for pairing in pairings if (game, name, pairing) not in SKIP and name in (option_sets or [name])]
 
 
