@@ -36,18 +36,8 @@ from typing import Any
 
 from sim.reference.common import PASS, SUITS, IllegalAction, apply_item, replay_error, replay_rules
 from sim.reference.contract import (  # noqa: F401 (re-exported: the game's vocabulary)
-    DOUBLE,
-    LEVEL_BIDS,
-    RANK_VALUE,
-    RANKS,
-    REDOUBLE,
-    STRAINS,
-    SUITED_CARDS,
-    ContractDeal,
-    ContractGame,
-    check_played,
-    parse_bid,
-    replay_auction,
+    DOUBLE, LEVEL_BIDS, RANK_VALUE, RANKS, REDOUBLE, STRAINS, SUITED_CARDS, ContractDeal, ContractGame, check_played,
+    parse_bid, replay_auction,
 )
 
 # --------------------------------------------------------------------------------------
