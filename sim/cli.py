@@ -210,7 +210,7 @@ def read_toml(path, what: str, error: type) -> dict:
             data = fh.read(MAX_TEXT_FILE + 1)  # never more: /dev/zero is a path too
         if len(data) > MAX_TEXT_FILE:
             raise error(f"{what} file {path} is larger than {MAX_TEXT_FILE // 2**20} MiB: not a {what} file")
-        return tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(data.decode("utf-8-sig"))  # a byte-order mark, as some editors write, is read past
     except OSError as exc:
         raise error(f"cannot read {what} file {path}: {exc.strerror}") from None
     except UnicodeDecodeError:

@@ -79,6 +79,9 @@ def compare_runs(path_a, path_b, names=None) -> dict:
             results[m.name] = {**base, "source": "records", "paired": how["paired"], **estimates[m.name]}
         else:
             results[m.name] = {**base, **_from_summaries(m, a, b)}
+    if how["paired"] and not any(r.get("paired") for r in results.values()):
+        how = {"paired": False, "why": "the same seed and size, but no metric asked for has the records it needs in "
+                                       "both runs: every figure comes from the two summaries"}
     return {"game": a.game, "unit": a.unit, "paired": how["paired"], "pairing": how["why"],
             "rule_warnings": rule_warnings(a.config.get("rules"), b.config.get("rules"), (a.summary(), b.summary()),
                                            a.config.get("policies") or []),

@@ -63,11 +63,11 @@ def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None 
 
 def table_lines(rows: list[dict]) -> list[str]:
     """The table: a row per decision, points per deal and games won with 95% intervals."""
-    lines = [f"{'decision searched':18s}{'points per deal, A - B':>36s}{'games won by A':>30s}"]
+    lines = [f"{'decision searched':18s}{'points per deal, A - B':>36s}  {'games won by A':>28s}"]
     for r in rows:
         points = f"{r['mean_diff_per_deal']:+z.2f} {_ci(r['ci95'], '{:+z.2f}').replace('95% CI ', '')}"
         wins = f"{r['a_game_win_rate']:.1%} {_ci(r['a_game_win_ci95'], '{:.1%}').replace('95% CI ', '')}"
-        lines.append(f"{r['decision']:18s}{points:>36s}{wins:>30s}")
+        lines.append(f"{r['decision']:18s}{points:>36s}  {wins:>28s}")
         if r["points_and_wins_disagree"]:
             lines.append(f"  {r['points_and_wins_disagree']}")
     return lines
@@ -98,6 +98,10 @@ def main(argv=None) -> int:
         reason = refusal(game_info(args.game), rules, f"--search {args.search}")  # search plays its cards by pimc
         if reason:
             raise PolicyError(reason)
+        has = [d for d, param, _ in DECISIONS if param in dict(search.params)]
+        missing = [d for d in only if d not in has] if args.only is not None else []
+        if missing:
+            raise PolicyError(f"{args.game} has no {missing[0]} to search (its decisions: {', '.join(has)})")
         if not one_decision_players(args.game, search, only):
             raise PolicyError(f"{args.search} searches none of the decisions asked for in {args.game}")
         progress = None if args.json else (lambda d: print(f"playing {d} ...", file=sys.stderr, flush=True))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import tempfile
 from collections import Counter
 
 from sim.cli import OneLineParser, exit_with, one_line, path_text
@@ -33,29 +34,53 @@ def bounded_lines(fh):
         yield line
 
 
-def parse_cases(lines) -> list[dict]:
-    """Parse and check every line first (``lines``: an open file, read by
-    ``bounded_lines``, or a list), so a bad file produces no partial report."""
-    cases, problems = [], []
-    if hasattr(lines, "readline"):
-        lines = bounded_lines(lines)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            case = json.loads(line)
-            check_case(case)
-        except RecursionError:
-            problems.append(f"line {number}: nested too deeply")
-            continue
-        except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
-            problems.append(f"line {number}: {one_line(exc)}")
-            continue
-        cases.append((number, case))
-    if problems:
-        more = f"; and {len(problems) - MAX_PROBLEMS} more line(s)" if len(problems) > MAX_PROBLEMS else ""
-        raise MalformedCase("; ".join(problems[:MAX_PROBLEMS]) + more)
-    return cases
+SPOOL_IN_MEMORY = 2**24  # bytes of checked lines kept in memory; a longer file's go to a temporary file
+
+
+class Cases:
+    """The deals of a replay file as (line number, case): every line is parsed and checked
+    first (``lines``: an open file, read by ``bounded_lines``, or a list), so a bad file
+    produces no partial report; the checked lines are kept as text (in a temporary file
+    past SPOOL_IN_MEMORY) and parsed again as they are used, so memory stays bounded
+    however many deals a file holds. A file with bad lines is a MalformedCase naming the
+    first of them."""
+
+    def __init__(self, lines):
+        self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8",
+                                                    newline="\n")
+        self._count, problems = 0, []
+        if hasattr(lines, "readline"):
+            lines = bounded_lines(lines)
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                check_case(json.loads(line))
+            except RecursionError:
+                problems.append(f"line {number}: nested too deeply")
+                continue
+            except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
+                problems.append(f"line {number}: {one_line(exc)}")
+                continue
+            self._spool.write(f"{number} {line.strip()}\n")
+            self._count += 1
+        if problems:
+            more = f"; and {len(problems) - MAX_PROBLEMS} more line(s)" if len(problems) > MAX_PROBLEMS else ""
+            raise MalformedCase("; ".join(problems[:MAX_PROBLEMS]) + more)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        self._spool.seek(0)
+        for row in self._spool:
+            number, _, text = row.partition(" ")
+            yield int(number), json.loads(text)
+
+
+def parse_cases(lines) -> Cases:
+    """The checked deals of a replay file (``Cases``)."""
+    return Cases(lines)
 
 
 MAX_PROBLEMS = 5  # bad lines named in the one error line
@@ -158,12 +183,10 @@ def replay_case(case: dict, engine: str) -> dict:
     from sim.games import game_module
 
     game = case["game"]
-    if engine == "kernel":
-        if game not in GAMES:
-            return {"error": "unsupported", "message": f"game '{game}' is not in the kernel yet"}
-        return with_card_at_fault(case, game_module(game).replay_deal(case))
     if game not in GAMES:
-        return {"error": "unsupported", "message": f"game '{game}' is unknown"}
+        return {"error": "unsupported", "message": f"game {_shown(game)} is unknown"}
+    if engine == "kernel":
+        return with_card_at_fault(case, game_module(game).replay_deal(case))
     result = importlib.import_module(GAMES[game].referee).replay(case)
     return with_card_at_fault(case, {k: v for k, v in result.items() if k != "message"})
 
@@ -218,7 +241,7 @@ def main(argv=None) -> int:
                         help="print one JSON outcome object per input line instead of OK/MISMATCH")
     args = parser.parse_args(argv)
     try:
-        with open_input(args.file, encoding="utf-8") as fh:
+        with open_input(args.file, encoding="utf-8-sig") as fh:  # a byte-order mark is read past
             cases = parse_cases(fh)
     except OSError as exc:
         return parser.fail(one_line(f"cannot read {args.file}: {exc.strerror}"))
@@ -226,26 +249,30 @@ def main(argv=None) -> int:
         return parser.fail(one_line(f"{args.file} is not UTF-8 text"))
     except MalformedCase as exc:
         return parser.fail(one_line(f"{args.file}: {exc}"))
-    failed = 0
+    if not len(cases):
+        return parser.fail(one_line(f"{args.file} holds no deals"))
+    failed = unchecked = 0
     for number, case in cases:
         outcome = replay_case(case, args.engine)
         expect = case.get("expect")
         ok = outcome.get("error") != "unsupported" and (expect is None or matches(expect, outcome))
         failed += not ok
+        unchecked += expect is None
+        game = case["game"] if case["game"] in GAMES else _shown(case["game"])
         if args.json:
             print(json.dumps(outcome))
         elif expect is None:
-            print(f"line {number}: {case['game']}: {describe(outcome)}")
+            print(f"line {number}: {game}: {describe(outcome)}")
         elif ok:
-            print(f"line {number}: OK {case['game']}: {describe(outcome)}")
+            print(f"line {number}: OK {game}: {describe(outcome)}")
         elif outcome.get("error") == "unsupported":
             print(f"line {number}: NOT SUPPORTED {outcome['message']}")
         else:
             got = {k: outcome.get(k) for k in (expect if "error" not in outcome else outcome)}
-            print(f"line {number}: MISMATCH {case['game']}: expected {json.dumps(expect)}, "
-                  f"got {json.dumps(got)}")
+            print(f"line {number}: MISMATCH {game}: expected {json.dumps(expect)}, got {json.dumps(got)}")
     if not args.json:
-        print(f"{len(cases) - failed} of {len(cases)} deals OK ({args.engine} engine)")
+        without = f", {unchecked:,} of them without an expect (replayed, not checked)" if unchecked else ""
+        print(f"{len(cases) - failed:,} of {len(cases):,} deals OK ({args.engine} engine){without}")
     return 1 if failed else 0
 
 

@@ -139,10 +139,12 @@ def play_range(case: dict, outcome: dict) -> range:
     return range(GAMES[case["game"]].dd_play_from, len(play))
 
 
-def load(path: str, k: int | None) -> list[Deal]:
-    """Read, check and replay every deal of the file; BadInput names the first problem."""
+def load(path: str, k: int | None):
+    """Read, check and replay every deal of the file, then give its Deals one at a time
+    (replayed again, so that memory stays bounded however many the file holds); BadInput
+    names the first problem, before any deal is given."""
     try:
-        with open_input(path, encoding="utf-8") as fh:
+        with open_input(path, encoding="utf-8-sig") as fh:  # a byte-order mark is read past
             cases = parse_cases(fh)
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
@@ -152,7 +154,9 @@ def load(path: str, k: int | None) -> list[Deal]:
         raise BadInput(f"{path}: {exc}") from None
     if not cases:
         raise BadInput(f"{path} holds no deals")
-    return [deal_from_case(case, k, f"{path}: line {number}", number) for number, case in cases]
+    for number, case in cases:
+        deal_from_case(case, k, f"{path}: line {number}", number)
+    return (deal_from_case(case, k, f"{path}: line {number}", number) for number, case in cases)
 
 
 def deal_from_case(case: dict, k: int | None, where: str, number: int = 0) -> Deal:

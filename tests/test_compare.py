@@ -72,3 +72,19 @@ def test_with_and_without_colons(tmp_path):
     assert out["metrics"]["deals_per_game"]["a"] == pytest.approx(summary["deals_per_game"]["mean"])
     table = compare(a, b).stdout
     assert table.startswith("bridgette: 1,000 games, seed 7") and "variance saved" in table
+
+
+def test_runs_that_would_pair_but_kept_no_records_are_said_to_be_unpaired(tmp_path):
+    """Two runs of the same seed and size, one kept with --records none: every figure comes
+    unpaired from the summaries, and the header and the JSON's top level say so (before:
+    'paired game by game' above rows that were all unpaired)."""
+    for name, extra in (("a", []), ("n", ["--records", "none"])):
+        assert in_process("sim.run", "--games", "20", "--seed", "4", "--out", tmp_path / name, "--quiet",
+                          *extra).returncode == 0
+    shown = compare(tmp_path / "a", tmp_path / "n")
+    assert shown.returncode == 0
+    assert shown.stdout.startswith("bridgette: UNPAIRED (the same seed and size, but no metric asked for has the "
+                                   "records it needs in both runs")
+    assert "paired game by game" not in shown.stdout
+    result = json.loads(compare(tmp_path / "a", tmp_path / "n", "--json").stdout)
+    assert result["paired"] is False and not any(m["paired"] for m in result["metrics"].values())

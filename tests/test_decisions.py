@@ -57,6 +57,8 @@ def test_the_table_is_the_matches_of_sim_match(capsys):
     (["--games", "2", "--search", "heuristic"], "--search takes the search policy"),
     (["--games", "2", "--search", "search:worlds=0,call_worlds=0,exchange_worlds=0"], "searches none"),
     (["--games", "0"], "--games"),
+    (["--games", "2", "--only", "draw phase"], "bridgette has no draw phase to search (its decisions: calls, "
+                                               "exchange, card play)"),
 ])
 def test_bad_input_is_one_line_and_status_2(argv, named, capsys):
     try:
@@ -75,3 +77,12 @@ def test_the_double_deck_is_refused_naming_the_search_flag(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("python -m sim.decisions: error: --search search: Bid Euchre's double deck")
+
+
+def test_table_columns_stay_apart_when_an_interval_cannot_be_given():
+    """With one game pair there is no interval of the games won, and its words still leave
+    the two columns apart (before, they ran together: '...+372.83]50.0% (no ...')."""
+    row = {"decision": "calls", "mean_diff_per_deal": -33.33, "ci95": [-439.5, 372.83], "a_game_win_rate": 0.5,
+           "a_game_win_ci95": None, "points_and_wins_disagree": None}
+    line = decisions.table_lines([row])[1]
+    assert "+372.83]  " in line and line.endswith("50.0% (no interval from one pair)")

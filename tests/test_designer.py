@@ -319,6 +319,27 @@ def test_show_a_deal_row_of_a_game_run(tmp_path, capsys):
         assert status == 2 and message in err and len(err.splitlines()) == 1, argv
 
 
+def test_a_folder_another_command_made_is_named_where_a_run_folder_is_due(tmp_path, capsys):
+    """sim.show and analysis.compare given a sweep's, a stratified run's, a multilevel or a
+    ladder's folder say which it is (before: only 'no manifest.json')."""
+    from analysis.compare import main as compare
+    from sim.show import main as show
+
+    run = tmp_path / "run"
+    assert in_process("sim.run", "--games", "10", "--out", run, "--quiet").returncode == 0
+    for marker, words in (("sweep.json", "a sweep's folder"), ("strata.json", "a stratified run's folder"),
+                          ("target.npz", "a multilevel folder"), ("ladder.json", "a ladder's folder")):
+        folder = tmp_path / marker.split(".")[0]
+        folder.mkdir()
+        (folder / marker).write_text("{}")
+        for command, argv in ((show, [str(folder), "--deal", "0"]), (compare, [str(run), str(folder)])):
+            if marker == "target.npz" and command is compare:
+                continue  # compare reads multilevel folders itself
+            assert command(argv) == 2
+            err = capsys.readouterr().err
+            assert f"{folder} is not a run folder but {words}" in err and len(err.splitlines()) == 1
+
+
 # --- 4. Intervals from Python -----------------------------------------------------------------
 
 def test_interval_uses_the_summaries_estimator(tmp_path):

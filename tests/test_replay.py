@@ -198,3 +198,46 @@ def test_cli_names_the_unknown_card(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == "line 1: bridgette: illegal B-2 at stock (card ZZ)"
     assert replay.main([str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"error": "B-2", "at": "stock", "card": "ZZ"}
+
+
+def test_a_game_name_no_terminal_can_print_is_quoted_and_a_deal_without_expect_counted_apart(tmp_path, capsys):
+    """An unknown game named with a lone surrogate or a line break is shown quoted, as JSON
+    writes it, in both engines (before: a UnicodeEncodeError traceback, or a raw line break
+    in the report); a deal without an expect is counted apart in the last line."""
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"game": "x\\ud800y"}\n{"game": "a\\nb"}\n' + json.dumps(BRIDGETTE[0][1]) + "\n")
+    for engine in ("reference", "kernel"):
+        assert replay.main([str(path), "--engine", engine]) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == 'line 1: "x\\ud800y": game "x\\ud800y" is unknown'
+        assert out[1] == 'line 2: "a\\nb": game "a\\nb" is unknown'
+        assert out[-1] == f"1 of 3 deals OK ({engine} engine), 2 of them without an expect (replayed, not checked)"
+
+
+def test_an_empty_file_holds_no_deals_and_a_byte_order_mark_is_read_past(tmp_path, capsys):
+    """A file of no deal is bad input, as for sim.solve (before: '0 of 0 deals OK', exit 0);
+    a UTF-8 byte-order mark, as some editors write, is read past."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    assert replay.main([str(empty)]) == 2
+    assert capsys.readouterr().err == f"python -m sim.replay: error: {empty} holds no deals\n"
+    marked = tmp_path / "marked.jsonl"
+    marked.write_text("\ufeff" + json.dumps(BRIDGETTE[0][1]) + "\n", encoding="utf-8")
+    assert replay.main([str(marked)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 of 1 deals OK (reference engine)"
+
+
+def test_a_long_file_is_checked_whole_first_then_replayed_from_its_spool(tmp_path, capsys, monkeypatch):
+    """Every line is checked before any deal is replayed (a bad last line: no output at
+    all), and the checked lines wait in a spool that leaves memory past its size limit:
+    20,000 deals replay with the spool on disk, every one OK."""
+    line = json.dumps(BRIDGETTE[0][1]) + "\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(line * 3 + "{not json\n")
+    assert replay.main([str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "line 4" in captured.err
+    monkeypatch.setattr(replay, "SPOOL_IN_MEMORY", 4096)
+    cases = replay.Cases([line] * 20_000)
+    assert len(cases) == 20_000 and cases._spool._rolled  # past 4 KiB the spool is a file on disk
+    assert sum(1 for number, case in cases if case == BRIDGETTE[0][1]) == 20_000

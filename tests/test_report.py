@@ -513,3 +513,20 @@ def test_a_one_game_run_reports_and_a_failed_report_leaves_no_folder(game, tmp_p
     index = build_report(run, tmp_path / "new")
     text = index.read_text()
     assert "run report: 1 " in text and ", seed 3</title>" in text and (tmp_path / "new" / "scores.png").exists()
+
+
+def test_a_report_over_an_earlier_one_keeps_none_of_its_files(runs, tmp_path):
+    """A report written where an earlier report was leaves none of the earlier one's own
+    files (the CSV and PNG files its page linked to) beside the new page, and keeps a file a
+    user put there (before: a Bid Euchre report over a Bridgette one kept colons.csv,
+    upcard.png ... with the other run's numbers)."""
+    out = tmp_path / "report"
+    build_report(runs["bridgette"], out)
+    assert (out / "colons.csv").exists() and (out / "upcard.png").exists()
+    (out / "notes.txt").write_text("mine")
+    build_report(runs["bid-euchre"], out)
+    page = (out / "index.html").read_text()
+    left = {p.name for p in out.iterdir()} - {"index.html", "notes.txt"}
+    assert left and all(f'"{name}"' in page for name in left)
+    assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
+    assert (out / "notes.txt").read_text() == "mine"

@@ -171,6 +171,7 @@ class Report:
         self.body: list[str] = []
         self.toc: list[tuple[str, str]] = []
         self.top = ""
+        self.files: set[str] = set()  # the CSV and PNG files written beside the page
 
     def headline(self, rows: list[tuple[str, str, str]], after: str = "") -> None:
         """The box at the top of the page, before any detail: (what, value, remark) rows of
@@ -181,6 +182,7 @@ class Report:
 
     def csv(self, name: str, header: list[str], rows: list[list]) -> None:
         """``<name>.csv`` beside the page: numbers as numbers, in full, no value as an empty cell."""
+        self.files.add(f"{name}.csv")
         with open(self.out / f"{name}.csv", "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
@@ -212,6 +214,7 @@ class Report:
 
     def table(self, t: Table, raw_html: dict | None = None) -> None:
         """The table in the page, and in ``<name>.csv`` beside it (intervals as columns)."""
+        self.files.add(f"{t.name}.csv")
         with open(self.out / f"{t.name}.csv", "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(csv_header(t))
@@ -227,6 +230,7 @@ class Report:
                          f"<tr>{head}</tr>{''.join(rows)}</table>")
 
     def figure(self, fig: Figure, name: str, caption: str) -> None:
+        self.files.add(f"{name}.png")
         fig.savefig(self.out / f"{name}.png", dpi=100)
         self.body.append(f'<figure><img src="{name}.png" alt="{html.escape(caption)}" '
                          f'width="{int(fig.get_figwidth() * 100)}" height="{int(fig.get_figheight() * 100)}">'
@@ -239,6 +243,8 @@ class Report:
                 f"<h1>{html.escape(title)}</h1>{self.top}<nav><ol>{toc}</ol></nav>"
                 + "\n".join(self.body) + "</body></html>\n")
         path = self.out / "index.html"
+        for name in earlier_files(path) - self.files:  # an earlier report's, which this one does not have
+            (self.out / name).unlink(missing_ok=True)
         path.write_text(page, encoding="utf-8")
         return path
 
@@ -255,6 +261,18 @@ def figure(w: float, h: float, title: str, rows: int = 1, cols: int = 1):
 # the run report's title.
 GENERATOR = '<meta name="generator" content="tricksim analysis.report">'
 REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</title>")
+
+
+EARLIER_FILE = re.compile(r'(?:href|src)="([A-Za-z0-9_.-]+\.(?:csv|png))"')
+
+
+def earlier_files(page: Path) -> set[str]:
+    """The CSV and PNG files the report page at ``page`` links to, beside it (none when
+    there is no page): what an earlier report wrote in its folder."""
+    try:
+        return set(EARLIER_FILE.findall(page.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return set()
 
 
 def is_report_folder(out: Path) -> bool:

@@ -58,6 +58,27 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
+# The folders other commands make, by the file that marks each: what to say of one given
+# where a run folder is due.
+OTHER_FOLDERS = (("sweep.json", "a sweep's folder: the run folder of each setting is inside it"),
+                 ("strata.json", "a stratified run's folder: the run folder of each stratum is inside it"),
+                 ("multilevel.json", "a multilevel folder: it keeps each level's values per deal, no records"),
+                 ("target.npz", "a multilevel folder: it keeps each level's values per deal, no records"),
+                 ("ladder.json", "a ladder's folder: its figures are in ladder.json and ladder.csv"))
+
+
+def not_a_run_folder(path: Path) -> str:
+    """Why the folder ``path`` (without a manifest.json) is no run folder, naming the kind of
+    folder it is where another command made it."""
+    for marker, what in OTHER_FOLDERS:
+        try:
+            if (path / marker).is_file():
+                return f"{path} is not a run folder but {what}"
+        except OSError:
+            break
+    return f"{path} is not a run folder (no manifest.json)"
+
+
 def finished_manifest(path: Path) -> dict:
     """The manifest of a finished run folder, checked as the commands that read runs need it
     (game, seed, games, block size, records, blocks): a RunError in one line naming what is
@@ -74,7 +95,7 @@ def finished_manifest(path: Path) -> dict:
     except OSError as exc:  # a name the system cannot take, say
         raise RunError(f"{path} cannot be read as a run folder: {exc.strerror}") from None
     if not found:
-        raise RunError(f"{path} is not a run folder (no manifest.json)")
+        raise RunError(not_a_run_folder(path))
     manifest = read_manifest(path)
     try:
         config = manifest["config"]
