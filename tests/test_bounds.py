@@ -57,6 +57,7 @@ REFUSED = [
     ("sim.run", ["--games", "10", "--set", "game.deals=nan"], [GAMES_DEALS, "got nan"]),
     ("sim.run", ["--games", "10", "--set", "game.deals=inf"], [GAMES_DEALS, "got inf"]),
     ("sim.run", ["--games", "10", "--set", "game.deals=-inf"], [GAMES_DEALS, "got -inf"]),
+    ("sim.run", ["--games", "10", "--set", "game.deals=1979-05-27"], [GAMES_DEALS, "got 1979-05-27 (a date or time)"]),
     ("sim.run", ["--games", "10", "--game", "draw-bridge", "--set", "game.target=1e12"],
      ["option 'game.target' must be an integer from 1 to 100,000"]),
     ("sim.run", ["--games", "10", "--game", "bid-euchre", "--set", "game.max_hands=2**63"],

@@ -422,6 +422,8 @@ def test_c4_double_and_redouble_legality():
     assert illegal(deal, "X") == "C-4"
     assert illegal(deal, "XX") == "C-4"
     assert deal.doubled == 2
+    with pytest.raises(IllegalAction, match="1S is already redoubled"):  # as Draw Bridge's referee says it
+        deal.apply("X")
 
 
 def test_c4_own_bid_cannot_be_doubled_or_redoubled_by_the_doubler():

@@ -198,6 +198,8 @@ class BridgetteDeal(ContractDeal):
     phases are ``"discard"`` (B-3, one card at a time, non-dealer first), ``"auction"``
     (C-4, B-5, B-6), ``"play"`` (B-7..B-10) and ``"done"``."""
 
+    _ladder_index = LADDER_INDEX  # the game's bids, lowest first (C-4's outranking)
+
     def __init__(self, rules, dealer: int, hands: list[list[str]], stock: list[str]):
         self.rules = rules
         if dealer not in (0, 1):
@@ -381,34 +383,12 @@ class BridgetteDeal(ContractDeal):
         """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
         if call not in CALLS:
             return "B-5", f"{call!r} is not a call on the Bridgette ladder (0NT, 1C .. 7NT, P, X, XX)"
-        if self._auction_over:
-            return "C-4", f"{call} after the auction has ended"
-        if call == PASS:
-            return None
-        if call == DOUBLE:
-            if self._bid is None:
-                return "C-4", "no bid to double"
-            if self._bidder == seat:
-                return "C-4", f"seat {seat} may not double its own bid {self._bid}"
-            if self._doubled:
-                return "C-4", f"{self._bid} is already doubled"
-            return None
-        if call == REDOUBLE:
-            if self._bid is None:
-                return "C-4", "no bid to redouble"
-            if self._doubled != 1:
-                return "C-4", f"{self._bid} is not doubled" if self._doubled == 0 else \
-                    f"{self._bid} is already redoubled"
-            if self._bidder != seat:
-                return "C-4", f"only the doubled bidder (seat {self._bidder}) may redouble"
-            return None
-        # A bid: C-4 outranking first (a bid failing both C-4 and B-6 reports C-4).
-        if self._bid is not None and LADDER_INDEX[call] <= LADDER_INDEX[self._bid]:
-            return "C-4", f"{call} does not outrank the current bid {self._bid}"
+        # C-4 first: a bid failing both C-4 and B-6 reports C-4.
+        problem = self._auction_problem(seat, call)
+        if problem or call in (PASS, DOUBLE, REDOUBLE):
+            return problem
         problem = self._holding_problem(seat, call)
-        if problem:
-            return "B-6", problem
-        return None
+        return ("B-6", problem) if problem else None
 
     # ---- B-7 .. B-10 and C-3: play ------------------------------------------------------
 

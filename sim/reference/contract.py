@@ -52,8 +52,9 @@ class ContractDeal(Deal):
     """The auction and the contract of a Bridgette or Draw Bridge deal.
 
     A game's deal sets ``rules``, ``dealer``, ``_phase`` and its hands, calls
-    ``_new_auction`` in its constructor, checks each call itself (``_call_problem``: its
-    ladder, C-4's refusals in its own words, Bridgette's B-6) and scores the contract (``_score``). The contract play
+    ``_new_auction`` in its constructor, checks each call (``_call_problem``: its ladder,
+    ``_ladder_index``, then C-4's refusals, ``_auction_problem``, then Bridgette's B-6) and scores
+    the contract (``_score``). The contract play
     keeps ``_trick``, ``_leader``, ``_tricks_won`` and ``_history``."""
 
     def _new_auction(self) -> None:
@@ -109,6 +110,36 @@ class ContractDeal(Deal):
     def _call_problem(self, seat: int, call: Any) -> tuple[str, str] | None:
         """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
         raise NotImplementedError
+
+    def _auction_problem(self, seat: int, call: str) -> tuple[str, str] | None:
+        """C-4's refusal of ``call`` (a call of the game's ladder) by ``seat`` now, if any: a
+        call after the auction has ended, a double of no bid, of one's own bid or of a bid
+        already doubled or redoubled, a redouble but of one's own doubled bid, or a bid that
+        does not outrank the current one."""
+        if self._auction_over:
+            return "C-4", f"{call} after the auction has ended"
+        if call == PASS:
+            return None
+        if call == DOUBLE:
+            if self._bid is None:
+                return "C-4", "no bid to double"
+            if self._bidder == seat:
+                return "C-4", f"seat {seat} may not double its own bid {self._bid}"
+            if self._doubled:
+                return "C-4", f"{self._bid} is already {'doubled' if self._doubled == 1 else 'redoubled'}"
+            return None
+        if call == REDOUBLE:
+            if self._bid is None:
+                return "C-4", "no bid to redouble"
+            if self._doubled != 1:
+                return "C-4", f"{self._bid} is not doubled" if self._doubled == 0 else \
+                    f"{self._bid} is already redoubled"
+            if self._bidder != seat:
+                return "C-4", f"only the doubled bidder (seat {self._bidder}) may redouble"
+            return None
+        if self._bid is not None and self._ladder_index[call] <= self._ladder_index[self._bid]:
+            return "C-4", f"{call} does not outrank the current bid {self._bid}"
+        return None
 
     def _apply_call(self, call: Any) -> None:
         seat = self.to_move

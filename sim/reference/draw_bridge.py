@@ -161,6 +161,8 @@ class DrawBridgeDeal(ContractDeal):
     (C-4 with the D-3 ladder, dealer first), ``"play"`` (D-4 with C-3: 13 tricks, the
     declarer's opponent leads) and ``"done"`` (also straight after a passed-out auction)."""
 
+    _ladder_index = LADDER_INDEX  # the game's bids, lowest first (C-4's outranking)
+
     def __init__(self, rules=None, dealer: int = 0, hands: list[list[str]] | None = None,
                  stock: list[str] | None = None):
         if rules is None:
@@ -346,33 +348,7 @@ class DrawBridgeDeal(ContractDeal):
         """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
         if not is_call(call):
             return "D-3", f"{call!r} is not a call on the Draw Bridge ladder (1C .. 7NT, P, X, XX)"
-        if self._auction_over:
-            return "C-4", f"{call} after the auction has ended"
-        if call == PASS:
-            return None
-        if call == DOUBLE:
-            # C-4: the opponent's current bid, if not already doubled (or redoubled).
-            if self._bid is None:
-                return "C-4", "no bid to double"
-            if self._bidder == seat:
-                return "C-4", f"seat {seat} may not double its own bid {self._bid}"
-            if self._doubled:
-                return "C-4", f"{self._bid} is already {'doubled' if self._doubled == 1 else 'redoubled'}"
-            return None
-        if call == REDOUBLE:
-            # C-4: only the player whose bid is doubled, and only once.
-            if self._bid is None:
-                return "C-4", "no bid to redouble"
-            if self._doubled != 1:
-                return "C-4", (f"{self._bid} is not doubled" if self._doubled == 0
-                               else f"{self._bid} is already redoubled")
-            if self._bidder != seat:
-                return "C-4", f"only the doubled bidder (seat {self._bidder}) may redouble"
-            return None
-        # A bid (D-3: no holding restrictions): C-4 it must outrank the current bid.
-        if self._bid is not None and LADDER_INDEX[call] <= LADDER_INDEX[self._bid]:
-            return "C-4", f"{call} does not outrank the current bid {self._bid}"
-        return None
+        return self._auction_problem(seat, call)  # D-3: no holding restrictions
 
     # ---- D-4 / C-3: the contract play ---------------------------------------------------
 
