@@ -54,8 +54,10 @@ def read_folder(path) -> dict:
                 raise ValueError("its key is not a level's")
             key = key or theirs
             differ = [k for k in ("game", "seed", "plan", "rules", "metrics") if theirs.get(k) != key.get(k)]
-            if differ or key.get("game") not in GAME_NAMES:
-                raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ) or 'game'})")
+            if differ:
+                raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ)})")
+            if key.get("game") not in GAME_NAMES:
+                raise ValueError(f"its key names no game of this release ({key.get('game')!r})")
             values, choices, use_choices, seconds = level_values(arrays, len(kept["metrics"]),
                                                                  game_info(key["game"]).dd_solver == "contract")
         except (*UNREADABLE, KeyError, TypeError) as exc:
