@@ -151,7 +151,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             # Each block is tabled, aggregated and written while the next one plays (the
             # kernels release the GIL), in order, one block behind at most.
             with ThreadPoolExecutor(max_workers=1) as writer:
-                pending = None
+                pending, pending_count = None, 0
                 for index, first, count in todo:
                     deals, game_rows = module.run_block(rules, policies, seed, first, count, dd, plan)
                     if pending is not None:
