@@ -604,3 +604,37 @@ def test_the_python_api_estimates_as_the_command_does(tmp_path, capsys):
         sim.estimate(deals=10, control=3)
     with pytest.raises(ValueError, match="deals"):
         sim.estimate(deals=1.5)
+
+
+def test_a_multilevel_folder_has_its_report_beside_it(tmp_path):
+    """analysis.report of a multilevel folder: each metric's multilevel and plain estimates,
+    variance saved and plain deals, as multilevel.json holds them, and the levels; written
+    beside the folder (a report inside would stop the run from resuming), which the same
+    command then resumes."""
+    import csv
+    import json
+
+    from analysis.report import main as report_main
+    from sim.run import main
+
+    args = ["--deals", "100", "--seed", "74", "--policy", f"all={STRONG}", "--control", "all=heuristic",
+            "--control-deals", "300", "--metrics", "dealer_advantage,contract_made", "--quiet", "--out",
+            str(tmp_path / "ml")]
+    assert main(args) == 0
+    assert report_main([str(tmp_path / "ml")]) == 0
+    out = tmp_path / "ml-report"
+    kept = json.loads((tmp_path / "ml" / "multilevel.json").read_text())["metrics"]
+    with open(out / "estimates.csv") as fh:
+        rows = {r["metric"]: r for r in csv.DictReader(fh)}
+    assert set(rows) == {"dealer_advantage", "contract_made"}
+    for name, row in rows.items():
+        for field in ("value", "plain_value", "variance_saved", "plain_deals"):
+            assert float(row[field]) == pytest.approx(kept[name][field], rel=1e-12)
+        assert [float(row["lo95"]), float(row["hi95"])] == pytest.approx(kept[name]["ci95"], rel=1e-12)
+    with open(out / "levels.csv") as fh:
+        assert [(r["level"], r["deals"]) for r in csv.DictReader(fh)] == [("0=" + STRONG + ",1=" + STRONG, "100"),
+                                                                        ("all=heuristic", "300")]
+    page = (out / "index.html").read_text()
+    assert "multilevel over all=heuristic" in page and "stands for" in page
+    assert sorted(p.name for p in (tmp_path / "ml").iterdir()) == ["control-1.npz", "multilevel.json", "target.npz"]
+    assert main(args) == 0

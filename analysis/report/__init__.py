@@ -1,15 +1,17 @@
-"""python -m analysis.report RUN_DIR | SWEEP_DIR | RUN_A RUN_B [--out DIR] [--metrics M1,M2]
+"""python -m analysis.report RUN_DIR | SWEEP_DIR | MULTILEVEL_DIR | RUN_A RUN_B [--out DIR] [--metrics M1,M2]
 
 Writes a self-contained HTML report into DIR: index.html, its plots as PNG files beside
 it, and every table as a CSV file; each page opens with a headline box of the answers. One
 run folder (sim.run) gets its run report (default DIR: RUN_DIR/report); a stratified
 folder (sim.strata) its strata; a sweep folder (sim.sweep) the sweep report, each metric
-against the varied setting (default DIR: SWEEP_DIR-report, beside it); two run folders of
-the same game the comparison report, B - A with paired or unpaired intervals as
+against the varied setting (default DIR: SWEEP_DIR-report, beside it); a multilevel folder
+(``sim.run --deals N --control LEVEL``) its estimates, beside the plain ones, with the
+variance saved and its levels (default DIR: MULTILEVEL_DIR-report, beside it); two run
+folders of the same game the comparison report, B - A with paired or unpaired intervals as
 analysis.compare (default DIR: RUN_B/report-vs-<RUN_A's name>).
 
 The package: page (the HTML page, tables, CSV), plots (plot helpers), run (the run
-report), comparison and sweep (their reports).
+report), comparison, sweep and multilevel (their reports).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def build(paths, out=None, metrics=None) -> Path:
     """The report the folders call for (see the module's docstring); the path of index.html."""
     from analysis.report.comparison import build_comparison_report
     from analysis.report.sweep import build_sweep_report, is_sweep
+    from sim.multilevel.folders import is_multilevel_folder
 
     if len(paths) == 2:
         return build_comparison_report(paths[0], paths[1], out, metrics)
@@ -39,6 +42,10 @@ def build(paths, out=None, metrics=None) -> Path:
         raise ReportError("--metrics applies to a comparison of two runs (RUN_A RUN_B) only")
     if is_sweep(Path(paths[0])):
         return build_sweep_report(paths[0], out)
+    if is_multilevel_folder(paths[0]):
+        from analysis.report.multilevel import build_multilevel_report
+
+        return build_multilevel_report(paths[0], out)
     return build_report(paths[0], out)
 
 
@@ -47,8 +54,9 @@ def main(argv=None) -> int:
 
     p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
     p.add_argument("folders", type=path_text, nargs="+", metavar="FOLDER",
-                   help="a finished run folder (sim.run), a stratified run's folder (sim.strata) or a sweep "
-                        "folder (sim.sweep); or two run folders of one game, A (the baseline) and B, to compare")
+                   help="a finished run folder (sim.run), a stratified run's folder (sim.strata), a sweep "
+                        "folder (sim.sweep) or a multilevel folder (sim.run --control); or two run folders of "
+                        "one game, A (the baseline) and B, to compare")
     p.add_argument("--out", type=path_text, metavar="DIR",
                    help="folder for index.html, PNG and CSV files (default: RUN_DIR/report; "
                         "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>)")

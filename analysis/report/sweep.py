@@ -91,7 +91,8 @@ def balance_words(result: dict, name: str) -> str | None:
 
 
 def default_out(path: Path) -> Path:
-    """Beside the sweep folder: a folder inside it would stop the sweep from resuming."""
+    """Beside the sweep (or multilevel) folder: a report inside it would stop its command from
+    resuming, as that resumes only a folder of its own files."""
     path = path.resolve()
     return path.parent / f"{path.name}-report"
 

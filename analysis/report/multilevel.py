@@ -1,0 +1,90 @@
+"""The report of a multilevel folder (``sim.run --deals N --control LEVEL``): each metric's
+multilevel estimate with its estimator and 95% interval, beside the plain estimate of the
+target's own deals, the variance saved (also at equal wall time) and the plain deals the
+estimate stands for; then each level's deals and seconds, and each step's fitted
+coefficients. The numbers are the folder's own, made again from its levels' files by
+sim.multilevel.read_folder, which checks every file first."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from analysis.report import page
+from analysis.report.comparison import interval_html
+from analysis.report.sweep import default_out
+from analysis.report.page import Table
+from analysis.tables import ReportError
+from sim.games import game_info
+from sim.metrics import shown
+from sim.multilevel import MultilevelError, is_multilevel_folder, read_folder
+
+__all__ = ["build_multilevel_report", "is_multilevel_folder"]
+
+
+def _times(x) -> str:
+    return "&ndash;" if x is None else f"{x:.2f}x"
+
+
+@page.releases_folders
+def build_multilevel_report(path, out=None) -> Path:
+    """Read a finished multilevel folder and write its report; the path of index.html."""
+    path = Path(path)
+    try:
+        folder = read_folder(path)
+    except MultilevelError as exc:
+        raise ReportError(str(exc)) from None
+    kept = folder["metrics"]
+    out = page.report_folder(Path(out) if out is not None else default_out(path))
+    game, rep = folder["game"], page.Report(None, out)
+    info = game_info(game)
+    target = next(iter(folder["sizes"]))
+    top = []
+    for name, entry in kept.items():
+        m = shown(name, entry)
+        signed = m.balance == 0
+        top.append((html.escape(m.words(game, True)), interval_html(m, entry["value"], entry["ci95"], signed),
+                    f"{html.escape(m.unit_for(game, True))}; {html.escape(entry['estimator'])}"))
+    rep.headline(top, f"<p>{folder['sizes'][target]:,} {info.deal}s of the target "
+                      f"(<code>{html.escape(', '.join(folder['policies']))}</code>), seed {folder['seed']}, with "
+                      f"{len(folder['sizes']) - 1} played control level(s); 95% intervals.</p>")
+    rep.section("estimates", "Estimates")
+    rep.para("Each metric of the target, estimated from its own deals and from cheaper levels that played the "
+             "same deals (deal <i>i</i> of a seed is the same deal for every policy): the interval counts both "
+             "samples' variance and the fitted coefficients'. <i>Plain</i> is the target's deals alone; "
+             "<i>saved</i> is how much less variance the estimate has, also at equal wall time (every level's "
+             "seconds counted), and <i>stands for</i> the plain target deals it is worth.")
+    rows, cells = [], []
+    for name, entry in kept.items():
+        m = shown(name, entry)
+        signed = m.balance == 0
+        cells.append([html.escape(m.words(game, True)), interval_html(m, entry["value"], entry["ci95"], signed),
+                      interval_html(m, entry["plain_value"], entry["plain_ci95"], signed),
+                      _times(entry.get("variance_saved")), _times(entry.get("equal_time_saved")),
+                      "&ndash;" if entry.get("plain_deals") is None else f"{entry['plain_deals']:,.0f}",
+                      html.escape(entry["estimator"])])
+        ci, plain = entry["ci95"] or [None, None], entry["plain_ci95"] or [None, None]
+        rows.append([name, m.unit_for(game, True), entry["value"], *ci, entry["plain_value"], *plain,
+                     entry.get("variance_saved"), entry.get("equal_time_saved"), entry.get("plain_deals"),
+                     entry["estimator"]])
+    rep.csv("estimates", ["metric", "unit", "value", "lo95", "hi95", "plain_value", "plain_lo95", "plain_hi95",
+                          "variance_saved", "equal_time_saved", "plain_deals", "estimator"], rows)
+    rep.html_table("estimates", "Multilevel and plain estimates (95% intervals)",
+                   ["metric", "multilevel", "plain (target's deals)", "saved", "at equal time", "stands for",
+                    "estimator"], cells)
+    rep.section("levels", "Levels")
+    first = next(iter(kept.values()))
+    levels = [[lv["name"], f"{lv['deals']:,}", lv["seconds"]] for lv in first["levels"]]
+    rep.table(Table("levels", "The levels: the target first, then each control played", ["level", "deals",
+                                                                                           "seconds"], levels))
+    if folder["controls"]:
+        rep.para("Controls asked for: " + ", ".join(f"<code>{html.escape(c)}</code>" for c in folder["controls"])
+                 + " (a control the allocation found not worth its cost is left out of the levels).")
+    steps = [[name, ", ".join(f"{n:,}" for n in step["deals"]), ", ".join(step["controls"]),
+              ", ".join(f"{c:.3g}" for c in step["coefficients"]), step["r2"]]
+             for name, entry in kept.items() for step in entry.get("steps", [])]
+    if steps:
+        rep.table(Table("steps", "Each step's regression: its deals, controls, coefficients and R\u00b2",
+                        ["metric", "deals", "controls", "coefficients", "R\u00b2"], steps))
+    return rep.write(f"{info.title} multilevel estimate: {folder['sizes'][target]:,} {info.deal}s, "
+                     f"seed {folder['seed']}")
