@@ -83,6 +83,8 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
     if frame and isinstance(chosen, Metric) and game not in GAMES:
         raise MetricsError(f"the builtin metric '{chosen.name}' over a DataFrame needs game= one of "
                            f"{', '.join(GAMES)}, whose seats it reads")
+    if frame and len(source) == 0:
+        raise MetricsError("the DataFrame holds no records (a filter that kept none?): no interval to give")
     run = FrameRecords(source, game or next(iter(GAMES))) if frame else RunRecords(getattr(source, "path", source))
     if isinstance(chosen, Metric) and not run.has(chosen.records):
         read = chosen.from_summary(run.info, run.summary()) if chosen.from_summary else None

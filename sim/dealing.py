@@ -180,9 +180,10 @@ def _items(text: str, flag: str) -> list[str]:
 
 
 def _seat(text: str, flag: str, whole: str) -> int:
-    if not text.strip().isdigit():
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()):  # 0-9 only: not '²', nor other scripts' digits
         raise DealingError(f"{flag} '{whole}' does not start with a seat number")
-    return int(text)
+    return int(digits)
 
 
 # --- Compiling a Dealing for a game ---------------------------------------------------------
@@ -323,26 +324,46 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     return (kind, mask, -(2**62) if low is None else number + low, 2**62 if high is None else number + high)
 
 
-def acceptance(game: str, rules, plan_row: np.ndarray, tries: int = PILOT_TRIES) -> float:
-    """The share of candidate deals that meet the plan's ranges, from a pilot of ``tries``."""
-    from kernels.dealing import acceptance_nb
+def acceptance_by_dealer(game: str, rules, plan_row: np.ndarray, tries: int = PILOT_TRIES) -> dict:
+    """{dealer: the share of candidate deals that meet the plan's ranges} for each seat that
+    deals in the plan's run (every seat when the dealer alternates), from a pilot of
+    ``tries`` each: who deals decides which seat is dealt first and which is dealt an extra
+    card (E-10's joker), so a condition may be met under one dealer and never under
+    another."""
+    from kernels.dealing import DEALER_ALTERNATE, acceptance_nb
 
-    if not plan_row[0]["n_req"]:
-        return 1.0
     lay = layout(game, rules)
-    # Dealt by seat 0: the first card goes to seat 1 in every game.
-    met = acceptance_nb(plan_row[0], lay.deck, 0x5EED, tries, 1, lay.seats, lay.dealt, lay.extra_seat, lay.up_pos)
-    return met / tries
+    dealer = int(plan_row[0]["dealer"])
+    dealers = range(lay.seats) if dealer == DEALER_ALTERNATE else [max(dealer, 0)]
+    if not plan_row[0]["n_req"]:
+        return {d: 1.0 for d in dealers}
+    rates = {}
+    for d in dealers:  # the layout's seats are those of seat 0 dealing: the first card goes to seat 1
+        extra = (lay.extra_seat + d) % lay.seats if lay.extra_seat >= 0 else -1
+        met = acceptance_nb(plan_row[0], lay.deck, 0x5EED, tries, (d + 1) % lay.seats, lay.seats, lay.dealt, extra,
+                            lay.up_pos)
+        rates[d] = met / tries
+    return rates
+
+
+def acceptance(game: str, rules, plan_row: np.ndarray, tries: int = PILOT_TRIES) -> float:
+    """The share of candidate deals that meet the plan's ranges, from a pilot of ``tries``
+    for each dealer of the run (their mean: the dealers take turns)."""
+    rates = acceptance_by_dealer(game, rules, plan_row, tries)
+    return sum(rates.values()) / len(rates)
 
 
 def checked_plan(game: str, rules, dealing: Dealing) -> tuple[np.ndarray, float]:
-    """The plan and its pilot acceptance rate; conditions too rare to finish are a
-    DealingError."""
+    """The plan and its pilot acceptance rate; conditions too rare to finish under any dealer
+    of the run are a DealingError naming that dealer."""
     row = plan(game, rules, dealing)
-    rate = acceptance(game, rules, row)
-    if rate == 0:
-        raise DealingError(f"the conditions accepted none of {PILOT_TRIES:,} deals tried: loosen them")
-    return row, rate
+    rates = acceptance_by_dealer(game, rules, row)
+    never = [d for d, rate in rates.items() if rate == 0]
+    if never:
+        who = f" with seat {never[0]} dealing" if len(rates) > 1 or never[0] != 0 else ""
+        hint = " (a deal run's dealer alternates: --dealer names one)" if len(rates) > 1 and len(never) < len(rates) else ""
+        raise DealingError(f"the conditions accepted none of {PILOT_TRIES:,} deals tried{who}: loosen them{hint}")
+    return row, sum(rates.values()) / len(rates)
 
 
 def sample(game: str, rules, dealing: Dealing, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

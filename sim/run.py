@@ -155,8 +155,11 @@ def strata_flags_of(args) -> None:
                                "drop --games, --upcard, --predeal, --require and --conditions")
         if args.until or args.dd:
             raise DealingError(f"--stratify does not take {'--until' if args.until else '--dd'}")
-    elif args.allocation or args.metrics and not getattr(args, "control", None):
-        raise DealingError(f"{'--allocation' if args.allocation else '--metrics'} applies to --stratify runs")
+    elif args.allocation:
+        raise DealingError("--allocation applies to --stratify runs")
+    elif args.metrics and not getattr(args, "control", None):
+        raise DealingError("--metrics applies to --stratify and --control runs (a plain run keeps every builtin "
+                           "metric; analysis.compare and analysis.report take custom ones)")
 
 
 def cluster_address(text: str) -> str:
@@ -275,6 +278,13 @@ def dealing_line(section: dict) -> str:
     return line
 
 
+
+def _half_width(until: dict) -> str:
+    """The half-width --until reached, in words: none where the games played give no interval
+    (a single game, say)."""
+    width = until.get("achieved_half_width")
+    return "no interval from so few" if width is None else f"half-width {width:.4g}"
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -336,7 +346,7 @@ def play(args, parser) -> int:
     until = folder.manifest.get("until")
     if until is not None and not until["reached"]:
         print(f"--until {args.until}: the cap of {plural(n, unit)} was reached first "
-              f"(half-width {until['achieved_half_width']:.4g}); the run is complete up to the cap", file=sys.stderr)
+              f"({_half_width(until)}); the run is complete up to the cap", file=sys.stderr)
     if args.quiet:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
@@ -350,8 +360,7 @@ def play(args, parser) -> int:
     if dealing.deal_run:
         print(f"dealing: {dealing_line(summary['dealing'])}")
     if until is not None and until["reached"]:
-        print(f"until {args.until}: reached after {plural(until['games_played'], unit)} "
-              f"(half-width {until['achieved_half_width']:.4g})")
+        print(f"until {args.until}: reached after {plural(until['games_played'], unit)} ({_half_width(until)})")
     print()
     print(game_module(args.game).format_summary(summary))
     for line in advantage_lines(args.game, summary):

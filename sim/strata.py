@@ -137,14 +137,20 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
 def stratified_estimate(weights, sums) -> dict:
     """The stratified ratio estimate from each stratum's exact sums (sim.ratio.ratio_sums:
     games, y, n, yy, yn, nn): value, 95% interval, the plain-sampling variance at the same
-    number of deals, and the share of it saved."""
+    number of deals, and the share of it saved; no value where a stratum has fewer than two
+    deals or no stratum has the metric's divisor."""
     from sim.ratio import interval
 
     weights = [float(w) for w in weights]
-    if any(s["games"] < 2 or s["n"] == 0 for s in sums):
-        return {"value": None, "ci95": None, "variance": None, "plain_variance": None, "variance_saved": None}
+    none = {"value": None, "ci95": None, "variance": None, "plain_variance": None, "variance_saved": None}
+    if any(s["games"] < 2 for s in sums):
+        return none
+    # A stratum whose deals hold none of the metric's divisor (a 'where' it never meets)
+    # adds nothing to either sum: the ratio is that of the others, as plain sampling's is.
     ybar = sum(w * s["y"] / s["games"] for w, s in zip(weights, sums))
     nbar = sum(w * s["n"] / s["games"] for w, s in zip(weights, sums))
+    if nbar == 0:
+        return none
     r = ybar / nbar
     strat = plain = 0.0
     total = sum(s["games"] for s in sums)

@@ -193,6 +193,9 @@ def test_bid_euchre_bid_of_4_and_void_hands(tmp_path):
     ("m = mean(level in (1, 99999999999999999999))", "'99999999999999999999' goes beyond the whole numbers"),
     ("m = mean(score0 * 1000000 * 1000000)", "'score0 * 1000000 * 1000000' goes beyond the whole numbers"),
     ("m = mean(level * 1099511627776 + 1099511627776)", "goes beyond the whole numbers"),
+    ("m = mean(1" + "0" * 320 + ")", "goes beyond the whole numbers"),  # past the floats: no OverflowError
+    ("m = mean(made) where level in (1, 1" + "0" * 309 + ")", "goes beyond the whole numbers"),
+    ("m = mean(score0 // (level - level) if level > 99 else 0)", "a condition inside it does not guard it"),
     ("contracts_made", "unknown metric 'contracts_made'; did you mean 'contract_made'?"),
 ])
 def test_bad_metrics_in_compare(metric, message, tmp_path, capsys):

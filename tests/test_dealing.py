@@ -283,6 +283,8 @@ def test_a_conditions_file_deals_as_the_flags_do(tmp_path):
     ("dealer = \n", "is not valid TOML"),
     ("dealer = true\n", "c.toml: dealer must be alternate or a seat number, got 'True'"),
     ('[predeal]\n"x" = ["CG"]\n', "c.toml: [predeal] 'x=CG' does not start with a seat number"),
+    ('[predeal]\n"\u00b2" = ["CG"]\n', "c.toml: [predeal] '\u00b2=CG' does not start with a seat number"),
+    ('[predeal]\n"\u0660" = ["CG"]\n', "does not start with a seat number"),  # another script's 0
     ("upcard = []\n", "c.toml: upcard names nothing"),
     ('[require]\n0 = ""\n', "c.toml: require.0 names nothing"),
 ])
@@ -306,3 +308,22 @@ def test_compare_pairs_deal_runs_deal_by_deal_and_refuses_a_game_run(tmp_path):
     assert run_cli("--games", "400", "--seed", "2", "--quiet", "--out", str(tmp_path / "g")).returncode == 0
     with pytest.raises(MetricsError, match="cannot be paired: one deals single deals"):
         compare_runs(tmp_path / "a", tmp_path / "g")
+
+
+def test_the_pilot_deals_with_each_dealer_the_run_uses(tmp_path):
+    """Who deals decides who is dealt E-10's extra card: under the joker only the dealer can
+    hold seven trumps. The pilot deals as the run does, so seat 1 dealing may ask it of seat
+    1 (before: refused, the pilot always dealing with seat 0), and an alternating run asking
+    it of seat 0 is refused up front, naming the dealer under which it never holds (before:
+    it stopped mid-run after ten million tries)."""
+    joker = ["--game", "bid-euchre", "--rules", "bid-euchre-joker", "--deals", "4"]
+    result = run_cli(*joker, "--dealer", "1", "--require", "1:trumps_spades>=7", "--out", str(tmp_path / "one"))
+    assert result.returncode == 0, result.stderr
+    import sim
+
+    deals = sim.load_run(tmp_path / "one").deals(["dealer"])
+    assert len(deals) == 4 and (deals["dealer"] == 1).all()
+    result = run_cli(*joker, "--require", "0:trumps_spades>=7", "--out", str(tmp_path / "two"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "accepted none of 200,000 deals tried with seat 1 dealing" in result.stderr
+    assert "--dealer names one" in result.stderr and not (tmp_path / "two").exists()

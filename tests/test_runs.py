@@ -533,6 +533,16 @@ def test_until_cap_reached_first_says_so_in_one_line(tmp_path):
     assert manifest["until"]["achieved_half_width"] == pytest.approx(half, rel=1e-9)
 
 
+def test_until_capped_at_one_game_says_it_has_no_interval(tmp_path):
+    """One game gives no interval of the dealer's advantage: the cap line says so, on the run
+    and on its rerun (before: a TypeError traceback formatting the missing half-width)."""
+    for _ in range(2):
+        result = run("--games", "1", "--until", "dealer_advantage:1", "--out", str(tmp_path / "one"), "--quiet")
+        assert result.returncode == 0 and result.stderr == (
+            "--until dealer_advantage:1: the cap of 1 game was reached first (no interval from so few); the run is "
+            "complete up to the cap\n")
+
+
 @pytest.mark.parametrize("spec,message", [
     ("dealer_advantge:0.5", "unknown metric 'dealer_advantge'; did you mean 'dealer_advantage'?"),
     ("mean_score:0.5", "unknown metric 'mean_score'"),

@@ -59,6 +59,18 @@ def test_the_stratified_estimate_is_the_textbook_one():
     assert got["variance_saved"] == pytest.approx(1 - var / plain, rel=1e-9)
 
 
+def test_a_stratum_without_the_metrics_divisor_adds_nothing():
+    """A ratio metric whose 'where' no deal of a stratum meets (n = 0 there): the estimate is
+    sum w_h ybar_h / sum w_h nbar_h over the others (before: no value at all). By hand: two
+    strata of weight 3/4 and 1/4; the first's deals have y/n = 1/1, 0/1, 1/1, 0/0, the
+    second's all 0/0: (3/4 * 2/4) / (3/4 * 3/4) = 2/3."""
+    first = ratio_sums(np.array([1, 0, 1, 0]), np.array([1, 1, 1, 0]))
+    second = ratio_sums(np.zeros(5), np.zeros(5))
+    got = strata.stratified_estimate([Fraction(3, 4), Fraction(1, 4)], [first, second])
+    assert got["value"] == pytest.approx(2 / 3, rel=1e-12) and got["ci95"] is not None
+    assert strata.stratified_estimate([Fraction(1, 2)] * 2, [second, second])["value"] is None
+
+
 def test_allocations():
     s = strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")
     assert strata.allocate(s, 5500, "proportional") == [3700, 1300, 500]
@@ -116,7 +128,7 @@ def test_a_stratified_run_agrees_with_a_plain_one_and_halves_the_ace_interval(tm
     (["--deals", "4", "--stratify", "upcard_class"], "at least 6 deals"),
     (["--deals", "100", "--stratify", "upcard_class", "--dd"], "--stratify does not take --dd"),
     (["--deals", "100", "--allocation", "equal"], "--allocation applies to --stratify runs"),
-    (["--deals", "100", "--metrics", "mean_score"], "--metrics applies to --stratify runs"),
+    (["--deals", "100", "--metrics", "mean_score"], "--metrics applies to --stratify and --control runs"),
 ])
 def test_bad_stratification_is_one_line_and_exit_2(tmp_path, args, message):
     result = in_process("sim.run", *args, "--out", tmp_path / "x")

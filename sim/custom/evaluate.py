@@ -186,7 +186,9 @@ class Evaluator:
                 raise self.error(self._too_large(node))
             return left * right
         if np.any(np.asarray(right) == 0):
-            raise self.error(f"division by zero in '{ast.unparse(node)}' (leave those rows out with where)")
+            raise self.error(f"division by zero in '{ast.unparse(node)}' (leave those rows out with the metric's "
+                             f"own where, mean(...) where COND: every row of an expression is worked out, so a "
+                             f"condition inside it does not guard it)")
         return left // right if isinstance(node.op, ast.FloorDiv) else left % right
 
     def _in_range(self, value, node, approx=None):
@@ -195,7 +197,11 @@ class Evaluator:
         if isinstance(value, (bool, str, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
             return value
         check = value if approx is None else approx
-        if np.any(np.abs(np.asarray(check, dtype=float)) > LARGEST):
+        try:
+            beyond = np.any(np.abs(np.asarray(check, dtype=float)) > LARGEST)
+        except OverflowError:  # a whole number past the floats (about 1.8e308)
+            beyond = True
+        if beyond:
             raise self.error(self._too_large(node))
         return value
 
