@@ -16,7 +16,8 @@ RULES_VERSION = 2  # 2: heuristic defaults re-tuned on game wins, Draw Bridge bi
 def end_quietly_if_interrupted_while_starting():
     """``python -m sim.X`` (and analysis.X, benchmarks.X): Ctrl-C while the command is still
     importing ends it as Ctrl-C ends it later (one line, status 130; nothing is written
-    yet), not with a traceback of whatever was being imported. ``sim.cli.exit_with`` puts
+    yet), not with a traceback of whatever was being imported; SIGTERM the same way, with
+    status 143. ``sim.cli.exit_with`` puts
     Python's own handling back once the command starts."""
     import sys
 
@@ -29,10 +30,12 @@ def end_quietly_if_interrupted_while_starting():
     name = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
 
     def interrupted(signum, frame):
-        os.write(2, f"\npython -m {name}: interrupted\n".encode())
-        os._exit(130)
+        terminated = signum == signal.SIGTERM
+        os.write(2, f"\npython -m {name}: {'terminated' if terminated else 'interrupted'}\n".encode())
+        os._exit(143 if terminated else 130)
 
     signal.signal(signal.SIGINT, interrupted)
+    signal.signal(signal.SIGTERM, interrupted)
 
 
 def refuse_a_thread_count_numba_cannot_take():

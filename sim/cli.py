@@ -25,6 +25,7 @@ LARGEST_BLOCK = 1_000_000
 
 BROKEN_PIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`'s yes
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
+TERMINATED_STATUS = 143  # 128 + SIGTERM
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -144,29 +145,52 @@ def _integer(value, what: str) -> int:
         raise ValueError(f"'{value}' is not {what}") from None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (kill, a batch scheduler's stop), taken as Ctrl-C is: the command stops where
+    it stands, keeps what it finished (a run resumes from it) and ends with one line; its
+    status is 143."""
+
+
+_terminated = []  # set once SIGTERM has come
+
+
+def _on_sigterm(signum, frame):
+    _terminated.append(signum)
+    raise Terminated
+
+
 def exit_with(main, prog: str):
     """Run a command's ``main()`` and exit with its status.
 
     Output into a reader that has gone (``| head -1``) ends quietly with status 141, as a
     Unix tool stopped by SIGPIPE does; Ctrl-C that the command does not handle itself ends
-    with one line and status 130. Neither prints a traceback.
+    with one line and status 130, SIGTERM the same way with status 143. None prints a
+    traceback.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         status = main()
         sys.stdout.flush()  # a closed reader shows here, not in the interpreter's last flush
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _ignore_signals()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = BROKEN_PIPE_STATUS
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        print(f"\n{prog}: interrupted", file=sys.stderr)
+        _ignore_signals()
+        print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
         status = INTERRUPTED_STATUS
+    if _terminated and status == INTERRUPTED_STATUS:  # the command said so in its own words
+        status = TERMINATED_STATUS
     # Its status is decided: a Ctrl-C now, or one a library noted and raises again while the
     # interpreter shuts down, would end it by the signal with no word said.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ignore_signals()
     sys.exit(status)
+
+
+def _ignore_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def path_text(text: str) -> str:

@@ -251,6 +251,39 @@ def test_ctrl_c_then_resume_gives_the_whole_run_and_frees_the_folder(whole, tmp_
     assert status == 0 and files(out) == files(whole)
 
 
+@pytest.mark.parametrize("module, args, words", [
+    ("sim.run", ["--games", "2e6", "--block-size", "50000", "--quiet"], "interrupted; rerun the same command to "
+                                                                        "resume the run in"),
+    ("sim.match", ["--a", "heuristic", "--b", "random", "--games", "2e6"], "interrupted; a match keeps nothing"),
+])
+def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module, args, words):
+    """SIGTERM (kill, a batch scheduler's stop), while starting and while playing: one line,
+    status 143, nothing half written and the folder freed (before: killed where it stood,
+    with no word said). A run then resumes to the whole run."""
+    out = tmp_path / "run"
+    extra = ["--out", out] if module == "sim.run" else []
+    proc = started(module, *args, *extra)
+    time.sleep(0.05)  # while it starts: before the command has taken over
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.strip() == f"python -m {module}: terminated", err
+    proc = started(module, *args, *extra)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None and module == "sim.run" and not (
+            out / "blocks" / "000000.json").exists():
+        time.sleep(0.01)
+    time.sleep(0.5 if module == "sim.run" else 4)  # while it plays (a match says nothing until its end)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    lines = err.strip().splitlines()
+    # A match says nothing while it plays: on a slow machine it may still be starting.
+    starting = module == "sim.match" and lines == [f"python -m {module}: terminated"]
+    assert proc.returncode == 143 and len(lines) == 1 and (lines[0].startswith(words) or starting), err
+    assert "Traceback" not in err
+    if module == "sim.run":
+        assert not (out / LOCK_NAME).exists() and not list(out.rglob("*.tmp"))
+
+
 # --- One writer ------------------------------------------------------------------------------
 
 def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
