@@ -64,6 +64,8 @@ def test_balance_bracket_from_the_settings_own_intervals():
     (["--vary", "exchange.dealer_draw_ace=4,29"], "the stock holds only"),
     (["--vary", "exchange.dealer_draw_ace=4,4"], "twice"),
     (["--vary", "exchange.dealer_draw_ace=4"], "at least two settings"),
+    (["--vary", "exchange.dealer_draw_ace=4..12"], "got 1 (exchange.dealer_draw_ace=4..12): list the values apart by "
+                                                   "commas"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--metrics", "dealers_advantage"], "unknown metric"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--policy", "0=clever"], "unknown policy 'clever'"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/proc/x/p.png"], "cannot write the plot /proc/x/p.png"),

@@ -94,7 +94,9 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     chosen = resolve_policies(game, policies)
     settings = settings_of(grid)
     if len(settings) < 2:
-        raise SweepError("a sweep needs at least two settings to compare")
+        shown = "; ".join(", ".join(setting_options(setting)) for setting in settings)
+        raise SweepError(f"a sweep needs at least two settings to compare, got {len(settings)} ({shown}): list the "
+                         f"values apart by commas, --vary KEY=V1,V2,...")
     resolved = []
     for setting in settings:  # every setting is checked before any game is played
         try:
