@@ -98,6 +98,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     until = None if until is None else parse_until(until)
     if until is not None and cluster is not None:
         raise RunError("--until plays blocks in order and cannot be used with --cluster")
+    if until is not None and until.metric == "deals_per_game" and dealing is not None and dealing.deal_run:
+        raise RunError("--until deals_per_game: a deal run plays one deal a game, so it is always 1")
     if records not in RECORD_MODES:
         raise RunError(f"records must be one of {', '.join(RECORD_MODES)}, got '{records}'")
     games, block_size = _checked("games", whole_count, games), _checked("block size", block_size_count, block_size)

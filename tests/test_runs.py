@@ -562,6 +562,15 @@ def test_until_bad_specs_exit_2_with_one_line_before_playing(tmp_path, spec, mes
     assert not out.exists()
 
 
+def test_a_deal_run_refuses_until_on_deals_per_game(tmp_path):
+    """A deal run plays one deal a game: stopping on deals_per_game would stop at once, on a
+    figure that is always 1."""
+    result = run("--deals", "100", "--until", "deals_per_game:0.1", "--out", str(tmp_path / "never"))
+    assert result.returncode == 2 and result.stderr.strip().endswith("a deal run plays one deal a game, so it is "
+                                                                      "always 1")
+    assert not (tmp_path / "never").exists()
+
+
 def test_until_with_a_cluster_is_refused_in_one_line(tmp_path):
     result = run("--games", "1000", "--until", "dealer_advantage:1", "--cluster", "local:1",
                  "--out", str(tmp_path / "never"))
