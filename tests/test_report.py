@@ -530,3 +530,15 @@ def test_a_report_over_an_earlier_one_keeps_none_of_its_files(runs, tmp_path):
     assert left and all(f'"{name}"' in page for name in left)
     assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_metric_named_at_length_gets_a_file_name_the_system_takes():
+    """A custom metric's name of hundreds of characters names its report files cut short,
+    with a digest of the whole (before: 'File name too long', no report); short names stay
+    as they are."""
+    from analysis.report.page import LONGEST_STEM, file_stem
+
+    assert file_stem("strata_made4") == "strata_made4"
+    long_a, long_b = "strata_" + "m" * 300, "strata_" + "m" * 299 + "n"
+    assert len(file_stem(long_a).encode()) <= LONGEST_STEM and file_stem(long_a) != file_stem(long_b)
+    assert file_stem("strata_" + "é" * 200).encode().decode() and len(file_stem("strata_" + "é" * 200).encode()) <= 120

@@ -163,6 +163,20 @@ code { background: #f3f3f3; padding: 0 .2em; }
 """
 
 
+LONGEST_STEM = 120  # a file name's stem, well inside the 255 bytes a name may have
+
+
+def file_stem(name: str) -> str:
+    """``name`` as the stem of a report file: a long one (a custom metric's name can be
+    hundreds of characters) cut short, with a digest of the whole to keep it apart."""
+    if len(name.encode()) <= LONGEST_STEM:
+        return name
+    import hashlib
+
+    return name.encode()[:LONGEST_STEM - 9].decode(errors="ignore") + "-" + hashlib.blake2b(
+        name.encode(), digest_size=4).hexdigest()
+
+
 class Report:
     """An HTML page under construction, with its PNG and CSV files written as it grows."""
 
@@ -182,6 +196,7 @@ class Report:
 
     def csv(self, name: str, header: list[str], rows: list[list]) -> None:
         """``<name>.csv`` beside the page: numbers as numbers, in full, no value as an empty cell."""
+        name = file_stem(name)
         self.files.add(f"{name}.csv")
         with open(self.out / f"{name}.csv", "w", newline="") as fh:
             w = csv.writer(fh)
@@ -190,6 +205,7 @@ class Report:
 
     def html_table(self, name: str, title: str, columns: list[str], rows: list[list[str]]) -> None:
         """A table whose cells are HTML already, its CSV written apart (``csv``)."""
+        name = file_stem(name)
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
         self.body.append(f'<table class="{name}"><caption>{html.escape(title)} <a href="{name}.csv">CSV</a>'
@@ -214,6 +230,7 @@ class Report:
 
     def table(self, t: Table, raw_html: dict | None = None) -> None:
         """The table in the page, and in ``<name>.csv`` beside it (intervals as columns)."""
+        t = Table(file_stem(t.name), t.title, t.columns, t.rows)
         self.files.add(f"{t.name}.csv")
         with open(self.out / f"{t.name}.csv", "w", newline="") as fh:
             w = csv.writer(fh)
@@ -230,6 +247,7 @@ class Report:
                          f"<tr>{head}</tr>{''.join(rows)}</table>")
 
     def figure(self, fig: Figure, name: str, caption: str) -> None:
+        name = file_stem(name)
         self.files.add(f"{name}.png")
         fig.savefig(self.out / f"{name}.png", dpi=100)
         self.body.append(f'<figure><img src="{name}.png" alt="{html.escape(caption)}" '
@@ -263,7 +281,7 @@ GENERATOR = '<meta name="generator" content="tricksim analysis.report">'
 REPORT_TITLE = re.compile(r"<title>[^<]* run report: [\d,]+ games, seed \d+</title>")
 
 
-EARLIER_FILE = re.compile(r'(?:href|src)="([A-Za-z0-9_.-]+\.(?:csv|png))"')
+EARLIER_FILE = re.compile(r'(?:href|src)="([^"/\\]+\.(?:csv|png))"')
 
 
 def earlier_files(page: Path) -> set[str]:
