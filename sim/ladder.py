@@ -265,8 +265,10 @@ FILES = ("ladder.json", "ladder.csv")  # what the ladder writes in its folder
 def _is_ladder_folder(out: Path) -> bool:
     """An empty folder, or one whose ladder.json the ladder wrote (it may write over it). A
     folder of the ladder's files alone whose ladder.json cannot be read is a LadderError
-    naming that file."""
-    names = {p.name for p in out.iterdir()}
+    naming that file. A temporary of a writer killed mid-write does not count."""
+    from sim.store import listing
+
+    names = listing(out) or set()
     if not names:
         return True
     try:
@@ -286,9 +288,10 @@ def prepare_out(out: Path, identity: dict) -> None:
     """Check (before anything is played) and create the output folder. A folder holding the
     ladder of another configuration (``identity``: the IDENTITY fields) is refused, as
     sim.run refuses a run folder of another: its files would be written over."""
-    from sim.store import temporary
+    from sim.store import remove_dead_temporaries, temporary
 
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
+    remove_dead_temporaries(out)
     for name in FILES:  # found now, not after every rung is played
         if (out / name).exists() and not (out / name).is_file():
             raise LadderError(f"{out / name} is not a file: move it away, or use another --out")

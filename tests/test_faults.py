@@ -455,6 +455,23 @@ def test_a_file_beside_a_commands_own_is_named_and_an_empty_run_folder_is_played
     assert main([*argv, "--out", str(out)]) == 0 and (run / "manifest.json").is_file()
 
 
+@pytest.mark.parametrize("command", ["stratified", "sweep"])
+def test_a_command_killed_as_its_first_run_began_plays_on_the_rerun(tmp_path, capsys, command):
+    """kill -9 as the first stratum or setting began: the folder holds only its empty run
+    folder and the two dead locks. The rerun plays it all (before, a stratified run's folder
+    was refused for good: 'holds no stratified run')."""
+    main, argv = WRITERS[command]
+    whole = tmp_path / "whole"
+    assert main([*argv, "--out", str(whole)]) == 0
+    first = sorted(p.name for p in whole.iterdir() if p.is_dir())[0]
+    out = tmp_path / "out"
+    (out / first).mkdir(parents=True)
+    for folder in (out, out / first):
+        (folder / LOCK_NAME).write_text(f"pid 999999999 on {socket.gethostname()}, since a moment\n")
+    assert main([*argv, "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
+
+
 def test_a_sweep_resumes_its_own_folder(tmp_path):
     argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--block-size", "10", "--quiet",
             "--out", str(tmp_path / "sweep")]

@@ -4,6 +4,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import re
 import signal
 import time
@@ -324,3 +325,17 @@ def test_a_damaged_ladder_file_is_named_before_anything_is_played(tmp_path, caps
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err  # one line: no rung began ("ladder: ..." lines)
     assert {p.name: p.is_dir() or p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_dead_writers_temporary_does_not_keep_a_ladder_from_its_folder(tmp_path, capsys):
+    """kill -9 while ladder.json was being written leaves its temporary in a new folder: the
+    rerun is not refused for it ('holds no ladder', before) and sweeps it away."""
+    from sim.store import temporary
+
+    out = tmp_path / "ladder"
+    out.mkdir()
+    dead = temporary(out / "ladder.json")
+    dead = dead.with_name(dead.name.replace(f"-{os.getpid()}-", "-999999999-"))
+    dead.write_text("{")
+    assert main(["--game", "bid-euchre", "--games", "2", "--worlds", "1", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["ladder.csv", "ladder.json"]

@@ -542,3 +542,20 @@ def test_a_metric_named_at_length_gets_a_file_name_the_system_takes():
     long_a, long_b = "strata_" + "m" * 300, "strata_" + "m" * 299 + "n"
     assert len(file_stem(long_a).encode()) <= LONGEST_STEM and file_stem(long_a) != file_stem(long_b)
     assert file_stem("strata_" + "é" * 200).encode().decode() and len(file_stem("strata_" + "é" * 200).encode()) <= 120
+
+
+def test_a_report_killed_half_way_into_a_new_folder_is_written_over(runs, tmp_path):
+    """A new report folder is marked as a report's from the start (a page saying it is being
+    written), so a report killed half-way (kill -9: its lock gone, some files written) is
+    written over by the rerun (before: 'is not empty and holds no report', for good)."""
+    from analysis.report import page
+
+    out = tmp_path / "killed"
+    page.report_folder(out)
+    lock, _ = page._HELD.pop()
+    lock.release()  # the process is gone; what it wrote stays
+    (out / "scores.png").write_bytes(b"half a plot")
+    assert "report being written" in (out / "index.html").read_text()
+    assert build_report(runs["bridgette"], out) == out / "index.html"
+    assert "report being written" not in (out / "index.html").read_text()
+    assert (out / "scores.png").read_bytes()[:4] == b"\x89PNG"

@@ -170,3 +170,29 @@ def test_a_folder_of_another_sweep_is_refused_and_kept(tmp_path, capsys):
         assert err.count("\n") == 1 and f"output folder {out} holds another sweep's setting" in err
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert main(first) == 0
+
+
+def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeypatch):
+    """The plot is written whole or not at all, as every file of a sweep (before: straight
+    onto sweep.png, so a kill while drawing left a broken or empty file that every rerun
+    then refused as 'not a sweep's plot')."""
+    import sim.sweep.output as output
+    from sim.sweep.output import is_sweep_plot
+
+    out = tmp_path / "sweep"
+    argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "40", "--block-size", "20", "--out", str(out),
+            "--quiet"]
+    assert main(argv) == 0
+    before = (out / "sweep.png").read_bytes()
+
+    whole = output.write_atomic
+
+    def killed_while_drawing(path, data):
+        if path.suffix == ".png":
+            raise KeyboardInterrupt  # as a Ctrl-C or kill falls while the plot is written
+        whole(path, data)
+
+    monkeypatch.setattr(output, "write_atomic", killed_while_drawing)
+    assert main(argv) == 130
+    assert (out / "sweep.png").read_bytes() == before and is_sweep_plot(out / "sweep.png")
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

@@ -331,6 +331,11 @@ def report_folder(out: Path) -> Path:
     folder = claim_folder(out, is_report_folder, "report", ReportError)
     if not locked:
         lock(folder)
+    if fresh:  # marked as a report's from the start: one killed (kill -9) half-way is written over
+        (folder / "index.html").write_text(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
+                                           "<title>report being written</title></head><body><p>This report was "
+                                           "being written when its command stopped: run it again.</p></body></html>\n",
+                                           encoding="utf-8")
     return folder
 
 

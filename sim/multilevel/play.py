@@ -52,6 +52,10 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     same per-deal values."""
     from contextlib import ExitStack
 
+    # pyarrow imports pandas on a level's first column read, and a Ctrl-C that falls in that
+    # import is lost (the run played on to exit 0): imported here, before anything is played.
+    import pandas  # noqa: F401
+
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
 

@@ -123,8 +123,8 @@ def lost_manifest(folder: Path) -> bool:
 def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:
     """Whether ``folder``'s ``names`` are only run folders named as ``pattern`` (a regex; an
     empty one is a run killed as it began), the command's ``result`` (JSON) and other
-    ``files``, with at least one run folder or a readable result: a folder that command
-    made. Such a folder holding other files too is a RunError naming them."""
+    ``files``, with at least one run folder, a readable result or only begun runs: a folder
+    that command made. Such a folder holding other files too is a RunError naming them."""
     runs = [name for name in names if re.fullmatch(pattern, name) and (folder / name / "manifest.json").is_file()]
     for name in sorted(names):
         if name not in runs and re.fullmatch(pattern, name) and lost_manifest(folder / name):
@@ -136,6 +136,8 @@ def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str,
         ours = False
     begun = [name for name in names if re.fullmatch(pattern, name) and (folder / name).is_dir()
              and listing(folder / name) == set()]
+    # Killed as its first run began (kill -9): nothing but that run's empty folder.
+    ours = ours or bool(begun) and set(names) <= {*begun, result, *files}
     if ours:
         refuse_foreign(folder, set(names) - set(runs) - set(begun) - {result, *files})
     return ours

@@ -13,7 +13,7 @@ from sim.cli import plural
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import write_atomic, write_json
+from sim.store import RunError, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -206,11 +206,15 @@ def plot(result: dict, path) -> Path:
                  fontsize=9)
     fig.tight_layout()
     path = Path(path)
+    image = io.BytesIO()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110, format="png", metadata={"Software": PLOT_MARK})
-    except OSError as exc:
-        raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+        fig.savefig(image, dpi=110, format="png", metadata={"Software": PLOT_MARK})
     finally:
         plt.close(fig)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, image.getvalue())  # whole or not at all: a kill mid-write leaves the old plot
+    except (OSError, RunError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc).split(": ", 1)[-1]
+        raise SweepError(f"cannot write the plot {path}: {reason or exc}") from None
     return path
