@@ -71,6 +71,12 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
         chosen = METRICS[metric.strip()]
     else:
         text = str(metric)
+        if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):  # a name alone: a builtin's, misspelt
+            import difflib
+
+            close = difflib.get_close_matches(text.strip(), list(METRICS), n=1)
+            raise MetricsError(f"unknown metric '{text.strip()}'" + (f"; did you mean '{close[0]}'?" if close else "")
+                               + f" (builtin: {', '.join(METRICS)}; or an expression, mean(EXPR) [where COND])")
         if not re.match(r"\s*[A-Za-z_]\w*\s*=(?!=)", text):
             text = f"value = {text}"
         try:

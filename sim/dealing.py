@@ -18,8 +18,9 @@ Conditions (deal runs only):
   count cards of the seat's hand as dealt: the suits (``spades``; a Colon is of no suit,
   B-6), ``aces``, ``hcp`` (A 4, K 3, Q 2, J 1; the bridge games), ``colons`` and each
   Colon, ``little``, ``royal``, ``grand`` (Bridgette),
-  and in Bid Euchre ``trumps_S`` (the suit S, its left bower, and the joker) and
-  ``bowers_S`` (the jacks of S's colour) for S one of clubs, diamonds, hearts, spades.
+  and in Bid Euchre ``trumps_SUIT`` (the suit, its left bower, and the joker) and
+  ``bowers_SUIT`` (the jacks of the suit's colour) for SUIT one of clubs, diamonds, hearts,
+  spades (``trumps_spades``).
 
 The other cards are dealt uniformly; a deal outside a range is dealt again whole
 (kernels.dealing), and the acceptance rate is measured by a pilot before the run starts
@@ -41,7 +42,7 @@ PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptan
 # suit, aces, points, trumps) is far smaller, and the kernels keep the bounds in int64.
 MAX_TERM = 1_000
 OPS = {">=": (0, None), "<=": (None, 0), "=": (0, 0), "==": (0, 0), ">": (1, None), "<": (None, -1)}
-TERM = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|=|>|<)\s*(-?\d+)\s*$")
+TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|=|>|<)\s*(-?[0-9]+)\s*$")
 
 
 class DealingError(ValueError):

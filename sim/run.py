@@ -102,8 +102,8 @@ def add_dealing_flags(p: argparse.ArgumentParser) -> None:
                    help="deal runs: cards a seat holds as dealt, e.g. 0=CG,AS (repeatable)")
     p.add_argument("--require", action="append", default=[], metavar="SEAT:TERMS",
                    help="deal runs: ranges a seat's hand must meet, e.g. '0:hcp>=12,spades>=5' (repeatable; "
-                        "features: clubs..spades, aces, hcp, colons, little, royal, grand; Bid Euchre trumps_S, "
-                        "bowers_S)")
+                        "features: clubs..spades, aces, hcp, colons, little, royal, grand; Bid Euchre "
+                        "trumps_SUIT, bowers_SUIT, e.g. trumps_spades)")
 
 
 def add_stratify_flags(p: argparse.ArgumentParser) -> None:

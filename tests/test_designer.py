@@ -389,6 +389,7 @@ def test_interval_of_a_run_without_records_and_bad_requests(tmp_path):
         (deals, "mean(made", {}, "not closed"),
         (5, "mean(made)", {}, "the source is a run folder's path, a Run or a DataFrame of its records, got 5"),
         (deals[deals.level == 99], "mean(made)", {}, "the DataFrame holds no records"),
+        (frame, "dealer_advantag", {}, "unknown metric 'dealer_advantag'; did you mean 'dealer_advantage'?"),
         (deals[deals.level == 99], "dealer_advantage", {"game": "bridgette"}, "the DataFrame holds no records"),
     ]:
         with pytest.raises(MetricsError, match=message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
