@@ -17,12 +17,11 @@ from analysis.report.page import Table
 from analysis.tables import ReportError
 from sim.games import game_info
 from sim.metrics import shown
-from sim.multilevel import MultilevelError, is_multilevel_folder, read_folder
-
-__all__ = ["build_multilevel_report", "is_multilevel_folder"]
+from sim.multilevel import MultilevelError, read_folder
 
 
 def _times(x) -> str:
+    """A factor of variance saved, as the tables show it."""
     return "&ndash;" if x is None else f"{x:.2f}x"
 
 
