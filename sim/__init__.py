@@ -13,12 +13,20 @@ __version__ = "0.1.0"
 RULES_VERSION = 2  # 2: heuristic defaults re-tuned on game wins, Draw Bridge bids by expected score
 
 
+def _command_name() -> str:
+    """The module ``python -m`` started (``sim.run``), for the lines said before it runs."""
+    import sys
+
+    argv = getattr(sys, "orig_argv", [])
+    return argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
+
+
 def end_quietly_if_interrupted_while_starting():
     """``python -m sim.X`` (and analysis.X, benchmarks.X): Ctrl-C while the command is still
     importing ends it as Ctrl-C ends it later (one line, status 130; nothing is written
     yet), not with a traceback of whatever was being imported; SIGTERM the same way, with
-    status 143. ``sim.cli.exit_with`` puts
-    Python's own handling back once the command starts."""
+    status 143. ``sim.cli.exit_with`` puts Python's own handling back once the command
+    starts."""
     import sys
 
     if sys.argv[:1] != ["-m"]:  # imported by a program, not started as a command: leave Ctrl-C alone
@@ -26,8 +34,7 @@ def end_quietly_if_interrupted_while_starting():
     import os
     import signal
 
-    argv = getattr(sys, "orig_argv", [])
-    name = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
+    name = _command_name()
 
     def interrupted(signum, frame):
         terminated = signum == signal.SIGTERM
@@ -48,10 +55,8 @@ def refuse_a_thread_count_numba_cannot_take():
     value = os.environ.get("NUMBA_NUM_THREADS")
     if sys.argv[:1] != ["-m"] or value is None or value.strip().isdigit() and int(value) >= 1:
         return
-    argv = getattr(sys, "orig_argv", [])
-    name = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else "the command"
-    print(f"python -m {name}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to a whole number of at "
-          f"least 1, or unset it", file=sys.stderr)
+    print(f"python -m {_command_name()}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to a whole "
+          f"number of at least 1, or unset it", file=sys.stderr)
     sys.exit(2)
 
 

@@ -362,7 +362,8 @@ def checked_plan(game: str, rules, dealing: Dealing) -> tuple[np.ndarray, float]
     never = [d for d, rate in rates.items() if rate == 0]
     if never:
         who = f" with seat {never[0]} dealing" if len(rates) > 1 or never[0] != 0 else ""
-        hint = " (a deal run's dealer alternates: --dealer names one)" if len(rates) > 1 and len(never) < len(rates) else ""
+        some = len(rates) > 1 and len(never) < len(rates)
+        hint = " (a deal run's dealer alternates: --dealer names one)" if some else ""
         raise DealingError(f"the conditions accepted none of {PILOT_TRIES:,} deals tried{who}: loosen them{hint}")
     return row, sum(rates.values()) / len(rates)
 

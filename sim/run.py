@@ -278,12 +278,12 @@ def dealing_line(section: dict) -> str:
     return line
 
 
-
 def _half_width(until: dict) -> str:
     """The half-width --until reached, in words: none where the games played give no interval
     (a single game, say)."""
     width = until.get("achieved_half_width")
     return "no interval from so few" if width is None else f"half-width {width:.4g}"
+
 
 def main(argv=None) -> int:
     parser = build_parser()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import differing
 from sim.files import read_file
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
 from sim.games import GAME_NAMES, game_info
@@ -53,7 +54,7 @@ def read_folder(path) -> dict:
             if not isinstance(theirs, dict):
                 raise ValueError("its key is not a level's")
             key = key or theirs
-            differ = [k for k in ("game", "seed", "plan", "rules", "metrics") if theirs.get(k) != key.get(k)]
+            differ = differing(theirs, key, ("game", "seed", "plan", "rules", "metrics"))
             if differ:
                 raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ)})")
             if key.get("game") not in GAME_NAMES:

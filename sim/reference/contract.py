@@ -53,9 +53,9 @@ class ContractDeal(Deal):
 
     A game's deal sets ``rules``, ``dealer``, ``_phase`` and its hands, calls
     ``_new_auction`` in its constructor, checks each call (``_call_problem``: its ladder,
-    ``_ladder_index``, then C-4's refusals, ``_auction_problem``, then Bridgette's B-6) and scores
-    the contract (``_score``). The contract play
-    keeps ``_trick``, ``_leader``, ``_tricks_won`` and ``_history``."""
+    ``_ladder_index``, then C-4's refusals, ``_auction_problem``, then Bridgette's B-6) and
+    scores the contract (``_score``). The contract play keeps ``_trick``, ``_leader``,
+    ``_tricks_won`` and ``_history``."""
 
     def _new_auction(self) -> None:
         """C-4: the auction before the first call."""
@@ -109,7 +109,7 @@ class ContractDeal(Deal):
 
     def _call_problem(self, seat: int, call: Any) -> tuple[str, str] | None:
         """``(rule, message)`` if ``call`` is illegal for ``seat`` now, else ``None``."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must check a call against its own ladder (B-5, D-3)")
 
     def _auction_problem(self, seat: int, call: str) -> tuple[str, str] | None:
         """C-4's refusal of ``call`` (a call of the game's ladder) by ``seat`` now, if any: a
@@ -180,7 +180,8 @@ class ContractDeal(Deal):
 
     def _score(self, level: int, strain: str, doubled: int, declarer_tricks: int) -> tuple[int, int]:
         """The game's scoring of a played contract: ``(declarer's gain, opponent's gain)``."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must score a contract by its own rules (B-11..B-14, "
+                                  f"D-5, D-6)")
 
     def outcome(self) -> dict[str, Any]:
         """The replay format's ``expect`` object for the finished deal."""

@@ -214,7 +214,8 @@ def plot(result: dict, path) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, image.getvalue())  # whole or not at all: a kill mid-write leaves the old plot
-    except (OSError, RunError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else str(exc).split(": ", 1)[-1]
-        raise SweepError(f"cannot write the plot {path}: {reason or exc}") from None
+    except OSError as exc:
+        raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
+    except RunError as exc:  # its line names the plot's path and why
+        raise SweepError(str(exc)) from None
     return path
