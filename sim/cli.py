@@ -159,6 +159,13 @@ def _on_sigterm(signum, frame):
     raise Terminated
 
 
+def stopped(what: str) -> int:
+    """A command stopped by Ctrl-C or SIGTERM: one line saying which, and what to do next
+    (``what``: what was kept and how to go on); its status (130, or 143 after SIGTERM)."""
+    print(f"\n{'terminated' if _terminated else 'interrupted'}; {what}", file=sys.stderr)
+    return INTERRUPTED_STATUS
+
+
 def exit_with(main, prog: str):
     """Run a command's ``main()`` and exit with its status.
 

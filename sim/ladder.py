@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import INTERRUPTED_STATUS, claim_folder, exit_with, path_text, plural, refuse_another
+from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, stopped
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
@@ -375,9 +375,7 @@ def main(argv=None) -> int:
         return parser.fail(exc)
     except KeyboardInterrupt:
         _remove_if_empty(out, made)
-        print("\ninterrupted; the ladder writes its files when every rung is done, so rerun the command",
-              file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return stopped("the ladder writes its files when every rung is done, so rerun the command")
     if args.json:
         print(json.dumps(result))
     else:

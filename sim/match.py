@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from contextlib import ExitStack
 
 import numpy as np
 
 from sim.blocks import MAX_BLOCK_ROWS
-from sim.cli import INTERRUPTED_STATUS, exit_with, path_text, plural
+from sim.cli import exit_with, path_text, plural, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.rules import variant_game
@@ -186,8 +185,7 @@ def add_match_flags(parser, games_help: str, json_help: str) -> None:
 
 def interrupted(what: str = "a match keeps nothing, so rerun the command to play it") -> int:
     """A match command stopped by the user: say what was kept (nothing) and how to go on."""
-    print(f"\ninterrupted; {what}", file=sys.stderr)
-    return INTERRUPTED_STATUS
+    return stopped(what)
 
 
 def main(argv=None) -> int:

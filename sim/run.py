@@ -13,8 +13,8 @@ import argparse
 import json
 import sys
 
-from sim.cli import INTERRUPTED_STATUS, LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
-    plural, seed_number, whole_number
+from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
+    plural, seed_number, stopped, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -254,8 +254,7 @@ def play_stratified(args, rules, policies, dealing) -> int:
                                        None if args.metrics is None else parse_metrics(args.metrics),
                                        args.control, args.control_deals)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; rerun the same command to resume the strata in {out}", file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return stopped(f"rerun the same command to resume the strata in {out}")
     if not args.quiet:
         from sim.headline import strata_headline
 
@@ -339,8 +338,7 @@ def play(args, parser) -> int:
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
-        print(f"\ninterrupted; rerun the same command to resume the run in {out}", file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return stopped(f"rerun the same command to resume the run in {out}")
     if progress is not None:
         progress.close()
     until = folder.manifest.get("until")

@@ -16,6 +16,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -37,6 +38,20 @@ def started(module: str, *args) -> subprocess.Popen:
     stdout and stderr piped as text: for a test that interrupts, kills or races it."""
     return subprocess.Popen([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+
+
+def catching(proc: subprocess.Popen, signum: int, timeout: float = 60) -> None:
+    """Wait until ``proc`` has a handler for ``signum`` (its SigCgt mask in /proc): before
+    that, the signal ends the interpreter where it stands, however the command handles it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            caught = next(line for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+                          if line.startswith("SigCgt:"))
+            if int(caught.split()[1], 16) >> (signum - 1) & 1:
+                return
+        time.sleep(0.002)
+    raise AssertionError(f"the process set no handler for signal {signum} within {timeout} s")
 
 
 def in_process(module: str, *args) -> subprocess.CompletedProcess:

@@ -25,7 +25,7 @@ from sim.run import main as run_main
 from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
-from tests.commands import as_process, started
+from tests.commands import as_process, catching, started
 
 RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
 LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
@@ -252,9 +252,9 @@ def test_ctrl_c_then_resume_gives_the_whole_run_and_frees_the_folder(whole, tmp_
 
 
 @pytest.mark.parametrize("module, args, words", [
-    ("sim.run", ["--games", "2e6", "--block-size", "50000", "--quiet"], "interrupted; rerun the same command to "
+    ("sim.run", ["--games", "2e6", "--block-size", "50000", "--quiet"], "terminated; rerun the same command to "
                                                                         "resume the run in"),
-    ("sim.match", ["--a", "heuristic", "--b", "random", "--games", "2e6"], "interrupted; a match keeps nothing"),
+    ("sim.match", ["--a", "heuristic", "--b", "random", "--games", "2e6"], "terminated; a match keeps nothing"),
 ])
 def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module, args, words):
     """SIGTERM (kill, a batch scheduler's stop), while starting and while playing: one line,
@@ -263,7 +263,7 @@ def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module,
     out = tmp_path / "run"
     extra = ["--out", out] if module == "sim.run" else []
     proc = started(module, *args, *extra)
-    time.sleep(0.05)  # while it starts: before the command has taken over
+    catching(proc, signal.SIGTERM)  # while it starts: the package's handler, before the command has taken over
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and err.strip() == f"python -m {module}: terminated", err

@@ -78,13 +78,11 @@ def play_cli(args, rules, policies, dealing) -> int:
         result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
                                 metrics, dealing, until, out, notify, cluster=args.cluster, threads=args.threads)
     except KeyboardInterrupt:
-        from sim.cli import INTERRUPTED_STATUS
+        from sim.cli import stopped
 
         if Path(out).is_dir():
-            print(f"\ninterrupted; rerun the same command to resume the levels kept in {out}", file=sys.stderr)
-        else:  # the folder goes again while it holds nothing
-            print("\ninterrupted before any level was kept; rerun the same command to play it", file=sys.stderr)
-        return INTERRUPTED_STATUS
+            return stopped(f"rerun the same command to resume the levels kept in {out}")
+        return stopped("no level was kept yet; rerun the same command to play it")  # the empty folder went again
     if not args.quiet:
         print(f"{args.game}: multilevel deal runs, seed {args.seed}; target policies "
               f"{', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")

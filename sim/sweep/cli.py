@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from sim.cli import INTERRUPTED_STATUS, path_text
+from sim.cli import path_text, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.multilevel import add_control_flags
@@ -106,8 +106,7 @@ def main(argv=None) -> int:
     except (*USER_ERRORS, SweepError, MetricsError) as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:
-        print("\ninterrupted; rerun the same command to resume the sweep", file=sys.stderr)
-        return INTERRUPTED_STATUS
+        return stopped("rerun the same command to resume the sweep")
     if args.json:
         print(json.dumps(result))
     else:
