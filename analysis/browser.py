@@ -7,9 +7,8 @@ image's natural size), which is how the tests tell a readable report from a brok
 
 from __future__ import annotations
 
-import argparse
+import os
 import shutil
-import sys
 from pathlib import Path
 
 PAGE_FACTS = """() => ({
@@ -55,14 +54,23 @@ def inspect_pages(pages, full_page: bool = False, width: int = 1200, height: int
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.browser", description=__doc__.split("\n\n")[1])
+    from sim.cli import OneLineParser
+
+    p = OneLineParser(prog="python -m analysis.browser", description=__doc__.split("\n\n")[1])
     p.add_argument("page")
-    p.add_argument("screenshot")
+    p.add_argument("screenshot", help="a new PNG file")
     p.add_argument("--full", action="store_true", help="the whole page, not just the first screen")
     p.add_argument("--width", type=int, default=1200)
     p.add_argument("--height", type=int, default=1600)
     args = p.parse_args(argv)
-    facts = inspect(args.page, args.screenshot, args.full, args.width, args.height)
+    if not Path(args.page).is_file():
+        p.error(f"no page at {args.page}")
+    if os.path.lexists(args.screenshot):
+        p.error(f"{args.screenshot} exists already: give a new file for the screenshot")
+    try:
+        facts = inspect(args.page, args.screenshot, args.full, args.width, args.height)
+    except Exception as exc:  # Playwright's errors (no chromium, a screenshot it cannot write) in one line
+        return p.fail(f"cannot show {args.page}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
     broken = [i["src"] for i in facts["images"] if not i["width"]]
     print(f"{len(facts['headings'])} headings, {len(facts['images'])} images, {facts['tables']} tables"
           + (f"; broken images: {', '.join(broken)}" if broken else ""))
@@ -70,4 +78,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from sim.cli import exit_with
+
+    exit_with(main, "python -m analysis.browser")

@@ -43,10 +43,10 @@ from kernels.calls import MAX_CALLS
 from kernels.contract import KIND_CALL, KIND_DISCARD
 from kernels.cards import COLONS, HCP, RANK_MASKS, SUIT_MASKS
 from kernels.pimc import (
-    BID_TRIES, calls_agree_nb, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
+    BID_TRIES, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
     sample_bidding_worlds_nb, sample_euchre_calling_worlds_nb,
 )
-from kernels.policies import euchre_strength_nb
+from kernels.policies import calls_chance_nb, euchre_strength_nb
 from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
@@ -101,12 +101,12 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
                     # the model explains: the seat knows nothing more than the uniform worlds say.
                     world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += calls_agree_nb(model, world, 1 - s, calls[i], known[i], dealer[i], lowest_bid,
-                                                     min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                                     seats.odds[1 - s])
-            fit[i, s, FIT_TRUTH] = calls_agree_nb(model, hands[i, 1 - s], 1 - s, calls[i], known[i], dealer[i],
-                                                  lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                                  seats.odds[1 - s])
+                    fit[i, s, way] += calls_chance_nb(model, False, world, 1 - s, calls[i], known[i], dealer[i],
+                                                      lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+                                                      gain, seats.odds[1 - s])
+            fit[i, s, FIT_TRUTH] = calls_chance_nb(model, False, hands[i, 1 - s], 1 - s, calls[i], known[i], dealer[i],
+                                                   lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
+                                                   gain, seats.odds[1 - s])
 
 
 # --- Bid Euchre --------------------------------------------------------------------------------

@@ -15,14 +15,15 @@ multilevel estimate itself from the deals the folders hold, beside the plain one
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import multilevel as ml  # noqa: E402
 from sim.cli import OneLineParser, exit_with  # noqa: E402
+from sim.store import RunError, write_json  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -32,9 +33,11 @@ def main(argv=None) -> int:
     p.add_argument("--dd", action="append", default=[], metavar="NAME=FOLDER")
     p.add_argument("--hand", action="store_true", help="the hand features as a control (Bridgette)")
     p.add_argument("--metric", default="dealer_advantage")
-    p.add_argument("--json", help="write the results here")
+    p.add_argument("--json", help="write the results here (a new file)")
     p.add_argument("--no-choices", action="store_true", help="the controls' metric alone, without their choices")
     args = p.parse_args(argv)
+    if args.json and os.path.lexists(args.json):  # found now, not after the levels are read and fitted
+        p.error(f"{args.json} exists already: give --json a new file")
     target = ml.level_from_run(args.target, args.metric, name="target")
     choices = not args.no_choices
     levels = [ml.level_from_run(f, args.metric, name=n, choices=choices)
@@ -77,8 +80,10 @@ def main(argv=None) -> int:
     for w in est["warnings"]:
         print("warning:", w)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(ml._plain({"allocation": alloc, "estimate": est}), fh, indent=1)
+        try:
+            write_json(Path(args.json), ml._plain({"allocation": alloc, "estimate": est}))
+        except RunError as exc:
+            return p.fail(exc)
     return 0
 
 

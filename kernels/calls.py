@@ -43,6 +43,18 @@ def call_name(call: int) -> str:
 CALL_IDS = {call_name(c): c for c in range(N_CALLS)}
 
 
+@njit(cache=True, inline="always")
+def contract_after_nb(call, caller, cur_bid, bidder, doubled):
+    """C-4: the contract so far (its bid, bidder and doubling) after ``caller`` calls ``call``."""
+    if call == CALL_DOUBLE:
+        return cur_bid, bidder, 1
+    if call == CALL_REDOUBLE:
+        return cur_bid, bidder, 2
+    if call != CALL_PASS:
+        return call, caller, 0
+    return cur_bid, bidder, doubled
+
+
 @njit(cache=True)
 def legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
                    nt_needs_all_suits, jump_min_cards):

@@ -38,6 +38,16 @@ def next_u64_nb(state):
     return mix64_nb(state[0])
 
 
+_S11 = np.uint64(11)
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True, inline="always")
+def uniform_nb(state):
+    """A uniform float in [0, 1) from 53 bits of the stream."""
+    return np.float64(next_u64_nb(state) >> _S11) * _UNIT
+
+
 @njit(cache=True, inline="always")
 def below_nb(state, n):
     """A random integer in [0, n) for 0 < n < 2**32 (multiply-shift, bias below 2**-26)."""

@@ -28,8 +28,10 @@ class _Block:
 
     def __init__(self, rules, deals, games):
         self.rules, self.deals, self.games = rules, deals, games
-        # Deals dealt: the deal records, and the redeals, which keep none (C-5).
-        self.dealt = len(deals) + (int(games["redeals"].sum()) if "redeals" in games.dtype.names else 0)
+        # Deals dealt: the deal records, and the passed-out deals redealt, which keep none
+        # (C-5), with the last of a game abandoned at its redeal limit.
+        self.dealt = len(deals) + (int(games["redeals"].sum()) + redeal_limit(self)
+                                   if "redeals" in games.dtype.names else 0)
         self._values = {}
 
     @functools.cached_property
@@ -122,8 +124,9 @@ def failed(doubled, on=lambda rules: True):
 
 
 def passed_out(b):
-    """C-5: passed-out deals, kept (next_deal) or redealt."""
-    return int((b.deals["contract"] < 0).sum()) + int(b.games["redeals"].sum())
+    """C-5: passed-out deals, kept (next_deal), redealt, or the last of a game abandoned at
+    its redeal limit."""
+    return int((b.deals["contract"] < 0).sum()) + int(b.games["redeals"].sum()) + redeal_limit(b)
 
 
 def redeal_limit(b):

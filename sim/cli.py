@@ -7,6 +7,7 @@ Importing this module is cheap (no numba), so the analyses use it as well.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -89,14 +90,22 @@ def block_size(value) -> int:
 
 
 def exact_number(value):
-    """``value`` (an int, float or text) as an exact Decimal, or None when it is no number.
-    Text may be a power such as ``2**53``, the way the largest count is written."""
+    """``value`` (a number of any kind: int, float, numpy's, Decimal, Fraction; or text) as an
+    exact Decimal, or None when it is no number. Text may be a power such as ``2**53``, the
+    way the largest count is written."""
+    import numbers
     from decimal import Decimal, InvalidOperation
 
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Integral):
+        return Decimal(int(value))
+    if isinstance(value, (float, Decimal)):
         return Decimal(value)
+    if isinstance(value, numbers.Rational):  # a Fraction
+        return Decimal(value.numerator) / Decimal(value.denominator)
+    if isinstance(value, numbers.Real):  # numpy's floats
+        return Decimal(float(value))
     if not isinstance(value, str):
         return None
     power = re.fullmatch(r"\s*(\d+)\s*\*\*\s*(\d+)\s*", value)
@@ -159,6 +168,15 @@ def _on_sigterm(signum, frame):
     raise Terminated
 
 
+def say(line: str) -> None:
+    """A notice on stderr (progress, a block played again). One that cannot be written
+    (stderr closed, or a file on a full disk) is dropped: a notice is no reason to stop."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
 def stopped(what: str) -> int:
     """A command stopped by Ctrl-C or SIGTERM: one line saying which, and what to do next
     (``what``: what was kept and how to go on); its status (130, or 143 after SIGTERM)."""
@@ -170,19 +188,28 @@ def exit_with(main, prog: str):
     """Run a command's ``main()`` and exit with its status.
 
     Output into a reader that has gone (``| head -1``) ends quietly with status 141, as a
-    Unix tool stopped by SIGPIPE does; Ctrl-C that the command does not handle itself ends
+    Unix tool stopped by SIGPIPE does; output that cannot be written (``> /dev/full``, a
+    full disk) ends with one line and status 2; Ctrl-C that the command does not handle itself ends
     with one line and status 130, SIGTERM the same way with status 143. None prints a
     traceback.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        status = main()
-        sys.stdout.flush()  # a closed reader shows here, not in the interpreter's last flush
+        try:
+            status = main()
+        finally:  # a closed reader or a full disk shows here, not in the interpreter's last flush (--help too)
+            sys.stdout.flush()
         _ignore_signals()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_output()
         status = BROKEN_PIPE_STATUS
+    except OSError as exc:  # the command's own files give their own lines: this is its output
+        _drop_output()
+        where = f"cannot use {exc.filename}" if exc.filename else "cannot write its output"
+        with contextlib.suppress(OSError):
+            os.write(2, f"{prog}: {where}: {exc.strerror or exc}\n".encode())
+        status = 2
     except KeyboardInterrupt:
         _ignore_signals()
         print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
@@ -193,6 +220,12 @@ def exit_with(main, prog: str):
     # interpreter shuts down, would end it by the signal with no word said.
     _ignore_signals()
     sys.exit(status)
+
+
+def _drop_output() -> None:
+    """Send what is left of stdout nowhere, so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _ignore_signals() -> None:

@@ -29,6 +29,7 @@ from sim.store import RECORD_KINDS, RunError, write_records
 LOCAL = "local:"
 CONNECT_TIMEOUT_S = 3  # a scheduler that does not answer by then is reported unreachable
 WORKERS_TIMEOUT_S = 30  # a scheduler with no worker after this long is reported idle
+POLL_S = 5  # how often a client waiting on a job asks whether any worker is left
 # Jobs out on the cluster at a time, per worker: enough to keep each busy while results come
 # back, few enough that a run of 2**53 games never holds a future per block.
 IN_FLIGHT_PER_WORKER = 4
@@ -103,6 +104,18 @@ def _identity() -> dict:
     return {"version": sim.__version__, "rules_version": sim.RULES_VERSION, "kernels": kernels.SOURCE_DIGEST}
 
 
+def _checked(fn, threads, *args):
+    """``_on_worker``'s result with this worker's identity and name: a worker that joined
+    after the warm-up (a nanny restarting one, on code changed meanwhile) is checked too."""
+    return _identity(), f"worker {socket.gethostname()} (pid {os.getpid()})", _on_worker(fn, threads, *args)
+
+
+def _mismatch(found: dict, mine: dict, who_runs: str) -> str:
+    return (f"{who_runs} tricksim {found['version']} (rules version {found['rules_version']}, kernels "
+            f"{found['kernels']}) but this client runs {mine['version']} ({mine['rules_version']}, "
+            f"{mine['kernels']}): install the same version everywhere")
+
+
 def _warm_up(game, rules, policies, out, threads):
     """Check this worker can serve the run, and compile (or load) the game's kernels."""
     import numba
@@ -125,6 +138,7 @@ class Cluster:
         self.client = client
         self.threads = threads
         self.address = address
+        self.identity = _identity()
 
     def workers(self) -> list[str]:
         return sorted(self.client.nthreads())
@@ -145,28 +159,44 @@ class Cluster:
             # A loose restriction: if this worker dies, another one warms up instead.
             return self.client.submit(_warm_up, *args, workers=[worker], allow_other_workers=True, pure=False)
 
-        mine = _identity()
         for found in self._results([on(workers[0])]) + self._results([on(w) for w in workers[1:]]):
-            if found != mine:
-                raise RunError(f"the workers run tricksim {found['version']} (rules version "
-                               f"{found['rules_version']}, kernels {found['kernels']}) but this client runs "
-                               f"{mine['version']} ({mine['rules_version']}, {mine['kernels']}): "
-                               "install the same version everywhere")
+            if found != self.identity:
+                raise RunError(_mismatch(found, self.identity, "the workers run"))
         return time.perf_counter() - start
 
     def _results(self, futures) -> list:
         return [self._result(f) for f in futures]
 
     def _result(self, future):
+        """A job's result. Waiting, the client asks every POLL_S seconds whether any worker
+        is left: a worker that cannot import tricksim ends as it starts, and its jobs would
+        wait for good. A lost scheduler, and a block that killed its workers, are one line."""
+        from concurrent.futures import CancelledError
+
         from distributed import KilledWorker
 
-        try:
-            return future.result()
-        except KilledWorker:
-            raise RunError("a block killed every worker that tried it (out of memory?); "
-                           "rerun the same command to resume") from None
-        except OSError as exc:
-            raise RunError(f"the cluster run failed: {exc}; rerun the same command to resume") from None
+        resume = "rerun the same command to resume"
+        alone_since = None
+        while True:
+            try:
+                return future.result(timeout=POLL_S)
+            except TimeoutError:
+                try:
+                    workers = self.client.nthreads()
+                except Exception as exc:  # noqa: BLE001 - the scheduler is gone: its comm's error, whatever it is
+                    raise RunError(f"the cluster run lost its scheduler at {self.address} ({type(exc).__name__}); "
+                                   f"{resume}") from None
+                alone_since = None if workers else alone_since or time.monotonic()
+                if alone_since is not None and time.monotonic() - alone_since > WORKERS_TIMEOUT_S:
+                    raise RunError(f"no worker has been left at the Dask scheduler {self.address} for "
+                                   f"{WORKERS_TIMEOUT_S} s (a worker that cannot import tricksim ends as it "
+                                   f"starts); {resume}") from None
+            except KilledWorker:
+                raise RunError(f"a block killed every worker that tried it (out of memory?); {resume}") from None
+            except CancelledError:
+                raise RunError(f"the cluster run lost its scheduler at {self.address}; {resume}") from None
+            except OSError as exc:
+                raise RunError(f"the cluster run failed: {exc}; {resume}") from None
 
     def map(self, fn, jobs, ordered: bool = False):
         """``fn(*job)`` for every job on the workers; results in the order they finish, or
@@ -178,7 +208,7 @@ class Cluster:
         window = IN_FLIGHT_PER_WORKER * max(1, len(self.workers()))
 
         def submit(n: int) -> list:
-            return [self.client.submit(_on_worker, fn, self.threads, *job, pure=False)
+            return [self.client.submit(_checked, fn, self.threads, *job, pure=False)
                     for job in itertools.islice(jobs, n)]
 
         out = submit(window)  # in the jobs' order
@@ -186,7 +216,9 @@ class Cluster:
             finished = None if ordered else as_completed(out, loop=self.client.loop)
             while out:
                 future = out[0] if ordered else next(finished)
-                result = self._result(future)
+                found, where, result = self._result(future)
+                if found != self.identity:  # its records are not marked done: a rerun plays them again
+                    raise RunError(_mismatch(found, self.identity, f"{where}, which joined during the run, runs"))
                 out.remove(future)
                 future.release()
                 for new in submit(1):
@@ -241,7 +273,7 @@ def open_cluster(cluster, threads: int | None = None):
     target = parse_address(cluster)
     quiet = logging.getLogger("distributed")
     level = quiet.level
-    quiet.setLevel(logging.CRITICAL)  # a failed connection is reported in one line below
+    quiet.setLevel(logging.CRITICAL)  # a failed connection, a lost scheduler: each is one line of the run's own
     try:
         if isinstance(target, int):
             import numba
@@ -255,6 +287,7 @@ def open_cluster(cluster, threads: int | None = None):
             client = Client(local, set_as_default=False)
         else:
             local = None
+            _greets(target)
             try:
                 client = Client(target, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
             except Exception as exc:  # noqa: BLE001 - no answer, another protocol, garbage: one line each
@@ -263,11 +296,37 @@ def open_cluster(cluster, threads: int | None = None):
                 reason = "no answer" if "Timed out" in reason else reason
                 raise RunError(f"cannot reach the Dask scheduler at {target} within {CONNECT_TIMEOUT_S} s "
                                f"({reason}); is a scheduler running there?") from None
-    finally:
+    except BaseException:
         quiet.setLevel(level)
+        raise
     try:
         yield Cluster(client, threads, client.scheduler.address)
     finally:
         client.close()
         if local is not None:
             local.close()
+        quiet.setLevel(level)
+
+
+def _greets(address: str) -> None:
+    """A RunError unless what listens at a tcp:// ``address`` speaks first within
+    CONNECT_TIMEOUT_S, as a Dask scheduler greets every connection: a port that takes the
+    connection and stays silent (a stopped scheduler, another kind of server) would hold the
+    Client's handshake for good. Other faults (refused, unreachable) are the Client's to say."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme != "tcp":
+        return  # ws:// and wss://: the client speaks first
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_S) as conn:
+            conn.settimeout(CONNECT_TIMEOUT_S)
+            if conn.recv(1):
+                return
+            reason = "it closed the connection unasked"
+    except TimeoutError:
+        reason = "no answer"
+    except OSError:
+        return
+    raise RunError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s ({reason}); is a "
+                   "scheduler running there?")

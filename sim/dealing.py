@@ -36,7 +36,6 @@ import numpy as np
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 UPCARD_CLASSES = ("numeral", "face", "ace", "colon")
-DEALERS = ("alternate", "0", "1", "2", "3")
 PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptance rate
 # The largest number a --require term may name: every feature of a hand (its cards of a
 # suit, aces, points, trumps) is far smaller, and the kernels keep the bounds in int64.
@@ -108,7 +107,7 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
     if unit == "games" and given:
         raise DealingError(f"{given[0]} applies to deal runs: play --deals N instead of --games N")
     dealer = "alternate" if dealer is None else str(dealer)
-    if dealer not in DEALERS:
+    if dealer != "alternate" and not (dealer.isascii() and dealer.isdigit() and len(dealer) < 3):
         raise DealingError(f"--dealer must be alternate or a seat number, got '{dealer}'")
     cards = tuple(_items(",".join(_words(upcard or (), "--upcard")), "--upcard"))
     holds: dict = {}
@@ -275,7 +274,8 @@ def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
     for seat, cards in sorted(dealing.predeal.items()):
         _check_seat(seat, lay, "--predeal", game)
         if len(cards) > lay.hand:
-            raise DealingError(f"--predeal: seat {seat} is dealt {lay.hand} cards, not {len(cards)}")
+            extra = " (the joker dealer's extra card, E-10, is dealt at random)" if lay.extra_seat >= 0 else ""
+            raise DealingError(f"--predeal: seat {seat} is dealt {lay.hand} cards, not {len(cards)}{extra}")
         mask = 0
         for name in cards:
             if name not in lay.names:

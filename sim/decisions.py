@@ -12,10 +12,9 @@ which decisions a study's verdict turns on.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 
-from sim.cli import exit_with, plural
+from sim.cli import exit_with, plural, say
 from sim.match import _ci, add_match_flags, interrupted, play_match
 from sim.policies import Policy, PolicyError, defaults, parse_policy
 from sim.run import USER_ERRORS, OneLineParser
@@ -104,7 +103,7 @@ def main(argv=None) -> int:
             raise PolicyError(f"{args.game} has no {missing[0]} to search (its decisions: {', '.join(has)})")
         if not one_decision_players(args.game, search, only):
             raise PolicyError(f"{args.search} searches none of the decisions asked for in {args.game}")
-        progress = None if args.json else (lambda d: print(f"playing {d} ...", file=sys.stderr, flush=True))
+        progress = None if args.json else (lambda d: say(f"playing {d} ..."))
         rows = where_points_go(args.game, args.games, args.seed, search, rules, only, args.cluster, progress)
     except USER_ERRORS as exc:
         return parser.fail(exc)

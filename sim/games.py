@@ -104,7 +104,7 @@ GAMES = {info.name: info for info in (
         pimc={"worlds": 16, "bid_worlds": 0, "keep": 1},
         # objective 1, the games won: it won 53.8% [51.0%, 56.7%] of 300 duplicate games
         # against the deal score's player (docs/search.md, Objective).
-        search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1}, hand_features=True,
+        search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1, "call_model": 0}, hand_features=True,
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",

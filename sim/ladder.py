@@ -18,13 +18,12 @@ import argparse
 import csv
 import io
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, stopped
+from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, say, stopped
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import variant_game
@@ -368,7 +367,7 @@ def main(argv=None) -> int:
                           "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
                           "bid_worlds": args.bid_worlds, "rules": overrides(rules)})
         result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
-                        lambda line: print(f"ladder: {line}", file=sys.stderr, flush=True), args.bid_worlds)
+                        lambda line: say(f"ladder: {line}"), args.bid_worlds)
         write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
         _remove_if_empty(out, made)

@@ -55,40 +55,13 @@ class PolicySpec:
         return {name: float(offered[name]) for name in self.parameters if name in offered}
 
 
-POLICIES = {
-    "random": PolicySpec("random", kp.POLICY_RANDOM,
-                         "uniform over the legal actions: discards, calls and cards"),
-    "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC,
-                            "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly", {
-        "aggression": Parameter("heuristic", 0.0, "tricks added to every bidding estimate"),
-        "double_margin": Parameter("heuristic", 6.0, "tricks the opponent must look short by before a double"),
-        "redouble_margin": Parameter("heuristic", 1.0,
-                                  "tricks to spare this seat's estimate needs before a redouble"),
-        "keep_colons": Parameter("heuristic", 0.5,
-                              "exchange (B-3): weight on keeping Colons (0 discards them first)"),
-        "use_colons": Parameter("heuristic", 1.0, "1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice"),
-        "colon_lead_odds": Parameter("heuristic", 0.5,
-                                  "least chance the opponent cannot beat a Colon before leading it (B-9)"),
-        "draw_fight": Parameter("heuristic", 13.0, "lowest face-up stock rank (draw.show_stock_top) worth winning "
-                                                    "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)"),
-        "partner_aware": Parameter("heuristic", 1.0,
-                                "1 never overtakes a partner winning with a trump, king or ace (E-6)"),
-        "bid_by_score": Parameter("heuristic", 0.0,
-                               "1 counts tricks from both hands (D-2 shows the opponent's) and bids beyond them "
-                               "only when the expected score pays (D-5, D-6); 0 bids this hand's estimate"),
-        "compete_margin": Parameter("heuristic", 0.0, "points a bid beyond the tricks must be expected to "
-                                                           "gain over passing (bid_by_score)"),
-    }, offered=lambda info: info.heuristic),
-}
-# A seat that sees every hand: its card play is double dummy (kernels.dd), an upper bound on
-# any real player, not a fair one; its other decisions are the heuristic's, with its parameters.
-POLICIES["dd"] = PolicySpec("dd", kp.POLICY_DD,
-                            "sees all cards: plays the card that is best double dummy (an upper bound, not a fair "
-                            "player); bids, discards and draws as the heuristic", POLICIES["heuristic"].parameters,
-                            POLICIES["heuristic"].offered)
-
-
 MAX_WORLDS = 1_000_000
+
+
+def _value_text(value: float) -> str:
+    """A parameter's value as a policy's name shows it: whole numbers without a point, the
+    rest in full (the shortest text that reads back as the same number)."""
+    return f"{value:g}" if value == int(value) and abs(value) < 1e16 else repr(value)
 
 
 def _worlds_error(value: float) -> str | None:
@@ -111,10 +84,45 @@ def _objective_error(value: float) -> str | None:
     return None if value in (kp.OBJECTIVE_POINTS, kp.OBJECTIVE_GAMES) else "must be 0 (points) or 1 (games)"
 
 
-def _keep_error(value: float) -> str | None:
-    """pimc's ``keep``: a switch."""
+def _switch_error(value: float) -> str | None:
+    """A switch: the heuristic's ``use_colons``, ``partner_aware`` and ``bid_by_score``,
+    pimc's ``keep``, search's ``call_model``."""
     return None if value in (0.0, 1.0) else "must be 0 or 1"
 
+
+POLICIES = {
+    "random": PolicySpec("random", kp.POLICY_RANDOM,
+                         "uniform over the legal actions: discards, calls and cards"),
+    "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC,
+                            "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly", {
+        "aggression": Parameter("heuristic", 0.0, "tricks added to every bidding estimate"),
+        "double_margin": Parameter("heuristic", 6.0, "tricks the opponent must look short by before a double"),
+        "redouble_margin": Parameter("heuristic", 1.0,
+                                  "tricks to spare this seat's estimate needs before a redouble"),
+        "keep_colons": Parameter("heuristic", 0.5,
+                              "exchange (B-3): weight on keeping Colons (0 discards them first)"),
+        "use_colons": Parameter("heuristic", 1.0, "1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice",
+                                _switch_error),
+        "colon_lead_odds": Parameter("heuristic", 0.5,
+                                  "least chance the opponent cannot beat a Colon before leading it (B-9)"),
+        "draw_fight": Parameter("heuristic", 13.0, "lowest face-up stock rank (draw.show_stock_top) worth winning "
+                                                    "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)"),
+        "partner_aware": Parameter("heuristic", 1.0,
+                                "1 never overtakes a partner winning with a trump, king or ace (E-6)", _switch_error),
+        "bid_by_score": Parameter("heuristic", 0.0,
+                               "1 counts tricks from both hands (D-2 shows the opponent's) and bids beyond them "
+                               "only when the expected score pays (D-5, D-6); 0 bids this hand's estimate",
+                               _switch_error),
+        "compete_margin": Parameter("heuristic", 0.0, "points a bid beyond the tricks must be expected to "
+                                                           "gain over passing (bid_by_score)"),
+    }, offered=lambda info: info.heuristic),
+}
+# A seat that sees every hand: its card play is double dummy (kernels.dd), an upper bound on
+# any real player, not a fair one; its other decisions are the heuristic's, with its parameters.
+POLICIES["dd"] = PolicySpec("dd", kp.POLICY_DD,
+                            "sees all cards: plays the card that is best double dummy (an upper bound, not a fair "
+                            "player); bids, discards and draws as the heuristic", POLICIES["heuristic"].parameters,
+                            POLICIES["heuristic"].offered)
 
 # A seat that searches what it may know: its card play samples the cards it cannot see
 # (kernels.pimc) and plays the card best double dummy on average; its other decisions are
@@ -130,7 +138,7 @@ POLICIES["pimc"] = PolicySpec("pimc", kp.POLICY_PIMC,
                                                "heuristic)",
                          _worlds_or_none_error),
     "keep": Parameter("pimc", 0.0, "1 keeps the worlds of the seat's last card that are still consistent and samples "
-                                   "only the rest; 0 samples every card's worlds afresh", _keep_error),
+                                   "only the rest; 0 samples every card's worlds afresh", _switch_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc})
 
 # A seat that searches beyond its card play: ``pimc``'s card play, with pimc's parameters,
@@ -160,6 +168,9 @@ POLICIES["search"] = PolicySpec("search", kp.POLICY_SEARCH,
     "objective": Parameter("search", 0.0, "what searched choices maximize: 0 the mean deal score, 1 the mean "
                                           "chance of winning the game from the current totals",
                            _objective_error),
+    "call_model": Parameter("search", 0.0, "how this seat reads a searching opponent's calls: 1 by a softmax over "
+                                           "the calls search values (docs/search.md), 0 as the heuristic's",
+                            _switch_error),
 }, offered=lambda info: {**info.heuristic, **info.pimc, **info.search})
 
 def defaults(name: str, game: str | None = None) -> dict:
@@ -185,7 +196,7 @@ class Policy:
         """The name and the parameters that differ from the game's defaults, as a run
         manifest and the records name the policy."""
         base = defaults(self.name, self.game)
-        changed = [f"{k}={v:g}" for k, v in self.params if v != base[k]]
+        changed = [f"{k}={_value_text(v)}" for k, v in self.params if v != base[k]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
     @property

@@ -37,6 +37,10 @@ def bounded_lines(fh):
 SPOOL_IN_MEMORY = 2**24  # bytes of checked lines kept in memory; a longer file's go to a temporary file
 
 
+class SpoolError(Exception):
+    """The checked deals could not be kept: the temporary folder takes no more."""
+
+
 class Cases:
     """The deals of a replay file as (line number, case): every line is parsed and checked
     first (``lines``: an open file, read by ``bounded_lines``, or a list), so a bad file
@@ -62,7 +66,11 @@ class Cases:
             except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
                 problems.append(f"line {number}: {one_line(exc)}")
                 continue
-            self._spool.write(f"{number} {line.strip()}\n")
+            try:
+                self._spool.write(f"{number} {line.strip()}\n")
+            except OSError as exc:  # past SPOOL_IN_MEMORY the deals go to the temporary folder
+                raise SpoolError(f"cannot keep the checked deals in {tempfile.gettempdir()} (TMPDIR): "
+                                 f"{exc.strerror or exc}") from None
             self._count += 1
         if problems:
             more = f"; and {len(problems) - MAX_PROBLEMS} more line(s)" if len(problems) > MAX_PROBLEMS else ""
@@ -249,6 +257,8 @@ def main(argv=None) -> int:
         return parser.fail(one_line(f"{args.file} is not UTF-8 text"))
     except MalformedCase as exc:
         return parser.fail(one_line(f"{args.file}: {exc}"))
+    except SpoolError as exc:
+        return parser.fail(exc)
     if not len(cases):
         return parser.fail(one_line(f"{args.file} holds no deals"))
     failed = unchecked = 0

@@ -31,7 +31,9 @@ def resolve_policies(game: str, policies=None) -> list:
     """One Policy per seat from ``SEAT=NAME[:k=v,...]`` strings or a {seat or 'all': spec} dict
     (a seat as its number or its digits).
 
-    Later entries override earlier ones; every seat starts as ``heuristic``.
+    Every seat starts as ``heuristic``; ``all`` sets every seat, and seat entries after it
+    the seats that differ. A seat given twice, or ``all`` after a seat entry (which it would
+    undo), is refused: one of the two would be dropped without a word.
     """
     players = game_info(game).seats
     chosen = [parse_policy("heuristic", game)] * players
@@ -41,18 +43,26 @@ def resolve_policies(game: str, policies=None) -> list:
         items = policies.items()
     else:
         items = (_split_seat(p) for p in texts("policies", policies, "'SEAT=NAME[:param=value,...]'"))
+    given: list = []  # "all" and the seat numbers, as they came
     for seat, spec in items:
         if not isinstance(spec, str):
             raise TypeError(f"policies: seat {seat!r} needs a policy such as 'heuristic' or 'pimc:worlds=2', "
                             f"got {spec!r}")
         policy = parse_policy(spec, game)
         if seat == "all":
+            if given:
+                raise PolicyError("policies: all= comes first, then the seats that differ (here it would replace "
+                                  f"{'all=' if 'all' in given else 'the seat entries'} given before it)")
+            given.append("all")
             chosen = [policy] * players
             continue
         index = _seat_number(seat)
         if not 0 <= index < players:
             named = f"policies: seat {seat!r}" if isinstance(policies, dict) else f"seat '{seat}'"
             raise PolicyError(f"{named} does not exist in {game} (seats 0..{players - 1} or all)")
+        if index in given:
+            raise PolicyError(f"policies: seat {index} is given two policies")
+        given.append(index)
         chosen[index] = policy
     return chosen
 

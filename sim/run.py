@@ -14,7 +14,7 @@ import json
 import sys
 
 from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
-    plural, seed_number, stopped, whole_number
+    plural, say, seed_number, stopped, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -246,7 +246,7 @@ def play_stratified(args, rules, policies, dealing) -> int:
     from sim import strata
 
     out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-{args.stratify}"
-    notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    notify = None if args.quiet else say
     try:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
                                        args.allocation or "proportional", args.records, args.block_size or 50_000, args.cluster,
@@ -329,8 +329,7 @@ def play(args, parser) -> int:
         def notify(line):
             progress.write(line, file=sys.stderr)
     else:
-        def notify(line):
-            print(line, file=sys.stderr, flush=True)
+        notify = say
     try:
         folder, summary, timing = execute(args.game, rules, policies, args.seed, n, out,
                                           args.records, block_size, progress, args.cluster, args.threads, notify,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from sim.cli import OneLineParser, exit_with, path_text
 from sim.files import open_input
 from sim.games import GAME_NAMES, GAMES
-from sim.replay import MalformedCase, one_line, parse_cases
+from sim.replay import MalformedCase, SpoolError, one_line, parse_cases
 from sim.rules import rules_for
 
 STRAINS = ("C", "D", "H", "S", "NT")
@@ -152,6 +152,8 @@ def load(path: str, k: int | None):
         raise BadInput(f"{path} is not UTF-8 text") from None
     except MalformedCase as exc:
         raise BadInput(f"{path}: {exc}") from None
+    except SpoolError as exc:
+        raise BadInput(str(exc)) from None
     if not cases:
         raise BadInput(f"{path} holds no deals")
     for number, case in cases:

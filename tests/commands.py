@@ -54,6 +54,27 @@ def catching(proc: subprocess.Popen, signum: int, timeout: float = 60) -> None:
     raise AssertionError(f"the process set no handler for signal {signum} within {timeout} s")
 
 
+@contextlib.contextmanager
+def disk_full_at(n: int):
+    """The ``n``-th file renamed into place (as ``sim.store`` writes every file) fails as on
+    a full disk; yields the list of the renames tried, in order."""
+    import errno
+
+    renames, replace = [], os.replace
+
+    def full(src, dst):
+        renames.append(dst)
+        if len(renames) == n:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        replace(src, dst)
+
+    os.replace = full
+    try:
+        yield renames
+    finally:
+        os.replace = replace
+
+
 def in_process(module: str, *args) -> subprocess.CompletedProcess:
     """``python -m module args`` as ``main(argv)`` in this process, from the repository's
     root: its status (a ``SystemExit``'s too, as argparse ends a bad command line), stdout and

@@ -177,6 +177,10 @@ def test_games_abandoned_at_each_limit():
                                                      5, list(range(60)))
     stopped = sum(not g[-1]["counted"] for g in traced)
     assert stopped > 0 and rows[("auction.max_redeals", "C-5")]["deals"] == stopped
+    # The last deal of such a game was dealt and passed out too (before: left out of both).
+    passed, dealt = sum(not d["counted"] for g in traced for d in g), sum(len(g) for g in traced)
+    assert rows[("auction.passed_out", "C-5")]["deals"] == passed and rows[("auction.passed_out", "C-5")]["of"] == dealt
+    assert rows[("auction.max_redeals", "C-5")]["of"] == dealt
     rules = resolve_rules("draw-bridge", {"game": {"max_deals": 3}})
     rows, _, games = counts("draw-bridge", rules, 40)
     short = int(((games["deals"] == 3) & (np.maximum(games["total0"], games["total1"]) < 100)).sum())

@@ -141,6 +141,41 @@ def test_the_api_refuses_what_the_command_line_refuses(tmp_path):
         sim.simulate(games=10, out="")
 
 
+def test_a_block_refused_as_it_plays_leaves_no_folder_so_the_advised_size_plays(tmp_path, monkeypatch):
+    """A block whose games turn out too long for its records is refused as it plays, naming
+    a block size that fits; the run it began, nothing played, goes with it (before: its
+    folder stayed, and the advised --block-size was refused as another configuration)."""
+    import re
+
+    import sim.blocks
+
+    monkeypatch.setattr(sim.blocks, "MAX_BLOCK_ROWS", 2000)
+    out = tmp_path / "run"
+    args = ["--games", "400", "--seed", "3", "--quiet", "--out", out]
+    refused = in_process("sim.run", *args)
+    assert refused.returncode == 2 and "deal records, more than the 2,000 a block may hold" in refused.stderr
+    assert not out.exists()
+    size = int(re.search(r"use --block-size ([\d,]+) or less", refused.stderr)[1].replace(",", ""))
+    # The advice rests on the block's first games; a smaller size leaves room for longer ones.
+    assert in_process("sim.run", *args, "--block-size", size // 2).returncode == 0
+
+
+def test_the_api_takes_a_count_of_any_number_type(tmp_path):
+    """numpy's integers, a Decimal or a Fraction that is whole count as the int would
+    (before: "'3' is not a number"); one that is not whole is refused as a float is."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import numpy as np
+
+    import sim
+
+    for i, games in enumerate((np.int64(3), Decimal(3), Fraction(3))):
+        assert sim.simulate(games=games, out=tmp_path / f"out{i}", threads=1).summary["games"] == 3
+    with pytest.raises(ValueError, match="is not a whole number of at least 1"):
+        sim.simulate(games=Fraction(7, 2), out=tmp_path / "half")
+
+
 def test_a_block_fits_its_deal_records_or_is_refused():
     """2**26 = 67,108,864 rows: 13,421 games of 5,000 deals fit (67,105,000), 13,422 do not."""
     check_room(13_421, 5_000, "at least")

@@ -191,10 +191,13 @@ def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     assert not out.exists()
 
 
-def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path):
-    """A port that answers, but not as a Dask scheduler (garbage bytes), is one line and exit
-    status 2, with no second traceback from the half-made client as the process ends
-    (before: numpy's MemoryError, 'Unable to allocate 3.01 EiB', as a traceback)."""
+@pytest.mark.parametrize("reply", [b"\xff" * 64 + b"not dask" * 100, None], ids=["garbage", "silence"])
+def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply):
+    """A port that answers, but not as a Dask scheduler (garbage bytes), or takes the
+    connection and says nothing (a stopped scheduler, an HTTP server), is one line and exit
+    status 2 within seconds, with no second traceback from the half-made client as the
+    process ends (before: numpy's MemoryError, 'Unable to allocate 3.01 EiB', as a
+    traceback; silence: a wait without end)."""
     import socket
     import threading
 
@@ -212,11 +215,15 @@ def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path):
             except OSError:
                 continue
             with conn:
-                conn.sendall(b"\xff" * 64 + b"not dask" * 100)
+                if reply is None:
+                    done.wait()
+                else:
+                    conn.sendall(reply)
 
     thread = threading.Thread(target=answer, daemon=True)
     thread.start()
     out = tmp_path / "never"
+    began = time.monotonic()
     try:
         result = as_process("sim.run", "--games", "100", "--out", str(out), "--cluster", f"tcp://127.0.0.1:{port}",
                             timeout=60)
@@ -226,4 +233,60 @@ def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path):
         server.close()
     assert result.returncode == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
-    assert not out.exists()
+    assert not out.exists() and time.monotonic() - began < 20
+
+
+def test_a_worker_of_another_version_found_during_the_run_stops_it_before_its_block_is_kept(cluster):
+    """Every job returns its worker's identity, checked as the warm-up checks it (before: a
+    worker that joined after the warm-up, on changed code, had its blocks kept silently)."""
+    from sim.cluster import Cluster, _identity
+    from sim.store import RunError
+
+    pool = Cluster(cluster, 1, cluster.scheduler.address)
+    assert list(pool.map(_identity, [()])) == [pool.identity]
+    pool.identity = {**pool.identity, "kernels": "0123456789abcdef"}  # as a worker on other code is seen
+    with pytest.raises(RunError, match=r"worker .* \(pid \d+\), which joined during the run, runs tricksim .* "
+                                       r"install the same version everywhere"):
+        list(pool.map(_identity, [()]))
+
+
+class _Waiting:
+    """A job that never ends, or ends as ``fails`` says."""
+
+    def __init__(self, fails=None):
+        self.fails = fails
+
+    def result(self, timeout=None):
+        raise self.fails or TimeoutError()
+
+
+class _Client:
+    def __init__(self, workers):
+        self.workers = workers
+
+    def nthreads(self):
+        if isinstance(self.workers, Exception):
+            raise self.workers
+        return self.workers
+
+
+@pytest.mark.parametrize("client, job, words", [
+    (_Client({}), _Waiting(), "no worker has been left at the Dask scheduler"),
+    (_Client(OSError("connection closed")), _Waiting(), "the cluster run lost its scheduler"),
+    (_Client({"w": 1}), _Waiting(__import__("distributed.client").client.FutureCancelledError("k", "lost")),
+     "the cluster run lost its scheduler"),
+])
+def test_a_job_whose_workers_or_scheduler_are_gone_ends_in_one_line(monkeypatch, client, job, words):
+    """A client waiting on a job asks whether any worker is left (before: a worker that could
+    not import tricksim left the run waiting for good), and a lost scheduler is one line
+    (before: FutureCancelledError's traceback)."""
+    import sim.cluster
+    from sim.store import RunError
+
+    monkeypatch.setattr(sim.cluster, "POLL_S", 0.01)
+    monkeypatch.setattr(sim.cluster, "WORKERS_TIMEOUT_S", 0.05)
+    clock = iter(range(10**6))  # each look a second later, in sim.cluster alone (the cluster's threads run on)
+    monkeypatch.setattr(sim.cluster, "time", type("Clock", (), {"monotonic": staticmethod(lambda: next(clock))}))
+    pool = sim.cluster.Cluster(client, 1, "tcp://127.0.0.1:1")
+    with pytest.raises(RunError, match=words):
+        pool._result(job)

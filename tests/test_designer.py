@@ -249,6 +249,21 @@ def test_a_rules_file_names_its_game_and_a_conflicting_game_is_one_line(tmp_path
     assert "game = 'poker' is no game" in capsys.readouterr().err
 
 
+def test_a_rules_file_that_sets_game_options_names_its_game_in_that_table(tmp_path, capsys):
+    """``[game] name = "bid-euchre"`` selects the game where the file also sets its [game]
+    options (a top-level game = ... cannot stand beside that table in TOML: before, every
+    such file was refused with TOML's own words)."""
+    rules = tmp_path / "short.toml"
+    rules.write_text('[game]\nname = "bid-euchre"\ntarget = 5\n')
+    assert play("--rules", rules, "--games", "20", "--quiet", "--out", tmp_path / "m") == 0
+    config = json.loads((tmp_path / "m" / "manifest.json").read_text())["config"]
+    assert config["game"] == "bid-euchre" and config["rules"]["game"]["target"] == 5
+    rules.write_text('game = "bid-euchre"\n[game]\ntarget = 5\n')
+    assert play("--rules", rules, "--games", "20", "--out", tmp_path / "x") == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and '[game] name = "bid-euchre"' in err
+
+
 def test_the_python_api_plays_the_variants_game(tmp_path):
     import sim
     from sim.rules import RulesError

@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from sim.run import main as run_main
 from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
-from tests.commands import as_process, catching, started
+from tests.commands import ROOT, as_process, catching, disk_full_at, started
 
 RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
 LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
@@ -284,6 +285,19 @@ def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module,
         assert not (out / LOCK_NAME).exists() and not list(out.rglob("*.tmp"))
 
 
+@pytest.mark.parametrize("module, args", [
+    ("sim.run", ["--list-options"]),
+    ("sim.show", ["--game", "bridgette", "--seed", "1", "--index", "0"]),
+])
+def test_output_that_cannot_be_written_is_one_line_and_status_2(module, args):
+    """Output into a full disk (``> /dev/full``): one line on stderr, status 2 (before: the
+    print's OSError as a traceback, status 1)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+    fails_in_one_line(done.returncode, done.stderr, f"python -m {module}: cannot write its output: No space left")
+
+
 # --- One writer ------------------------------------------------------------------------------
 
 def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
@@ -312,6 +326,29 @@ def test_two_identical_runs_started_together_one_plays_the_other_ends_in_one_lin
     status, err = next(r for r in results if r[0] == 2)
     fails_in_one_line(status, err, "is being written by another run (pid")
     assert files(out) == files(whole)
+
+
+@pytest.mark.parametrize("kind", ["link to a user's file", "link to nowhere", "named pipe", "folder"])
+def test_a_lock_that_is_no_file_is_refused_and_what_it_names_is_left_as_it_was(copy, capsys, tmp_path, kind):
+    """The lock is opened without following a link, and only a file is taken for one
+    (before: a ``.lock`` linking to a user's file was written over with the holder's line,
+    and a link to nowhere made a file outside the run folder)."""
+    (copy / "records" / "deals-000001.parquet").unlink()  # work left to do
+    mine = tmp_path / "mine.txt"
+    mine.write_text("precious")
+    lock = copy / LOCK_NAME
+    if kind == "link to a user's file":
+        lock.symlink_to(mine)
+    elif kind == "link to nowhere":
+        lock.symlink_to(tmp_path / "nowhere")
+    elif kind == "named pipe":
+        os.mkfifo(lock)
+    else:
+        lock.mkdir()
+    status, err = resume(copy, capsys)
+    fails_in_one_line(status, err, f"{lock} is a", "not the lock file a command leaves")
+    assert mine.read_text() == "precious" and not (tmp_path / "nowhere").exists()
+    assert not (copy / "records" / "deals-000001.parquet").exists()
 
 
 def test_temporaries_are_removed_only_when_their_writer_is_gone(whole, copy, capsys):
@@ -354,6 +391,19 @@ def test_resuming_in_a_read_only_folder_is_one_line_and_changes_nothing(copy):
     assert everything(copy) == before
 
 
+def test_a_file_name_near_the_limit_gets_a_temporary_the_system_takes(tmp_path):
+    """A temporary's name keeps as much of its file's name as fits in 255 bytes, and still
+    names its writer (before: a legal 244-byte --plot name was refused as too long)."""
+    from sim.store.writing import NAME_MAX, TEMPORARY
+    from sim.sweep.output import check_plot_path
+
+    for name in ("p" * 251 + ".png", "é" * 125 + ".png", "short.png"):
+        tmp = temporary(tmp_path / name)
+        assert len(tmp.name.encode()) <= NAME_MAX and TEMPORARY.fullmatch(tmp.name)
+        check_plot_path(tmp_path / name)  # no SweepError
+    assert not list(tmp_path.iterdir())
+
+
 WRITERS = {
     "run": (run_main, RUN),
     "deal run": (run_main, ["--deals", "20", "--block-size", "10", "--quiet"]),
@@ -377,25 +427,12 @@ def test_a_report_folder_too_long_is_one_line(whole, capsys, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_disk_that_fills_up_mid_run_is_one_line_and_the_run_resumes(whole, tmp_path, capsys, monkeypatch):
+def test_a_disk_that_fills_up_mid_run_is_one_line_and_the_run_resumes(whole, tmp_path, capsys):
     """The third file renamed into place fails as a full disk would: what was written stays."""
-    import errno
-
-    import sim.store.writing
-
-    renames, replace = [], os.replace
-
-    def full(src, dst):
-        renames.append(dst)
-        if len(renames) == 3:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        replace(src, dst)
-
     out = tmp_path / "run"
-    monkeypatch.setattr(sim.store.writing.os, "replace", full)
-    status, err = resume(out, capsys)
+    with disk_full_at(3) as renames:
+        status, err = resume(out, capsys)
     fails_in_one_line(status, err, f"cannot write {out / renames[2].relative_to(out)}: No space left on device")
-    monkeypatch.setattr(sim.store.writing.os, "replace", replace)
     assert not list(out.rglob("*.tmp")) and not (out / LOCK_NAME).exists()
     status, _ = resume(out, capsys)
     assert status == 0 and files(out) == files(whole)

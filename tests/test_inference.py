@@ -225,3 +225,145 @@ def test_bad_flags_one_line(argv, problem, capsys):
         status = exc.code
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and problem in err
+
+
+# --- A searching opponent read by the softmax model (kernels.policies.reading) ---------------------
+
+def _expected_gain(gain, bid, doubled, tricks):
+    """The declarer's expected score when its tricks fall about ``tricks``: a normal law of
+    the heuristic's spread for the strain, rounded to whole tricks (worked out here)."""
+    from kernels.calls import BID_STRAIN
+    from kernels.policies import TRICK_SPREAD
+
+    sd, below, total = TRICK_SPREAD[BID_STRAIN[bid]], 0.0, 0.0
+    for t in range(14):
+        upto = 1.0 if t == 13 else 0.5 * (1 + math.erf((t + 0.5 - tricks) / (sd * math.sqrt(2))))
+        total += (upto - below) * gain[doubled, bid, t]
+        below = upto
+    return total
+
+
+def _features(hand, cur_bid, bidder, doubled, gain, mine, call):
+    """A candidate's features as docs/search.md lists them, worked out here from the
+    heuristic's trick estimates."""
+    from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE
+    from kernels.policies import defence_estimate_nb, estimate_tricks_nb
+
+    def against(d):  # the opponent declares the contract as it stands
+        return -_expected_gain(gain, cur_bid, d, 13 - defence_estimate_nb(hand, BID_STRAIN[cur_bid]))
+
+    def declaring(bid, d):
+        return _expected_gain(gain, bid, d, estimate_tricks_nb(hand, BID_STRAIN[bid]))
+
+    if call == CALL_PASS:
+        value = 0.0 if cur_bid < 0 else declaring(cur_bid, doubled) if bidder == 0 else against(doubled)
+    elif call == CALL_DOUBLE:
+        value = against(1)
+    elif call == CALL_REDOUBLE:
+        value = declaring(cur_bid, 2)
+    else:
+        value = declaring(call, 0)
+    bid = call < CALL_PASS
+    return [value / 100, call == mine, call == CALL_PASS, call == CALL_DOUBLE, call == CALL_REDOUBLE,
+            BID_LEVEL[call] if bid else 0, bid and mine < CALL_PASS and call > mine]
+
+
+def test_the_softmax_gives_each_candidate_its_share_and_every_other_call_none():
+    """On random hands and auctions, a searching seat's chances over the calls it values sum
+    to 1, each above 0 and equal to the softmax of ``CALL_MODEL`` times the candidate's
+    features worked out here; a legal call that is no candidate has chance 0."""
+    from kernels.calls import CALL_PASS, N_CALLS, legal_calls_nb
+    from kernels.policies import CALL_MODEL, MAX_CALL_CANDIDATES, ODDS_WIDTH, call_candidates_nb
+    from kernels.policies import heuristic_call_nb, searched_call_chance_nb
+
+    rules = resolve_rules("bridgette", None, ())
+    kr = kernel_rules(rules)
+    gain = kr.tables["gain"][0]
+    h = kernel_policies([parse_policy("search", "bridgette")])[1][0]["heuristic"]
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(300):
+        cards = rng.permutation(55)
+        hand = np.uint64(sum(1 << int(c) for c in cards[:13]))
+        cur_bid = int(rng.integers(-1, 20))
+        bidder, doubled = (-1, 0) if cur_bid < 0 else (int(rng.integers(0, 2)), int(rng.integers(0, 3)))
+        legal = legal_calls_nb(hand, 0, cur_bid, bidder, doubled, 0, 0, False, 0)
+        odds = np.zeros((2, 5, ODDS_WIDTH))
+        mine = heuristic_call_nb(h, 0, hand, legal, cur_bid, bidder, doubled, ~hand, gain, odds)
+        candidates = np.empty(MAX_CALL_CANDIDATES, dtype=np.int64)
+        n = call_candidates_nb(mine, legal, gain, candidates)
+        scores = np.array([np.dot(_features(hand, cur_bid, bidder, doubled, gain, mine, int(c)), CALL_MODEL)
+                           for c in candidates[:n]])
+        expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        chances = {}
+        for call in range(N_CALLS):
+            if legal & np.uint64(1 << call):
+                chances[call] = searched_call_chance_nb(h, 0, hand, legal, cur_bid, bidder, doubled, gain, odds,
+                                                        np.zeros((2, 5, ODDS_WIDTH)), call)
+        assert math.isclose(sum(chances.values()), 1.0, rel_tol=1e-12)
+        for j in range(n):
+            assert chances[int(candidates[j])] > 0
+            assert math.isclose(chances[int(candidates[j])], expected[j], rel_tol=1e-9)
+        assert all(c == 0.0 for call, c in chances.items() if call not in candidates[:n])
+        assert CALL_PASS in chances
+        checked += n > 1
+    assert checked >= 250
+
+
+def test_a_searching_callers_chance_is_the_product_of_its_calls_and_reads_strength():
+    """The chance of a searching opponent's calls is the product of each of its own calls'
+    chances in the auction as it stood (the other seat's calls only move the contract); and
+    a hand that opened 1NT and doubled is read as stronger than a hand dealt at random."""
+    from kernels.calls import CALL_IDS, legal_calls_nb
+    from kernels.cards import hcp_nb
+    from kernels.policies import ODDS_WIDTH, calls_chance_nb, searched_call_chance_nb
+
+    gain = kernel_rules(resolve_rules("bridgette", None, ())).tables["gain"][0]
+    h = kernel_policies([parse_policy("search", "bridgette")])[1][0]["heuristic"]
+    calls = np.array([CALL_IDS[c] for c in ("1NT", "2S", "X", "P")], dtype=np.int64)  # seat 1 deals and calls first
+    rng = np.random.default_rng(8)
+    weighted = total = uniform = 0.0
+    for _ in range(400):
+        hand = np.uint64(sum(1 << int(c) for c in rng.permutation(55)[:13]))
+        both = calls_chance_nb(h, True, hand, 1, calls, 4, 1, 0, 0, False, 0, gain, np.zeros((2, 5, ODDS_WIDTH)))
+        first = searched_call_chance_nb(h, 1, hand, legal_calls_nb(hand, 1, -1, -1, 0, 0, 0, False, 0), -1, -1, 0,
+                                        gain, np.zeros((2, 5, ODDS_WIDTH)), np.zeros((2, 5, ODDS_WIDTH)), calls[0])
+        then = searched_call_chance_nb(h, 1, hand, legal_calls_nb(hand, 1, CALL_IDS["2S"], 0, 0, 0, 0, False, 0),
+                                       CALL_IDS["2S"], 0, 0, gain, np.zeros((2, 5, ODDS_WIDTH)),
+                                       np.zeros((2, 5, ODDS_WIDTH)), calls[2])
+        assert math.isclose(both, first * then, rel_tol=1e-12)
+        assert calls_chance_nb(h, False, hand, 1, calls, 4, 1, 0, 0, False, 0, gain,
+                               np.zeros((2, 5, ODDS_WIDTH))) in (0.0, 1.0)
+        weighted += both * hcp_nb(hand)
+        total += both
+        uniform += hcp_nb(hand) / 400
+    assert weighted / total > uniform + 2  # the model's posterior of the hand: points above the mean
+
+
+def test_the_likeliest_worlds_are_kept_in_falling_order():
+    """A reader keeps the draws of highest chance seen, highest first, to fall back on when
+    the rejection keeps none; a draw of chance 0 is never kept."""
+    from kernels.pimc.worlds import keep_likeliest_nb
+
+    likeliest, spare = np.zeros(3), np.zeros((3, 2), dtype=np.uint64)
+    for chance, world in ((0.2, 1), (0.0, 2), (0.5, 3), (0.1, 4), (0.7, 5), (0.3, 6)):
+        keep_likeliest_nb(likeliest, spare, chance, np.array([world, 10 * world], dtype=np.uint64))
+    assert likeliest.tolist() == [0.7, 0.5, 0.3] and spare[:, 0].tolist() == [5, 3, 6]
+    assert spare[:, 1].tolist() == [50, 30, 60]
+    likeliest, spare = np.zeros(2), np.zeros((2, 1), dtype=np.uint64)
+    keep_likeliest_nb(likeliest, spare, 0.0, np.ones(1, dtype=np.uint64))
+    assert likeliest.tolist() == [0.0, 0.0]
+
+
+def test_a_searching_opponent_read_by_the_softmax_leaves_no_decision_unexplained(tmp_path):
+    """Read as the heuristic, a searching opponent's calls leave many searched decisions
+    without a world (the deal records' ``unexplained``); read by the softmax model, none."""
+    import sim
+
+    counts = {}
+    for model in (0, 1):
+        policy = f"search:worlds=2,exchange_worlds=2,call_worlds=2,call_model={model}"
+        run = sim.simulate("bridgette", games=3, seed=3, policies={"all": policy}, out=tmp_path / str(model),
+                           threads=1)
+        counts[model] = run.summary["unexplained_decisions"]
+    assert counts[0] >= 10 and counts[1] == 0

@@ -47,6 +47,8 @@ from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
 SEARCH = parse_policy("search:worlds=3,exchange_worlds=4,call_worlds=3", "bridgette")
+# The same, reading the other searching seat's calls by the softmax model (kernels.policies.reading).
+SEARCH_SOFTMAX = parse_policy("search:worlds=3,exchange_worlds=4,call_worlds=3,call_model=1", "bridgette")
 # Bid Euchre's search seat bids more boldly than the heuristic, so that it asks (E-4) often.
 SEARCH_EUCHRE = parse_policy("search:worlds=2,exchange_worlds=3,call_worlds=3,aggression=1", "bid-euchre")
 TRACE_ROWS = 512
@@ -346,11 +348,13 @@ def test_pimc_control_moving_a_held_card_changes_decisions(name):
     assert changed >= 0.05 * checked
 
 
-def test_search_exchange_ignores_cards_the_seat_cannot_see():
+@pytest.mark.parametrize("policy", [SEARCH, SEARCH_SOFTMAX], ids=["heuristic model", "softmax model"])
+def test_search_exchange_ignores_cards_the_seat_cannot_see(policy):
     """A search seat's discards (B-3, valued over worlds of the opponent's holding), calls
-    and cards come out the same however the cards it has not seen lie."""
+    and cards come out the same however the cards it has not seen lie, whichever model it
+    reads the other searching seat's calls by."""
     checked, changed, _ = _probe(WORLDS["bridgette"], seed=15, games=range(8), shuffles=2, control=False,
-                                 policy=SEARCH, kinds=(kc.KIND_DISCARD, kc.KIND_CALL, kc.KIND_PLAY))
+                                 policy=policy, kinds=(kc.KIND_DISCARD, kc.KIND_CALL, kc.KIND_PLAY))
     assert checked >= 80
     assert changed == 0
 

@@ -606,6 +606,22 @@ def test_the_python_api_estimates_as_the_command_does(tmp_path, capsys):
         sim.estimate(deals=1.5)
 
 
+def test_the_report_shows_the_hand_features_step(tmp_path):
+    """The hand features' step takes its means from the deck, not from deals: the report
+    says so (before: a TypeError formatting the missing count)."""
+    import csv
+
+    from analysis.report import main as report_main
+    from sim.run import main
+
+    assert main(["--deals", "1000", "--seed", "5", "--policy", "all=heuristic:aggression=0.5", "--control",
+                 "all=random", "--control", "hand", "--control-deals", "5000", "--metrics", "dealer_advantage",
+                 "--quiet", "--out", str(tmp_path / "ml")]) == 0
+    assert report_main([str(tmp_path / "ml")]) == 0
+    with open(tmp_path / "ml-report" / "steps.csv") as fh:
+        assert any(r["deals"].endswith(", the deck's means") for r in csv.DictReader(fh))
+
+
 def test_a_multilevel_folder_has_its_report_beside_it(tmp_path):
     """analysis.report of a multilevel folder: each metric's multilevel and plain estimates,
     variance saved and plain deals, as multilevel.json holds them, and the levels; written

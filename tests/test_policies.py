@@ -341,16 +341,56 @@ def test_game_defaults_apply_and_show_only_real_changes():
     assert str(parse_policy("heuristic:aggression=0", "draw-bridge")) == "heuristic:aggression=0"
 
 
+@pytest.mark.parametrize("value", ["0.1234567", "1.0000001", "2", "-0.5", "1e-07", "1e+300"])
+def test_a_policys_name_gives_its_values_in_full(value):
+    """The name a manifest keeps reads back as the same player (before: 0.1234567 was kept
+    as 0.123457, and the run's own folder was then refused as played by another policy)."""
+    policy = parse_policy(f"heuristic:aggression={value}", "bridgette")
+    assert str(policy) == f"heuristic:aggression={value}"
+    assert parse_policy(str(policy), "bridgette") == policy
+
+
 @pytest.mark.parametrize("text,words", [
     ("nobody", "unknown policy 'nobody'"), ("heuristic:bogus=1", "has no parameter 'bogus'"),
     ("heuristic:aggression=high", "must be a number, got 'high'"),
     ("heuristic:aggression=0.5,aggression=0.6", "heuristic:aggression=0.5,aggression=0.6 gives aggression twice"),
     ("search:worlds=-1", "search:worlds must be 0 (the heuristic's choice) or a whole number from 1 to 1000000"),
     ("pimc:worlds=0", "pimc:worlds must be a whole number from 1 to 1000000"),
+    ("heuristic:use_colons=0.5", "heuristic:use_colons must be 0 or 1"),
+    ("heuristic:partner_aware=-1", "heuristic:partner_aware must be 0 or 1"),
+    ("heuristic:bid_by_score=0.001", "heuristic:bid_by_score must be 0 or 1"),
+    ("search:call_model=2", "search:call_model must be 0 or 1"),
 ])
 def test_bad_policies_are_refused(text, words):
     with pytest.raises(PolicyError, match=re.escape(words)):
         parse_policy(text)
+
+
+@pytest.mark.parametrize("policies, words", [
+    (["0=random", "0=pimc:worlds=1"], "seat 0 is given two policies"),
+    (["1=heuristic", "3=random", "all=pimc"], "all= comes first, then the seats that differ"),
+    (["all=random", "all=heuristic"], "all= comes first"),
+    ({0: "random", "0": "heuristic"}, "seat 0 is given two policies"),
+    ({0: "random", "all": "heuristic"}, "all= comes first"),
+])
+def test_a_seat_given_twice_is_refused(policies, words):
+    """Neither of two policies for one seat is dropped without a word (before: the later
+    one was taken, and all= after seat entries undid them)."""
+    from sim.resolve import resolve_policies
+
+    with pytest.raises(PolicyError, match=re.escape(words)):
+        resolve_policies("bid-euchre", policies)
+    assert [str(p) for p in resolve_policies("bid-euchre", ["all=random", "2=heuristic"])] == [
+        "random", "random", "heuristic", "random"]
+
+
+def test_an_option_set_twice_is_refused():
+    from sim.rules import RulesError
+    from sim.rules.variants import parse_set
+
+    with pytest.raises(RulesError, match=re.escape("--set game.target is given twice")):
+        parse_set(["game.target=5", "game.target=6"])
+    assert parse_set(["game.target=5", "game.max_deals=6"]) == {"game": {"target": 5, "max_deals": 6}}
 
 
 # The parameters each game's decisions read (kernels/policies), in record order.

@@ -241,3 +241,20 @@ def test_a_long_file_is_checked_whole_first_then_replayed_from_its_spool(tmp_pat
     cases = replay.Cases([line] * 20_000)
     assert len(cases) == 20_000 and cases._spool._rolled  # past 4 KiB the spool is a file on disk
     assert sum(1 for number, case in cases if case == BRIDGETTE[0][1]) == 20_000
+
+
+def test_a_temporary_folder_that_takes_no_more_is_named_not_the_file(tmp_path, capsys, monkeypatch):
+    """The spool's disk filling up is one line naming the temporary folder (before: "cannot
+    read FILE", blaming the file being replayed)."""
+    import tempfile
+
+    line = json.dumps(BRIDGETTE[0][1]) + "\n"
+    big = tmp_path / "big.jsonl"
+    big.write_text(line * 40)
+    monkeypatch.setattr(replay, "SPOOL_IN_MEMORY", 4096)
+    monkeypatch.setattr(tempfile, "tempdir", "/dev/full-is-no-folder")  # the spool's file cannot be made
+    assert replay.main([str(big)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot keep the checked deals in /dev/full-is-no-folder (TMPDIR)" in err
+    assert str(big) not in err
+

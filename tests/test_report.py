@@ -21,7 +21,7 @@ from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_
 from analysis.browser import inspect, inspect_pages
 from analysis.report import build_report, main as report_main
 from sim.store import FolderLock
-from tests.commands import in_process
+from tests.commands import disk_full_at, in_process
 from analysis.report.sweep import sweep_figure
 from sim.games import game_info
 from sim.rules import GAMES, option_table
@@ -530,6 +530,53 @@ def test_a_report_over_an_earlier_one_keeps_none_of_its_files(runs, tmp_path):
     assert left and all(f'"{name}"' in page for name in left)
     assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_report_stopped_by_a_full_disk_marks_its_folder_and_one_that_fails_before_writing_changes_nothing(
+        runs, tmp_path, monkeypatch):
+    """A report is built in memory, then written: one that fails while it is built leaves
+    the earlier report as it was, and one that fails while writing (a full disk at the third
+    file) leaves the page saying a report was being written, never the earlier page beside
+    the new files (before: a Bid Euchre page over Bridgette numbers, a PNG cut short). The
+    rerun writes it whole and removes the earlier report's files."""
+    import analysis.report.run
+
+    out = tmp_path / "report"
+    build_report(runs["bridgette"], out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def fails(*args, **kwargs):
+        raise T.ReportError("a record file is damaged")
+
+    with monkeypatch.context() as m:
+        m.setattr(analysis.report.run, "score_section", fails)
+        with pytest.raises(T.ReportError):
+            build_report(runs["bid-euchre"], out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+    with disk_full_at(3) as renames:
+        result = in_process("analysis.report", runs["bid-euchre"], "--out", out)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert f"cannot write {renames[2]}: No space left on device" in result.stderr
+    assert "report being written" in (out / "index.html").read_text()
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))
+    assert build_report(runs["bid-euchre"], out) == out / "index.html"
+    assert "report being written" not in (out / "index.html").read_text()
+    assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
+
+
+def test_a_report_replaces_a_link_a_user_left_in_its_folder_and_leaves_the_users_file(runs, tmp_path):
+    """Every file of a report is written to a temporary name and renamed into place, so a
+    link in its folder is replaced, not written through (before: a rerun wrote over the
+    user's file the link named)."""
+    out = tmp_path / "report"
+    build_report(runs["bridgette"], out)
+    mine = tmp_path / "mine.csv"
+    mine.write_text("my own numbers")
+    (out / "colons.csv").unlink()
+    (out / "colons.csv").symlink_to(mine)
+    build_report(runs["bridgette"], out)
+    assert mine.read_text() == "my own numbers" and not (out / "colons.csv").is_symlink()
 
 
 def test_a_metric_named_at_length_gets_a_file_name_the_system_takes():

@@ -79,7 +79,10 @@ def build_multilevel_report(path, out=None) -> Path:
     if folder["controls"]:
         rep.para("Controls asked for: " + ", ".join(f"<code>{html.escape(c)}</code>" for c in folder["controls"])
                  + " (a control the allocation found not worth its cost is left out of the levels).")
-    steps = [[name, ", ".join(f"{n:,}" for n in step["deals"]), ", ".join(step["controls"]),
+    # A step's deals: those it fits on and those whose means it takes (none: the hand
+    # features' step, whose means the deck gives).
+    steps = [[name, ", ".join("the deck's means" if n is None else f"{n:,}" for n in step["deals"]),
+              ", ".join(step["controls"]),
               ", ".join(f"{c:.3g}" for c in step["coefficients"]), step["r2"]]
              for name, entry in kept.items() for step in entry.get("steps", [])]
     if steps:

@@ -3,9 +3,11 @@ notes and the headline box, in one self-contained index.html, and the folder it 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import html
+import io
 import re
 import shutil
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from matplotlib.figure import Figure
 
 from analysis.tables import ReportError
 from sim.cli import claim_folder
-from sim.store import LOCK_NAME, FolderLock, RunError
+from sim.store import LOCK_NAME, FolderLock, RunError, write_atomic
 from sim.summary import percent
 
 matplotlib.use("Agg")  # figures go to PNG files only
@@ -177,15 +179,44 @@ def file_stem(name: str) -> str:
         name.encode(), digest_size=4).hexdigest()
 
 
+def save(path: Path, data: bytes) -> None:
+    """A file of the report, whole or not at all (``sim.store.write_atomic``); a write that
+    fails names the file. Never through a link a user left in the folder: it is replaced."""
+    try:
+        write_atomic(path, data)
+    except RunError as exc:
+        raise ReportError(str(exc)) from None
+
+
+def csv_bytes(header: list, rows) -> bytes:
+    text = io.StringIO(newline="")
+    w = csv.writer(text)
+    w.writerow(header)
+    w.writerows(rows)
+    return text.getvalue().encode()
+
+
+def being_written(files) -> bytes:
+    """The page of a report folder while a report is written: what a report that stopped
+    half-way (a full disk, kill -9) leaves. It links ``files`` (the earlier report's, and
+    this one's), which the next report then removes where it has none of its own."""
+    links = "".join(f'<a href="{html.escape(name)}"></a>' for name in sorted(files))
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}<title>report being '
+            f"written</title></head><body><p>This report was being written when its command stopped: run it "
+            f"again.</p>{links}</body></html>\n").encode()
+
+
 class Report:
-    """An HTML page under construction, with its PNG and CSV files written as it grows."""
+    """An HTML page under construction, with its PNG and CSV files, kept in memory until
+    ``write`` puts them all in the folder: a report that fails while it is built leaves an
+    earlier one as it was."""
 
     def __init__(self, data, out: Path):
         self.data, self.out = data, out
         self.body: list[str] = []
         self.toc: list[tuple[str, str]] = []
         self.top = ""
-        self.files: set[str] = set()  # the CSV and PNG files written beside the page
+        self.files: dict[str, bytes] = {}  # the CSV and PNG files beside the page
 
     def headline(self, rows: list[tuple[str, str, str]], after: str = "") -> None:
         """The box at the top of the page, before any detail: (what, value, remark) rows of
@@ -197,11 +228,8 @@ class Report:
     def csv(self, name: str, header: list[str], rows: list[list]) -> None:
         """``<name>.csv`` beside the page: numbers as numbers, in full, no value as an empty cell."""
         name = file_stem(name)
-        self.files.add(f"{name}.csv")
-        with open(self.out / f"{name}.csv", "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            w.writerows([["" if c is None else c + 0.0 if isinstance(c, float) else c for c in r] for r in rows])
+        self.files[f"{name}.csv"] = csv_bytes(header, [["" if c is None else c + 0.0 if isinstance(c, float) else c
+                                                         for c in r] for r in rows])
 
     def html_table(self, name: str, title: str, columns: list[str], rows: list[list[str]]) -> None:
         """A table whose cells are HTML already, its CSV written apart (``csv``)."""
@@ -231,11 +259,7 @@ class Report:
     def table(self, t: Table, raw_html: dict | None = None) -> None:
         """The table in the page, and in ``<name>.csv`` beside it (intervals as columns)."""
         t = Table(file_stem(t.name), t.title, t.columns, t.rows)
-        self.files.add(f"{t.name}.csv")
-        with open(self.out / f"{t.name}.csv", "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(csv_header(t))
-            w.writerows(csv_row(t, r) for r in t.rows)
+        self.files[f"{t.name}.csv"] = csv_bytes(csv_header(t), (csv_row(t, r) for r in t.rows))
         head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
         rows = []
         for i, r in enumerate(t.rows):
@@ -248,8 +272,9 @@ class Report:
 
     def figure(self, fig: Figure, name: str, caption: str) -> None:
         name = file_stem(name)
-        self.files.add(f"{name}.png")
-        fig.savefig(self.out / f"{name}.png", dpi=100)
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=100)
+        self.files[f"{name}.png"] = png.getvalue()
         self.body.append(f'<figure><img src="{name}.png" alt="{html.escape(caption)}" '
                          f'width="{int(fig.get_figwidth() * 100)}" height="{int(fig.get_figheight() * 100)}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
@@ -261,9 +286,13 @@ class Report:
                 f"<h1>{html.escape(title)}</h1>{self.top}<nav><ol>{toc}</ol></nav>"
                 + "\n".join(self.body) + "</body></html>\n")
         path = self.out / "index.html"
-        for name in earlier_files(path) - self.files:  # an earlier report's, which this one does not have
+        earlier = earlier_files(path)
+        save(path, being_written(earlier | set(self.files)))  # until the last file is in place
+        for name, data in self.files.items():
+            save(self.out / name, data)
+        for name in earlier - set(self.files):  # an earlier report's, which this one does not have
             (self.out / name).unlink(missing_ok=True)
-        path.write_text(page, encoding="utf-8")
+        save(path, page.encode())
         return path
 
 
@@ -323,6 +352,9 @@ def report_folder(out: Path) -> Path:
         try:
             _HELD.append((FolderLock(folder, "report"), fresh))
         except RunError as exc:
+            if fresh == "new":  # made by claim_folder just now, and empty, it goes again (another's lock keeps it)
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
             raise ReportError(str(exc)) from None
 
     locked = (out / LOCK_NAME).is_file()  # another report may be writing there: say that first
@@ -332,10 +364,7 @@ def report_folder(out: Path) -> Path:
     if not locked:
         lock(folder)
     if fresh:  # marked as a report's from the start: one killed (kill -9) half-way is written over
-        (folder / "index.html").write_text(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
-                                           "<title>report being written</title></head><body><p>This report was "
-                                           "being written when its command stopped: run it again.</p></body></html>\n",
-                                           encoding="utf-8")
+        save(folder / "index.html", being_written(()))
     return folder
 
 

@@ -5,7 +5,7 @@ calls sampled over worlds (``bid_worlds``)."""
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS, legal_calls_nb
+from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS
 from kernels.cards import NOUGHT, ONE, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
 from kernels.dd import (
     contract_at_nb, contract_representatives_nb, contract_rules_nb, contract_segs_nb, renew_nb, search_table_nb,
@@ -14,9 +14,10 @@ from kernels.dd import (
 from kernels.pimc.choice import best_of_nb, card_sums_nb
 from kernels.pimc.knowledge import FACT_DISCARDS, FACT_UPCARD
 from kernels.pimc.worlds import (
-    BID_TRIES, EXPLAINED_TRIES, deal_table_nb, decision_stream_nb, sample_world_nb, unexplained_worlds_nb, worlds_of_nb,
+    BID_TRIES, EXPLAINED_TRIES, deal_table_nb, decision_stream_nb, keep_likeliest_nb, sample_world_nb,
+    unexplained_worlds_nb, worlds_of_nb,
 )
-from kernels.policies import heuristic_call_nb, reads_calls_in_play_nb
+from kernels.policies import calls_chance_nb, heuristic_call_nb, kept_nb, read_as_search_nb, reads_calls_in_play_nb
 from kernels.step import KEPT_HOLDERS, MAX_KEPT, note_unexplained_nb
 
 
@@ -96,24 +97,37 @@ def keep_worlds_nb(seats, seat, unseen, counts, allowed, holders):
 @njit(cache=True)
 def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders, kept, gain):
     """Fill ``holders[kept:]`` with worlds of ``contract_deals_nb`` in which the opponent,
-    modelled as the heuristic with its own parameters, would have made its calls of the
+    under the seat's model of it (kernels.policies.reading: the heuristic with its own
+    parameters, or a searching opponent's softmax), would have made its calls of the
     auction (``seats.calls``, ``seats.auction``) from the hand it held then: its hand in the
-    world with the cards it has played since. Exact rejection, at most
-    ``EXPLAINED_TRIES`` draws per world wanted; returns how many worlds there are, the
-    accepted ones first. The worlds kept from the seat's last card were explained then.
-    With none explained, the model cannot read the opponent: the decision counts as
-    ``unexplained`` and the seat plays over worlds drawn as ``pimc`` draws them."""
+    world with the cards it has played since. Exact rejection, each world kept with the
+    model's chance of those calls, at most ``EXPLAINED_TRIES`` draws per world wanted;
+    returns how many worlds there are, the accepted ones first. The worlds kept from the
+    seat's last card were explained then. With none accepted, a softmax model's likeliest
+    draws are the worlds; with none of chance above 0, the model cannot read the opponent:
+    the decision counts as ``unexplained`` and the seat plays over worlds drawn as ``pimc``
+    draws them."""
     n_w = holders.shape[0]
     opp = 1 - seat
     a = seats.auction
     model = seats.prm[opp].heuristic
+    searched = read_as_search_nb(seats.prm[seat], seats.pol[opp], seats.prm[opp])
+    likeliest = np.zeros(n_w if searched else 1)
+    spare = np.empty((likeliest.shape[0], holders.shape[1]), dtype=np.uint64)
     got = kept
     for _ in range(EXPLAINED_TRIES * (n_w - kept)):
         if got == n_w:
             break
         sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
-        if calls_agree_nb(model, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1], a[2], a[3],
-                          a[4] != 0, a[5], gain, seats.odds[opp]):
+        chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1],
+                                 a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp])
+        if kept_nb(chance, rng):
+            got += 1
+        elif searched:
+            keep_likeliest_nb(likeliest, spare, chance, holders[got])
+    if got == 0 and likeliest[0] > 0.0:
+        while got < n_w and likeliest[got] > 0.0:
+            holders[got] = spare[got]
             got += 1
     return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders)
 
@@ -170,57 +184,44 @@ def pimc_contract_card_nb(dd, seats, seat, hands, legal, lead, barred, trump, wh
 
 
 @njit(cache=True)
-def calls_agree_nb(h, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                   jump_min_cards, gain, odds):
-    """Whether ``seat`` holding ``hand`` would have made its calls among the auction's
-    ``calls`` so far as a heuristic with the parameters ``h`` (C-4 with B-6), ``odds``
-    its memo of trick chances.
-    """
-    cur_bid, bidder, doubled = -1, -1, 0
-    unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
-    for i in range(n_calls):
-        caller = (dealer + i) % 2
-        call = calls[i]
-        if caller == seat:
-            legal = legal_calls_nb(hand, seat, cur_bid, bidder, doubled, lowest_bid, min_trump_cards,
-                                   nt_needs_all_suits, jump_min_cards)
-            if heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, unseen, gain, odds) != call:
-                return False
-        if call == CALL_DOUBLE:
-            doubled = 1
-        elif call == CALL_REDOUBLE:
-            doubled = 2
-        elif call != CALL_PASS:
-            cur_bid, bidder, doubled = call, caller, 0
-    return True
-
-
-@njit(cache=True)
 def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer, lowest_bid, min_trump_cards,
                              nt_needs_all_suits, jump_min_cards, gain, wanted, tries):
     """The opponent's hands of up to ``wanted`` worlds from ``contract_deals_nb`` in which
-    the opponent, modelled as the heuristic with its own parameters, would have made its
-    calls so far: exact rejection (the model is deterministic) among at most ``tries``
-    draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds: none when the
-    model explains none of them (the caller then makes the heuristic's call and counts the
-    deal's ``unexplained``). One number from the policy stream starts the draws. Also returns
+    the opponent, under the seat's model of it (kernels.policies.reading: the heuristic
+    with its own parameters, or a searching opponent's softmax), would have made its calls
+    so far: exact rejection (each world kept with the model's chance of those calls) among
+    at most ``tries`` draws per world wanted (``pimc``: ``BID_TRIES``), and only those worlds;
+    with none accepted, a softmax model's likeliest draws; none when the model gives every
+    draw the chance 0 (the caller then makes the heuristic's call and counts the deal's
+    ``unexplained``). One number from the policy stream starts the draws. Also returns
     whether only one deal fits (the seat knows the deal whole: one world, the deal itself)."""
     rng = decision_stream_nb(seats)
     cards, ways, stride, counts, allowed, n_deals = contract_deals_nb(seats, seat, hands, unseen)
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.empty(n, dtype=np.uint64)
     world = np.empty(counts.shape[0], dtype=np.uint64)
-    model = seats.prm[1 - seat].heuristic
+    opp = 1 - seat
+    model = seats.prm[opp].heuristic
+    searched = read_as_search_nb(seats.prm[seat], seats.pol[opp], seats.prm[opp])
+    likeliest = np.zeros(n if searched else 1)
+    spare = np.empty((likeliest.shape[0], world.shape[0]), dtype=np.uint64)
     got = 0
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
-        if n_deals == 1.0 or calls_agree_nb(model, world[0], 1 - seat, calls, n_calls, dealer, lowest_bid,
-                                            min_trump_cards, nt_needs_all_suits, jump_min_cards, gain,
-                                            seats.odds[1 - seat]):
+        chance = 1.0 if n_deals == 1.0 else calls_chance_nb(model, searched, world[0], opp, calls, n_calls, dealer,
+                                                            lowest_bid, min_trump_cards, nt_needs_all_suits,
+                                                            jump_min_cards, gain, seats.odds[opp])
+        if kept_nb(chance, rng):
             out[got] = world[0]
             got += 1
             if got == n:
                 break
+        elif searched:
+            keep_likeliest_nb(likeliest, spare, chance, world)
+    if got == 0 and likeliest[0] > 0.0:
+        while got < n and likeliest[got] > 0.0:
+            out[got] = spare[got, 0]
+            got += 1
     return out[:got], n_deals == 1.0
 
 

@@ -7,12 +7,10 @@ import numpy as np
 from numba import njit
 
 from kernels.cards import ZERO, bit_nb, cards_of_nb
-from kernels.rng import next_u64_nb
+from kernels.rng import next_u64_nb, uniform_nb
 from kernels.step import note_unexplained_nb
 
 BID_TRIES = 50  # draws per world wanted before a pimc seat's calls make do with fewer worlds
-_S11 = np.uint64(11)
-_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 EXPLAINED_TRIES = 200  # draws per world wanted before a search seat's card play makes do with fewer
 
 
@@ -48,12 +46,6 @@ def world_table_nb(cards, counts, allowed):
                     w += ways[i + 1, state - stride[h]]
             ways[i, state] = w
     return ways, stride
-
-
-@njit(cache=True, inline="always")
-def uniform_nb(state):
-    """A uniform float in [0, 1) from 53 bits of the stream."""
-    return np.float64(next_u64_nb(state) >> _S11) * _UNIT
 
 
 @njit(cache=True)
@@ -107,6 +99,23 @@ def decision_stream_nb(seats):
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = next_u64_nb(seats.rng)
     return rng
+
+
+@njit(cache=True)
+def keep_likeliest_nb(likeliest, spare, chance, world):
+    """Keep ``world`` among the rows of ``spare`` while its ``chance`` is among the highest
+    seen (``likeliest``, the rows' chances in falling order, 0 for an empty row): the worlds
+    a reader falls back on when its rejection keeps none (kernels.pimc.contract)."""
+    n = likeliest.shape[0]
+    if chance <= likeliest[n - 1]:
+        return
+    i = n - 1
+    while i > 0 and likeliest[i - 1] < chance:
+        likeliest[i] = likeliest[i - 1]
+        spare[i] = spare[i - 1]
+        i -= 1
+    likeliest[i] = chance
+    spare[i] = world
 
 
 @njit(cache=True)

@@ -41,6 +41,15 @@ def estimate_tricks_nb(hand, strain):
     return est
 
 
+@njit(cache=True)
+def defence_estimate_nb(hand, strain):
+    """Tricks this hand expects to take defending the opponent's contract in ``strain``."""
+    tricks = 6.5 + (hcp_nb(hand) - AVERAGE_HCP) / 3.0
+    if strain < 4:
+        tricks += 0.5 * (popcount_nb(hand & SUIT_MASKS[strain]) - 3.5)
+    return tricks
+
+
 # How much the exchange wants to keep each Colon (Little, Royal, Grand), on the scale of
 # high-card points plus suit length used for suited cards below.
 COLON_KEEP = np.array([2.5, 3.5, 4.5])
@@ -127,11 +136,7 @@ def heuristic_call_nb(h, seat, hand, legal, cur_bid, bidder, doubled, unseen, ga
             return b
     if cur_bid >= 0 and legal & bit_nb(CALL_DOUBLE):
         # Double when the opponent's contract looks out of reach by a margin.
-        strain = BID_STRAIN[cur_bid]
-        mine = 6.5 + (hcp_nb(hand) - AVERAGE_HCP) / 3.0
-        if strain < 4:
-            mine += 0.5 * (popcount_nb(hand & SUIT_MASKS[strain]) - 3.5)
-        if 13.0 - mine + h.double_margin < 6 + BID_LEVEL[cur_bid]:
+        if 13.0 - defence_estimate_nb(hand, BID_STRAIN[cur_bid]) + h.double_margin < 6 + BID_LEVEL[cur_bid]:
             return CALL_DOUBLE
     return CALL_PASS
 

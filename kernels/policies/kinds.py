@@ -28,6 +28,7 @@ SEARCH_PARAMS = record_dtype([(name, np.float64) for name in (
     "call_worlds",  # worlds valuing each candidate call (C-4, E-3's bids and trump; 0: the heuristic's)
     "draw_worlds",  # worlds valuing each candidate draw-phase card (Draw Bridge's D-2; 0: the heuristic's)
     "objective",  # what a searched choice maximizes: OBJECTIVE_POINTS or OBJECTIVE_GAMES
+    "call_model",  # 1 reads a searching opponent's calls by the softmax model (kernels.policies.reading), 0 as the heuristic's
 )])
 OBJECTIVE_POINTS = 0  # the mean deal score: the seat's points minus the opponent's
 OBJECTIVE_GAMES = 1  # the mean chance of winning the game from the current totals
@@ -77,6 +78,16 @@ def searches_draw_nb(pid, prm):
     """Whether a seat plays Draw Bridge's draw phase by rollout (kernels.search): ``search``
     with ``draw_worlds`` above 0."""
     return pid == POLICY_SEARCH and prm.search.draw_worlds > 0
+
+
+@njit(cache=True, inline="always")
+def add_distinct_nb(out, n, action):
+    """Append ``action`` to ``out[:n]`` unless already there; the new length."""
+    for k in range(n):
+        if out[k] == action:
+            return n
+    out[n] = action
+    return n + 1
 
 
 @njit(cache=True, inline="always")

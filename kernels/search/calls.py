@@ -5,54 +5,26 @@ strain the cheapest legal bid and the cheapest that scores more when made exactl
 next step of the contract values: 1NT to 3NT, 3H to 4H).
 
 **Worlds**: the opponent's hands uniform among those consistent with what the seat knows
-(kernels.pimc, ``sample_bidding_worlds_nb``) in which the heuristic model would have made the
-opponent's calls so far: exact rejection, the model being deterministic, within
-``REJECTION_TRIES`` draws per world wanted. No world is taken that the model cannot
-explain: with fewer accepted the seat values its candidates over those, and with none it
-makes the heuristic's call and the deal counts one ``unexplained`` decision (the model has
-failed to read the opponent, and an unconditioned world would value a double against a
-random hand). After the candidate, the auction goes on as the model makes it; in Draw
+(kernels.pimc, ``sample_bidding_worlds_nb``) in which the model of the opponent would have
+made its calls so far (kernels.policies.reading: the heuristic, exactly; with
+``call_model`` a searching opponent by a softmax over these same candidates, each world kept
+with its chance), within ``REJECTION_TRIES`` draws per world wanted. No world is taken that
+the model cannot explain: with fewer accepted the seat values its candidates over those;
+with none, the softmax's likeliest draws; and where the model gives every draw the chance 0
+the seat makes the heuristic's call and the deal counts one ``unexplained`` decision (the
+model has failed to read the opponent, and an unconditioned world would value a double
+against a random hand). After the candidate, the auction goes on as the model makes it; in Draw
 Bridge, after D-2, the one world is the deal and the model bids from both hands.
 """
 
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_LEVEL, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS
-from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
 from kernels.pimc import sample_bidding_worlds_nb
-from kernels.policies import ODDS_WIDTH, heuristic_call_nb
-from kernels.search.rollout import (
-    add_distinct_nb, after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb,
-)
+from kernels.policies import MAX_CALL_CANDIDATES, ODDS_WIDTH, call_candidates_nb, heuristic_call_nb
+from kernels.search.rollout import after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb
 
-MAX_CALL_CANDIDATES = 14  # the heuristic's call, pass, double, redouble, two bids in each strain
 REJECTION_TRIES = 200  # draws per world wanted before the calls' worlds make do with fewer
-
-
-@njit(cache=True)
-def call_candidates_nb(mine, legal, gain, out):
-    """C-4: the calls a ``search`` seat values (module docstring), distinct, the heuristic's
-    call ``mine`` first, into ``out``; returns how many."""
-    n = add_distinct_nb(out, 0, mine)
-    for call in (CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE):
-        if legal & bit_nb(call):
-            n = add_distinct_nb(out, n, call)
-    for strain in range(5):
-        bids = legal & STRAIN_BIDS[strain]
-        if bids == ZERO:
-            continue
-        first = lowest_nb(bids)
-        n = add_distinct_nb(out, n, first)
-        made = gain[0, first, 6 + BID_LEVEL[first]]
-        rest = bids & ~bit_nb(first)
-        while rest:
-            b = lowest_nb(rest)
-            rest &= rest - ONE
-            if gain[0, b, 6 + BID_LEVEL[b]] > made:
-                n = add_distinct_nb(out, n, b)
-                break
-    return n
 
 
 @njit(cache=True)

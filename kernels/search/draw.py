@@ -36,11 +36,11 @@ from numba import njit
 
 from kernels.calls import BID_STRAIN
 from kernels.cards import SUIT_MASKS, ZERO, bit_nb, cards_of_nb, lowest_nb
-from kernels.pimc import decision_stream_nb, uniform_nb
-from kernels.policies import ODDS_WIDTH, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
-from kernels.rng import below_nb, shuffle_nb
+from kernels.pimc import decision_stream_nb
+from kernels.policies import ODDS_WIDTH, add_distinct_nb, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
+from kernels.rng import below_nb, shuffle_nb, uniform_nb
 from kernels.search.rollout import (
-    HAND_SIZE, add_distinct_nb, defence_tricks_nb, goal_nb, model_auction_nb, note_unexplained_nb, worth_nb,
+    HAND_SIZE, defence_tricks_nb, goal_nb, model_auction_nb, note_unexplained_nb, worth_nb,
 )
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb
 

@@ -20,9 +20,9 @@ from numba import njit
 
 from kernels.cards import COLONS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.pimc import decision_stream_nb
-from kernels.policies import ODDS_WIDTH, heuristic_discard_nb
+from kernels.policies import ODDS_WIDTH, add_distinct_nb, heuristic_discard_nb
 from kernels.search.rollout import (
-    HAND_SIZE, add_distinct_nb, best_candidate_nb, draw_from_nb, goal_nb, model_auction_nb,
+    HAND_SIZE, best_candidate_nb, draw_from_nb, goal_nb, model_auction_nb,
 )
 
 MAX_CANDIDATES = 9  # the heuristic's set, a Colon the other way (3), its next discard, a void (4)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, legal_calls_nb
+from kernels.calls import BID_STRAIN, CALL_PASS, contract_after_nb, legal_calls_nb
 from kernels.cards import ZERO, bit_nb, cards_of_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
 from kernels.policies import OBJECTIVE_POINTS, heuristic_call_nb
@@ -53,26 +53,12 @@ def worth_nb(points, goal):
 
 
 @njit(cache=True, inline="always")
-def add_distinct_nb(out, n, cards):
-    """Append ``cards`` to ``out[:n]`` unless already there; the new length."""
-    for k in range(n):
-        if out[k] == cards:
-            return n
-    out[n] = cards
-    return n + 1
-
-
-@njit(cache=True, inline="always")
 def after_call_nb(call, seat, cur_bid, bidder, doubled, n_calls, opening_pass_ends):
     """C-4: the auction after ``seat`` calls ``call`` as its ``n_calls``-th call (counted
     from 1): (whether it is over, the bid, its bidder, the doubling)."""
-    if call == CALL_PASS:
-        return cur_bid >= 0 or n_calls == 2 or opening_pass_ends, cur_bid, bidder, doubled
-    if call == CALL_DOUBLE:
-        return False, cur_bid, bidder, 1
-    if call == CALL_REDOUBLE:
-        return False, cur_bid, bidder, 2
-    return False, call, seat, 0
+    over = call == CALL_PASS and (cur_bid >= 0 or n_calls == 2 or opening_pass_ends)
+    bid, by, dbl = contract_after_nb(call, seat, cur_bid, bidder, doubled)
+    return over, bid, by, dbl
 
 
 @njit(cache=True)

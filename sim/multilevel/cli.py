@@ -61,7 +61,7 @@ def add_control_flags(p) -> None:
 
 def play_cli(args, rules, policies, dealing) -> int:
     """sim.run with --control: the multilevel estimate, printed and kept in --out."""
-    import sys
+    from sim.cli import say, stopped
 
     if args.dd:  # --stratify with --control is sim.strata's
         raise MultilevelError("--control does not take --dd: a level scored double dummy is --control "
@@ -70,7 +70,7 @@ def play_cli(args, rules, policies, dealing) -> int:
         raise MultilevelError("--control-deals must be positive whole numbers")
     until = None if args.until is None else (args.until.metric, args.until.width)
     out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-multilevel"
-    notify = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    notify = None if args.quiet else say
     from sim.metrics import parse_metrics
 
     metrics = None if args.metrics is None else parse_metrics(args.metrics)
@@ -78,8 +78,6 @@ def play_cli(args, rules, policies, dealing) -> int:
         result = run_multilevel(args.game, rules, policies, args.seed, args.deals, args.control, args.control_deals,
                                 metrics, dealing, until, out, notify, cluster=args.cluster, threads=args.threads)
     except KeyboardInterrupt:
-        from sim.cli import stopped
-
         if Path(out).is_dir():
             return stopped(f"rerun the same command to resume the levels kept in {out}")
         return stopped("no level was kept yet; rerun the same command to play it")  # the empty folder went again

@@ -35,8 +35,14 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
             shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
             raise RulesError(f"no rules file '{source}' and no shipped variant of that name"
                              f"{did_you_mean(str(source), shipped)} (shipped: {', '.join(shipped)})")
-    tables = read_toml(path, "rules", RulesError)
-    named = tables.pop("game") if isinstance(tables.get("game"), str) else None  # [game] is Bridgette's table
+    try:
+        tables = read_toml(path, "rules", RulesError)
+    except RulesError as exc:
+        if "Cannot overwrite a value" not in str(exc):
+            raise
+        raise RulesError(f"{exc}: a file that also sets [game] options names its game in that table, "
+                         '[game] name = "bid-euchre", not with a top-level game = ...') from None
+    named = _named_game(tables)
     if named is not None and named not in GAMES:
         raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
     made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
@@ -46,6 +52,16 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
         raise RulesError(f"--rules {source} is a {made_for} variant, not one of {game}: leave out --game "
                          f"(the variant selects its game) or give --game {made_for}")
     return tables
+
+
+def _named_game(tables: dict):
+    """The game a rules file names, taken out of its tables: a top-level ``game = "..."``
+    or, in a file that also sets the game's [game] options, ``name`` in that table."""
+    if isinstance(tables.get("game"), str):
+        return tables.pop("game")
+    if isinstance(tables.get("game"), dict) and "name" in tables["game"]:
+        return tables["game"].pop("name")
+    return None
 
 
 def _shipped_game(name: str) -> str | None:
@@ -65,7 +81,7 @@ def variant_game(source) -> str | None:
     if is_pipe(path):  # read once, for its options: a game it names is checked then
         return None
     try:
-        named = read_toml(path, "rules", RulesError).get("game")
+        named = _named_game(read_toml(path, "rules", RulesError))
     except RulesError:
         return None
     return named if isinstance(named, str) and named in GAMES else None
@@ -105,6 +121,8 @@ def parse_set(items) -> dict:
         except RecursionError:
             raise RulesError(f"--set {key}: the value {TOO_DEEP}") from None
         table, name = key.split(".")
+        if name in tables.get(table, {}):
+            raise RulesError(f"--set {key} is given twice")
         tables.setdefault(table, {})[name] = value
     return tables
 

@@ -4,20 +4,15 @@ an earlier process left it."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import sim
-from sim.cli import refuse_another
+from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, sealed
 from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
 from sim.store.reading import block_files, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
-
-
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 class RunFolder:
@@ -32,7 +27,7 @@ class RunFolder:
         self.path = Path(path)
         self.config = config
         self.manifest_path = self.path / "manifest.json"
-        self._notify = notify or _say
+        self._notify = notify or say
         try:
             str(self.path).encode("utf-8")
         except UnicodeEncodeError:
@@ -46,8 +41,10 @@ class RunFolder:
             raise RunError(f"output folder {self.path} is not empty and is not a run folder")
         if names:
             self._read_manifest(config.identity())
+        made = not self.path.exists()
         make_folder(self.path)
-        self._lock = FolderLock(self.path, "run")
+        self._lock = FolderLock(self.path, "run", made)
+        self._begun = False  # whether this process made the run's manifest
         try:
             self._open()
         except BaseException:
@@ -62,6 +59,7 @@ class RunFolder:
             self.manifest = {"config": identity, "package_version": sim.__version__,
                              "blocks": len(self.config.blocks()), "blocks_done": [], "complete": False}
             self._write_manifest()
+            self._begun = True
         for sub in ("records", "blocks"):  # made after the manifest: a folder with them is a run's
             make_folder(self.path / sub)
         self._done = self._verified()
@@ -176,8 +174,21 @@ class RunFolder:
     def __enter__(self) -> RunFolder:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, failed, *exc) -> None:
+        if failed is not None and self._begun and not self._done:
+            self._unmake()
         self.close()
+
+    def _unmake(self) -> None:
+        """Take away the run this process began and played nothing of (a block refused as
+        too long, Ctrl-C while the first one played): its rerun, with other flags as the
+        line may advise, then finds no other configuration's folder."""
+        try:
+            for sub in ("blocks", "records"):
+                (self.path / sub).rmdir()  # only while empty: a block's file keeps the run as it is
+            self.manifest_path.unlink()
+        except OSError:
+            pass
 
 
 def block_aggregates(block: dict) -> dict:

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import socket
+import stat
 import time
 from pathlib import Path
 
@@ -15,6 +16,19 @@ from sim.cli import file_in_the_way
 from sim.files import read_file
 from sim.store.config import LOCK_NAME, RunError
 from sim.store.writing import TEMPORARY, remove_dead_temporaries
+
+
+def _not_a_lock(path: Path) -> str | None:
+    """What stands at a lock's path instead of a file (a link, a folder, a pipe), or None."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+            else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket")
+    return f"{path} is {kind}, not the lock file a command leaves: remove it, or use another --out"
 
 
 class FolderLock:
@@ -28,10 +42,13 @@ class FolderLock:
     def __init__(self, folder: Path, what: str, made: bool = False):
         self.path, self._made = folder / LOCK_NAME, made
         while True:
-            try:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:  # never through a link, nor into a pipe or device: it would write on what it names
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
             except OSError as exc:
-                raise RunError(f"cannot write in {folder}: {exc.strerror}") from None
+                raise RunError(_not_a_lock(self.path) or f"cannot write in {folder}: {exc.strerror}") from None
+            if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+                os.close(self._fd)
+                raise RunError(_not_a_lock(self.path))
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:

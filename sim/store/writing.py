@@ -14,13 +14,16 @@ from sim.store.checksums import file_entry
 from sim.store.config import RunError
 
 _HOST = socket.gethostname().replace(".", "_")
+NAME_MAX = 255  # bytes in a file's name (Linux, macOS)
 TEMPORARY = re.compile(r"\..+\.(?P<host>[^.]+)-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")  # names ``temporary`` makes
 
 
 def temporary(path: Path) -> Path:
     """A temporary name beside ``path`` that names its writer (host and pid) and is unique,
     so a process only ever removes its own temporaries, or those of dead processes."""
-    return path.with_name(f".{path.name}.{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    tail = f".{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    room = NAME_MAX - 1 - len(tail.encode())  # a name near the system's limit is cut short in its temporary's
+    return path.with_name(f".{path.name.encode()[:room].decode(errors='ignore')}{tail}")
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -20,10 +20,9 @@ target's deals alone beside them).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from sim.cli import path_text, stopped
+from sim.cli import path_text, say, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.multilevel import add_control_flags
@@ -90,7 +89,7 @@ def main(argv=None) -> int:
             if args.threads > numba.config.NUMBA_NUM_THREADS:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
                              "threads available")
-        log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        log = None if args.quiet else say
         dealing = dealing_of(args, parser)
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)

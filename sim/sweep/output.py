@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import errno
 import io
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from sim.cli import plural
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import RunError, write_atomic, write_json
+from sim.store import RunError, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -37,8 +36,9 @@ def check_plot_path(path: Path) -> None:
             raise FileExistsError(errno.EEXIST, "it exists and is not a sweep's plot, so it is kept; "
                                                 "choose another --plot")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
-            pass
+        probe = temporary(path)  # the name the plot is written under first
+        open(probe, "x").close()
+        probe.unlink()
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 
