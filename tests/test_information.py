@@ -348,14 +348,14 @@ def test_pimc_control_moving_a_held_card_changes_decisions(name):
     assert changed >= 0.05 * checked
 
 
-@pytest.mark.parametrize("policy", [SEARCH, SEARCH_SOFTMAX], ids=["heuristic model", "softmax model"])
-def test_search_exchange_ignores_cards_the_seat_cannot_see(policy):
+@pytest.mark.parametrize("policy, games", [(SEARCH, 8), (SEARCH_SOFTMAX, 4)], ids=["heuristic model", "softmax model"])
+def test_search_exchange_ignores_cards_the_seat_cannot_see(policy, games):
     """A search seat's discards (B-3, valued over worlds of the opponent's holding), calls
     and cards come out the same however the cards it has not seen lie, whichever model it
     reads the other searching seat's calls by."""
-    checked, changed, _ = _probe(WORLDS["bridgette"], seed=15, games=range(8), shuffles=2, control=False,
+    checked, changed, _ = _probe(WORLDS["bridgette"], seed=15, games=range(games), shuffles=2, control=False,
                                  policy=policy, kinds=(kc.KIND_DISCARD, kc.KIND_CALL, kc.KIND_PLAY))
-    assert checked >= 80
+    assert checked >= 10 * games
     assert changed == 0
 
 
