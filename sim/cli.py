@@ -189,12 +189,17 @@ def exit_with(main, prog: str):
 
     Output into a reader that has gone (``| head -1``) ends quietly with status 141, as a
     Unix tool stopped by SIGPIPE does; output that cannot be written (``> /dev/full``, a
-    full disk) ends with one line and status 2; Ctrl-C that the command does not handle itself ends
+    full disk, a closed stdout) ends with one line and status 2; Ctrl-C that the command does not handle itself ends
     with one line and status 130, SIGTERM the same way with status 143. None prints a
     traceback.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if sys.stderr is None:  # closed (2>&-): the command's notices and lines go nowhere, its work goes on
+        sys.stderr = open(os.devnull, "w")
+    if sys.stdout is None:  # closed (>&-): said before any work, since what it prints would be lost
+        print(f"{prog}: cannot write its output: standard output is closed", file=sys.stderr)
+        sys.exit(2)
     try:
         try:
             status = main()

@@ -290,12 +290,26 @@ def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module,
     ("sim.show", ["--game", "bridgette", "--seed", "1", "--index", "0"]),
 ])
 def test_output_that_cannot_be_written_is_one_line_and_status_2(module, args):
-    """Output into a full disk (``> /dev/full``): one line on stderr, status 2 (before: the
-    print's OSError as a traceback, status 1)."""
+    """Output into a full disk (``> /dev/full``) or a closed stdout (``>&-``): one line on
+    stderr, status 2 (before: the print's OSError, or None's AttributeError, as a traceback,
+    status 1)."""
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=300)
     fails_in_one_line(done.returncode, done.stderr, f"python -m {module}: cannot write its output: No space left")
+    done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=300, preexec_fn=lambda: os.close(1))
+    fails_in_one_line(done.returncode, done.stderr, f"python -m {module}: cannot write its output: standard output "
+                                                    "is closed")
+
+
+def test_a_closed_stderr_leaves_the_run_to_play_and_print(tmp_path):
+    """``2>&-``: the run plays and prints its answers (before: status 1 and no folder, as
+    the progress bar asked a missing stderr whether it was a terminal)."""
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "sim.run", "--games", "20", "--threads", "1", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0 and "20 games" in done.stdout and (out / "summary.json").is_file()
 
 
 # --- One writer ------------------------------------------------------------------------------
@@ -328,11 +342,12 @@ def test_two_identical_runs_started_together_one_plays_the_other_ends_in_one_lin
     assert files(out) == files(whole)
 
 
-@pytest.mark.parametrize("kind", ["link to a user's file", "link to nowhere", "named pipe", "folder"])
+@pytest.mark.parametrize("kind", ["link to a user's file", "link to nowhere", "named pipe", "folder",
+                                  "hard link to a user's file"])
 def test_a_lock_that_is_no_file_is_refused_and_what_it_names_is_left_as_it_was(copy, capsys, tmp_path, kind):
-    """The lock is opened without following a link, and only a file is taken for one
-    (before: a ``.lock`` linking to a user's file was written over with the holder's line,
-    and a link to nowhere made a file outside the run folder)."""
+    """The lock is opened without following a link, and only a file of its own is taken for
+    one (before: a ``.lock`` linking to a user's file, or another name of it, was written
+    over with the holder's line, and a link to nowhere made a file outside the run folder)."""
     (copy / "records" / "deals-000001.parquet").unlink()  # work left to do
     mine = tmp_path / "mine.txt"
     mine.write_text("precious")
@@ -343,6 +358,8 @@ def test_a_lock_that_is_no_file_is_refused_and_what_it_names_is_left_as_it_was(c
         lock.symlink_to(tmp_path / "nowhere")
     elif kind == "named pipe":
         os.mkfifo(lock)
+    elif kind == "hard link to a user's file":
+        os.link(mine, lock)
     else:
         lock.mkdir()
     status, err = resume(copy, capsys)

@@ -563,6 +563,14 @@ def test_a_report_stopped_by_a_full_disk_marks_its_folder_and_one_that_fails_bef
     assert build_report(runs["bid-euchre"], out) == out / "index.html"
     assert "report being written" not in (out / "index.html").read_text()
     assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
+    # A folder where a file of the report goes is found before anything changes.
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    (out / "bids.csv").unlink()
+    (out / "bids.csv").mkdir()
+    result = in_process("analysis.report", runs["bid-euchre"], "--out", out)
+    assert result.returncode == 2 and f"cannot write {out / 'bids.csv'}: a folder stands in its place" in result.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == {k: v for k, v in before.items()
+                                                                              if k != "bids.csv"}
 
 
 def test_a_report_replaces_a_link_a_user_left_in_its_folder_and_leaves_the_users_file(runs, tmp_path):

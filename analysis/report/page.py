@@ -286,6 +286,9 @@ class Report:
                 f"<h1>{html.escape(title)}</h1>{self.top}<nav><ol>{toc}</ol></nav>"
                 + "\n".join(self.body) + "</body></html>\n")
         path = self.out / "index.html"
+        for name in self.files:  # found before any file changes: the earlier report stays whole
+            if (self.out / name).is_dir():
+                raise ReportError(f"cannot write {self.out / name}: a folder stands in its place")
         earlier = earlier_files(path)
         save(path, being_written(earlier | set(self.files)))  # until the last file is in place
         for name, data in self.files.items():

@@ -19,15 +19,18 @@ from sim.store.writing import TEMPORARY, remove_dead_temporaries
 
 
 def _not_a_lock(path: Path) -> str | None:
-    """What stands at a lock's path instead of a file (a link, a folder, a pipe), or None."""
+    """What stands at a lock's path instead of a file of its own (a link, a folder, a pipe,
+    another name of a file), or None."""
     try:
-        mode = os.lstat(path).st_mode
+        found = os.lstat(path)
     except OSError:
         return None
-    if stat.S_ISREG(mode):
+    mode = found.st_mode
+    if stat.S_ISREG(mode) and found.st_nlink == 1:
         return None
     kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
-            else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket")
+            else "a named pipe" if stat.S_ISFIFO(mode) else "another name of a file (a hard link)"
+            if stat.S_ISREG(mode) else "a device or socket")
     return f"{path} is {kind}, not the lock file a command leaves: remove it, or use another --out"
 
 
@@ -45,8 +48,10 @@ class FolderLock:
             try:  # never through a link, nor into a pipe or device: it would write on what it names
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
             except OSError as exc:
-                raise RunError(_not_a_lock(self.path) or f"cannot write in {folder}: {exc.strerror}") from None
-            if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+                where = f"cannot write {self.path}" if os.path.lexists(self.path) else f"cannot write in {folder}"
+                raise RunError(_not_a_lock(self.path) or f"{where}: {exc.strerror}") from None
+            opened = os.fstat(self._fd)
+            if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1:
                 os.close(self._fd)
                 raise RunError(_not_a_lock(self.path))
             try:
