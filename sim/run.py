@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
     plural, say, seed_number, stopped, whole_number
@@ -337,6 +338,8 @@ def play(args, parser) -> int:
     except KeyboardInterrupt:
         if progress is not None:
             progress.close()
+        if not (Path(out) / "manifest.json").exists():  # stopped before a block was kept: its run went with it
+            return stopped("nothing was kept; rerun the same command to play it")
         return stopped(f"rerun the same command to resume the run in {out}")
     if progress is not None:
         progress.close()

@@ -62,6 +62,23 @@ def test_threads_and_block_sizes_give_identical_records(tmp_path):
     assert (deals["tricks0"] + deals["tricks1"])[deals["contract"] != "pass"].eq(13).all()
 
 
+def test_ctrl_c_before_the_first_block_is_kept_leaves_no_folder(tmp_path):
+    """A run stopped while its first block plays has nothing to resume: its folder goes, and
+    the line says to play it again (before: "resume the run in" a folder that held nothing)."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "sim.run", "--games", "2e6", "--block-size", "1000000", "--quiet",
+                             "--threads", "1", "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (out / "manifest.json").exists():
+        time.sleep(0.01)
+    time.sleep(0.3)  # into the first block, of a million games (seconds on one thread)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.strip() == "interrupted; nothing was kept; rerun the same command to play it"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("how", ["kill", "interrupt"])
 def test_resume_after_interruption_gives_identical_records(tmp_path, how):
     args = ["--games", "12000", "--seed", "12", "--block-size", "400", "--quiet"]  # 30 blocks
