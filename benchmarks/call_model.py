@@ -135,6 +135,7 @@ def readings_nb(h, searched, hands, dealer, calls, reader, worlds, seed, lowest_
             pool[m] = c
             m += 1
     odds = np.zeros((2, 2, 5, ODDS_WIDTH))
+    memo = np.zeros((2, 5, ODDS_WIDTH))
     total = np.zeros(3)
     weight = np.zeros(3)
     for _ in range(worlds):
@@ -144,9 +145,9 @@ def readings_nb(h, searched, hands, dealer, calls, reader, worlds, seed, lowest_
             hand |= bit_nb(pool[order[j]])
         points = hcp_nb(hand)
         exact = calls_chance_nb(h, False, hand, caller, calls, calls.shape[0], dealer, lowest_bid, min_trump_cards,
-                                nt_needs_all_suits, jump_min_cards, gain, odds[0])
+                                nt_needs_all_suits, jump_min_cards, gain, odds[0], memo)
         soft = calls_chance_nb(h, searched, hand, caller, calls, calls.shape[0], dealer, lowest_bid, min_trump_cards,
-                               nt_needs_all_suits, jump_min_cards, gain, odds[1])
+                               nt_needs_all_suits, jump_min_cards, gain, odds[1], memo)
         for way, w in enumerate((1.0, exact, soft)):
             total[way] += w * points
             weight[way] += w

@@ -46,7 +46,7 @@ from kernels.pimc import (
     BID_TRIES, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
     sample_bidding_worlds_nb, sample_euchre_calling_worlds_nb,
 )
-from kernels.policies import calls_chance_nb, euchre_strength_nb
+from kernels.policies import ODDS_WIDTH, calls_chance_nb, euchre_strength_nb
 from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
@@ -86,6 +86,7 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
     does (FIT_*). Each (deal, seat) samples from its own stream, keyed by ``seed`` and
     deal ``first + i``."""
     seats = seats_row[0]
+    memo = np.zeros((2, 5, ODDS_WIDTH))  # the softmax's memo rows: the exact reading here leaves them unread
     for i in range(hands.shape[0]):
         for s in range(2):
             new_deal_nb(seats)
@@ -103,10 +104,10 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
                     worlds[i, s, way, w] = world
                     fit[i, s, way] += calls_chance_nb(model, False, world, 1 - s, calls[i], known[i], dealer[i],
                                                       lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-                                                      gain, seats.odds[1 - s])
+                                                      gain, seats.odds[1 - s], memo)
             fit[i, s, FIT_TRUTH] = calls_chance_nb(model, False, hands[i, 1 - s], 1 - s, calls[i], known[i], dealer[i],
                                                    lowest_bid, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-                                                   gain, seats.odds[1 - s])
+                                                   gain, seats.odds[1 - s], memo)
 
 
 # --- Bid Euchre --------------------------------------------------------------------------------

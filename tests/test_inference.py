@@ -325,7 +325,8 @@ def test_a_searching_callers_chance_is_the_product_of_its_calls_and_reads_streng
     weighted = total = uniform = 0.0
     for _ in range(400):
         hand = np.uint64(sum(1 << int(c) for c in rng.permutation(55)[:13]))
-        both = calls_chance_nb(h, True, hand, 1, calls, 4, 1, 0, 0, False, 0, gain, np.zeros((2, 5, ODDS_WIDTH)))
+        both = calls_chance_nb(h, True, hand, 1, calls, 4, 1, 0, 0, False, 0, gain, np.zeros((2, 5, ODDS_WIDTH)),
+                               np.zeros((2, 5, ODDS_WIDTH)))
         first = searched_call_chance_nb(h, 1, hand, legal_calls_nb(hand, 1, -1, -1, 0, 0, 0, False, 0), -1, -1, 0,
                                         gain, np.zeros((2, 5, ODDS_WIDTH)), np.zeros((2, 5, ODDS_WIDTH)), calls[0])
         then = searched_call_chance_nb(h, 1, hand, legal_calls_nb(hand, 1, CALL_IDS["2S"], 0, 0, 0, 0, False, 0),
@@ -333,7 +334,7 @@ def test_a_searching_callers_chance_is_the_product_of_its_calls_and_reads_streng
                                        np.zeros((2, 5, ODDS_WIDTH)), calls[2])
         assert math.isclose(both, first * then, rel_tol=1e-12)
         assert calls_chance_nb(h, False, hand, 1, calls, 4, 1, 0, 0, False, 0, gain,
-                               np.zeros((2, 5, ODDS_WIDTH))) in (0.0, 1.0)
+                               np.zeros((2, 5, ODDS_WIDTH)), np.zeros((2, 5, ODDS_WIDTH))) in (0.0, 1.0)
         weighted += both * hcp_nb(hand)
         total += both
         uniform += hcp_nb(hand) / 400

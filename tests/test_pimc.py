@@ -671,7 +671,8 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         tables = []
         for w in worlds:
             assert w & ~unseen == 0 and bin(int(w)).count("1") == 13
-            agree += kp.calls_chance_nb(prm.heuristic, False, w, opp, calls, 1, opp, *b6, gain, no_odds()) == 1.0
+            agree += kp.calls_chance_nb(prm.heuristic, False, w, opp, calls, 1, opp, *b6, gain, no_odds(),
+                                         np.zeros((2, 5, kp.ODDS_WIDTH))) == 1.0
             total += 1
             both = np.zeros(2, dtype=np.uint64)
             both[seat], both[opp] = hands[seat], w

@@ -17,7 +17,9 @@ from kernels.pimc.worlds import (
     BID_TRIES, EXPLAINED_TRIES, deal_table_nb, decision_stream_nb, keep_likeliest_nb, sample_world_nb,
     unexplained_worlds_nb, worlds_of_nb,
 )
-from kernels.policies import calls_chance_nb, heuristic_call_nb, kept_nb, read_as_search_nb, reads_calls_in_play_nb
+from kernels.policies import (
+    ODDS_WIDTH, calls_chance_nb, heuristic_call_nb, kept_nb, read_as_search_nb, reads_calls_in_play_nb,
+)
 from kernels.step import KEPT_HOLDERS, MAX_KEPT, note_unexplained_nb
 
 
@@ -114,13 +116,14 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
     searched = read_as_search_nb(seats.prm[seat], seats.pol[opp], seats.prm[opp])
     likeliest = np.zeros(n_w if searched else 1)
     spare = np.empty((likeliest.shape[0], holders.shape[1]), dtype=np.uint64)
+    memo = np.zeros((2, 5, ODDS_WIDTH))
     got = kept
     for _ in range(EXPLAINED_TRIES * (n_w - kept)):
         if got == n_w:
             break
         sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
         chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1],
-                                 a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp])
+                                 a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp], memo)
         if kept_nb(chance, rng):
             got += 1
         elif searched:
@@ -205,12 +208,13 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
     searched = read_as_search_nb(seats.prm[seat], seats.pol[opp], seats.prm[opp])
     likeliest = np.zeros(n if searched else 1)
     spare = np.empty((likeliest.shape[0], world.shape[0]), dtype=np.uint64)
+    memo = np.zeros((2, 5, ODDS_WIDTH))
     got = 0
     for _ in range(tries * n):
         sample_world_nb(ways, stride, cards, counts, allowed, rng, world)
         chance = 1.0 if n_deals == 1.0 else calls_chance_nb(model, searched, world[0], opp, calls, n_calls, dealer,
                                                             lowest_bid, min_trump_cards, nt_needs_all_suits,
-                                                            jump_min_cards, gain, seats.odds[opp])
+                                                            jump_min_cards, gain, seats.odds[opp], memo)
         if kept_nb(chance, rng):
             out[got] = world[0]
             got += 1

@@ -140,15 +140,16 @@ def read_as_search_nb(reader_prm, pid, prm):
 
 @njit(cache=True)
 def calls_chance_nb(h, searched, hand, seat, calls, n_calls, dealer, lowest_bid, min_trump_cards, nt_needs_all_suits,
-                    jump_min_cards, gain, odds):
+                    jump_min_cards, gain, odds, memo):
     """The chance that ``seat``, holding ``hand``, made its calls among the auction's
     ``calls`` so far (C-4 with B-6): under the heuristic with the parameters ``h`` 1 or 0;
     with ``searched``, the product of the softmax model's chances (module docstring).
-    ``odds``: the seat's memo of trick chances."""
+    ``odds``: the seat's memo of trick chances; ``memo``: the softmax's (2, 5, ODDS_WIDTH)
+    memo rows (``candidate_features_nb``), one for all the worlds of a decision, as its rows
+    are keyed by strain and tricks."""
     cur_bid, bidder, doubled = -1, -1, 0
     unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
     chance = 1.0
-    memo = np.zeros((2, 5, ODDS_WIDTH) if searched else (0, 0, 0))
     for i in range(n_calls):
         caller = (dealer + i) % 2
         call = calls[i]
