@@ -97,12 +97,12 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
         if read is None:
             raise MetricsError(f"{run.path} kept no {chosen.records[:-1]} records for '{chosen.name}', nor its summary")
         value, se = read
-        return {"value": value, "ci95": interval(value, se * se), "games": run.games, "n": None}
+        return {"value": value, "ci95": interval(value, se * se, chosen.within), "games": run.games, "n": None}
     metrics = custom_metrics(chosen, [run]) if isinstance(chosen, Custom) else [chosen]
     sums = run_ratio_sums(run, metrics)
     results = {}
     for m in metrics:
-        estimate = ratio_estimate(sums[m.name])
+        estimate = ratio_estimate(sums[m.name], m.within)
         results[m.name] = {"value": estimate["value"], "ci95": estimate["ci95"], "games": estimate["games"],
                            "n": estimate["deals"]}
     if by is None and getattr(chosen, "by", None) is None:

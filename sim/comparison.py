@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sim.custom import Custom, parse_custom
 from sim.metrics import Metric, MetricsError, custom_metrics, resolve_metrics
-from sim.ratio import PairedMoments, interval, unpaired
+from sim.ratio import PairedMoments, interval, spread, unpaired
 from sim.run_records import RunRecords, run_ratio_sums
 
 
@@ -60,11 +60,11 @@ def compare_runs(path_a, path_b, names=None) -> dict:
             for va, vb in _aligned(a.per_game(kept), b.per_game(kept)):
                 for m in kept:
                     moments[m.name].add(*va[m.name], *vb[m.name])
-        estimates = {name: mm.result() for name, mm in moments.items()}
+        estimates = {m.name: moments[m.name].result(m.within) for m in kept}
         totals = {name: (mm.s[1], mm.s[3]) for name, mm in moments.items()}
     else:
         per_run = [run_ratio_sums(run, kept) for run in (a, b)]
-        estimates = {m.name: unpaired(per_run[0][m.name], per_run[1][m.name]) for m in kept}
+        estimates = {m.name: unpaired(per_run[0][m.name], per_run[1][m.name], m.within) for m in kept}
         totals = {m.name: (per_run[0][m.name]["n"], per_run[1][m.name]["n"]) for m in kept}
     results = {}
     for m in metrics:
@@ -152,8 +152,8 @@ def _from_summaries(m: Metric, a: RunRecords, b: RunRecords) -> dict:
                        else "nothing to measure in one of the runs")
         return out
     (va, sa), (vb, sb) = ra, rb
-    out.update(source="summaries", a=va, a_ci95=interval(va, sa * sa), b=vb, b_ci95=interval(vb, sb * sb),
-               diff=vb - va, ci95=interval(vb - va, sa * sa + sb * sb),
-               unpaired_ci95=interval(vb - va, sa * sa + sb * sb),
+    both = interval(vb - va, sa * sa + sb * sb, spread(m.within))
+    out.update(source="summaries", a=va, a_ci95=interval(va, sa * sa, m.within), b=vb,
+               b_ci95=interval(vb, sb * sb, m.within), diff=vb - va, ci95=both, unpaired_ci95=both,
                note="from the runs' summaries, unpaired (the runs kept no records for it)")
     return out

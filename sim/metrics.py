@@ -34,7 +34,7 @@ import numpy as np
 
 from sim.custom import Column, Custom, CustomError, bind, decode, group, parse_custom, short, split_items
 from sim.games import GameInfo, game_info
-from sim.ratio import ratio_estimate, ratio_sums
+from sim.ratio import SHARE, ratio_estimate, ratio_sums
 from sim.summary import Z95
 
 
@@ -165,6 +165,7 @@ class Metric:
     game_columns: tuple = ()        # game columns a custom metric reads onto its deal rows
     deal_label: str | None = None   # the words in a deal run, whose games are single deals
     group: tuple | None = None      # (column, value): one group of a custom metric's ``by COLUMN``
+    within: tuple | None = None     # the range every value lies in (a share: 0 to 1); intervals are cut to it
 
     def words(self, game: str, deal_run: bool = False) -> str:
         return _in_words(self.deal_label if deal_run and self.deal_label else self.label, game_info(game))
@@ -194,9 +195,9 @@ METRICS = {m.name: m for m in (
            ("dealer", "score0", "score1"), _dealer_advantage, _dealer_advantage_summary, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
            ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
-           balance=0.5, percent=True, digits=2, deal_label="dealer's {deal} win rate"),
+           balance=0.5, percent=True, digits=2, deal_label="dealer's {deal} win rate", within=SHARE),
     Metric("contract_made", "{contract}s made", "share of {contract}s", "deals", ("{contract_column}", "made"),
-           _contract_made, _rate_from("contracts_made"), percent=True, digits=2),
+           _contract_made, _rate_from("contracts_made"), percent=True, digits=2, within=SHARE),
     Metric("mean_score", "mean {deal} score per {side}", "points per {deal}", "deals",
            ("score0", "score1"), _mean_score, _mean_score_summary),
     Metric("deals_per_game", "deals per game", "{deal}s", "games", ("deals",), _deals_per_game,
@@ -301,7 +302,8 @@ def custom_metric(custom: Custom, runs) -> Metric:
     return Metric(custom.name, _escape(custom.label), unit, bound.records, bound.row_columns,
                   lambda info, deals, games, first, count: _custom_per_game(bound, deals, games, first, count),
                   None, balance=custom.balance, percent=bound.percent, definition=custom.definition,
-                  game_columns=bound.game_columns)
+                  game_columns=bound.game_columns,
+                  within=SHARE if bound.percent and custom.denominator is None else None)
 
 
 MAX_GROUPS = 60  # values a by COLUMN may take: a table per group beyond that is no longer read

@@ -22,10 +22,21 @@ import numpy as np
 from sim.summary import Z95
 
 
-def interval(centre, variance) -> list[float]:
-    """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval."""
+SHARE = (0.0, 1.0)  # the range of a rate: a metric's ``within``
+
+
+def interval(centre, variance, within=None) -> list[float]:
+    """centre +- 1.96 standard errors; a variance of exactly 0 gives a zero-width interval.
+    ``within`` (lo, hi), the range the value cannot leave (a rate's 0 to 1), cuts the
+    interval to it: the cut part holds no possible value, so the coverage is the same."""
     half = Z95 * math.sqrt(max(float(variance), 0.0))
-    return [float(centre) - half, float(centre) + half]
+    lo, hi = float(centre) - half, float(centre) + half
+    return [lo, hi] if within is None else [max(lo, within[0]), min(hi, within[1])]
+
+
+def spread(within):
+    """The range of a difference of two values each in ``within`` (None: unbounded)."""
+    return None if within is None else (within[0] - within[1], within[1] - within[0])
 
 
 def ratio_sums(y, n) -> dict:
@@ -49,16 +60,18 @@ def ratio_variance(sums: dict):
     return r, residuals / (Fraction(n, G) ** 2 * G * (G - 1))
 
 
-def ratio_estimate(sums: dict) -> dict:
-    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it."""
+def ratio_estimate(sums: dict, within=None) -> dict:
+    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it
+    (cut to ``within``, the range of the metric's values)."""
     r, var = ratio_variance(sums)
-    return {"value": None if r is None else float(r), "ci95": None if var is None else interval(r, var),
+    return {"value": None if r is None else float(r), "ci95": None if var is None else interval(r, var, within),
             "deals": sums["n"], "games": sums["games"]}
 
 
-def unpaired(sums_a: dict, sums_b: dict) -> dict:
+def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
     """B - A of two independent runs' ratios: Welch's standard error, the square root of
-    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile)."""
+    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile); intervals cut
+    to ``within``, the range of the metric's values, and the difference's to its spread."""
     (ra, var_a), (rb, var_b) = ratio_variance(sums_a), ratio_variance(sums_b)
     out = {"games": None, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None, "ci95": None,
            "unpaired_ci95": None, "variance_reduction": None}
@@ -66,11 +79,11 @@ def unpaired(sums_a: dict, sums_b: dict) -> dict:
         return out
     out.update(a=float(ra), b=float(rb), diff=float(rb - ra))
     if var_a is not None:
-        out["a_ci95"] = interval(ra, var_a)
+        out["a_ci95"] = interval(ra, var_a, within)
     if var_b is not None:
-        out["b_ci95"] = interval(rb, var_b)
+        out["b_ci95"] = interval(rb, var_b, within)
     if var_a is not None and var_b is not None:
-        out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b)
+        out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b, spread(within))
     return out
 
 
@@ -102,8 +115,9 @@ class PairedMoments:
                 for j in range(4):
                     self.ss[i][j] += int(products[i, j])
 
-    def result(self) -> dict:
-        """A's and B's ratios with their intervals, B - A with its paired and unpaired intervals."""
+    def result(self, within=None) -> dict:
+        """A's and B's ratios with their intervals, B - A with its paired and unpaired
+        intervals (cut to ``within``, the range of the metric's values, and its spread)."""
         G, s, ss = self.games, self.s, self.ss
         out = {"games": G, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None,
                "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
@@ -112,7 +126,7 @@ class PairedMoments:
                 r, var = ratio_variance({"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i],
                                          "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]})
                 if r is not None:
-                    out.update({side: float(r), f"{side}_ci95": None if var is None else interval(r, var)})
+                    out.update({side: float(r), f"{side}_ci95": None if var is None else interval(r, var, within)})
             return out
         r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
         nbar = [Fraction(s[1], G), Fraction(s[3], G)]
@@ -130,7 +144,7 @@ class PairedMoments:
         var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
-        out.update(a_ci95=interval(r[0], var_a), b_ci95=interval(r[1], var_b), ci95=interval(diff, var_d),
-                   unpaired_ci95=interval(diff, var_a + var_b),
+        out.update(a_ci95=interval(r[0], var_a, within), b_ci95=interval(r[1], var_b, within),
+                   ci95=interval(diff, var_d, spread(within)), unpaired_ci95=interval(diff, var_a + var_b, spread(within)),
                    variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
         return out

@@ -134,11 +134,12 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
 
 # --- Estimates -------------------------------------------------------------------------------
 
-def stratified_estimate(weights, sums) -> dict:
+def stratified_estimate(weights, sums, within=None) -> dict:
     """The stratified ratio estimate from each stratum's exact sums (sim.ratio.ratio_sums:
     games, y, n, yy, yn, nn): value, 95% interval, the plain-sampling variance at the same
     number of deals, and the share of it saved; no value where a stratum has fewer than two
-    deals or no stratum has the metric's divisor."""
+    deals or no stratum has the metric's divisor. The interval is cut to ``within``, the
+    range of the metric's values."""
     from sim.ratio import interval
 
     weights = [float(w) for w in weights]
@@ -163,7 +164,7 @@ def stratified_estimate(weights, sums) -> dict:
         plain += w * (var_d + (d_sum / g) ** 2)
     strat /= nbar * nbar
     plain /= total * nbar * nbar
-    return {"value": r, "ci95": interval(r, strat), "variance": strat, "plain_variance": plain,
+    return {"value": r, "ci95": interval(r, strat, within), "variance": strat, "plain_variance": plain,
             "variance_saved": 1 - strat / plain if plain > 0 else None}
 
 
@@ -198,12 +199,12 @@ def report(game: str, strata: list[Stratum], folders, metrics) -> dict:
                        "folder": str(folders[i])} for i, s in enumerate(strata)],
            "metrics": {}}
     for m in metrics:
-        per = [ratio_estimate(sums[i][m.name]) for i in range(len(strata))]
+        per = [ratio_estimate(sums[i][m.name], m.within) for i in range(len(strata))]
         out["metrics"][m.name] = {"label": m.words(game), "unit": m.unit_for(game), "percent": m.percent,
                                   "balance": m.balance, "definition": m.definition,
                                   "by_stratum": [{"value": p["value"], "ci95": p["ci95"]} for p in per],
                                   "overall": stratified_estimate([s.weight for s in strata],
-                                                                 [x[m.name] for x in sums])}
+                                                                 [x[m.name] for x in sums], m.within)}
     return out
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from sim.comparison import compare_runs
 from sim.metrics import METRICS, MetricsError, parse_metrics
-from sim.ratio import PairedMoments
+from sim.ratio import SHARE, PairedMoments
 
 Z = 1.959963984540054
 
@@ -74,11 +74,12 @@ def test_values_and_intervals_of_one_run(run_a):
     # Contracts: made/played per game (1, 1), (1, 2), (1, 1): R = 3/4; residuals 1/4, -1/2, 1/4,
     # squares 3/8; nbar = 4/3: Var = (3/8) / (16/9 * 6) = 9/256.
     c = r["contract_made"]
-    assert c["a"] == 0.75 and c["a_ci95"] == pytest.approx([0.75 - Z * 3 / 16, 0.75 + Z * 3 / 16])
+    # 0.75 + Z * 3/16 = 1.12 is past what a rate can be: the interval stops at 1.
+    assert c["a"] == 0.75 and c["a_ci95"] == pytest.approx([0.75 - Z * 3 / 16, 1.0])
     # First dealer's win: 1 (seat 0 first, seat 0 won), 1 (seat 1 first and won), 0 (drawn):
     # p = 2/3, Var = ((1/3)^2 + (1/3)^2 + (2/3)^2) / (3 * 2) = 1/9.
     w = r["first_dealer_wins"]
-    assert w["a"] == pytest.approx(2 / 3) and w["a_ci95"] == pytest.approx([2 / 3 - Z / 3, 2 / 3 + Z / 3])
+    assert w["a"] == pytest.approx(2 / 3) and w["a_ci95"] == pytest.approx([2 / 3 - Z / 3, 1.0])
     # Mean score per seat: (150 + 500 + 400) points over 2 x 5 seat-deals.
     assert r["mean_score"]["a"] == 105
     assert r["deals_per_game"]["a"] == pytest.approx(5 / 3)
@@ -133,6 +134,24 @@ def test_moments_match_numpy_on_random_games():
     var_a, var_b = (ua ** 2).sum() / (G * (G - 1)), (ub ** 2).sum() / (G * (G - 1))
     assert out["variance_reduction"] == pytest.approx(1 - var_d / (var_a + var_b))
 
+
+
+def test_a_rates_intervals_are_cut_to_what_a_rate_can_be():
+    """Four games of one deal each, A made 1 0 1 1 contracts and B 0 0 1 0. By hand: A's
+    rate 0.75 with variance 0.75 / 12 = 0.0625, 0.75 +- 0.49 = [0.26, 1.24]; B's 0.25, [-0.24,
+    0.74]; B - A = -0.5, per-game differences -0.5 0.5 0.5 -0.5, variance 1 / 12, -0.5 +-
+    0.566. Cut to a rate's [0, 1], and the difference to [-1, 1]; a metric without a range
+    keeps the textbook interval."""
+    moments = PairedMoments()
+    moments.add([1, 0, 1, 1], [1, 1, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1])
+    cut, bare = moments.result(SHARE), moments.result()
+    assert cut["a_ci95"] == pytest.approx([0.75 - Z * 0.25, 1.0])
+    assert cut["b_ci95"] == pytest.approx([0.0, 0.25 + Z * 0.25])
+    half = Z * math.sqrt(1 / 12)
+    assert cut["ci95"] == pytest.approx([-1.0, -0.5 + half]) and bare["ci95"] == pytest.approx([-0.5 - half, -0.5 + half])
+    assert bare["a_ci95"] == pytest.approx([0.75 - Z * 0.25, 0.75 + Z * 0.25])
+    assert METRICS["contract_made"].within == METRICS["first_dealer_wins"].within == SHARE
+    assert METRICS["dealer_advantage"].within is None
 
 def test_aggregate_only_runs_use_the_summaries_unpaired(run_a, tmp_path):
     summary = {"contracts_made": {"n": 10, "successes": 5, "rate": 0.5},
