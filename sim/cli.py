@@ -304,6 +304,18 @@ def file_in_the_way(path):
         return None
 
 
+def why_not_made(path, exc: OSError) -> str:
+    """Why mkdir failed on ``path`` (a Path), in words: a link there or above it that leads
+    nowhere is named with its target (mkdir says only "File exists")."""
+    try:
+        broken = next((p for p in (path, *path.parents) if p.is_symlink() and not p.exists()), None)
+        if broken is not None:
+            return f"{broken} is a link to {os.readlink(broken)}, which does not exist"
+    except OSError:
+        pass
+    return exc.strerror or str(exc)
+
+
 def claim_folder(out, owns, what: str, error: type):
     """``out`` (a Path), made, when a command may write its ``what`` there: new, empty, or
     one ``owns(out)`` recognises as its own; otherwise an ``error`` in one line."""
@@ -317,7 +329,7 @@ def claim_folder(out, owns, what: str, error: type):
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise error(f"cannot create output folder {out}: {exc.strerror}") from None
+        raise error(f"cannot create output folder {out}: {why_not_made(out, exc)}") from None
     return out
 
 

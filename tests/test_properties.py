@@ -550,3 +550,20 @@ def test_an_output_folder_under_a_regular_file_names_the_file_and_keeps_it(runs,
                 (2, f"{error}cannot use output folder {out}: {notes} is a file, not a folder\n")
         assert outcome(command, argv + ["--out", str(notes)]) == (2, f"{error}output folder {notes} is a file\n")
     assert notes.read_text() == "not a folder\n"
+
+
+def test_an_output_folder_through_a_link_to_nowhere_names_the_link(runs, stopped, tmp_path):
+    """A link whose target is gone, as --out or above it: mkdir says only "File exists"; the
+    line names the link and where it leads, and nothing is made at either end."""
+    link, gone = tmp_path / "scratch", tmp_path / "gone"
+    link.symlink_to(gone)
+    for command in ("run", "ladder", "report"):
+        argv = base_argv(command)
+        for out in (link, link / "x"):
+            assert outcome(command, argv + ["--out", str(out)]) == \
+                (2, f"python -m {COMMANDS[command]}: error: cannot create output folder {out}: {link} is a link "
+                    f"to {gone}, which does not exist\n")
+    argv = base_argv("sweep") + ["--plot", str(link / "x.png")]
+    assert outcome("sweep", argv) == (2, f"python -m sim.sweep: error: cannot write the plot {link / 'x.png'}: "
+                                         f"{link} is a link to {gone}, which does not exist\n")
+    assert not gone.exists() and link.is_symlink()

@@ -12,7 +12,7 @@ import stat
 import time
 from pathlib import Path
 
-from sim.cli import file_in_the_way
+from sim.cli import file_in_the_way, why_not_made
 from sim.files import read_file
 from sim.store.config import LOCK_NAME, RunError
 from sim.store.writing import TEMPORARY, remove_dead_temporaries
@@ -179,4 +179,4 @@ def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise RunError(f"cannot create output folder {folder}: {exc.strerror}") from None
+        raise RunError(f"cannot create output folder {folder}: {why_not_made(folder, exc)}") from None

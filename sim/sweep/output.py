@@ -8,7 +8,7 @@ import io
 import textwrap
 from pathlib import Path
 
-from sim.cli import plural
+from sim.cli import plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
@@ -35,7 +35,10 @@ def check_plot_path(path: Path) -> None:
         if path.is_file() and not is_sweep_plot(path):
             raise FileExistsError(errno.EEXIST, "it exists and is not a sweep's plot, so it is kept; "
                                                 "choose another --plot")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OSError(exc.errno, why_not_made(path.parent, exc)) from None
         probe = temporary(path)  # the name the plot is written under first
         open(probe, "x").close()
         probe.unlink()
