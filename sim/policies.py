@@ -84,6 +84,17 @@ def _objective_error(value: float) -> str | None:
     return None if value in (kp.OBJECTIVE_POINTS, kp.OBJECTIVE_GAMES) else "must be 0 (points) or 1 (games)"
 
 
+def _within(lo: float, hi: float, unit: str = ""):
+    """A check for a parameter that reads as a quantity from ``lo`` to ``hi`` (the bounds
+    keep every kernel's arithmetic exact: a trick estimate is taken to a whole number)."""
+    def check(value: float) -> str | None:
+        return None if lo <= value <= hi else f"must be from {lo:,} to {hi:,}{unit}"
+    return check
+
+
+TRICKS = _within(-100, 100, " tricks")  # well past a deal's 13 either way (99: never)
+
+
 def _switch_error(value: float) -> str | None:
     """A switch: the heuristic's ``use_colons``, ``partner_aware`` and ``bid_by_score``,
     pimc's ``keep``, search's ``call_model``."""
@@ -95,18 +106,22 @@ POLICIES = {
                          "uniform over the legal actions: discards, calls and cards"),
     "heuristic": PolicySpec("heuristic", kp.POLICY_HEURISTIC,
                             "keeps its best 13 cards, bids a trick estimate, doubles overreaching, plays sensibly", {
-        "aggression": Parameter("heuristic", 0.0, "tricks added to every bidding estimate"),
-        "double_margin": Parameter("heuristic", 6.0, "tricks the opponent must look short by before a double"),
+        "aggression": Parameter("heuristic", 0.0, "tricks added to every bidding estimate", TRICKS),
+        "double_margin": Parameter("heuristic", 6.0, "tricks the opponent must look short by before a double",
+                                   TRICKS),
         "redouble_margin": Parameter("heuristic", 1.0,
-                                  "tricks to spare this seat's estimate needs before a redouble"),
+                                  "tricks to spare this seat's estimate needs before a redouble", TRICKS),
         "keep_colons": Parameter("heuristic", 0.5,
-                              "exchange (B-3): weight on keeping Colons (0 discards them first)"),
+                              "exchange (B-3): weight on keeping Colons (0 discards them first)",
+                              _within(-100, 100)),
         "use_colons": Parameter("heuristic", 1.0, "1 blocks (B-8) and leads (B-9) with Colons, 0 never by choice",
                                 _switch_error),
         "colon_lead_odds": Parameter("heuristic", 0.5,
-                                  "least chance the opponent cannot beat a Colon before leading it (B-9)"),
+                                  "least chance the opponent cannot beat a Colon before leading it (B-9)",
+                                  _within(0, 1)),
         "draw_fight": Parameter("heuristic", 13.0, "lowest face-up stock rank (draw.show_stock_top) worth winning "
-                                                    "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)"),
+                                                    "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)",
+                                _within(2, 15)),
         "partner_aware": Parameter("heuristic", 1.0,
                                 "1 never overtakes a partner winning with a trump, king or ace (E-6)", _switch_error),
         "bid_by_score": Parameter("heuristic", 0.0,
@@ -114,7 +129,8 @@ POLICIES = {
                                "only when the expected score pays (D-5, D-6); 0 bids this hand's estimate",
                                _switch_error),
         "compete_margin": Parameter("heuristic", 0.0, "points a bid beyond the tricks must be expected to "
-                                                           "gain over passing (bid_by_score)"),
+                                                           "gain over passing (bid_by_score)",
+                                    _within(-1_000_000, 1_000_000, " points")),
     }, offered=lambda info: info.heuristic),
 }
 # A seat that sees every hand: its card play is double dummy (kernels.dd), an upper bound on
@@ -248,11 +264,11 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
             values[key] = float(raw)
         except ValueError:
             raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
+        if not math.isfinite(values[key]):
+            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got '{raw}'")
         check = spec.parameters[key].check
         if check and check(values[key]):
             raise PolicyError(f"policy parameter {name}:{key} {check(values[key])}, got '{raw}'")
-        if not math.isfinite(values[key]):
-            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got '{raw}'")
     return Policy(name, tuple(values.items()), game)
 
 
