@@ -254,6 +254,13 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
         explicit_shares(strata, allocation)  # checked before anything is played
     sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
     counts = allocate(strata, deals, allocation, sigmas)
+    if controls:
+        from sim.multilevel import MIN_TARGET_DEALS
+
+        few = next(((s, n) for s, n in zip(strata, counts) if n < MIN_TARGET_DEALS), None)
+        if few is not None:  # said before any stratum is played or kept
+            raise DealingError(f"--control: each stratum's target needs at least {MIN_TARGET_DEALS} deals; "
+                               f"{few[0].name} gets {few[1]:,} of --deals {deals:,}")
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
                                         "deals": deals, "seed": seed, "controls": bool(controls)})

@@ -224,6 +224,34 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         assert len(err.strip().splitlines()) == 1
 
 
+def test_too_few_deals_are_refused_before_anything_is_kept_and_a_small_pilot_plays(tmp_path, capsys):
+    """A target of 1 or 2 deals (no variance to measure) is refused in one line before any
+    level is played, in a plain and a stratified run, and leaves no folder behind (before:
+    NaN's ValueError or numpy's warnings, and level files a rerun could never finish). A
+    pilot with fewer deals than the hand features' columns plays (before: an IndexError,
+    every hierarchy's R^2 read as 1 from an exact fit)."""
+    from sim.multilevel.allocation import _r2
+    from sim.run import main
+
+    base = ["--policy", "all=random", "--threads", "1", "--quiet"]
+    for n, args, words in (("1", ["--control", "all=heuristic", "--until", "dealer_advantage:1"],
+                            "--control: the target needs at least 3 deals, got --deals 1"),
+                           ("2", ["--control", "all=heuristic"], "--control: the target needs at least 3 deals, got --deals 2"),
+                           ("6", ["--stratify", "upcard_class", "--control", "all=heuristic"],
+                            "--control: each stratum's target needs at least 3 deals; numeral gets 2 of --deals 6")):
+        out = tmp_path / f"few{n}"
+        assert main(["--deals", n, *args, *base, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines() == [f"python -m sim.run: error: {words}"] and not out.exists()
+    for n, args in (("5", ["--control", "hand", "--until", "dealer_advantage:1"]),
+                    ("8", ["--control", "all=heuristic", "--control", "hand"])):
+        assert main(["--deals", n, *args, *base, "--out", str(tmp_path / f"pilot{n}")]) == 0
+        assert capsys.readouterr().err == ""
+    rng = np.random.default_rng(1)
+    u0 = rng.normal(size=5)
+    assert _r2(u0, list(rng.normal(size=(4, 5)))) == 0.0  # 4 columns fit 5 values exactly: nothing learnt
+    assert 0.0 < _r2(u0 + np.arange(5.0), [np.arange(5.0)]) <= 1.0
+
 def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, capsys):
     """A level's .npz cut short or emptied, or a multilevel.json that is not an object of
     this release, is named in one line (exit 2) by the rerun and by analysis.compare; the

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from sim.multilevel.allocation import allocation, sizes_for
 from sim.multilevel.cli import add_control_flags, format_report, play_cli
-from sim.multilevel.estimator import DEALS_PER_REGRESSOR, Features, LevelData, MultilevelError, \
-    estimate_difference, estimator_name, lean, nested_estimate, stratified_estimate
+from sim.multilevel.estimator import DEALS_PER_REGRESSOR, MIN_TARGET_DEALS, Features, LevelData, \
+    MultilevelError, estimate_difference, estimator_name, lean, nested_estimate, stratified_estimate
 from sim.multilevel.folders import compare_folders, is_multilevel_folder, read_folder
 from sim.multilevel.features import HAND_FEATURES, dealt_orders, hand_features
 from sim.multilevel.levels import CONTRACT_SHIFTS, TRICK_SHIFTS, Level, LevelPlayer, choice_columns, dd_scored, \
@@ -55,6 +55,6 @@ from sim.multilevel.play import PILOT_DEALS, _plain, default_levels, run_multile
 __all__ = ["CONTRACT_SHIFTS", "DEALS_PER_REGRESSOR", "HAND_FEATURES", "PILOT_DEALS", "TRICK_SHIFTS",
            "add_control_flags", "allocation", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
            "default_levels", "estimate_difference", "estimator_name", "Features", "format_report", "hand_features",
-           "is_multilevel_folder", "lean", "Level", "level_from_run", "LevelData", "LevelPlayer", "MultilevelError",
+           "is_multilevel_folder", "lean", "Level", "MIN_TARGET_DEALS", "level_from_run", "LevelData", "LevelPlayer", "MultilevelError",
            "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder", "run_multilevel",
            "score_table", "sizes_for", "stratified_estimate"]

@@ -13,12 +13,16 @@ from sim.summary import Z95
 
 
 def _r2(u0, cols) -> float:
-    """R^2 of u0 on ``cols``, adjusted for the columns fitted (a pilot has few deals)."""
+    """R^2 of u0 on ``cols``, adjusted for the columns fitted (a pilot has few deals); 0
+    where the pilot has no deal to spare beyond the fit (it fits any values exactly, and
+    tells nothing of what the columns explain)."""
     if not cols:
         return 0.0
     _, _, r2, q = _regress(u0, np.column_stack(cols))
     m = len(u0)
-    return max(0.0, 1 - (1 - r2) * (m - 1) / max(m - q - 1, 1))
+    if m - q - 1 < 1:
+        return 0.0
+    return max(0.0, 1 - (1 - r2) * (m - 1) / (m - q - 1))
 
 
 def allocation(target: LevelData, controls=(), features: Features | None = None) -> dict:

@@ -15,6 +15,9 @@ class MultilevelError(ValueError):
     """Levels or controls that cannot be used: one line for the user."""
 
 
+MIN_TARGET_DEALS = 3  # a variance and one fitted coefficient need them
+
+
 @dataclass
 class LevelData:
     """One run's per-deal (per-game) values of a metric: y and n of sum(y) / sum(n), over
@@ -144,8 +147,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         if None not in (c.deals_key, target.deals_key) and c.deals_key != target.deals_key:
             raise MultilevelError(f"levels {target.name} and {c.name} do not play the same deals (their seed or "
                                   f"dealing differ): a multilevel estimate pairs deal i of every level")
-    if m0 < 3:
-        raise MultilevelError("the target level needs at least 3 deals")
+    if m0 < MIN_TARGET_DEALS:
+        raise MultilevelError(f"the target level needs at least {MIN_TARGET_DEALS} deals")
     for c in controls:
         if c.deals < m0:
             raise MultilevelError(f"control {c.name} plays {c.deals:,} deals, fewer than the target's {m0:,}")

@@ -12,7 +12,7 @@ import numpy as np
 
 from sim.games import game_info
 from sim.multilevel.allocation import allocation, sizes_for
-from sim.multilevel.estimator import Features, MultilevelError, nested_estimate
+from sim.multilevel.estimator import MIN_TARGET_DEALS, Features, MultilevelError, nested_estimate
 from sim.multilevel.features import hand_features
 from sim.multilevel.levels import Level, LevelPlayer, parse_level
 
@@ -65,6 +65,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     dealing = dealing or Dealing("deals")
     if not dealing.deal_run:
         raise MultilevelError("--control plays deal runs: give --deals N")
+    if deals < MIN_TARGET_DEALS:  # said before anything is played or kept
+        raise MultilevelError(f"--control: the target needs at least {MIN_TARGET_DEALS} deals, got --deals {deals:,}")
     specs = resolve_metrics(metrics or ["dealer_advantage"], deal_run=True)
     if any(getattr(m, "by", None) for m in specs):
         raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
