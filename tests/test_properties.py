@@ -566,4 +566,13 @@ def test_an_output_folder_through_a_link_to_nowhere_names_the_link(runs, stopped
     argv = base_argv("sweep") + ["--plot", str(link / "x.png")]
     assert outcome("sweep", argv) == (2, f"python -m sim.sweep: error: cannot write the plot {link / 'x.png'}: "
                                          f"{link} is a link to {gone}, which does not exist\n")
+    # A plot given as a link, to nothing or to a file: the plot would replace the link.
+    plot, target = tmp_path / "plot.png", tmp_path / "gone.png"
+    plot.symlink_to(target)
+    for made in (False, True):
+        argv = base_argv("sweep") + ["--plot", str(plot)]
+        assert outcome("sweep", argv) == (2, f"python -m sim.sweep: error: cannot write the plot {plot}: it is a "
+                                             f"link to {target}, so it is kept; give the plot's own path\n")
+        assert plot.is_symlink() and target.exists() == made
+        target.write_bytes(b"")
     assert not gone.exists() and link.is_symlink()

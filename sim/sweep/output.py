@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import os
 import textwrap
 from pathlib import Path
 
@@ -21,12 +22,15 @@ PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry)
 
 def check_plot_path(path: Path) -> None:
     """Refuse a plot file that could not be written or should not be: a name not ending in
-    .png (the plot is a PNG image), a folder, a path under a file, one whose folder cannot
+    .png (the plot is a PNG image), a link, a folder, a path under a file, one whose folder cannot
     be made or takes no new file (tried with an empty temporary file), or a file there
     already that is not a sweep's plot (a plot is drawn over only a plot)."""
     if path.suffix.lower() != ".png":
         raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
     try:
+        if path.is_symlink():  # the plot would replace the link, never reach what it names
+            raise FileExistsError(errno.EEXIST, f"it is a link to {os.readlink(path)}, so it is kept; give the "
+                                                "plot's own path")
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "it is a folder")
         under_file = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
