@@ -303,7 +303,7 @@ def custom_metric(custom: Custom, runs) -> Metric:
                   lambda info, deals, games, first, count: _custom_per_game(bound, deals, games, first, count),
                   None, balance=custom.balance, percent=bound.percent, definition=custom.definition,
                   game_columns=bound.game_columns,
-                  within=SHARE if bound.percent and custom.denominator is None else None)
+                  within=SHARE if bound.share else None)
 
 
 MAX_GROUPS = 60  # values a by COLUMN may take: a table per group beyond that is no longer read

@@ -3,6 +3,7 @@ any block is read, and the per-game sums of y and n."""
 
 from __future__ import annotations
 
+import ast
 import difflib
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ class Bound:
     game_columns: tuple   # game columns it reads onto deal rows (the deal's game)
     columns: dict         # name -> Column of every column it reads
     percent: bool         # a rate: the mean of a condition, or a ratio of two counts
+    share: bool = False   # the mean of a condition (sum(COND) / sum(1) too): every value from 0 to 1
 
     def rows(self, env: dict, null):
         """(rows kept, y, n) per row, for columns ``env`` (name -> array or Text) and the
@@ -69,4 +71,7 @@ def bind(custom: Custom, schema: dict, unknown_note: str = "") -> Bound:
     bound = Bound(custom, records, row_columns, game_columns, columns, False)
     bound.rows(env, np.zeros(0, bool))  # every type error, before any block is read
     kinds = [value_kind(ev.eval(node, env)) for node in (custom.numerator, custom.denominator) if node is not None]
-    return Bound(custom, records, row_columns, game_columns, columns, all(k == "bool" for k in kinds))
+    per_row = custom.denominator is None or (isinstance(custom.denominator, ast.Constant)
+                                             and custom.denominator.value == 1)
+    share = kinds[0] == "bool" and per_row
+    return Bound(custom, records, row_columns, game_columns, columns, share or all(k == "bool" for k in kinds), share)
