@@ -279,15 +279,27 @@ def read_toml(path, what: str, error: type) -> dict:
             data = fh.read(MAX_TEXT_FILE + 1)  # never more: /dev/zero is a path too
         if len(data) > MAX_TEXT_FILE:
             raise error(f"{what} file {path} is larger than {MAX_TEXT_FILE // 2**20} MiB: not a {what} file")
-        return tomllib.loads(data.decode("utf-8-sig"))  # a byte-order mark, as some editors write, is read past
+        text = data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is read past
+        return tomllib.loads(text)
     except OSError as exc:
         raise error(f"cannot read {what} file {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise error(f"{what} file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"{what} file {path} is not valid TOML: {exc}") from None
+        raise error(f"{what} file {path} is not valid TOML: {toml_problem(exc, text)}") from None
     except RecursionError:
         raise error(f"{what} file {path} {TOO_DEEP}") from None
+
+
+def toml_problem(exc, text: str) -> str:
+    """Python's TOML error in words, with the line it names: "Cannot overwrite a value" is a
+    key or table given twice."""
+    problem = str(exc).replace("Cannot overwrite a value", "a key or table given a second time")
+    at = re.search(r"at line (\d+)", problem)
+    lines = text.splitlines()
+    if at and 1 <= int(at.group(1)) <= len(lines):
+        problem += f": {lines[int(at.group(1)) - 1].strip()[:80]!r}"
+    return problem
 
 
 TOO_DEEP = "nests lists or tables too deeply to be read"  # past the recursion of Python's TOML reader

@@ -262,6 +262,12 @@ def test_a_rules_file_that_sets_game_options_names_its_game_in_that_table(tmp_pa
     assert play("--rules", rules, "--games", "20", "--out", tmp_path / "x") == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and '[game] name = "bid-euchre"' in err
+    # A key given twice is named with its line, and not taken for the game's clash (before:
+    # the [game] hint followed every key given twice).
+    rules.write_text('[exchange]\nnondealer_draw = 2\nnondealer_draw = 3\n')
+    assert play("--rules", rules, "--games", "20", "--out", tmp_path / "x") == 2
+    assert capsys.readouterr().err == (f"python -m sim.run: error: rules file {rules} is not valid TOML: a key or "
+                                       f"table given a second time (at line 3, column 19): 'nondealer_draw = 3'\n")
 
 
 def test_the_python_api_plays_the_variants_game(tmp_path):

@@ -38,7 +38,7 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     try:
         tables = read_toml(path, "rules", RulesError)
     except RulesError as exc:
-        if "Cannot overwrite a value" not in str(exc):
+        if "given a second time" not in str(exc) or not str(exc).endswith(": '[game]'"):
             raise
         raise RulesError(f"{exc}: a file that also sets [game] options names its game in that table, "
                          '[game] name = "bid-euchre", not with a top-level game = ...') from None
