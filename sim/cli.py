@@ -29,17 +29,37 @@ INTERRUPTED_STATUS = 130  # 128 + SIGINT
 TERMINATED_STATUS = 143  # 128 + SIGTERM
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A flag that takes one value, refused when given a second time (argparse keeps the
+    last and drops the first without a word)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            if self.dest in parser.given:
+                parser.error(f"{'/'.join(self.option_strings)} is given twice: give it once")
+            parser.given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """Bad flags end with one line naming the problem and exit status 2. A command with
-    --game and --rules plays the game its variant is for when --game is not given: the
-    command that adds --rules sets ``game_of_rules`` (sim.rules.variant_game)."""
+    """Bad flags end with one line naming the problem and exit status 2; a flag that takes
+    one value is given once. A command with --game and --rules plays the game its variant
+    is for when --game is not given: the command that adds --rules sets ``game_of_rules``
+    (sim.rules.variant_game)."""
 
     game_of_rules = None  # a --rules value -> the game it is for, or None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+        self.given = set()  # the flags of one value met in this parse
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
     def parse_known_args(self, args=None, namespace=None):
+        self.given = set()
         game = next((a for a in self._actions if a.dest == "game"), None)
         if self.game_of_rules is None or game is None or not any(a.dest == "rules" for a in self._actions):
             return super().parse_known_args(args, namespace)

@@ -552,6 +552,18 @@ def test_an_output_folder_under_a_regular_file_names_the_file_and_keeps_it(runs,
     assert notes.read_text() == "not a folder\n"
 
 
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "compare"])  # its --metrics may come again
+def test_a_flag_of_one_value_given_twice_is_refused(command, runs, stopped):
+    """argparse keeps the last value and drops the first without a word (before: --games 3
+    --games 4 played 4 games, --stratify twice the second stratification)."""
+    flag, value = {"run": ("--games", "3"), "show": ("--seed", "2"), "match": ("--games", "3"),
+                   "ladder": ("--games", "3"), "sweep": ("--games", "3"), "replay": ("--engine", "kernel"),
+                   "solve": ("--at", "play3"), "report": ("--out", "r")}[command]
+    argv = base_argv(command) + [flag, value, flag, value]
+    status, err = outcome(command, argv)
+    assert status == 2 and err.startswith(f"python -m {COMMANDS[command]}: error: ") and err.count("\n") == 1
+    assert " is given twice: give it once" in err and flag in err
+
 def test_an_output_folder_through_a_link_to_nowhere_names_the_link(runs, stopped, tmp_path):
     """A link whose target is gone, as --out or above it: mkdir says only "File exists"; the
     line names the link and where it leads, and nothing is made at either end."""

@@ -40,11 +40,10 @@ def same_run(a: Path, b: Path):
 
 def test_threads_and_block_sizes_give_identical_records(tmp_path):
     outs = {}
-    for name, extra in {"t1": ["--threads", "1"], "t2": ["--threads", "2"],
-                        "b700": ["--block-size", "700"]}.items():
+    for name, extra in {"t1": ["--threads", "1", "--block-size", "1000"],
+                        "t2": ["--threads", "2", "--block-size", "1000"], "b700": ["--block-size", "700"]}.items():
         outs[name] = tmp_path / name
-        result = run("--games", "2100", "--seed", "4", "--quiet", "--out", str(outs[name]),
-                     "--block-size", "1000", *extra)
+        result = run("--games", "2100", "--seed", "4", "--quiet", "--out", str(outs[name]), *extra)
         assert result.returncode == 0, result.stderr
         assert result.stdout == ""
     same_run(outs["t1"], outs["t2"])

@@ -70,6 +70,9 @@ def test_balance_bracket_from_the_settings_own_intervals():
     (["--vary", "exchange.dealer_draw_ace=4,8", "--policy", "0=clever"], "unknown policy 'clever'"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/proc/x/p.png"], "cannot write the plot /proc/x/p.png"),
     (["--vary", "exchange.dealer_draw_ace=4,8", "--plot", "/"], "--plot /: the plot is a PNG image"),
+    # One set of Colons in two orders (before: two settings played, every number the same).
+    (["--vary", 'deck.colons=["grand","royal"],["royal","grand"]'],
+     'deck.colons=["grand","royal"] and deck.colons=["royal","grand"] are the same rules: list each setting once'),
 ])
 def test_bad_input_is_one_line_exit_2_and_plays_nothing(argv, message, tmp_path, capsys):
     out = tmp_path / "sweep"

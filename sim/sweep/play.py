@@ -104,6 +104,10 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
         except ValueError as exc:  # a RulesError, or a RunError from the block's room
             raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
+        same = next((s for s, r in zip(settings, resolved[:-1]) if r == resolved[-1]), None)
+        if same is not None:  # another spelling of one value, such as a set of Colons in another order
+            raise SweepError(f"{', '.join(setting_options(same))} and {', '.join(setting_options(setting))} are the "
+                             f"same rules: list each setting once")
     if dealing is not None:
         from sim.dealing import checked_plan
 
