@@ -23,6 +23,7 @@ from sim.cli import exit_with, path_text, plural, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import parse_policy
 from sim.rules import variant_game
+from sim.store import RunError
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
 from sim.summary import Z95
 
@@ -137,6 +138,9 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
             undecided += drawn
             played += deals
     deal_stats, game_stats, win_stats = per_deal.result(), per_game.result(), per_win.result()
+    if deal_stats["n"] == 0:  # not a finding: the rules left the players nothing to do
+        raise RunError(f"no deal counted in any of the {2 * games:,} games played: each ended with its deals "
+                       f"passed out, at the redeal limit (C-5); nothing to compare under these rules")
     win_rate = (a_wins + undecided / 2) / (2 * games)
     return {
         "game": game, "a": str(a), "b": str(b), "seed": seed,

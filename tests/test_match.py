@@ -117,3 +117,17 @@ def test_one_game_has_means_but_no_intervals():
     result = play_match("bridgette", HEURISTIC, RANDOM, 1, seed=1)
     assert result["game_ci95"] is None and result["a_game_win_ci95"] is None
     assert result["mean_diff_per_game"] is not None and result["a_game_win_rate"] == 1.0
+
+
+def test_a_match_where_no_deal_counts_is_one_line_not_a_finding():
+    """One deal a game, no tie-break, and a pass that ends the auction (C-4) redealt up to a
+    limit of 0 (C-5): with random seats, seed 27, both games end with nothing scored. Before:
+    a TypeError in the text, and "deals": 0 with a 50% win rate in --json."""
+    rules = ["--set", "game.deals=1", "--set", "game.max_tiebreak_deals=0", "--set", "auction.opening_pass=ends",
+             "--set", "auction.passed_out=redeal", "--set", "auction.max_redeals=0"]
+    for extra in ([], ["--json"]):
+        run = in_process("sim.match", "--a", "random", "--b", "random", "--games", "1", "--seed", "27", *rules, *extra)
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr == ("python -m sim.match: error: no deal counted in any of the 2 games played: each ended "
+                              "with its deals passed out, at the redeal limit (C-5); nothing to compare under these "
+                              "rules\n")
