@@ -453,6 +453,8 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
     for columns in (5, ["game", 5]):
         with pytest.raises(RunError, match="columns must be a column's name or a list of names, got"):
             run_.deals(columns=columns)
+    with pytest.raises(RunError, match="columns names 'score0' twice"):  # before: pyarrow's "Can't unify schema"
+        run_.deals(columns=["score0", "game", "score0"])
     with pytest.raises(RunError, match=r"a run folder is a path \(str or pathlib.Path\), got 5"):
         sim.load_run(5)
 

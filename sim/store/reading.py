@@ -150,6 +150,20 @@ def check_records(path: Path, files) -> None:
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
+        if entries.get(file.name) is None:  # a release before the checksums: the file is read to be sure
+            _readable_parquet(file)
+
+
+def _readable_parquet(file: Path) -> None:
+    """A DamagedError where ``file`` is not Parquet that can be read (cut short, written over)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(file)
+    except (pa.ArrowException, OSError) as exc:
+        raise DamagedError(file, f"is not readable Parquet ({str(exc).splitlines()[0] if str(exc) else exc})") \
+            from None
 
 
 def run_path(path) -> Path:
@@ -184,6 +198,9 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
         columns = [columns] if isinstance(columns, str) or not hasattr(columns, "__iter__") else list(columns)
         if not all(isinstance(c, str) for c in columns):
             raise RunError(f"columns must be a column's name or a list of names, got {given!r}")
+        twice = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
+        if twice is not None:
+            raise RunError(f"columns names '{twice}' twice")
         known = list(dict.fromkeys(name for names in reversed(schemas) for name in names))
         unknown = [c for c in columns if c not in known]
         if unknown:
