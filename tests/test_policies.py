@@ -400,6 +400,11 @@ def test_an_option_set_twice_is_refused():
     with pytest.raises(RulesError, match=re.escape("--set game.target is given twice")):
         parse_set(["game.target=5", "game.target=6"])
     assert parse_set(["game.target=5", "game.max_deals=6"]) == {"game": {"target": 5, "max_deals": 6}}
+    # A line break would end the TOML value and start keys that are never checked (before:
+    # game.deals=1 then a line zzz=0 played with zzz dropped).
+    for raw in ("1\nzzz=0", "1\ngame.max_tiebreak_deals=0", "\n1"):
+        with pytest.raises(RulesError, match="--set game.deals: a value is one line"):
+            parse_set([f"game.deals={raw}"])
 
 
 # The parameters each game's decisions read (kernels/policies), in record order.

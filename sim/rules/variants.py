@@ -114,6 +114,8 @@ def parse_set(items) -> dict:
             raise RulesError(f"--set needs KEY=VALUE with a dotted option name, got '{item}'")
         if key.count(".") != 1 or not all(key.split(".")):
             raise RulesError(f"--set {key}: option names are dotted TABLE.KEY, e.g. exchange.upcard_to")
+        if len(raw.splitlines()) > 1:  # TOML would read the next lines as other keys, and drop them
+            raise RulesError(f"--set {key}: a value is one line, got '{raw}'")
         try:
             value = tomllib.loads(f"v = {raw.strip()}")["v"]
         except tomllib.TOMLDecodeError:
