@@ -145,6 +145,9 @@ def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp
     ("config.block_size", 0), ("config.block_size", "x"), ("config.games", 0), ("config.games", 10**30),
     ("config.seed", -1), ("config.rules", "x"), ("summary", "x"), ("blocks", -1), ("blocks", 10**30),
     ("blocks_done", None), ("timing", "x"), ("nested", None),
+    # Before, each of these read on: no rows ("holds deal rows 0..-1"), "played by rules
+    # version 2, this simulator is version 2", "kept no deal records".
+    ("blocks", 0), ("blocks", 1), ("blocks_done", [5]), ("config.rules_version", "2"), ("config.records", "zzz"),
 ])
 def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_changed(whole, copy, capsys, tmp_path,
                                                                                      key, value):

@@ -41,7 +41,8 @@ def fake_run(root, game: str, deal_blocks, game_blocks, records: str = "deals", 
     n = max(len(deal_blocks), len(game_blocks))
     games = sum(len(b["game"]) for b in game_blocks)
     config = {"game": game, "rules": GAMES[game]().to_dict(), "policies": ["heuristic"] * GAME_INFO[game].seats,
-              "seed": 5, "games": games, "block_size": 2, "records": records, "rules_version": 1}
+              "seed": 5, "games": games, "block_size": max((len(b["game"]) for b in game_blocks), default=2),
+              "records": records, "rules_version": 1}
     (root / "manifest.json").write_text(json.dumps({"config": config, "package_version": "0.1.0", "blocks": n,
                                                     "blocks_done": list(range(n)), "complete": True}))
     (root / "summary.json").write_text(json.dumps({"game": game, "deals": sum(len(b["game"]) for b in deal_blocks)}))

@@ -26,18 +26,22 @@ def manifest_problem(manifest: dict) -> str | None:
     config = manifest.get("config")
     if not isinstance(config, dict):
         return "no config"
-    games = config.get("games")
+    games, size = config.get("games"), config.get("block_size")
+    blocks = -(-games // size) if _whole(games, 1) and _whole(size, 1) else None  # what the config plays
     checks = {"game": isinstance(config.get("game"), str),
               "seed": _whole(config.get("seed"), 0, 2**64 - 1),
               "games": _whole(games, 1),
-              "block_size": _whole(config.get("block_size"), 1),
-              "records": isinstance(config.get("records"), str),
+              "block_size": _whole(size, 1),
+              "records": config.get("records") in RECORD_KINDS,
+              "rules_version": _whole(config.get("rules_version", 1), 1),
               "rules": isinstance(config.get("rules", {}), dict),
               "policies": isinstance(config.get("policies", []), list)
               and all(isinstance(name, str) for name in config.get("policies", [])),
-              "blocks": _whole(manifest.get("blocks", 0), 0, games if _whole(games, 1) else 0),  # a game a block at most
+              # a run stopped by --until reads as one of the blocks it played
+              "blocks": blocks is not None and _whole(manifest.get("blocks", blocks),
+                                                      0 if "until" in manifest else blocks, blocks),
               "blocks_done": isinstance(manifest.get("blocks_done", []), list)
-              and all(_whole(i, 0) for i in manifest.get("blocks_done", [])),
+              and all(_whole(i, 0, (blocks or 1) - 1) for i in manifest.get("blocks_done", [])),
               "complete": isinstance(manifest.get("complete", False), bool),
               "summary": manifest.get("summary") is None or (
                   isinstance(manifest["summary"], dict) and _whole(manifest["summary"].get("bytes"), 0, 2**63)
