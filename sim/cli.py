@@ -188,6 +188,47 @@ def _on_sigterm(signum, frame):
     raise Terminated
 
 
+_command = []  # set by exit_with: this process is a command, which ends once it is stopped
+_left_running = []  # kernel threads a signal left playing
+
+
+def interruptible(call):
+    """``call()``, a numba kernel that releases the interpreter (``nogil``), run in a thread
+    of its own while the main thread waits, so that Ctrl-C and SIGTERM reach the command at
+    once: a kernel holds the main thread until it returns, and a block of searching seats
+    can take minutes. The kernel cannot be stopped; a command that ends leaves it behind
+    (exit_with ends the process without waiting). A program that imported the package (a
+    notebook) calls the kernel directly: its Ctrl-C waits for the block, and no kernel goes
+    on beside its next call."""
+    import threading
+
+    import numba
+
+    if not _command or threading.current_thread() is not threading.main_thread():
+        return call()
+    threads = numba.get_num_threads()  # numba's thread count is the calling thread's own
+    outcome = {}
+
+    def work():
+        try:
+            numba.set_num_threads(threads)
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - given back to the main thread as it was
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="kernel", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        _left_running.append(worker)
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
 def say(line: str) -> None:
     """A notice on stderr (progress, a block played again). One that cannot be written
     (stderr closed, or a file on a full disk) is dropped: a notice is no reason to stop."""
@@ -215,6 +256,7 @@ def exit_with(main, prog: str):
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
     signal.signal(signal.SIGTERM, _on_sigterm)
+    _command.append(prog)
     if sys.stderr is None:  # closed (2>&-): the command's notices and lines go nowhere, its work goes on
         sys.stderr = open(os.devnull, "w")
     if sys.stdout is None:  # closed (>&-): said before any work, since what it prints would be lost
@@ -244,6 +286,11 @@ def exit_with(main, prog: str):
     # Its status is decided: a Ctrl-C now, or one a library noted and raises again while the
     # interpreter shuts down, would end it by the signal with no word said.
     _ignore_signals()
+    if any(worker.is_alive() for worker in _left_running):  # never waited for, nor shut down under it
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
     sys.exit(status)
 
 

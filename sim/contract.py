@@ -14,6 +14,7 @@ from kernels import contract as kc
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_IDS, call_name
 from kernels.step import TRACE_WIDTH
 from kernels.cards import CARD_IDS, COLON_NAMES, card_name, mask_to_cards
+from sim.cli import interruptible
 from sim.summary import describe, histogram, percent, rate
 
 PLAYERS = 2
@@ -86,8 +87,8 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
 
     def run(indices, offsets, deal_rows, game_rows, dd_rows):
-        run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, ctx,
-                     no_dd if dd_rows is None else dd_rows)
+        interruptible(lambda: run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, ctx,
+                                           no_dd if dd_rows is None else dd_rows))
 
     deals, games, dd_rows = play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE,
                                        engine.GAME_DTYPE, engine.DD_DTYPE if dd else None)
