@@ -174,6 +174,25 @@ def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_ch
     assert everything(copy) == before and not (tmp_path / "report").exists()
 
 
+def test_a_block_copied_in_from_another_run_is_named_and_played_again(whole, copy, capsys, tmp_path):
+    """Block 1's file and records from a run of another seed, copied over this run's (each
+    whole by its own checksums): every reader names the block file, and a resume plays the
+    block again to the whole run (before: the other run's rows were read as this run's)."""
+    other, args = tmp_path / "other", list(RUN)
+    args[args.index("--seed") + 1] = "2"
+    assert run_main([*args, "--out", str(other)]) == 0
+    for name in ("blocks/000001.json", "records/deals-000001.parquet", "records/games-000001.parquet"):
+        shutil.copyfile(other / name, copy / name)
+    block = copy / "blocks/000001.json"
+    fails_in_one_line(show_main([str(copy), "--deal", "70"]), capsys.readouterr().err, block)
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err, block)
+    with pytest.raises(RunError, match="is another run's block"):
+        sim.load_run(copy).deals()
+    status, err = resume(copy, capsys)
+    assert status == 0 and err == f"block 1 is played again: {block} is another run's block (its configuration " \
+                                  f"differs): not this run's file\n"
+    assert files(copy) == files(whole)
+
 @pytest.mark.parametrize("how", ["truncate", "delete"])
 def test_show_names_a_damaged_block_of_the_deal_and_shows_no_other(copy, capsys, how):
     """``sim.show RUN --deal I`` reads the block file that holds row I only once its checksum

@@ -32,6 +32,12 @@ def _canonical(obj) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
 
 
+def run_digest(config: dict) -> str:
+    """The digest of a run's configuration (its manifest's ``config``), which each of its
+    block files carries."""
+    return digest(_canonical(config))
+
+
 def sealed(obj: dict) -> dict:
     """``obj`` with the checksum of its own content, so a JSON file checks itself."""
     body = {k: v for k, v in obj.items() if k != CHECKSUM}

@@ -27,10 +27,11 @@ RECORD_MODES = ("deals", "games", "none")
 # The Parquet files each --records mode keeps.
 RECORD_KINDS = {"deals": ("deals", "games"), "games": ("games",), "none": ()}
 LOCK_NAME = ".lock"
-# Keys a block file holds beside its aggregates: its records' {name: {bytes, blake2b}} and
-# its own checksum. The manifest has none: any change to its configuration is refused as
+# Keys a block file holds beside its aggregates: its records' {name: {bytes, blake2b}}, the
+# digest of its run's configuration (a block copied in from another run is named) and its
+# own checksum. The manifest has none: any change to its configuration is refused as
 # another run's, and the blocks it lists as done are checked by their own files.
-RECORD_FILES, CHECKSUM = "record_files", "checksum"
+RECORD_FILES, RUN, CHECKSUM = "record_files", "run", "checksum"
 
 
 class Blocks(Sequence):

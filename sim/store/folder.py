@@ -8,8 +8,8 @@ from pathlib import Path
 
 import sim
 from sim.cli import refuse_another, say
-from sim.store.checksums import file_entry, file_problem, read_sealed, sealed
-from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
+from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
+from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
 from sim.store.reading import block_files, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
@@ -102,7 +102,7 @@ class RunFolder:
         """What is missing or damaged in block ``index``, or None."""
         try:
             entries = record_entries(read_sealed(self.block_file(index)), index, self.config.records,
-                                     self.block_file(index))
+                                     self.block_file(index), run_digest(self.manifest["config"]))
         except DamagedError as exc:
             return exc
         for name, entry in entries.items():
@@ -133,7 +133,8 @@ class RunFolder:
                     files[path.name] = file_entry(path.read_bytes())
                 except OSError as exc:
                     raise RunError(f"cannot read {path}: {exc.strerror}") from None
-        write_json(self.block_file(index), sealed({**aggregates, RECORD_FILES: files}))
+        write_json(self.block_file(index), sealed({**aggregates, RECORD_FILES: files,
+                                                   RUN: run_digest(self.manifest["config"])}))
         self._done.add(index)
         if manifest:
             self.write_manifest()
@@ -193,14 +194,15 @@ class RunFolder:
 
 def block_aggregates(block: dict) -> dict:
     """A block file's aggregates, without its records' sizes and checksums."""
-    return {k: v for k, v in block.items() if k != RECORD_FILES}
+    return {k: v for k, v in block.items() if k not in (RECORD_FILES, RUN)}
 
 
-def record_entries(block: dict, index: int, records: str, path: Path) -> dict:
+def record_entries(block: dict, index: int, records: str, path: Path, run: str | None = None) -> dict:
     """{record file name: {bytes, blake2b}} of block file ``path``; a block file of a
     release before the checksums names its files (``records``: the run's mode) with None.
-    A DamagedError where it holds no block's aggregates, which a resumed run would sum."""
-    entries = block_files(block, index, path)
+    A DamagedError where it holds no block's aggregates, which a resumed run would sum, or
+    is another run's (``run``: this run's digest)."""
+    entries = block_files(block, index, path, run)
     if entries is not None:
         return entries
     if "dealer_advantage" not in block:

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from sim.files import read_file
-from sim.store.checksums import file_problem, read_sealed
-from sim.store.config import DamagedError, RECORD_FILES, RECORD_KINDS, RunError
+from sim.store.checksums import file_problem, read_sealed, run_digest
+from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunError
 
 
 MAX_GAMES = 2**53  # as sim.run counts them (a float holds every whole number up to here)
@@ -131,10 +131,13 @@ def read_summary(path: Path, manifest: dict) -> dict:
         raise DamagedError(file, "is unreadable") from None
 
 
-def block_files(block: dict, index: int, path: Path) -> dict | None:
+def block_files(block: dict, index: int, path: Path, run: str | None = None) -> dict | None:
     """The record files block file ``path`` (block ``index``) names, {name: {bytes,
     blake2b}}; None for a block file of a release before the checksums. A DamagedError
-    where it is another block's file, copied over this one."""
+    where it is another block's file, copied over this one, or another run's (``run``:
+    this run's digest, which the block files of this release carry)."""
+    if run is not None and block.get(RUN, run) != run:
+        raise DamagedError(path, "is another run's block (its configuration differs): not this run's file")
     if RECORD_FILES not in block:
         return None
     names = block[RECORD_FILES]
@@ -143,14 +146,18 @@ def block_files(block: dict, index: int, path: Path) -> dict | None:
     return names
 
 
-def check_records(path: Path, files) -> None:
-    """DamagedError naming the first of a finished run's record ``files`` that is missing
-    or is not what its block file records."""
+def check_records(path: Path, files, run: str | None = None) -> None:
+    """DamagedError naming the first of a finished run's record ``files`` that is missing,
+    is not what its block file records, or whose block file is another run's (``run``:
+    this run's digest; None: read from its manifest)."""
     path = Path(path)
-    for file in map(Path, files):
+    files = list(map(Path, files))
+    if run is None and files:
+        run = run_digest(read_manifest(path)["config"])
+    for file in files:
         kind, index = file.stem.rsplit("-", 1)
         block_path = path / "blocks" / f"{index}.json"
-        entries = block_files(read_sealed(block_path), int(index), block_path) or {}
+        entries = block_files(read_sealed(block_path), int(index), block_path, run) or {}
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
@@ -195,7 +202,7 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
         raise RunError(f"{path} has no {kind} records (was it run with --records {kind}?)")
     # Every block's file, so a missing one is named, never silently left out.
     files = [Path(path) / "records" / f"{kind}-{i:06d}.parquet" for i in range(int(manifest.get("blocks", 0)))]
-    check_records(path, files)
+    check_records(path, files, run_digest(manifest["config"]))
     schemas = [pq.read_schema(f).names for f in files]
     if columns is not None:
         given = columns
