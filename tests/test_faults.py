@@ -314,28 +314,29 @@ def test_sigterm_ends_a_command_as_ctrl_c_does_with_status_143(tmp_path, module,
         assert not (out / LOCK_NAME).exists() and not list(out.rglob("*.tmp"))
 
 
-@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
-def test_a_signal_stops_a_command_while_a_long_kernel_plays(tmp_path, sig, status, word):
+@pytest.mark.parametrize("module, sig, status, word", [("sim.run", signal.SIGINT, 130, "interrupted"),
+                                                        ("sim.match", signal.SIGTERM, 143, "terminated")])
+def test_a_signal_stops_a_command_while_a_long_kernel_plays(tmp_path, module, sig, status, word):
     """One game of a seat searching 50,000 worlds a card takes minutes in one kernel call,
     which holds the main thread: the signal reached the command only once the game was
     played (before: still playing 30 s after Ctrl-C). The kernel plays in a thread of its
-    own; the command's line comes at once, and its run folder, with nothing kept, is gone."""
-    for module, extra, words in (("sim.match", [], f"{word}; a match keeps nothing"),
-                                 ("sim.run", ["--out", str(tmp_path / "run")], f"{word}; nothing was kept")):
-        args = ["--a", "pimc:worlds=50000", "--b", "heuristic"] if module == "sim.match" else \
-            ["--policy", "all=pimc:worlds=50000", "--threads", "1"]
-        proc = started(module, *args, "--games", "1", *extra)
-        time.sleep(6)  # loaded and playing, even on a slow machine: the game alone takes minutes
-        sent = time.time()
-        proc.send_signal(sig)
-        try:
-            _, err = proc.communicate(timeout=20)
-        finally:
-            proc.kill()  # not left playing for minutes where the signal went unheard
-        lines = err.strip().splitlines()
-        assert time.time() - sent < 5 and proc.returncode == status and len(lines) == 1, err
-        assert lines[0].startswith(words) or lines[0] == f"python -m {module}: {word}", err  # or still starting
-    assert not (tmp_path / "run").exists()
+    own; the command's line comes at once, and a run's folder, with nothing kept, is gone."""
+    out = tmp_path / "run"
+    args, words = ((["--a", "pimc:worlds=50000", "--b", "heuristic"], f"{word}; a match keeps nothing")
+                   if module == "sim.match" else
+                   (["--policy", "all=pimc:worlds=50000", "--threads", "1", "--out", out], f"{word}; nothing was kept"))
+    proc = started(module, *args, "--games", "1")
+    time.sleep(5)  # loaded and playing, even on a slow machine: the game alone takes minutes
+    sent = time.time()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()  # not left playing for minutes where the signal went unheard
+    lines = err.strip().splitlines()
+    assert time.time() - sent < 5 and proc.returncode == status and len(lines) == 1, err
+    assert lines[0].startswith(words) or lines[0] == f"python -m {module}: {word}", err  # or still starting
+    assert not out.exists()
 
 @pytest.mark.parametrize("module, args", [
     ("sim.run", ["--list-options"]),
