@@ -74,8 +74,11 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
     """The first lines sim.run prints: what was played, then the answers with their 95%
     intervals, then the players."""
     info = game_info(game)
+    lost = summary.get("games", summary["deals"]) - summary["deals"] if deal_run else 0  # passed out to the limit (C-5)
     if deal_run:
         played = plural(summary["deals"], f"independent {info.deal}")
+        if lost > 0:
+            played += f" (and {lost:,} passed out to the redeal limit, counted as no one's win)"
     else:
         played = f"{plural(summary['games'], 'game')}, {plural(summary['deals'], info.deal)}"
     over = f"{info.deal}s" if deal_run else "games"
@@ -83,7 +86,7 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
              f"  answers, 95% intervals over {over}:"]
     for name, a in run_answers(game, summary).items():
         words = _words(name, game, deal_run)
-        if a["value"] is None:
+        if a["value"] is None or deal_run and not summary["deals"]:  # no deal played to its end: no rate
             lines.append(f"  {words:{WIDTH}s}-  (nothing to measure)")
             continue
         of = f"of {a['n']:,} {info.contract}s" if name == "contract_made" else _unit(name, game, deal_run)

@@ -259,6 +259,17 @@ def test_the_answers_speak_each_games_words():
     assert lines[3].split()[:5] == ["dealer", "wins", "the", "deal", "50.00%"] and "games" not in "".join(lines)
     assert lines[4].split() == ["contracts", "made", "-", "(nothing", "to", "measure)"]
     assert lines[5].split() == ["players", "0=pimc,", "1=heuristic"]
+    # Deals passed out up to the redeal limit (C-5) count as no one's win, and say so; with
+    # none played to its end there is no rate (before: "0 independent deals" above a dealer's
+    # win rate of 0.00% [0.00%, 16.11%] over the 20 deals dealt).
+    lines = run_headline("bridgette", dict(deal_run, games=620), ["pimc", "heuristic"], 3, deal_run=True)
+    assert lines[0] == ("bridgette: 600 independent deals (and 20 passed out to the redeal limit, counted as no one's "
+                        "win), seed 3")
+    nothing = dict(deal_run, deals=0, games=20, dealer_advantage={"value": None, "ci95": None, "deals": 0},
+                   first_dealer_wins={"rate": 0.0, "ci95": [0.0, 0.1611], "n": 20})
+    lines = run_headline("bridgette", nothing, ["heuristic", "heuristic"], 1, deal_run=True)
+    assert lines[0].startswith("bridgette: 0 independent deals (and 20 passed out")
+    assert all(line.endswith("-  (nothing to measure)") for line in lines[2:5])
 
 
 def test_a_stratified_run_opens_with_its_overall_answers(tmp_path):
