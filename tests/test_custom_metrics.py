@@ -307,3 +307,17 @@ def test_a_sweep_with_custom_metrics(tmp_path, capsys):
     assert "made4 = mean(made) where level == 4 (share of deals):" in table
     assert f"adv = {ADVANTAGE} (per deal):" in table
     assert f"balance point: adv = {ADVANTAGE} crosses 0.00 at exchange.nondealer_draw = " in table
+
+
+def test_a_dollar_in_a_metric_is_drawn_as_written(tmp_path, capsys):
+    """matplotlib read $...$ in a label as maths: a comment holding $\\frac$ stopped the sweep
+    with a traceback before its tables were saved, and the report likewise."""
+    from analysis.report import main as report_main
+
+    metric = r"y = mean(made) # costs $\frac$"
+    out = tmp_path / "sweep"
+    assert sweep_main(["--vary", "exchange.dealer_draw_ace=4,8", "--games", "5", "--out", str(out), "--quiet",
+                       "--metrics", metric]) == 0
+    assert {"sweep.json", "sweep.csv", "sweep.png"} <= {p.name for p in out.iterdir()}
+    assert report_main([str(out), "--out", str(tmp_path / "report")]) == 0
+    assert "Traceback" not in capsys.readouterr().err

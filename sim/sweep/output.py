@@ -166,6 +166,7 @@ def plot(result: dict, path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False  # a user's metric may hold a $: drawn as written
     import matplotlib.pyplot as plt
 
     rows, names, game = result["settings"], result["metrics"], result["game"]
