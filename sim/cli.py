@@ -383,6 +383,14 @@ def file_in_the_way(path):
         return None
 
 
+def shell_word(path) -> str:
+    """A path as one word of a command to paste into a shell: quoted where it holds a space
+    or a character the shell reads (a folder named ``a b;x`` would run ``x``)."""
+    import shlex
+
+    return shlex.quote(str(path))
+
+
 def why_not_made(path, exc: OSError) -> str:
     """Why mkdir failed on ``path`` (a Path), in words: a link there or above it that leads
     nowhere is named with its target (mkdir says only "File exists")."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from sim.cli import plural
+from sim.cli import plural, shell_word
 from sim.games import game_info
 from sim.metrics import METRICS, shown
 
@@ -101,11 +101,11 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies) -> list[str
     unit = "--deals" if deal_run else "--games"
     searching = any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in policies)
     lines = ["", "next:",
-             f"  python -m analysis.report {folder}",
+             f"  python -m analysis.report {shell_word(folder)}",
              "      the report: every table with its plots, in HTML",
              f"  python -m sim.sweep --game {game} --vary TABLE.KEY=V1,V2,... {unit} {size}",
              f"      a rule's balance point (options: python -m sim.run --game {game} --list-options)",
-             f"  python -m analysis.compare {folder} OTHER_RUN",
+             f"  python -m analysis.compare {shell_word(folder)} OTHER_RUN",
              "      a variant against this run (the same seed and size, with --rules or --set, pairs them)"]
     if not searching:
         small = 200 if not deal_run else 1000
@@ -201,13 +201,13 @@ def sweep_next(result: dict) -> list[str]:
     rows, game = result["settings"], result["game"]
     unit = "--deals" if result.get("unit") == "deal" else "--games"
     if result.get("controls"):  # multilevel settings: folders of per-deal values, no records
-        lines = ["", "next:", f"  cat {rows[-1]['run']}/multilevel.json",
+        lines = ["", "next:", f"  cat {shell_word(str(rows[-1]['run']) + '/multilevel.json')}",
                  "      one setting's levels, sizes, coefficients and estimates"]
     else:
         lines = ["", "next:",
-                 f"  python -m analysis.report {rows[-1]['run']}",
+                 f"  python -m analysis.report {shell_word(rows[-1]['run'])}",
                  "      one setting's report (every setting is a run folder)",
-                 f"  python -m analysis.compare {rows[0]['run']} {rows[-1]['run']} --metrics 'NAME = mean(EXPR) where COND'",
+                 f"  python -m analysis.compare {shell_word(rows[0]['run'])} {shell_word(rows[-1]['run'])} --metrics 'NAME = mean(EXPR) where COND'",
                  "      two settings on a metric of your own"]
     if result.get("balance_point") and len(result["vary"]) == 1:
         key, (name, _) = result["vary"][0], next(iter(result["balance_point"].items()))
@@ -278,7 +278,7 @@ def rule_changes(a: dict, b: dict) -> list[str]:
 def compare_next(result: dict) -> list[str]:
     """The next commands after a comparison: the two reports, a sweep, a metric of one's own."""
     return ["", "next:",
-            f"  python -m analysis.report {result['b']}",
+            f"  python -m analysis.report {shell_word(result['b'])}",
             "      B's report, every table with its plots (and A's the same way)",
-            f"  python -m analysis.compare {result['a']} {result['b']} --metrics 'NAME = mean(EXPR) where COND by COLUMN'",
+            f"  python -m analysis.compare {shell_word(result['a'])} {shell_word(result['b'])} --metrics 'NAME = mean(EXPR) where COND by COLUMN'",
             "      a metric of your own, by group (columns: docs/columns.md)"]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
-    plural, say, seed_number, stopped, whole_number
+    plural, say, seed_number, shell_word, stopped, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -265,7 +265,7 @@ def play_stratified(args, rules, policies, dealing) -> int:
               f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
         print(strata.format_report(result))
         each = ("" if args.control else " (each stratum's folder, a run folder, has its own report)")
-        print(f"\nnext:\n  python -m analysis.report {out}\n      the strata's tables as HTML and CSV{each}")
+        print(f"\nnext:\n  python -m analysis.report {shell_word(out)}\n      the strata's tables as HTML and CSV{each}")
     return 0
 
 

@@ -289,3 +289,15 @@ def test_a_stratified_run_opens_with_its_overall_answers(tmp_path):
     assert lines[2].endswith(f"ace {adv['by_stratum'][2]['value']:+.2f}")
     assert lines[3].split()[2] == f"{100 * made['overall']['value']:.2f}%"
     assert lines[4].split() == ["players", "heuristic", "in", "both", "seats"]
+
+
+def test_the_next_commands_quote_a_folder_the_shell_would_split():
+    """A folder named with a space and a ';' printed bare in a command to paste would run
+    what follows it (before: python -m analysis.report runs/a b;touch PWNED)."""
+    from sim.headline import compare_next, run_next
+
+    folder = "runs/a b;touch PWNED"
+    lines = run_next("bridgette", folder, False, 5, ["heuristic", "heuristic"]) + compare_next({"a": "base", "b": folder})
+    commands = [line.strip() for line in lines if line.strip().startswith("python -m analysis.")]
+    assert len(commands) == 4 and all(shlex.split(c)[3] in ("base", folder) for c in commands)
+    assert "python -m analysis.report 'runs/a b;touch PWNED'" in commands

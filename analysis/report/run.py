@@ -20,6 +20,7 @@ from analysis.report import page
 from analysis.report.page import Report, Table, figure, inline, _num
 from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
+from sim.cli import shell_word
 from sim.files import read_file
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
@@ -110,7 +111,7 @@ def headline_box(rep: Report) -> None:
            f"{info.deal if deal_run else 'game'}: play it with the same seed and size, <code>python -m sim.run "
            f"--game {d.game} {size} {d.config['games']} --seed {d.config['seed']} --set TABLE.KEY=VALUE --out "
            f"VARIANT</code> (and this run's other flags), then <code>python -m analysis.report "
-           f"{html.escape(str(d.path))} VARIANT</code>.</p>")
+           f"{html.escape(shell_word(d.path))} VARIANT</code>.</p>")
     rep.headline(rows, nxt + '<p class="source">95% intervals: Wilson for rates; for the dealer\'s advantage, the ratio '
                        f"estimator over independent {'deals' if deal_run else 'games'}, as analysis.compare.</p>")
 
