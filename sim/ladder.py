@@ -15,8 +15,6 @@ upper bound on card play, not a fair player.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import time
 from pathlib import Path
@@ -318,14 +316,11 @@ def _remove_if_empty(out: Path, made: bool) -> None:
 
 def write_files(out: Path, result: dict) -> None:
     """ladder.json and ladder.csv, each written whole (sim.store.write_atomic)."""
-    from sim.store import write_atomic, write_json
+    from sim.store import csv_bytes, write_atomic, write_json
 
-    text = io.StringIO()
-    writer = csv.DictWriter(text, CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(csv_rows(result))
     write_json(out / "ladder.json", result)
-    write_atomic(out / "ladder.csv", text.getvalue().encode())
+    rows = ([row[c] for c in CSV_COLUMNS] for row in csv_rows(result))
+    write_atomic(out / "ladder.csv", csv_bytes(CSV_COLUMNS, rows))
 
 
 def main(argv=None) -> int:

@@ -1,5 +1,7 @@
 """python -m sim.sweep: grids of rule settings on common random numbers."""
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -199,3 +201,17 @@ def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeyp
     assert main(argv) == 130
     assert (out / "sweep.png").read_bytes() == before and is_sweep_plot(out / "sweep.png")
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_folder_named_like_a_formula_reaches_the_csv_as_text(tmp_path, monkeypatch):
+    """A spreadsheet runs a cell that begins with = + - @ as a formula: the sweep's folder
+    '=1+2' reached sweep.csv's run column as written. Such text now begins with an
+    apostrophe; signed numbers stay numbers."""
+    from sim.store import csv_safe
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--vary", "exchange.dealer_draw_ace=4,8", "--games", "3", "--out", "=1+2", "--quiet"]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "=1+2" / "sweep.csv").read_text())))
+    assert rows and all(r["run"].startswith("'=1+2/0") for r in rows)
+    assert [csv_safe(c) for c in ("@SUM(1)", "-x", "+105.27", "-0.5", "1,200", 3.0, None, "\tx")] == [
+        "'@SUM(1)", "'-x", "+105.27", "-0.5", "1,200", 3.0, None, "'\tx"]

@@ -4,7 +4,6 @@ notes and the headline box, in one self-contained index.html, and the folder it 
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
 import html
 import io
@@ -19,7 +18,7 @@ from matplotlib.figure import Figure
 
 from analysis.tables import ReportError
 from sim.cli import claim_folder
-from sim.store import LOCK_NAME, FolderLock, RunError, write_atomic
+from sim.store import LOCK_NAME, FolderLock, RunError, csv_bytes, write_atomic
 from sim.summary import percent
 
 matplotlib.use("Agg")  # figures go to PNG files only
@@ -187,14 +186,6 @@ def save(path: Path, data: bytes) -> None:
         write_atomic(path, data)
     except RunError as exc:
         raise ReportError(str(exc)) from None
-
-
-def csv_bytes(header: list, rows) -> bytes:
-    text = io.StringIO(newline="")
-    w = csv.writer(text)
-    w.writerow(header)
-    w.writerows(rows)
-    return text.getvalue().encode()
 
 
 def being_written(files) -> bytes:

@@ -34,7 +34,7 @@ from sim.store.config import (  # noqa: F401
 )
 from sim.store.checksums import digest, file_entry, file_problem, read_sealed, sealed  # noqa: F401
 from sim.store.writing import (  # noqa: F401
-    TEMPORARY, remove_dead_temporaries, temporary, write_atomic, write_json, write_records,
+    TEMPORARY, csv_bytes, csv_safe, remove_dead_temporaries, temporary, write_atomic, write_json, write_records,
 )
 from sim.store.lock import FolderLock, claim, holds_runs, listing, make_folder, refuse_foreign  # noqa: F401
 from sim.store.folder import RunFolder, block_aggregates, record_entries  # noqa: F401

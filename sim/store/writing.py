@@ -3,6 +3,8 @@ and the temporaries a dead writer left are swept away."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -54,6 +56,31 @@ def _remove(tmp: Path) -> None:
 
 def write_json(path: Path, obj) -> None:
     write_atomic(path, (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode())
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def csv_safe(cell):
+    """A CSV cell a spreadsheet shows as written: text from a user (a folder's name, a
+    metric's) that begins with a formula's first character and is no number gets a leading
+    apostrophe, so ``=1+2`` or ``@SUM(1)`` is never run when the table is opened."""
+    if not isinstance(cell, str) or not cell.startswith(FORMULA_STARTS):
+        return cell
+    try:
+        float(cell.replace(",", ""))
+        return cell  # a signed number, such as +105.27
+    except ValueError:
+        return "'" + cell
+
+
+def csv_bytes(header, rows) -> bytes:
+    """A CSV table, its cells made safe to open in a spreadsheet (``csv_safe``)."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow([csv_safe(c) for c in header])
+    writer.writerows([csv_safe(c) for c in row] for row in rows)
+    return text.getvalue().encode()
 
 
 def write_records(path: Path, index: int, tables: dict) -> dict:

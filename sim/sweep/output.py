@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import errno
 import io
 import os
@@ -13,7 +12,7 @@ from sim.cli import plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import RunError, temporary, write_atomic, write_json
+from sim.store import RunError, csv_bytes, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -72,13 +71,9 @@ def save_tables(result: dict) -> tuple[Path, Path]:
             rows.append([*map(setting_value, row["values"].values()), name,
                          sweep_metric(result, name).unit_for(result["game"]),
                          *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow([*result["vary"], *TABLE_COLUMNS])
-    writer.writerows(rows)
     paths = out / "sweep.json", out / "sweep.csv"
     write_json(paths[0], result)  # a RunError names the file that cannot be written
-    write_atomic(paths[1], text.getvalue().encode())
+    write_atomic(paths[1], csv_bytes([*result["vary"], *TABLE_COLUMNS], rows))
     return paths
 
 
