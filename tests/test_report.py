@@ -599,6 +599,16 @@ def test_a_metric_named_at_length_gets_a_file_name_the_system_takes():
     assert file_stem("strata_" + "é" * 200).encode().decode() and len(file_stem("strata_" + "é" * 200).encode()) <= 120
 
 
+def test_metrics_named_apart_only_by_letters_outside_ascii_keep_their_own_files():
+    """A sweep's metric names 'é' and 'è' both became metric-_ (one file, one anchor for
+    two sections: the first metric's table and figure lost); ASCII names stay as they are."""
+    from analysis.report.sweep import safe_name
+
+    assert safe_name("made4") == "made4" and safe_name("dealer_advantage") == "dealer_advantage"
+    assert safe_name("é") != safe_name("è") and safe_name("é").startswith("_")
+    assert all(c.isascii() and (c.isalnum() or c in "_-") for c in safe_name("é <x>"))
+
+
 def test_a_report_killed_half_way_into_a_new_folder_is_written_over(runs, tmp_path):
     """A new report folder is marked as a report's from the start (a page saying it is being
     written), so a report killed half-way (kill -9: its lock gone, some files written) is

@@ -3,6 +3,8 @@ computation, agreement with a plain deal run and the narrower interval a stratum
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from fractions import Fraction
@@ -180,6 +182,14 @@ def test_custom_metrics_per_stratum_and_a_bad_one_stops_after_the_first_stratum(
     overall = sum(float(w) * y for w, (y, _) in zip(weights, counts)) / sum(float(w) * n for w, (_, n) in
                                                                              zip(weights, counts))
     assert entry["overall"]["value"] == pytest.approx(overall, rel=1e-12)
+    # The report's CSVs hold these numbers in full (before: the page's text, 60.00% and "1,200").
+    from analysis.report import main as report_main
+
+    assert report_main([str(tmp_path / "s"), "--out", str(tmp_path / "report")]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "report" / "strata_made4.csv").read_text())))
+    assert [float(r["value"]) for r in rows] == [e["value"] for e in entry["by_stratum"]] + [entry["overall"]["value"]]
+    deals = [r["deals"] for r in csv.DictReader(io.StringIO((tmp_path / "report" / "strata.csv").read_text()))]
+    assert deals == [str(s["deals"]) for s in result["strata"]]
     with pytest.raises(Exception, match="no column 'nonsense'"):
         strata.run_stratified("bridgette", rules, None, 5, 1200, tmp_path / "bad", "upcard_class",
                               metrics=["x = mean(nonsense)"])

@@ -311,7 +311,7 @@ def build_strata_report(path: Path, out=None) -> Path:
              f"</code> allocation; each stratum is a conditioned deal run in its own folder, and the overall "
              f"estimates weight the strata by their exact probabilities.")
     rep.table(Table("strata", "Strata", ["stratum", "probability", "deals", "run folder"],
-                    [[s["name"], s["probability"], f"{s['deals']:,}", s["folder"]] for s in result["strata"]]))
+                    [[s["name"], s["probability"], s["deals"], s["folder"]] for s in result["strata"]]))
     for name, entry in result["metrics"].items():
         m = shown(name, entry)
         signed = m.balance == 0
@@ -322,9 +322,12 @@ def build_strata_report(path: Path, out=None) -> Path:
             return [label, m.format(e["value"], signed), m.format(ci[0], signed), m.format(ci[1], signed)]
 
         o = entry["overall"]
-        rows = [row(s["name"], e) for s, e in zip(result["strata"], entry["by_stratum"])] + [row("overall", o)]
+        estimates = [(s["name"], e) for s, e in zip(result["strata"], entry["by_stratum"])] + [("overall", o)]
         rep.table(Table(f"strata_{name}", "Per stratum and overall (95% intervals)",
-                        ["stratum", "value", "low", "high"], rows))
+                        ["stratum", "value", "low", "high"], [row(label, e) for label, e in estimates]))
+        # The CSV beside it holds the numbers in full (rates as fractions), as every other does.
+        rep.csv(f"strata_{name}", ["stratum", "value", "lo95", "hi95"],
+                [[label, e["value"], *(e["ci95"] or [None, None])] for label, e in estimates])
         if o["variance_saved"] is not None:
             rep.para(f"Plain sampling of as many deals would have given +-"
                      f"{m.format(Z95 * o['plain_variance'] ** 0.5)}; the strata saved "

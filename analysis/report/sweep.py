@@ -26,6 +26,18 @@ from sim.rules import GAMES as RULE_CLASSES, option_table
 HEADLINE = ("dealer_advantage", "first_dealer_wins", "contract_made")
 
 
+def safe_name(name: str) -> str:
+    """A metric's name as an anchor and file stem: its letters, digits, _ and - as they are,
+    each other character as _, and where any was replaced a digest of the whole name, so
+    that two names differing only there (é and è) keep apart."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
+    if safe == name:
+        return name
+    import hashlib
+
+    return f"{safe}_{hashlib.blake2b(name.encode(), digest_size=4).hexdigest()}"
+
+
 def is_sweep(path: Path) -> bool:
     return (path / "sweep.json").is_file()
 
@@ -126,7 +138,7 @@ def build_sweep_report(path, out=None) -> Path:
 
     for name in result["metrics"]:
         m = metric_of(result, name)
-        anchor = "metric-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
+        anchor = "metric-" + safe_name(name)
         rep.section(anchor, f"{m.words(game)} ({m.unit_for(game)})")
         table, csv_rows = [], []
         for i, r in enumerate(rows):
