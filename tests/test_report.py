@@ -530,6 +530,13 @@ def test_a_report_over_an_earlier_one_keeps_none_of_its_files(runs, tmp_path):
     assert left and all(f'"{name}"' in page for name in left)
     assert not (out / "colons.csv").exists() and not (out / "upcard.png").exists()
     assert (out / "notes.txt").read_text() == "mine"
+    # A user's file under the name of one the next report writes, which the page there never
+    # linked, is kept and named (before: written over).
+    (out / "colons.csv").write_text("mine too")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(T.ReportError, match=f"{out / 'colons.csv'} is not a file of the report there"):
+        build_report(runs["bridgette"], out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 def test_a_report_stopped_by_a_full_disk_marks_its_folder_and_one_that_fails_before_writing_changes_nothing(

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import html
 import io
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -282,6 +283,11 @@ class Report:
             if (self.out / name).is_dir():
                 raise ReportError(f"cannot write {self.out / name}: a folder stands in its place")
         earlier = earlier_files(path)
+        if not half_written(path):  # a file the finished report there never linked is a user's: kept
+            theirs = sorted(n for n in self.files if n not in earlier and os.path.lexists(self.out / n))
+            if theirs:
+                raise ReportError(f"{self.out / theirs[0]} is not a file of the report there, and this report "
+                                  f"would write over it: move it away, or give another --out")
         save(path, being_written(earlier | set(self.files)))  # until the last file is in place
         for name, data in self.files.items():
             save(self.out / name, data)
@@ -315,6 +321,16 @@ def earlier_files(page: Path) -> set[str]:
         return set(EARLIER_FILE.findall(page.read_text(encoding="utf-8", errors="replace")))
     except OSError:
         return set()
+
+
+def half_written(page: Path) -> bool:
+    """Whether the page at ``page`` is the one a report leaves while it is written
+    (``being_written``): the files beside it may be that report's, linked or not yet."""
+    try:
+        with open(page, encoding="utf-8", errors="replace") as fh:
+            return "<title>report being written</title>" in fh.read(4096)
+    except OSError:
+        return False
 
 
 def is_report_folder(out: Path) -> bool:
