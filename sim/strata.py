@@ -322,7 +322,8 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
                              for s, n, r in zip(strata, counts, played)], "metrics": {}}
         for name, first in played[0]["metrics"].items():
             per = [r["metrics"][name] for r in played]
-            plain = stratified_estimate(weights, [ratio_sums(e["target_y"], e["target_n"]) for e in per])
+            plain = stratified_estimate(weights, [ratio_sums(e["target_y"], e["target_n"]) for e in per],
+                                        per[0].get("within"))
             overall = combined(weights, per)
             overall.update(plain_variance=None, variance_saved=None, target_alone=plain["value"],
                            target_alone_ci95=plain["ci95"],

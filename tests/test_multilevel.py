@@ -5,6 +5,7 @@ does."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -251,6 +252,26 @@ def test_too_few_deals_are_refused_before_anything_is_kept_and_a_small_pilot_pla
     u0 = rng.normal(size=5)
     assert _r2(u0, list(rng.normal(size=(4, 5)))) == 0.0  # 4 columns fit 5 values exactly: nothing learnt
     assert 0.0 < _r2(u0 + np.arange(5.0), [np.arange(5.0)]) <= 1.0
+
+def test_a_control_that_never_varies_is_left_out_and_a_rate_stays_within_0_and_1(tmp_path, capsys):
+    """random seats' made contracts, read as a control of the heuristic's share of contracts
+    made, hardly vary over the 20 shared deals: their rounding noise was fitted with a
+    coefficient of -3.6, the share read 56.06% [-158775063882585312%, ...] against the
+    plain 65.00%. Now the flat column is left out, the estimate is the plain one, every
+    interval of the rate lies within [0, 1], and the report shows the run's warning."""
+    from analysis.report import main as report_main
+    from sim.run import main
+
+    out = tmp_path / "ml"
+    assert main(["--deals", "20", "--control", "all=random", "--control-deals", "40", "--quiet", "--out", str(out),
+                 "--metrics", "dealer_advantage,w = mean(made)"]) == 0
+    w = json.loads((out / "multilevel.json").read_text())["metrics"]["w"]
+    assert w["value"] == pytest.approx(w["plain_value"]) and w["ci95"] == pytest.approx(w["plain_ci95"])
+    assert 0 <= w["ci95"][0] <= w["value"] <= w["ci95"][1] <= 1 and w["within"] == [0.0, 1.0]
+    assert report_main([str(out), "--out", str(tmp_path / "report")]) == 0
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert page.count('<span class="warn">warning</span> (') == len(w["warnings"]) + len(
+        json.loads((out / "multilevel.json").read_text())["metrics"]["dealer_advantage"]["warnings"]) > 0
 
 def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, capsys):
     """A level's .npz cut short or emptied, or a multilevel.json that is not an object of

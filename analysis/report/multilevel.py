@@ -71,9 +71,12 @@ def build_multilevel_report(path, out=None) -> Path:
     rep.html_table("estimates", "Multilevel and plain estimates (95% intervals)",
                    ["metric", "multilevel", "plain (target's deals)", "saved", "at equal time", "stands for",
                     "estimator"], cells)
+    for name, entry in kept.items():  # as sim.run printed them: a control that saves nothing, say
+        for warning in entry.get("warnings", ()):
+            rep.para(f'<span class="warn">warning</span> ({html.escape(name)}): {html.escape(warning)}')
     rep.section("levels", "Levels")
     first = next(iter(kept.values()))
-    levels = [[lv["name"], f"{lv['deals']:,}", lv["seconds"]] for lv in first["levels"]]
+    levels = [[lv["name"], lv["deals"], lv["seconds"]] for lv in first["levels"]]
     rep.table(Table("levels", "The levels: the target first, then each control played", ["level", "deals",
                                                                                            "seconds"], levels))
     if folder["controls"]:

@@ -126,8 +126,8 @@ def run_section(rep: Report) -> None:
         f"{m['games_played']:,} (--until {c['until']}: {'reached' if until['reached'] else 'not reached'}, "
         f"half-width {until['achieved_half_width']:.4g}; cap {c['games']:,})")
     dealing = d.summary.get("dealing")
-    rows = [["game", info.title], *dealing_rows(dealing, games), [f"{info.deal}s", f"{d.summary.get('deals', 0):,}"],
-            ["seed", str(c["seed"])], ["block size", f"{c['block_size']:,}"], ["records kept", c["records"]],
+    rows = [["game", info.title], *dealing_rows(dealing, games), [f"{info.deal}s", d.summary.get("deals", 0)],
+            ["seed", str(c["seed"])], ["block size", c["block_size"]], ["records kept", c["records"]],
             ["tricksim version (run)", m.get("package_version", "?")],
             ["RULES_VERSION (run)", str(c.get("rules_version", "?"))],
             ["tricksim version (report)", sim.__version__]]

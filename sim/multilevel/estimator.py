@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.ratio import interval, spread
 from sim.summary import Z95
 
 
@@ -97,6 +98,10 @@ def _regress(u0, v):
     m = len(u0)
     uc = u0 - u0.mean()
     vc = v - v.mean(axis=0)
+    # A column that does not vary over these deals explains nothing; its rounding noise left
+    # in would be fitted with a huge coefficient and variance (an interval of +-1e17%).
+    flat = np.abs(vc).max(axis=0, initial=0.0) <= 1e-9 * np.abs(v).max(axis=0, initial=0.0)
+    vc[:, flat] = 0.0
     alpha, *_ = np.linalg.lstsq(vc, uc, rcond=None)
     resid = uc - vc @ alpha
     gram = np.linalg.pinv(vc.T @ vc)
@@ -129,7 +134,7 @@ def lean(target: LevelData, controls, features):
 
 
 def nested_estimate(target: LevelData, controls=(), features: Features | None = None,
-                    influence: bool = False) -> dict:
+                    influence: bool = False, within=None) -> dict:
     """The multilevel estimate of the target's metric (the module's docstring) from
     ``controls`` (LevelData of the same deals, each over at least as many deals as the
     target) and known-mean ``features`` (over at least the largest control's deals).
@@ -139,7 +144,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     variance), ``plain_deals`` (the target deals a plain run would need for this
     variance), each step's sizes, coefficients and R^2, and the estimator's name. With
     ``influence``: also each deal's influence on the estimate and the segments' bounds, for
-    estimate_difference (numpy arrays: not for JSON)."""
+    estimate_difference (numpy arrays: not for JSON). ``within``: the range of the metric's
+    values (a rate's 0 to 1), which its intervals are cut to (sim.ratio.interval)."""
     controls = sorted(controls, key=lambda c: c.deals)
     m0 = target.deals
     controls, features, regressors = lean(target, controls, features)
@@ -213,9 +219,9 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     plain_value = target.ratio(m0)
     half = Z95 * math.sqrt(max(variance, 0.0))
     out = {"estimator": estimator_name(controls, features), "value": value, "variance": variance,
-           "ci95": [value - half, value + half], "half_width": half,
+           "ci95": interval(value, variance, within), "half_width": half,
            "plain_value": plain_value, "plain_variance": plain_var,
-           "plain_ci95": [plain_value - Z95 * math.sqrt(plain_var), plain_value + Z95 * math.sqrt(plain_var)],
+           "plain_ci95": interval(plain_value, plain_var, within), "within": within,
            "variance_saved": plain_var / variance if variance > 0 else None,
            "plain_deals": m0 * plain_var / variance if variance > 0 else None,
            "coefficient_variance": coefficient_var,
@@ -247,8 +253,7 @@ def estimate_difference(a: dict, b: dict) -> dict:
     variance = _segment_variance(d, set(a["segments"]) | set(b["segments"]), max(a["fitted"], b["fitted"]))
     variance += a["coefficient_variance"] + b["coefficient_variance"]
     diff = b["value"] - a["value"]
-    half = Z95 * math.sqrt(max(variance, 0.0))
-    return {"diff": diff, "variance": variance, "ci95": [diff - half, diff + half],
+    return {"diff": diff, "variance": variance, "ci95": interval(diff, variance, spread(a.get("within"))),
             "unpaired_variance": a["variance"] + b["variance"]}
 
 
@@ -289,8 +294,7 @@ def stratified_estimate(weights, estimates) -> dict:
         d[:len(n)] += (e["value"] - value) * (n - nb) / len(n)
         variance += (w / total) ** 2 * (_segment_variance(d, e["segments"], e["fitted"])
                                         + nb * nb * e["coefficient_variance"])
-    half = Z95 * math.sqrt(max(variance, 0.0))
-    return {"value": value, "variance": variance, "ci95": [value - half, value + half]}
+    return {"value": value, "variance": variance, "ci95": interval(value, variance, estimates[0].get("within"))}
 
 def estimator_name(controls, features) -> str:
     if not controls and features is None:

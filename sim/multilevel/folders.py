@@ -11,6 +11,7 @@ import numpy as np
 
 from sim.cli import differing
 from sim.files import read_file
+from sim.ratio import SHARE
 from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
 from sim.games import GAME_NAMES, game_info
 from sim.multilevel.levels import UNREADABLE, level_values
@@ -80,8 +81,9 @@ def read_folder(path) -> dict:
                           deals_key, None if choices is None else choices[:m])
                 for (level, values, choices, seconds), m in zip(levels, sizes)]
         shown = {w: kept["metrics"][name].get(w) for w in SHOWN}
-        metrics[name] = {**nested_estimate(data[0], data[1:], features, influence=True), **shown}
-        plain[name] = nested_estimate(data[0], influence=True)
+        within = SHARE if kept["metrics"][name].get("within") == list(SHARE) else None  # a rate's (older: none)
+        metrics[name] = {**nested_estimate(data[0], data[1:], features, influence=True, within=within), **shown}
+        plain[name] = nested_estimate(data[0], influence=True, within=within)
     return {"path": str(path), "game": key["game"], "seed": key["seed"], "rules": key["rules"],
             "dealing": kept.get("dealing"), "plan": key["plan"], "policies": kept["policies"],
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}

@@ -232,9 +232,9 @@ def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict
     """Each metric's estimate from the levels' deals."""
     out = {}
     for k, metric in enumerate(specs):
-        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
-                              influence)
         bound = target.bound[k]
+        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
+                              influence, bound.within)
         est.update(label=bound.words(game, True), unit=bound.unit_for(game, True), percent=bound.percent,
                    balance=bound.balance, definition=bound.definition)
         out[metric.name] = est
