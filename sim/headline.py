@@ -207,7 +207,8 @@ def sweep_next(result: dict) -> list[str]:
         lines = ["", "next:",
                  f"  python -m analysis.report {shell_word(rows[-1]['run'])}",
                  "      one setting's report (every setting is a run folder)",
-                 f"  python -m analysis.compare {shell_word(rows[0]['run'])} {shell_word(rows[-1]['run'])} --metrics 'NAME = mean(EXPR) where COND'",
+                 f"  python -m analysis.compare {shell_word(rows[0]['run'])} {shell_word(rows[-1]['run'])} "
+                 f"--metrics 'NAME = mean(EXPR) where COND'",
                  "      two settings on a metric of your own"]
     if result.get("balance_point") and len(result["vary"]) == 1:
         key, (name, _) = result["vary"][0], next(iter(result["balance_point"].items()))
@@ -280,5 +281,6 @@ def compare_next(result: dict) -> list[str]:
     return ["", "next:",
             f"  python -m analysis.report {shell_word(result['b'])}",
             "      B's report, every table with its plots (and A's the same way)",
-            f"  python -m analysis.compare {shell_word(result['a'])} {shell_word(result['b'])} --metrics 'NAME = mean(EXPR) where COND by COLUMN'",
+            f"  python -m analysis.compare {shell_word(result['a'])} {shell_word(result['b'])} "
+            f"--metrics 'NAME = mean(EXPR) where COND by COLUMN'",
             "      a metric of your own, by group (columns: docs/columns.md)"]

@@ -145,6 +145,7 @@ class PairedMoments:
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
         out.update(a_ci95=interval(r[0], var_a, within), b_ci95=interval(r[1], var_b, within),
-                   ci95=interval(diff, var_d, spread(within)), unpaired_ci95=interval(diff, var_a + var_b, spread(within)),
+                   ci95=interval(diff, var_d, spread(within)),
+                   unpaired_ci95=interval(diff, var_a + var_b, spread(within)),
                    variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
         return out
