@@ -190,6 +190,28 @@ def _on_sigterm(signum, frame):
 
 _command = []  # set by exit_with: this process is a command, which ends once it is stopped
 _left_running = []  # kernel threads a signal left playing
+_dropped = []  # a signal's KeyboardInterrupt raised where Python could only print and drop it
+
+
+def _unraisable(info) -> None:
+    """Python's hook for an exception it cannot raise (one in a ctypes callback while numba
+    loads a kernel, or in a weakref's): a signal's lands there when it comes at that moment,
+    and was printed as a traceback and lost (the run played on to status 0). It is kept,
+    and raised at the next kernel (``interruptible``) or when the command ends."""
+    if isinstance(info.exc_value, KeyboardInterrupt):
+        _dropped.append(info.exc_value)
+    else:
+        sys.__unraisablehook__(info)
+
+
+def _forget_python_interrupt() -> None:
+    """CPython ends the process by SIGINT at exit once a KeyboardInterrupt has passed out of
+    an exec() of a string (numba and dataclasses make their code so), even one the command
+    caught and answered: a parent then saw -2, not the status the command gave."""
+    import ctypes
+
+    with contextlib.suppress(ValueError, AttributeError, OSError):
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
 
 
 def interruptible(call):
@@ -204,6 +226,8 @@ def interruptible(call):
 
     import numba
 
+    if _dropped:  # a signal came while a kernel loaded, and Python dropped it: heard now
+        raise _dropped[0]
     if not _command or threading.current_thread() is not threading.main_thread():
         return call()
     threads = numba.get_num_threads()  # numba's thread count is the calling thread's own
@@ -256,6 +280,7 @@ def exit_with(main, prog: str):
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
     signal.signal(signal.SIGTERM, _on_sigterm)
+    sys.unraisablehook = _unraisable
     _command.append(prog)
     if sys.stderr is None:  # closed (2>&-): the command's notices and lines go nowhere, its work goes on
         sys.stderr = open(os.devnull, "w")
@@ -281,11 +306,17 @@ def exit_with(main, prog: str):
         _ignore_signals()
         print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
         status = INTERRUPTED_STATUS
+    if _dropped and status == 0:  # its work was done, but the signal came (and was dropped) before
+        with contextlib.suppress(OSError):
+            print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'} (its work was done)",
+                  file=sys.stderr)
+        status = INTERRUPTED_STATUS
     if _terminated and status == INTERRUPTED_STATUS:  # the command said so in its own words
         status = TERMINATED_STATUS
     # Its status is decided: a Ctrl-C now, or one a library noted and raises again while the
     # interpreter shuts down, would end it by the signal with no word said.
     _ignore_signals()
+    _forget_python_interrupt()
     if any(worker.is_alive() for worker in _left_running):  # never waited for, nor shut down under it
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):

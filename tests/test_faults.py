@@ -338,6 +338,44 @@ def test_a_signal_stops_a_command_while_a_long_kernel_plays(tmp_path, module, si
     assert lines[0].startswith(words) or lines[0] == f"python -m {module}: {word}", err  # or still starting
     assert not out.exists()
 
+DROPPED = """
+import sys, weakref
+from sim.cli import exit_with, interruptible
+
+class Loaded:
+    pass
+
+def main():
+    # A signal's KeyboardInterrupt raised in a callback that Python can only report and drop
+    # (as in llvmlite's ctypes callback while numba loads a kernel), then, for {case}:
+    kernel = Loaded()
+    held = weakref.ref(kernel, lambda ref: (_ for _ in ()).throw(KeyboardInterrupt))
+    del kernel
+    {case}
+    return 0
+
+exit_with(main, "python -m demo")
+"""
+
+
+@pytest.mark.parametrize("case, line", [
+    ("interruptible(lambda: None)", "python -m demo: interrupted"),  # a kernel to play: heard there
+    ("pass", "python -m demo: interrupted (its work was done)"),      # none left: heard at the end
+    ("exec('raise KeyboardInterrupt')", "python -m demo: interrupted"),  # also through an exec() of a string
+])
+def test_a_signal_python_drops_in_a_callback_is_heard_and_the_status_is_130(tmp_path, case, line):
+    """A Ctrl-C that lands in a callback while kernels load was printed as a traceback
+    ("Exception ignored on calling ctypes callback function") and lost: the run played on to
+    status 0. It is now heard at the next kernel, or when the command ends. And a
+    KeyboardInterrupt that once passed out of an exec() (numba and dataclasses make code so)
+    no longer makes CPython end the process by SIGINT at exit (a parent saw -2, not 130)."""
+    script = tmp_path / "demo.py"
+    script.write_text(DROPPED.replace("{case}", case))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 130 and done.stderr.strip() == line, done.stderr
+
+
 @pytest.mark.parametrize("module, args", [
     ("sim.run", ["--list-options"]),
     ("sim.show", ["--game", "bridgette", "--seed", "1", "--index", "0"]),
