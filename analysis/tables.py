@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.games import GAMES, GameInfo
-from sim.store import RunError, block_aggregates, check_records, finished_manifest, read_sealed, read_summary
+from sim.store import RunError, block_aggregates, check_records, finished_manifest, read_block, read_summary, run_digest
 from sim.summary import describe, merge, rate
 
 OUTCOMES = ("side 0 wins", "side 1 wins", "drawn", "abandoned")
@@ -94,7 +94,7 @@ class RunData:
                 raise ReportError(f"{f} is missing (the run keeps {self.records} records)")
         if kind not in self._checked:  # once: a damaged file is named, never read
             try:
-                check_records(self.path, files)
+                check_records(self.path, files, run_digest(self.config))
             except RunError as exc:
                 raise ReportError(str(exc)) from None
             self._checked.add(kind)
@@ -137,7 +137,7 @@ class RunData:
         total = None
         for i in range(self.n_blocks):
             try:
-                agg = block_aggregates(read_sealed(self.path / "blocks" / f"{i:06d}.json"))
+                agg = block_aggregates(read_block(self.path, i, run_digest(self.config)))
             except RunError as exc:
                 raise ReportError(str(exc)) from None
             total = agg if total is None else merge(total, agg)

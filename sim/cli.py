@@ -207,11 +207,9 @@ def _unraisable(info) -> None:
 def _forget_python_interrupt() -> None:
     """CPython ends the process by SIGINT at exit once a KeyboardInterrupt has passed out of
     an exec() of a string (numba and dataclasses make their code so), even one the command
-    caught and answered: a parent then saw -2, not the status the command gave."""
-    import ctypes
-
-    with contextlib.suppress(ValueError, AttributeError, OSError):
-        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    caught and answered: a parent then saw -2, not the status the command gave. Each exec()
+    of a string clears that mark as it begins."""
+    exec("None")
 
 
 def interruptible(call):
@@ -227,7 +225,7 @@ def interruptible(call):
     import numba
 
     if _dropped:  # a signal came while a kernel loaded, and Python dropped it: heard now
-        raise _dropped[0]
+        raise _dropped.pop()
     if not _command or threading.current_thread() is not threading.main_thread():
         return call()
     threads = numba.get_num_threads()  # numba's thread count is the calling thread's own
@@ -241,8 +239,8 @@ def interruptible(call):
             outcome["error"] = exc
 
     worker = threading.Thread(target=work, name="kernel", daemon=True)
-    worker.start()
     try:
+        worker.start()
         while worker.is_alive():
             worker.join(0.1)
     except BaseException:
@@ -394,7 +392,7 @@ def toml_problem(exc, text: str) -> str:
     key or table given twice."""
     problem = str(exc).replace("Cannot overwrite a value", "a key or table given a second time")
     at = re.search(r"at line (\d+)", problem)
-    lines = text.splitlines()
+    lines = text.split("\n")  # TOML's lines: a form feed or U+2028 in a string is no line break
     if at and 1 <= int(at.group(1)) <= len(lines):
         problem += f": {lines[int(at.group(1)) - 1].strip()[:80]!r}"
     return problem

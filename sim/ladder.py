@@ -194,9 +194,10 @@ CSV_COLUMNS = ("policy", "sees_all_cards", "paired_deals", "diff_per_deal", "dif
                "made_ci_high", "deals_per_s", "match_seconds", "dd_run_deals_per_s", "dd_run_seconds", "threads")
 
 
-def csv_rows(result: dict) -> list[dict]:
-    """One flat row per rung (ladder.csv): the figures of ladder.json, intervals split in two
-    columns; an empty cell where there is no figure (one pair has no interval)."""
+def csv_rows(result: dict) -> list[list]:
+    """One flat row per rung (ladder.csv), in the order of CSV_COLUMNS: the figures of
+    ladder.json, intervals split in two columns; an empty cell where there is no figure (one
+    pair has no interval)."""
     def pair(bounds):
         return bounds if bounds is not None else (None, None)
 
@@ -204,13 +205,13 @@ def csv_rows(result: dict) -> list[dict]:
     for r in result["rungs"]:
         m, dd, speed = r["match"], r["dd_run"], r["speed"]
         decl, defn, made = dd["lost_as_declarer"], dd["lost_as_defender"], dd["made_as_declarer"]
-        rows.append(dict(zip(CSV_COLUMNS, (
+        rows.append([
             r["policy"], r["sees_all_cards"], m["deals"], m["mean_diff_per_deal"], *pair(m["ci95"]),
             m["a_game_win_rate"], *pair(m["a_game_win_ci95"]), dd["deals"],
             decl["n"], decl.get("mean"), *pair(decl.get("mean_ci95")),
             defn["n"], defn.get("mean"), *pair(defn.get("mean_ci95")),
             made["rate"], *pair(made["ci95"]), speed["deals_per_s"], speed["seconds"],
-            dd["deals_per_s"], dd["seconds"], speed["threads"]))))
+            dd["deals_per_s"], dd["seconds"], speed["threads"]])
     return rows
 
 
@@ -319,8 +320,7 @@ def write_files(out: Path, result: dict) -> None:
     from sim.store import csv_bytes, write_atomic, write_json
 
     write_json(out / "ladder.json", result)
-    rows = ([row[c] for c in CSV_COLUMNS] for row in csv_rows(result))
-    write_atomic(out / "ladder.csv", csv_bytes(CSV_COLUMNS, rows))
+    write_atomic(out / "ladder.csv", csv_bytes(CSV_COLUMNS, csv_rows(result)))
 
 
 def main(argv=None) -> int:

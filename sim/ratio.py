@@ -31,7 +31,10 @@ def interval(centre, variance, within=None) -> list[float]:
     interval to it: the cut part holds no possible value, so the coverage is the same."""
     half = Z95 * math.sqrt(max(float(variance), 0.0))
     lo, hi = float(centre) - half, float(centre) + half
-    return [lo, hi] if within is None else [max(lo, within[0]), min(hi, within[1])]
+    if within is None:
+        return [lo, hi]
+    bottom, top = within  # each end held inside: a regression's centre may itself lie beyond
+    return [min(max(lo, bottom), top), max(min(hi, top), bottom)]
 
 
 def spread(within):

@@ -12,7 +12,7 @@ from sim.custom import Column, column_kind
 from sim.games import GAMES
 from sim.metrics import Metric, MetricsError
 from sim.ratio import ratio_sums
-from sim.store import RunError, check_records, finished_manifest, read_summary, run_path
+from sim.store import RunError, check_records, finished_manifest, read_summary, run_digest, run_path
 
 
 class RunRecords:
@@ -33,6 +33,7 @@ class RunRecords:
         self.unit = "deals" if self.deal_run else "games"
         self._schema = None  # the records' columns, read once (schema())
         self._manifest = manifest
+        self._run = run_digest(manifest["config"])  # each block file's, checked as it is read
 
     @property
     def deal_run(self) -> bool:
@@ -53,7 +54,7 @@ class RunRecords:
     def _checked(self, file: Path) -> Path:
         """``file``, when it is the record file its block wrote (sim.store checksums)."""
         try:
-            check_records(self.path, [file])
+            check_records(self.path, [file], self._run)
         except RunError as exc:
             raise MetricsError(str(exc)) from None
         return file

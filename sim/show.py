@@ -135,7 +135,7 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
     from the one block file that holds it."""
     import pyarrow.parquet as pq
 
-    from sim.store import RECORD_KINDS, RunError, check_records, read_manifest
+    from sim.store import RECORD_KINDS, RunError, check_records, read_manifest, run_digest
 
     if row is None:
         raise RunError("give --deal I (a row of the run's deal records) or --index N with a run folder")
@@ -148,7 +148,7 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
         n += 1
     first = 0
     for file in (folder / "records" / f"deals-{i:06d}.parquet" for i in range(n)):
-        check_records(folder, [file])  # a missing or damaged block file is named, not read
+        check_records(folder, [file], run_digest(manifest["config"]))  # a damaged file is named, not read
         rows = pq.ParquetFile(file).metadata.num_rows
         if 0 <= row - first < rows:
             table = pq.read_table(file, columns=["game", "deal"]).slice(row - first, 1).to_pylist()[0]

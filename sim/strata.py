@@ -252,15 +252,18 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]
     if allocation not in ALLOCATIONS:
         explicit_shares(strata, allocation)  # checked before anything is played
+    least = 0  # each stratum's target deals, with --control
+    if controls:
+        from sim.multilevel import MIN_TARGET_DEALS as least
+    if deals < least * len(strata):  # said before a Neyman allocation's pilot too
+        raise DealingError(f"--control: each stratum's target needs at least {least} deals; --deals {deals:,} "
+                           f"cannot give them to {len(strata)} strata")
     sigmas = neyman_sigmas(game, rules, policies, seed, strata) if allocation == "neyman" else None
     counts = allocate(strata, deals, allocation, sigmas)
-    if controls:
-        from sim.multilevel import MIN_TARGET_DEALS
-
-        few = next(((s, n) for s, n in zip(strata, counts) if n < MIN_TARGET_DEALS), None)
-        if few is not None:  # said before any stratum is played or kept
-            raise DealingError(f"--control: each stratum's target needs at least {MIN_TARGET_DEALS} deals; "
-                               f"{few[0].name} gets {few[1]:,} of --deals {deals:,}")
+    few = next(((s, n) for s, n in zip(strata, counts) if n < least), None)
+    if few is not None:  # said before any stratum is played or kept
+        raise DealingError(f"--control: each stratum's target needs at least {least} deals; "
+                           f"{few[0].name} gets {few[1]:,} of --deals {deals:,}")
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
                                         "deals": deals, "seed": seed, "controls": bool(controls)})

@@ -148,6 +148,7 @@ def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp
     # Before, each of these read on: no rows ("holds deal rows 0..-1"), "played by rules
     # version 2, this simulator is version 2", "kept no deal records".
     ("blocks", 0), ("blocks", 1), ("blocks_done", [5]), ("config.rules_version", "2"), ("config.records", "zzz"),
+    ("config.records", ["deals"]),
 ])
 def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_changed(whole, copy, capsys, tmp_path,
                                                                                      key, value):
@@ -192,6 +193,15 @@ def test_a_block_copied_in_from_another_run_is_named_and_played_again(whole, cop
     assert status == 0 and err == f"block 1 is played again: {block} is another run's block (its configuration " \
                                   f"differs): not this run's file\n"
     assert files(copy) == files(whole)
+    # A run that keeps no records is read from its blocks' aggregates: the same.
+    bare = {}
+    for name, seed in (("mine", "3"), ("theirs", "2")):
+        bare[name] = tmp_path / name
+        assert run_main([*args[:args.index("--seed")], "--seed", seed, "--records", "none", "--quiet",
+                         "--out", str(bare[name])]) == 0
+    shutil.copyfile(bare["theirs"] / "blocks/000001.json", bare["mine"] / "blocks/000001.json")
+    fails_in_one_line(report_main([str(bare["mine"]), "--out", str(tmp_path / "bare-report")]),
+                      capsys.readouterr().err, bare["mine"] / "blocks/000001.json")
 
 @pytest.mark.parametrize("how", ["truncate", "delete"])
 def test_show_names_a_damaged_block_of_the_deal_and_shows_no_other(copy, capsys, how):
@@ -369,10 +379,10 @@ def test_a_signal_python_drops_in_a_callback_is_heard_and_the_status_is_130(tmp_
     status 0. It is now heard at the next kernel, or when the command ends. And a
     KeyboardInterrupt that once passed out of an exec() (numba and dataclasses make code so)
     no longer makes CPython end the process by SIGINT at exit (a parent saw -2, not 130)."""
-    script = tmp_path / "demo.py"
-    script.write_text(DROPPED.replace("{case}", case))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    (tmp_path / "demo.py").write_text(DROPPED.replace("{case}", case))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # run as the commands run, with -m: a file's exit differs
+    done = subprocess.run([sys.executable, "-m", "demo"], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=120)
     assert done.returncode == 130 and done.stderr.strip() == line, done.stderr
 
 

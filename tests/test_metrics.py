@@ -12,7 +12,7 @@ import pytest
 
 from sim.comparison import compare_runs
 from sim.metrics import METRICS, MetricsError, parse_metrics
-from sim.ratio import SHARE, PairedMoments
+from sim.ratio import SHARE, PairedMoments, interval
 
 Z = 1.959963984540054
 
@@ -151,6 +151,8 @@ def test_a_rates_intervals_are_cut_to_what_a_rate_can_be():
     assert cut["ci95"] == pytest.approx([-1.0, -0.5 + half]) and bare["ci95"] == pytest.approx([-0.5 - half, -0.5 + half])
     assert bare["a_ci95"] == pytest.approx([0.75 - Z * 0.25, 0.75 + Z * 0.25])
     assert METRICS["contract_made"].within == METRICS["first_dealer_wins"].within == SHARE
+    # A regression's centre may itself lie beyond the range: each end stays inside it, in order.
+    assert interval(1.5, 1e-4, SHARE) == [1.0, 1.0] and interval(-0.1, 0.01, SHARE) == [0.0, pytest.approx(-0.1 + Z / 10)]
     assert METRICS["dealer_advantage"].within is None
 
 def test_aggregate_only_runs_use_the_summaries_unpaired(run_a, tmp_path):

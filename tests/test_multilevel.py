@@ -239,7 +239,10 @@ def test_too_few_deals_are_refused_before_anything_is_kept_and_a_small_pilot_pla
                             "--control: the target needs at least 3 deals, got --deals 1"),
                            ("2", ["--control", "all=heuristic"], "--control: the target needs at least 3 deals, got --deals 2"),
                            ("6", ["--stratify", "upcard_class", "--control", "all=heuristic"],
-                            "--control: each stratum's target needs at least 3 deals; numeral gets 2 of --deals 6")):
+                            "--control: each stratum's target needs at least 3 deals; --deals 6 cannot give them to "
+                            "3 strata"),
+                           ("12", ["--stratify", "upcard_class", "--control", "all=heuristic"],
+                            "--control: each stratum's target needs at least 3 deals; ace gets 2 of --deals 12")):
         out = tmp_path / f"few{n}"
         assert main(["--deals", n, *args, *base, "--out", str(out)]) == 2
         err = capsys.readouterr().err

@@ -323,11 +323,10 @@ def build_strata_report(path: Path, out=None) -> Path:
 
         o = entry["overall"]
         estimates = [(s["name"], e) for s, e in zip(result["strata"], entry["by_stratum"])] + [("overall", o)]
-        rep.table(Table(f"strata_{name}", "Per stratum and overall (95% intervals)",
-                        ["stratum", "value", "low", "high"], [row(label, e) for label, e in estimates]))
-        # The CSV beside it holds the numbers in full (rates as fractions), as every other does.
-        rep.csv(f"strata_{name}", ["stratum", "value", "lo95", "hi95"],
+        rep.csv(f"strata_{name}", ["stratum", "value", "lo95", "hi95"],  # numbers in full, rates as fractions
                 [[label, e["value"], *(e["ci95"] or [None, None])] for label, e in estimates])
+        rep.html_table(f"strata_{name}", "Per stratum and overall (95% intervals)", ["stratum", "value", "low", "high"],
+                       [[html.escape(cell) for cell in row(label, e)] for label, e in estimates])
         if o["variance_saved"] is not None:
             rep.para(f"Plain sampling of as many deals would have given +-"
                      f"{m.format(Z95 * o['plain_variance'] ** 0.5)}; the strata saved "

@@ -217,7 +217,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     variance = _segment_variance(psi, bounds, fitted) + coefficient_var
     plain_var = float(u0.var(ddof=1) / m0)
     plain_value = target.ratio(m0)
-    half = Z95 * math.sqrt(max(variance, 0.0))
+    half = Z95 * math.sqrt(max(variance, 0.0))  # uncut, as --until reads it: the interval below may be cut
     out = {"estimator": estimator_name(controls, features), "value": value, "variance": variance,
            "ci95": interval(value, variance, within), "half_width": half,
            "plain_value": plain_value, "plain_variance": plain_var,

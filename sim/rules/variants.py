@@ -4,6 +4,7 @@ the defaults."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     try:
         tables = read_toml(path, "rules", RulesError)
     except RulesError as exc:
-        if "given a second time" not in str(exc) or not str(exc).endswith(": '[game]'"):
+        if "given a second time" not in str(exc) or not re.search(r": '\[\s*game\s*\]", str(exc)):
             raise
         raise RulesError(f"{exc}: a file that also sets [game] options names its game in that table, "
                          '[game] name = "bid-euchre", not with a top-level game = ...') from None

@@ -32,12 +32,12 @@ Every name other modules use is importable from ``sim.store`` itself.
 from sim.store.config import (  # noqa: F401
     Blocks, CHECKSUM, DamagedError, LOCK_NAME, RECORD_FILES, RECORD_KINDS, RECORD_MODES, RunConfig, RunError,
 )
-from sim.store.checksums import digest, file_entry, file_problem, read_sealed, sealed  # noqa: F401
+from sim.store.checksums import digest, file_entry, file_problem, read_sealed, run_digest, sealed  # noqa: F401
 from sim.store.writing import (  # noqa: F401
     TEMPORARY, csv_bytes, csv_safe, remove_dead_temporaries, temporary, write_atomic, write_json, write_records,
 )
 from sim.store.lock import FolderLock, claim, holds_runs, listing, make_folder, refuse_foreign  # noqa: F401
 from sim.store.folder import RunFolder, block_aggregates, record_entries  # noqa: F401
 from sim.store.reading import (  # noqa: F401
-    check_records, finished_manifest, load_records, read_manifest, read_summary, run_path,
+    check_records, finished_manifest, load_records, read_block, read_manifest, read_summary, run_path,
 )

@@ -32,7 +32,7 @@ def manifest_problem(manifest: dict) -> str | None:
               "seed": _whole(config.get("seed"), 0, 2**64 - 1),
               "games": _whole(games, 1),
               "block_size": _whole(size, 1),
-              "records": config.get("records") in RECORD_KINDS,
+              "records": isinstance(config.get("records"), str) and config["records"] in RECORD_KINDS,
               "rules_version": _whole(config.get("rules_version", 1), 1),
               "rules": isinstance(config.get("rules", {}), dict),
               "policies": isinstance(config.get("policies", []), list)
@@ -146,6 +146,15 @@ def block_files(block: dict, index: int, path: Path, run: str | None = None) -> 
     return names
 
 
+def read_block(path: Path, index: int, run: str) -> dict:
+    """Block ``index``'s file of the run folder ``path``, checked: whole by its own checksum,
+    one block's, and this run's (``run``: the digest of its configuration, ``run_digest``)."""
+    block_path = path / "blocks" / f"{index:06d}.json"
+    block = read_sealed(block_path)
+    block_files(block, index, block_path, run)
+    return block
+
+
 def check_records(path: Path, files, run: str | None = None) -> None:
     """DamagedError naming the first of a finished run's record ``files`` that is missing,
     is not what its block file records, or whose block file is another run's (``run``:
@@ -155,9 +164,8 @@ def check_records(path: Path, files, run: str | None = None) -> None:
     if run is None and files:
         run = run_digest(read_manifest(path)["config"])
     for file in files:
-        kind, index = file.stem.rsplit("-", 1)
-        block_path = path / "blocks" / f"{index}.json"
-        entries = block_files(read_sealed(block_path), int(index), block_path, run) or {}
+        index = int(file.stem.rsplit("-", 1)[1])
+        entries = block_files(read_block(path, index, run), index, path / "blocks" / f"{index:06d}.json") or {}
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
