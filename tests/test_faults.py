@@ -336,7 +336,7 @@ def test_a_signal_stops_a_command_while_a_long_kernel_plays(tmp_path, module, si
                    if module == "sim.match" else
                    (["--policy", "all=pimc:worlds=50000", "--threads", "1", "--out", out], f"{word}; nothing was kept"))
     proc = started(module, *args, "--games", "1")
-    time.sleep(5)  # loaded and playing, even on a slow machine: the game alone takes minutes
+    time.sleep(3)  # loaded and playing (or still starting, below): the game alone takes minutes
     sent = time.time()
     proc.send_signal(sig)
     try:
