@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from sim.games import GAMES, GameInfo
-from sim.store import RunError, block_aggregates, check_records, finished_manifest, read_block, read_summary, run_digest
+from sim.store import (
+    RunError, block_aggregates, check_records, finished_manifest, read_block, read_summary, run_digest,
+)
 from sim.summary import describe, merge, rate
 
 OUTCOMES = ("side 0 wins", "side 1 wins", "drawn", "abandoned")
@@ -134,10 +136,10 @@ class RunData:
 
     def aggregates(self) -> dict:
         """The blocks' aggregates merged, read one block file at a time."""
-        total = None
+        total, run = None, run_digest(self.config)
         for i in range(self.n_blocks):
             try:
-                agg = block_aggregates(read_block(self.path, i, run_digest(self.config)))
+                agg = block_aggregates(read_block(self.path, i, run))
             except RunError as exc:
                 raise ReportError(str(exc)) from None
             total = agg if total is None else merge(total, agg)

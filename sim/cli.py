@@ -305,9 +305,7 @@ def exit_with(main, prog: str):
         print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
         status = INTERRUPTED_STATUS
     if _dropped and status == 0:  # its work was done, but the signal came (and was dropped) before
-        with contextlib.suppress(OSError):
-            print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'} (its work was done)",
-                  file=sys.stderr)
+        say(f"\n{prog}: {'terminated' if _terminated else 'interrupted'} (its work was done)")
         status = INTERRUPTED_STATUS
     if _terminated and status == INTERRUPTED_STATUS:  # the command said so in its own words
         status = TERMINATED_STATUS

@@ -265,7 +265,8 @@ def play_stratified(args, rules, policies, dealing) -> int:
               f"policies {', '.join(f'{s}={p}' for s, p in enumerate(policies))}; folder {out}")
         print(strata.format_report(result))
         each = ("" if args.control else " (each stratum's folder, a run folder, has its own report)")
-        print(f"\nnext:\n  python -m analysis.report {shell_word(out)}\n      the strata's tables as HTML and CSV{each}")
+        print(f"\nnext:\n  python -m analysis.report {shell_word(out)}\n"
+              f"      the strata's tables as HTML and CSV{each}")
     return 0
 
 

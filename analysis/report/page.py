@@ -25,7 +25,8 @@ from sim.summary import percent
 matplotlib.use("Agg")  # figures go to PNG files only
 # Legible at the page's scale (100 pixels per inch): no text under 9 points. Text is drawn as
 # written: a user's metric may hold a $, which mathtext would read as maths (or fail on).
-matplotlib.rcParams.update({"text.parse_math": False, "font.size": 10.5, "axes.titlesize": 11.5, "axes.labelsize": 10.5,
+matplotlib.rcParams.update({"text.parse_math": False,
+                            "font.size": 10.5, "axes.titlesize": 11.5, "axes.labelsize": 10.5,
                             "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 9.5,
                             "legend.title_fontsize": 9.5, "figure.titlesize": 12.5})
 

@@ -56,5 +56,5 @@ __all__ = ["CONTRACT_SHIFTS", "DEALS_PER_REGRESSOR", "HAND_FEATURES", "PILOT_DEA
            "add_control_flags", "allocation", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
            "default_levels", "estimate_difference", "estimator_name", "Features", "format_report", "hand_features",
            "is_multilevel_folder", "lean", "Level", "level_from_run", "LevelData", "LevelPlayer", "MIN_TARGET_DEALS",
-           "MultilevelError", "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder", "run_multilevel",
-           "score_table", "sizes_for", "stratified_estimate"]
+           "MultilevelError", "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder",
+           "run_multilevel", "score_table", "sizes_for", "stratified_estimate"]

@@ -62,6 +62,7 @@ class RunFolder:
             self._begun = True
         for sub in ("records", "blocks"):  # made after the manifest: a folder with them is a run's
             make_folder(self.path / sub)
+        self._run = run_digest(self.manifest["config"])  # what each of its block files carries
         self._done = self._verified()
         if self.manifest.get("complete") and len(self._done) < len(self.manifest["blocks_done"]):
             self.manifest["complete"] = False  # until the blocks played again are back
@@ -102,7 +103,7 @@ class RunFolder:
         """What is missing or damaged in block ``index``, or None."""
         try:
             entries = record_entries(read_sealed(self.block_file(index)), index, self.config.records,
-                                     self.block_file(index), run_digest(self.manifest["config"]))
+                                     self.block_file(index), self._run)
         except DamagedError as exc:
             return exc
         for name, entry in entries.items():
@@ -133,8 +134,7 @@ class RunFolder:
                     files[path.name] = file_entry(path.read_bytes())
                 except OSError as exc:
                     raise RunError(f"cannot read {path}: {exc.strerror}") from None
-        write_json(self.block_file(index), sealed({**aggregates, RECORD_FILES: files,
-                                                   RUN: run_digest(self.manifest["config"])}))
+        write_json(self.block_file(index), sealed({**aggregates, RECORD_FILES: files, RUN: self._run}))
         self._done.add(index)
         if manifest:
             self.write_manifest()

@@ -165,7 +165,8 @@ def check_records(path: Path, files, run: str | None = None) -> None:
         run = run_digest(read_manifest(path)["config"])
     for file in files:
         index = int(file.stem.rsplit("-", 1)[1])
-        entries = block_files(read_block(path, index, run), index, path / "blocks" / f"{index:06d}.json") or {}
+        block_path = path / "blocks" / f"{index:06d}.json"
+        entries = block_files(read_sealed(block_path), index, block_path, run) or {}
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem

@@ -8,7 +8,7 @@ import os
 import textwrap
 from pathlib import Path
 
-from sim.cli import plural, why_not_made
+from sim.cli import file_in_the_way, plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
@@ -32,7 +32,7 @@ def check_plot_path(path: Path) -> None:
                                                 "plot's own path")
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "it is a folder")
-        under_file = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        under_file = file_in_the_way(path.parent)
         if under_file is not None:  # mkdir would say only "File exists" or "Not a directory"
             raise NotADirectoryError(errno.ENOTDIR, f"{under_file} is a file, not a folder")
         if path.is_file() and not is_sweep_plot(path):
