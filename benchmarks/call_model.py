@@ -1,4 +1,4 @@
-"""python -m benchmarks.call_model [--games N] [--seed S] [--policy P] [--fit]
+"""python -m benchmarks.call_model [--games N] [--seed S] [--policy P] [--fit] [--refit R]
 
 How well the softmax model of a searching player's calls (kernels.policies.reading) reads
 Bridgette's ``search`` seats, and the fit of its weights ``CALL_MODEL``.
@@ -8,6 +8,8 @@ deal's hands as played and its calls). Every call of a seat is then a choice amo
 candidates ``search`` values (``call_candidates_nb``), each with its features
 (``candidate_features_nb``). Reported:
 
+- how many contracts were doubled, how many of those were made, and the doubler's score
+  minus the declarer's per doubled deal;
 - how often the seat's call is the heuristic's own (the exact model explains only those);
 - the mean log-loss per call of the softmax with ``CALL_MODEL``, against a uniform choice
   among the candidates (with ``--fit``: the weights fitted by maximum likelihood, Newton's
@@ -21,17 +23,30 @@ candidates ``search`` values (``call_candidates_nb``), each with its features
 
 The worlds here ignore what the exchange tells (the up-card, the draws), the same for all
 three readings, so the ratios compare the models of the calls alone.
+
+``--refit R`` asks whether the model can be made to fit seats that read each other by it
+(policy ``search:call_model=1``): R more rounds, each played by seats whose ``CALL_MODEL``
+is the weights the round before fitted, and fitted again. numba compiles a global array
+into the kernels as a constant, so each round is a process of its own with the weights set
+before any kernel compiles (``CALL_MODEL_WEIGHTS``) and a numba cache of its own.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from benchmarks.throughput import machine_facts, machine_line
-from kernels.calls import contract_after_nb, legal_calls_nb
+from kernels.calls import BID_LEVEL, contract_after_nb, legal_calls_nb
 from kernels.cards import bit_nb, hcp_nb
 from kernels.contract import KIND_CALL, KIND_PLAY
 from kernels.policies import (
@@ -45,15 +60,19 @@ from sim.rules.variants import rules_for
 from sim.run import count, seed_value
 
 DECK = 55
+WEIGHTS_VARIABLE = "CALL_MODEL_WEIGHTS"  # a round of --refit: the weights its kernels compile with
+if WEIGHTS_VARIABLE in os.environ:
+    CALL_MODEL[:] = json.loads(os.environ[WEIGHTS_VARIABLE])
 
 
 def traced_auctions(games: int, seed: int, policy):
-    """(hands as played, dealer, calls) of every deal played to a contract."""
+    """(hands as played, dealer, calls) of every deal played to a contract, and the outcome
+    rows of those whose contract was doubled."""
     rules = rules_for("bridgette")
     policies = [policy] * 2
-    _, headers, _, trace = bridgette.trace_raw(rules, policies, seed, range(games))
-    deals = []
-    for head in headers:
+    _, headers, outcomes, trace = bridgette.trace_raw(rules, policies, seed, range(games))
+    deals, doubled = [], []
+    for head, outcome in zip(headers, outcomes):
         played, calls = [0, 0], []
         for kind, seat, action, _ in trace[head["actions_start"]:head["actions_end"]]:
             if kind == KIND_PLAY:
@@ -62,7 +81,9 @@ def traced_auctions(games: int, seed: int, policy):
                 calls.append(int(action))
         if bin(played[0]).count("1") == 13:  # passed-out deals play no cards: their hands are not traced whole
             deals.append((np.array(played, dtype=np.uint64), int(head["dealer"]), np.array(calls, dtype=np.int64)))
-    return rules, policies, deals
+            if outcome["doubled"] > 0:
+                doubled.append(outcome)
+    return rules, policies, deals, doubled
 
 
 @njit(cache=True)
@@ -166,10 +187,38 @@ def main(argv=None) -> int:
     p.add_argument("--worlds", type=count, default=2000, help="worlds per reading (default 2000)")
     p.add_argument("--fit", action="store_true", help="fit the weights on the first half of the calls, "
                                                      "measure them on the second")
+    p.add_argument("--refit", type=int, default=0, metavar="R",
+                   help="R more rounds, each played with the weights the round before fitted (implies --fit)")
+    p.add_argument("--fit-out", type=Path, help=argparse.SUPPRESS)  # a round's fitted weights, as JSON
     args = p.parse_args(argv)
+    if args.refit < 0:
+        return p.fail(f"--refit must be 0 or more, not {args.refit}")
+    theta = one_round(p, args)
+    if not isinstance(theta, np.ndarray):
+        return theta
+    for r in range(1, args.refit + 1):
+        print(f"\nround {r}: the seats' CALL_MODEL is [{', '.join(f'{t:.3f}' for t in theta)}]", flush=True)
+        theta = refit_round(args, theta)
+    return 0
+
+
+def refit_round(args, theta) -> np.ndarray:
+    """Play and fit one round of ``--refit`` in a process of its own (module docstring)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "fit.json"
+        env = dict(os.environ, NUMBA_CACHE_DIR=folder, **{WEIGHTS_VARIABLE: json.dumps(theta.tolist())})
+        subprocess.run([sys.executable, "-m", "benchmarks.call_model", "--games", str(args.games), "--seed",
+                        str(args.seed), "--policy", args.policy, "--worlds", str(args.worlds), "--fit",
+                        "--fit-out", str(out)], env=env, check=True,
+                       cwd=Path(__file__).resolve().parents[1])
+        return np.array(json.loads(out.read_text()))
+
+
+def one_round(p, args):
+    """Play, report and (with ``--fit``) fit once; the fitted weights, or the exit status."""
     began = time.perf_counter()
     try:
-        rules, policies, deals = traced_auctions(args.games, args.seed, parse_policy(args.policy, "bridgette"))
+        rules, policies, deals, doubled = traced_auctions(args.games, args.seed, parse_policy(args.policy, "bridgette"))
     except PolicyError as exc:
         return p.fail(exc)
     if not deals:
@@ -188,6 +237,11 @@ def main(argv=None) -> int:
         chosen, mine = np.full(len(calls), -1, dtype=np.int64), np.zeros(len(calls), dtype=np.bool_)
         choices_nb(h, hands, dealer, calls, *b6, gain, features, chosen, mine)
         rows.append((features, chosen, mine))
+    if doubled:
+        made = np.mean([o[f"tricks{o['declarer']}"] >= 6 + BID_LEVEL[o["contract"]] for o in doubled])
+        gained = np.mean([o[f"score{1 - o['declarer']}"] - o[f"score{o['declarer']}"] for o in doubled])
+        print(f"contracts doubled: {len(doubled):,} of {len(deals):,} ({len(doubled) / len(deals):.0%}), {made:.0%} of "
+              f"them made; the doubler's score minus the declarer's {gained:+.1f} points per doubled deal")
     features = np.concatenate([r[0] for r in rows])
     chosen = np.concatenate([r[1] for r in rows])
     mine = np.concatenate([r[2] for r in rows])
@@ -199,12 +253,15 @@ def main(argv=None) -> int:
     candidates = candidates[chosen_call]
     print(f"log-loss per call: CALL_MODEL {log_loss(CALL_MODEL, features, chosen):.3f}, uniform among the "
           f"candidates {np.log(candidates).mean():.3f}")
-    if args.fit:
+    theta = CALL_MODEL.copy()
+    if args.fit or args.refit:
         half = len(chosen) // 2
         theta = fit(features[:half], chosen[:half])
         print(f"fitted on {half:,} calls: [{', '.join(f'{t:.3f}' for t in theta)}]; log-loss on the other "
               f"{len(chosen) - half:,}: {log_loss(theta, features[half:], chosen[half:]):.3f} (CALL_MODEL "
               f"{log_loss(CALL_MODEL, features[half:], chosen[half:]):.3f})")
+        if args.fit_out:
+            args.fit_out.write_text(json.dumps(theta.tolist()))
 
     errors, unfit = [], 0
     for i, (hands, dealer, calls) in enumerate(deals):
@@ -218,7 +275,7 @@ def main(argv=None) -> int:
     for way, name in enumerate(("uniform worlds", "the heuristic's calls (exact)", "the softmax model")):
         print(f"  {name:32s} {rmse[way]:.3f}  ratio {rmse[way] / rmse[0]:.3f}")
     print(f"  the heuristic's model fitted none of the worlds in {unfit:,} readings ({unfit / len(errors):.0%})")
-    return 0
+    return theta
 
 
 if __name__ == "__main__":

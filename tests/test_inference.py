@@ -368,3 +368,25 @@ def test_a_searching_opponent_read_by_the_softmax_leaves_no_decision_unexplained
                            threads=1)
         counts[model] = run.summary["unexplained_decisions"]
     assert counts[0] >= 10 and counts[1] == 0
+
+
+def test_a_refit_round_compiles_its_kernels_with_the_weights_it_is_given():
+    """``benchmarks.call_model --refit`` plays each round in a process whose ``CALL_MODEL``
+    holds the round's weights before any kernel compiles (numba takes a global array as a
+    constant); a process without them keeps the fitted weights."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from benchmarks.call_model import WEIGHTS_VARIABLE
+    from kernels.policies import CALL_MODEL
+
+    show = "import benchmarks.call_model; from kernels.policies.reading import CALL_MODEL; print(CALL_MODEL.tolist())"
+    weights = [0.5, 1.25, -0.75, 2.0, -3.0, 0.125, 1.5]
+    env = {k: v for k, v in os.environ.items() if k != WEIGHTS_VARIABLE}
+    plain = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
+    given = subprocess.run([sys.executable, "-c", show], env={**env, WEIGHTS_VARIABLE: json.dumps(weights)},
+                           capture_output=True, text=True, check=True)
+    assert json.loads(plain.stdout) == CALL_MODEL.tolist()
+    assert json.loads(given.stdout) == weights

@@ -165,6 +165,7 @@ def test_ctrl_c_while_a_command_still_imports_is_one_line_and_exit_130(module, t
     ("dd", ["--deals", "0"], "argument --deals: '0' is not a whole number of at least 1"),
     ("search", ["--threads", "100000"], "argument --threads: 100000 exceeds the"),
     ("peers", ["--seconds", "-1"], "--seconds -1: a timed block takes more than 0"),
+    ("call_model", ["--refit", "-1"], "--refit must be 0 or more, not -1"),
 ])
 def test_benchmarks_refuse_bad_flags_in_one_line(module, argv, problem, capsys):
     main = importlib.import_module(f"benchmarks.{module}").main
