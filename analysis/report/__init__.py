@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 # The package's API: what the games' sections (analysis.games) and the tests import.
-from analysis.report.page import CSS, Report, Table, cell_html, csv_header, csv_row, figure, inline, \
+from analysis.report.page import CSS, Report, Table, as_written, cell_html, csv_header, csv_row, figure, inline, \
     is_report_folder, pct, report_folder, _num, _round
 from analysis.report.plots import COLORS, blank, grouped_rates, hist_panel, mean_points, pct_err, \
     rate_bars
@@ -41,7 +41,8 @@ def build(paths, out=None, metrics=None) -> Path:
     if metrics is not None:
         raise ReportError("--metrics applies to a comparison of two runs (RUN_A RUN_B) only")
     if is_sweep(Path(paths[0])):
-        return build_sweep_report(paths[0], out)
+        return as_written(Path(paths[0]) / "sweep.json", "python -m sim.sweep",
+                               lambda: build_sweep_report(paths[0], out))
     if is_multilevel_folder(paths[0]):
         from analysis.report.multilevel import build_multilevel_report
 

@@ -380,6 +380,19 @@ def report_folder(out: Path) -> Path:
     return folder
 
 
+def as_written(file: Path, maker: str, build):
+    """``build()`` of a report from ``file``, whose fields the page reads as ``maker`` wrote
+    them: where one was edited by hand (a number as text, a key gone), a ReportError naming
+    the file in one line, not a failure deep in the page. The project's own errors name
+    their own files."""
+    try:
+        return build()
+    except (ReportError, RunError):
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise ReportError(f"{file} is not as {maker} wrote it ({type(exc).__name__}: {exc})") from None
+
+
 def releases_folders(build):
     """A report builder that releases the locks of the folders it wrote in, however it ends;
     one that fails leaves a folder that was new or empty as it found it (a half-written

@@ -344,10 +344,8 @@ def build_report(run_dir, out=None) -> Path:
     from analysis.games import analysis_module
 
     if (Path(run_dir) / "strata.json").is_file():
-        try:
-            return build_strata_report(Path(run_dir), out)
-        except (KeyError, TypeError, AttributeError):
-            raise ReportError(f"{run_dir}/strata.json is not a stratified run's (sim.strata)") from None
+        return page.as_written(Path(run_dir) / "strata.json", "a stratified run (sim.strata)",
+                               lambda: build_strata_report(Path(run_dir), out))
     data = RunData(run_dir)
     out = page.report_folder(Path(out) if out is not None else data.path / "report")
     deals_rec, games_rec = data.has("deals"), data.has("games")

@@ -12,7 +12,9 @@ import numpy as np
 from sim.cli import differing
 from sim.files import read_file
 from sim.ratio import SHARE
-from sim.multilevel.estimator import Features, LevelData, MultilevelError, estimate_difference, nested_estimate
+from sim.multilevel.estimator import (
+    MIN_TARGET_DEALS, Features, LevelData, MultilevelError, estimate_difference, nested_estimate,
+)
 from sim.games import GAME_NAMES, game_info
 from sim.multilevel.levels import UNREADABLE, level_values
 
@@ -60,6 +62,8 @@ def read_folder(path) -> dict:
                 raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ)})")
             if key.get("game") not in GAME_NAMES:
                 raise ValueError(f"its key names no game of this release ({key.get('game')!r})")
+            if _level_played(theirs) != _level_named(key["game"], kept["policies"], name, not levels):
+                raise ValueError(f"it holds the deals of another level than {name}")
             values, choices, use_choices, seconds = level_values(arrays, len(kept["metrics"]),
                                                                  game_info(key["game"]).dd_solver == "contract")
         except (*UNREADABLE, KeyError, TypeError) as exc:
@@ -89,6 +93,28 @@ def read_folder(path) -> dict:
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
 
 
+def _level_played(key: dict) -> tuple:
+    """(players, double-dummy scored, par scored) of a level file's key (LevelPlayer.key)."""
+    return key.get("policies"), key.get("dd"), key.get("par", False)
+
+
+def _level_named(game: str, target_policies: list, name: str, target: bool) -> tuple:
+    """What ``_level_played`` reads in the file of the level multilevel.json names ``name``:
+    the target (its ``policies``) or a control (``--control`` text)."""
+    if target:
+        return target_policies, False, False
+    from sim.multilevel.levels import parse_level
+    from sim.policies import PolicyError
+    from sim.resolve import resolve_policies
+
+    level = parse_level(name)
+    try:
+        players = [str(p) for p in resolve_policies(game, list(level.policies))]
+    except PolicyError:
+        return None
+    return players, level.kind in ("dd", "par"), level.kind == "par"
+
+
 def _described(path: Path, kept) -> tuple[list, list, list]:
     """The levels multilevel.json names (the target, then each control played), their files
     and sizes, once its fields are checked to be what a run wrote."""
@@ -107,7 +133,8 @@ def _described(path: Path, kept) -> tuple[list, list, list]:
 
             from_dict(dealing).describe()
         if not (names and texts(kept["controls"]) and texts(kept["policies"])
-                and all(isinstance(m, int) and not isinstance(m, bool) and m >= 0 for m in counts)
+                and all(isinstance(m, int) and not isinstance(m, bool) for m in counts)
+                and MIN_TARGET_DEALS <= counts[0] <= min(counts)  # each control plays the target's deals
                 and isinstance(kept["metrics"], dict) and kept["metrics"]
                 and all(isinstance(e, dict) for e in kept["metrics"].values())):
             raise TypeError

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from sim.files import read_file
-from sim.store.config import CHECKSUM, DamagedError
+from sim.store.config import CHECKSUM, RUN, DamagedError
 
 
 def digest(data) -> str:
@@ -66,6 +66,8 @@ def read_sealed(path: Path, unreadable: str = "is unreadable") -> dict:
         expected = obj.pop(CHECKSUM)
         if digest(_canonical(obj)) != expected:
             raise DamagedError(path, "is damaged (its checksum does not match its content)")
+    elif RUN in obj:  # the run's digest came after the checksums: this release wrote it, with one
+        raise DamagedError(path, "is damaged (it has lost its checksum)")
     return obj
 
 

@@ -70,7 +70,7 @@ class RunFolder:
 
     def _read_manifest(self, identity: dict) -> dict:
         try:
-            manifest = read_manifest(self.path)
+            manifest = read_manifest(self.path, played_by=False)
             theirs = manifest["config"]
             manifest["blocks_done"]  # noqa: B018 - a required key
         except KeyError:

@@ -19,6 +19,28 @@ def _whole(value, low: int, high: int = MAX_GAMES) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
+def _amount(value, nullable: bool = False) -> bool:
+    """A finite number of at least 0 (None too where ``nullable``)."""
+    if value is None:
+        return nullable
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+
+
+def _until_problem(until, games: int, blocks: int) -> bool:
+    """Whether ``until`` is not what a run stopped by --until records (sim.until)."""
+    return not (isinstance(until, dict) and isinstance(until.get("metric"), str) and _amount(until.get("half_width"))
+                and isinstance(until.get("reached"), bool) and _amount(until.get("achieved_half_width"), True)
+                and _whole(until.get("games_played"), 1, games) and _whole(until.get("blocks_played"), 1, blocks))
+
+
+def _timing_problem(timing) -> bool:
+    """Whether ``timing`` is not what a run's last session records (sim.api)."""
+    return not (isinstance(timing, dict) and _amount(timing.get("seconds"), True)
+                and _whole(timing.get("games_played_now", 0), 0) and _amount(timing.get("games_per_second"), True)
+                and isinstance(timing.get("compiled", False), bool) and _amount(timing.get("compile_seconds"), True)
+                and isinstance(timing.get("cluster", ""), str))
+
+
 def manifest_problem(manifest: dict) -> str | None:
     """What makes ``manifest`` no run manifest this release wrote (a field missing, of the
     wrong type or out of range: one edited by hand, say), or None. The fields every reader
@@ -38,7 +60,7 @@ def manifest_problem(manifest: dict) -> str | None:
               "policies": isinstance(config.get("policies", []), list)
               and all(isinstance(name, str) for name in config.get("policies", [])),
               # a run stopped by --until reads as one of the blocks it played
-              "blocks": blocks is not None and _whole(manifest.get("blocks", blocks),
+              "blocks": blocks is not None and _whole(manifest.get("blocks"),
                                                       0 if "until" in manifest else blocks, blocks),
               "blocks_done": isinstance(manifest.get("blocks_done", []), list)
               and all(_whole(i, 0, (blocks or 1) - 1) for i in manifest.get("blocks_done", [])),
@@ -46,19 +68,25 @@ def manifest_problem(manifest: dict) -> str | None:
               "summary": manifest.get("summary") is None or (
                   isinstance(manifest["summary"], dict) and _whole(manifest["summary"].get("bytes"), 0, 2**63)
                   and isinstance(manifest["summary"].get("blake2b"), str)),
-              "timing": isinstance(manifest.get("timing", {}), dict)}
+              "games_played": blocks is not None and _whole(manifest.get("games_played", games), 1, games),
+              "until": blocks is None or "until" not in manifest or not _until_problem(manifest["until"], games, blocks),
+              "timing": not _timing_problem(manifest.get("timing", {}))}
     wrong = [name for name, ok in checks.items() if not ok]
     return f"{wrong[0]} is missing or out of range" if wrong else None
 
 
-def read_manifest(path: Path) -> dict:
-    """A run folder's manifest, checked (``manifest_problem``); RunError in one line naming
-    what is wrong."""
+def read_manifest(path: Path, played_by: bool = True) -> dict:
+    """A run folder's manifest, checked (``manifest_problem``) and, for its readers
+    (``played_by``), held against its first block (``_played_by``); RunError in one line
+    naming what is wrong. A run resumed leaves the blocks to its own checks: it names a
+    configuration of another run, and plays again a block of another."""
     file = Path(path) / "manifest.json"
     manifest = read_sealed(file, "is unreadable or not a run manifest")
     problem = manifest_problem(manifest)
     if problem:
         raise RunError(f"{file} is unreadable or not a run manifest ({problem})")
+    if played_by:
+        _played_by(Path(path), manifest)
     return manifest
 
 
@@ -117,6 +145,23 @@ def finished_manifest(path: Path) -> dict:
     if problem:  # finished, then damaged: name the file
         raise problem
     return manifest
+
+
+def _played_by(path: Path, manifest: dict) -> None:
+    """A RunError where the manifest's configuration is not the one its first block done was
+    played by (the digest each block file of this release carries): a configuration edited
+    by hand, which the readers would otherwise take as the run's rules, policies and dealing.
+    A block file missing or damaged is left to the reader that needs it to name."""
+    if not manifest.get("blocks_done"):
+        return
+    block_path = path / "blocks" / f"{min(manifest['blocks_done']):06d}.json"
+    try:
+        played = read_sealed(block_path).get(RUN)
+    except DamagedError:
+        return
+    if played is not None and played != run_digest(manifest["config"]):
+        raise RunError(f"{path}/manifest.json does not hold the configuration its run was played by ({block_path} "
+                       "holds another): one of them was edited or copied in")
 
 
 def read_summary(path: Path, manifest: dict) -> dict:
@@ -228,7 +273,8 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     try:
         tables = [pq.read_table(f, columns=None if columns is None else [c for c in columns if c in names],
                                 filters=filter) for f, names in zip(files, schemas)]
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError) as exc:
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError, KeyError, IndexError,
+            OverflowError) as exc:
         raise RunError(f"filter {filter!r} cannot be applied to the {kind} records: "
                        f"{str(exc).splitlines()[0]}") from None
     # A run resumed across a release that added a column: its older blocks read it as null.

@@ -1,0 +1,89 @@
+"""Files of a multilevel, sweep or stratified folder edited by hand, or swapped with
+another level's, and filters a run's records cannot take: one line naming the file (or
+the filter), exit status 2, and nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import sim
+from analysis.compare import main as compare_main
+from analysis.report import main as report_main
+from sim.run import main as run_main
+from sim.store import RunError
+from sim.sweep import main as sweep_main
+
+
+def fails_in_one_line(status: int, err: str, *words) -> None:
+    assert status == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for word in words:
+        assert str(word) in err, err
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    base = tmp_path_factory.mktemp("edited")
+    paths = {"multilevel": base / "ml", "sweep": base / "sw", "strata": base / "st", "run": base / "run"}
+    assert run_main(["--deals", "30", "--policy", "all=random", "--control", "all=heuristic", "--control-deals", "60",
+                     "--quiet", "--out", str(paths["multilevel"])]) == 0
+    assert sweep_main(["--vary", "exchange.nondealer_draw=2,4", "--games", "4", "--quiet",
+                       "--out", str(paths["sweep"])]) == 0
+    assert run_main(["--deals", "40", "--stratify", "upcard_class", "--quiet", "--out", str(paths["strata"])]) == 0
+    assert run_main(["--games", "20", "--block-size", "10", "--quiet", "--out", str(paths["run"])]) == 0
+    return paths
+
+
+def copy(folders, kind, tmp_path):
+    out = tmp_path / kind
+    shutil.copytree(folders[kind], out)
+    return out
+
+
+def test_a_level_file_swapped_for_another_levels_is_named(folders, tmp_path, capsys):
+    """The control's file copied over the target's: before, compare and report read the
+    heuristic's values as the target's (random seats) and gave an estimate of the wrong players."""
+    edited = copy(folders, "multilevel", tmp_path)
+    shutil.copyfile(edited / "control-1.npz", edited / "target.npz")
+    fails_in_one_line(compare_main([str(folders["multilevel"]), str(edited)]), capsys.readouterr().err,
+                      edited / "target.npz", "another level")
+    fails_in_one_line(report_main([str(edited), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                      edited / "target.npz")
+    assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("size", [0, 2, 1000])
+def test_a_level_size_no_run_writes_is_named(folders, tmp_path, capsys, size):
+    """The target's deals below the 3 an estimate needs, or above a control's (each control
+    plays the target's deals): before, a ValueError from numpy."""
+    edited = copy(folders, "multilevel", tmp_path)
+    kept = json.loads((edited / "multilevel.json").read_text())
+    kept["sizes"][next(iter(kept["sizes"]))] = size
+    (edited / "multilevel.json").write_text(json.dumps(kept))
+    fails_in_one_line(compare_main([str(folders["multilevel"]), str(edited)]), capsys.readouterr().err,
+                      edited / "multilevel.json")
+
+
+@pytest.mark.parametrize("kind,file,edit", [
+    ("sweep", "sweep.json", lambda s: s["settings"][1]["metrics"]["dealer_advantage"].update(value="12.5")),
+    ("sweep", "sweep.json", lambda s: s["settings"][0]["metrics"]["dealer_advantage"].pop("value")),
+    ("strata", "strata.json", lambda s: s.update(game="bridgete")),
+])
+def test_a_sweep_or_strata_summary_edited_by_hand_is_named_and_no_report_is_left(folders, tmp_path, capsys, kind,
+                                                                                 file, edit):
+    edited = copy(folders, kind, tmp_path)
+    kept = json.loads((edited / file).read_text())
+    edit(kept)
+    (edited / file).write_text(json.dumps(kept))
+    out = tmp_path / "report"
+    fails_in_one_line(report_main([str(edited), "--out", str(out)]), capsys.readouterr().err, edited / file)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("bad", [{"level": 3}, [("score0", ">", 2**70)], [("nowhere", "=", 1)]])
+def test_a_filter_the_records_cannot_take_is_a_run_error(folders, bad):
+    with pytest.raises(RunError, match="cannot be applied"):
+        sim.load_run(folders["run"]).deals(filter=bad)
