@@ -25,8 +25,8 @@ from kernels.dd_run import (
     DD_EUCHRE_DTYPE, dd_out_nb, euchre_card_lost_nb, euchre_play_end_nb, euchre_play_start_nb, start_euchre_row_nb,
 )
 from kernels.pimc import (
-    note_ask_exchange_nb, note_euchre_auction_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb, pimc_euchre_card_nb,
-    pimc_euchre_trump_nb,
+    note_ask_exchange_nb, note_euchre_auction_nb, note_joker_discard_nb, observe_euchre_card_nb, pimc_euchre_bid_nb,
+    pimc_euchre_card_nb, pimc_euchre_trump_nb,
 )
 from kernels.policies import (
     POLICY_DD, calls_by_worlds_nb, choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb,

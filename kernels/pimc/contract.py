@@ -128,10 +128,9 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
             got += 1
         elif searched:
             keep_likeliest_nb(likeliest, spare, chance, holders[got])
-    if got == 0 and likeliest[0] > 0.0:
-        while got < n_w and likeliest[got] > 0.0:
-            holders[got] = spare[got]
-            got += 1
+    if got == 0:  # the likeliest draws, where the softmax gave any a chance
+        got = np.count_nonzero(likeliest)
+        holders[:got] = spare[:got]
     return got if got > 0 else unexplained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, holders)
 
 
@@ -222,10 +221,9 @@ def sample_bidding_worlds_nb(seats, seat, hands, unseen, calls, n_calls, dealer,
                 break
         elif searched:
             keep_likeliest_nb(likeliest, spare, chance, world)
-    if got == 0 and likeliest[0] > 0.0:
-        while got < n and likeliest[got] > 0.0:
-            out[got] = spare[got, 0]
-            got += 1
+    if got == 0:  # the likeliest draws, where the softmax gave any a chance
+        got = np.count_nonzero(likeliest)
+        out[:got] = spare[:got, 0]
     return out[:got], n_deals == 1.0
 
 

@@ -24,14 +24,13 @@ Every name other modules use is importable from ``kernels.policies`` itself.
 from kernels.policies.kinds import (  # noqa: F401
     HEURISTIC_PARAMS, OBJECTIVE_GAMES, OBJECTIVE_POINTS, PIMC_PARAMS, POLICY_DD, POLICY_HEURISTIC, POLICY_PARAMS,
     POLICY_PIMC, POLICY_RANDOM, POLICY_SEARCH, SEARCH_PARAMS, add_distinct_nb, calls_by_worlds_nb, pick_random_nb,
-    plays_by_worlds_nb,
-    reads_calls_in_play_nb, searches_calls_nb, searches_draw_nb, searches_exchange_nb,
+    plays_by_worlds_nb, reads_calls_in_play_nb, searches_calls_nb, searches_draw_nb, searches_exchange_nb,
 )
 from kernels.policies.contract import (  # noqa: F401
     AVERAGE_HCP, COLON_KEEP, ODDS_WIDTH, TRICK_SPREAD, bid_tricks_nb, cheapest_nb, choose_call_nb, choose_card_nb,
-    choose_discard_nb, choose_draw_card_nb, competing_bid_nb, defence_estimate_nb, estimate_tricks_nb, expected_gain_nb, expected_tricks_nb,
-    heuristic_call_nb, heuristic_card_nb, heuristic_discard_nb, heuristic_draw_card_nb, highest_rank_nb,
-    none_held_odds_nb, trick_odds_nb,
+    choose_discard_nb, choose_draw_card_nb, competing_bid_nb, defence_estimate_nb, estimate_tricks_nb, expected_gain_nb,
+    expected_tricks_nb, heuristic_call_nb, heuristic_card_nb, heuristic_discard_nb, heuristic_draw_card_nb,
+    highest_rank_nb, none_held_odds_nb, trick_odds_nb,
 )
 from kernels.policies.euchre import (  # noqa: F401
     choose_euchre_bid_nb, choose_euchre_card_nb, choose_euchre_discard_nb, choose_euchre_give_nb,

@@ -26,7 +26,9 @@ from kernels.calls import (
     BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS, contract_after_nb, legal_calls_nb,
 )
 from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
-from kernels.policies.contract import ODDS_WIDTH, defence_estimate_nb, estimate_tricks_nb, expected_gain_nb, heuristic_call_nb
+from kernels.policies.contract import (
+    ODDS_WIDTH, defence_estimate_nb, estimate_tricks_nb, expected_gain_nb, heuristic_call_nb,
+)
 from kernels.policies.kinds import POLICY_SEARCH, add_distinct_nb
 from kernels.rng import uniform_nb
 
