@@ -28,7 +28,8 @@ three readings, so the ratios compare the models of the calls alone.
 (policy ``search:call_model=1``): R more rounds, each played by seats whose ``CALL_MODEL``
 is the weights the round before fitted, and fitted again. numba compiles a global array
 into the kernels as a constant, so each round is a process of its own with the weights set
-before any kernel compiles (``CALL_MODEL_WEIGHTS``) and a numba cache of its own.
+before any kernel compiles (``CALL_MODEL_WEIGHTS``) and a numba cache of its own
+(``CALL_MODEL_ROUND_CACHE``, which the weights need).
 """
 
 from __future__ import annotations
@@ -60,9 +61,26 @@ from sim.rules.variants import rules_for
 from sim.run import count, seed_value
 
 DECK = 55
-WEIGHTS_VARIABLE = "CALL_MODEL_WEIGHTS"  # a round of --refit: the weights its kernels compile with
-if WEIGHTS_VARIABLE in os.environ:
-    CALL_MODEL[:] = json.loads(os.environ[WEIGHTS_VARIABLE])
+# A round of --refit: the weights its kernels compile with, taken only where the numba cache
+# is the round's own (ROUND_CACHE_VARIABLE names it), so no other cache keeps kernels compiled
+# with other weights than CALL_MODEL.
+WEIGHTS_VARIABLE, ROUND_CACHE_VARIABLE = "CALL_MODEL_WEIGHTS", "CALL_MODEL_ROUND_CACHE"
+
+
+def round_weights() -> np.ndarray | None:
+    """The weights of a --refit round this process plays (None: it plays none)."""
+    cache = os.environ.get(ROUND_CACHE_VARIABLE)
+    if WEIGHTS_VARIABLE not in os.environ or cache is None or os.environ.get("NUMBA_CACHE_DIR") != cache:
+        return None
+    try:
+        weights = np.array(json.loads(os.environ[WEIGHTS_VARIABLE]), dtype=np.float64)
+    except (ValueError, TypeError):
+        return None
+    return weights if weights.shape == CALL_MODEL.shape else None
+
+
+if round_weights() is not None:
+    CALL_MODEL[:] = round_weights()
 
 
 def traced_auctions(games: int, seed: int, policy):
@@ -193,25 +211,30 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.refit < 0:
         return p.fail(f"--refit must be 0 or more, not {args.refit}")
+    if WEIGHTS_VARIABLE in os.environ and round_weights() is None:
+        return p.fail(f"{WEIGHTS_VARIABLE} is --refit's own, for its rounds' processes: unset it")
     theta = one_round(p, args)
     if not isinstance(theta, np.ndarray):
         return theta
     for r in range(1, args.refit + 1):
         print(f"\nround {r}: the seats' CALL_MODEL is [{', '.join(f'{t:.3f}' for t in theta)}]", flush=True)
         theta = refit_round(args, theta)
+        if theta is None:
+            return p.fail(f"round {r} of --refit failed (its own line above says why)")
     return 0
 
 
-def refit_round(args, theta) -> np.ndarray:
-    """Play and fit one round of ``--refit`` in a process of its own (module docstring)."""
+def refit_round(args, theta) -> np.ndarray | None:
+    """Play and fit one round of ``--refit`` in a process of its own (module docstring); the
+    weights it fitted, None where it failed."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "fit.json"
-        env = dict(os.environ, NUMBA_CACHE_DIR=folder, **{WEIGHTS_VARIABLE: json.dumps(theta.tolist())})
-        subprocess.run([sys.executable, "-m", "benchmarks.call_model", "--games", str(args.games), "--seed",
-                        str(args.seed), "--policy", args.policy, "--worlds", str(args.worlds), "--fit",
-                        "--fit-out", str(out)], env=env, check=True,
-                       cwd=Path(__file__).resolve().parents[1])
-        return np.array(json.loads(out.read_text()))
+        env = dict(os.environ, NUMBA_CACHE_DIR=folder,
+                   **{ROUND_CACHE_VARIABLE: folder, WEIGHTS_VARIABLE: json.dumps(theta.tolist())})
+        done = subprocess.run([sys.executable, "-m", "benchmarks.call_model", "--games", str(args.games), "--seed",
+                               str(args.seed), "--policy", args.policy, "--worlds", str(args.worlds), "--fit",
+                               "--fit-out", str(out)], env=env, cwd=Path(__file__).resolve().parents[1])
+        return np.array(json.loads(out.read_text())) if done.returncode == 0 and out.exists() else None
 
 
 def one_round(p, args):

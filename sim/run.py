@@ -279,7 +279,7 @@ def dealing_line(section: dict) -> str:
     return line
 
 
-def _half_width(until: dict) -> str:
+def until_words(until: dict) -> str:
     """The half-width --until reached, in words: none where the games played give no interval
     (a single game, say)."""
     width = until.get("achieved_half_width")
@@ -347,7 +347,7 @@ def play(args, parser) -> int:
     until = folder.manifest.get("until")
     if until is not None and not until["reached"]:
         print(f"--until {args.until}: the cap of {plural(n, unit)} was reached first "
-              f"({_half_width(until)}); the run is complete up to the cap", file=sys.stderr)
+              f"({until_words(until)}); the run is complete up to the cap", file=sys.stderr)
     if args.quiet:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
@@ -361,7 +361,7 @@ def play(args, parser) -> int:
     if dealing.deal_run:
         print(f"dealing: {dealing_line(summary['dealing'])}")
     if until is not None and until["reached"]:
-        print(f"until {args.until}: reached after {plural(until['games_played'], unit)} ({_half_width(until)})")
+        print(f"until {args.until}: reached after {plural(until['games_played'], unit)} ({until_words(until)})")
     print()
     print(game_module(args.game).format_summary(summary))
     for line in advantage_lines(args.game, summary):

@@ -60,6 +60,7 @@ def test_local_cluster_gives_the_threaded_run_folder(threaded, tmp_path):
     assert len([f for f in content if f.startswith("records/")]) == 2 * BLOCKS
     timing = json.loads((out / "manifest.json").read_text())["timing"]
     assert timing["cluster"]["workers"] == 2 and timing["games_played_now"] == 12000
+    assert sim.load_run(out).summary == sim.load_run(threaded).summary  # the readers take its manifest
 
 
 def test_match_on_the_cluster_equals_the_local_match(cluster, monkeypatch):

@@ -55,6 +55,16 @@ def test_a_level_file_swapped_for_another_levels_is_named(folders, tmp_path, cap
     assert not (tmp_path / "report").exists()
 
 
+def test_a_control_of_players_this_release_does_not_know_is_named(folders, tmp_path, capsys):
+    edited = copy(folders, "multilevel", tmp_path)
+    kept = json.loads((edited / "multilevel.json").read_text())
+    kept["controls"] = ["all=bogus"]
+    kept["sizes"] = {name if k == 0 else "all=bogus": m for k, (name, m) in enumerate(kept["sizes"].items())}
+    (edited / "multilevel.json").write_text(json.dumps(kept))
+    fails_in_one_line(compare_main([str(folders["multilevel"]), str(edited)]), capsys.readouterr().err,
+                      edited / "multilevel.json", "all=bogus names players this release does not know")
+
+
 @pytest.mark.parametrize("size", [0, 2, 1000])
 def test_a_level_size_no_run_writes_is_named(folders, tmp_path, capsys, size):
     """The target's deals below the 3 an estimate needs, or above a control's (each control

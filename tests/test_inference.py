@@ -6,6 +6,7 @@ high-card points better than uniform worlds."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -370,23 +371,43 @@ def test_a_searching_opponent_read_by_the_softmax_leaves_no_decision_unexplained
     assert counts[0] >= 10 and counts[1] == 0
 
 
-def test_a_refit_round_compiles_its_kernels_with_the_weights_it_is_given():
+def test_a_refit_round_compiles_its_kernels_with_the_weights_it_is_given(tmp_path, monkeypatch):
     """``benchmarks.call_model --refit`` plays each round in a process whose ``CALL_MODEL``
     holds the round's weights before any kernel compiles (numba takes a global array as a
-    constant); a process without them keeps the fitted weights."""
+    constant), in a numba cache of the round's own: the weights are taken only with that
+    cache, so no other cache keeps kernels compiled with them, and a process given them
+    otherwise refuses to start."""
     import json
     import os
     import subprocess
     import sys
 
-    from benchmarks.call_model import WEIGHTS_VARIABLE
+    import benchmarks.call_model as bench
     from kernels.policies import CALL_MODEL
 
     show = "import benchmarks.call_model; from kernels.policies.reading import CALL_MODEL; print(CALL_MODEL.tolist())"
     weights = [0.5, 1.25, -0.75, 2.0, -3.0, 0.125, 1.5]
-    env = {k: v for k, v in os.environ.items() if k != WEIGHTS_VARIABLE}
-    plain = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
-    given = subprocess.run([sys.executable, "-c", show], env={**env, WEIGHTS_VARIABLE: json.dumps(weights)},
-                           capture_output=True, text=True, check=True)
-    assert json.loads(plain.stdout) == CALL_MODEL.tolist()
-    assert json.loads(given.stdout) == weights
+    env = {k: v for k, v in os.environ.items() if k not in (bench.WEIGHTS_VARIABLE, bench.ROUND_CACHE_VARIABLE)}
+    given = {bench.WEIGHTS_VARIABLE: json.dumps(weights)}
+    own = {**given, "NUMBA_CACHE_DIR": str(tmp_path), bench.ROUND_CACHE_VARIABLE: str(tmp_path)}
+    for extra, expected in (({}, CALL_MODEL.tolist()), (own, weights), (given, CALL_MODEL.tolist())):
+        child = subprocess.run([sys.executable, "-c", show], env={**env, **extra}, capture_output=True, text=True,
+                               check=True)
+        assert json.loads(child.stdout) == expected
+    refused = subprocess.run([sys.executable, "-m", "benchmarks.call_model"], env={**env, **given},
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "CALL_MODEL_WEIGHTS is --refit's own" in refused.stderr
+
+    # refit_round hands its process the weights and a fresh cache that is the round's own.
+    seen = {}
+
+    def fake_round(argv, env, cwd):
+        seen.update(env=env, empty=not any(Path(env["NUMBA_CACHE_DIR"]).iterdir()))
+        Path(argv[argv.index("--fit-out") + 1]).write_text(json.dumps(weights[::-1]))
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_round)
+    args = bench.argparse.Namespace(games=2, seed=1, policy="search:call_model=1", worlds=10)
+    assert bench.refit_round(args, np.array(weights)).tolist() == weights[::-1]
+    assert seen["empty"] and seen["env"]["NUMBA_CACHE_DIR"] == seen["env"][bench.ROUND_CACHE_VARIABLE]
+    assert json.loads(seen["env"][bench.WEIGHTS_VARIABLE]) == weights

@@ -53,7 +53,8 @@ def fake_run(path: Path, deals, games, block_size: int, records: str = "deals", 
         (path / "blocks" / f"{index:06d}.json").write_text("{}")
     config = {"game": game, "seed": seed, "games": n, "block_size": block_size, "records": records,
               "rules": {}, "policies": ["heuristic", "heuristic"], "rules_version": 1}
-    (path / "manifest.json").write_text(json.dumps({"config": config, "complete": True}))
+    (path / "manifest.json").write_text(json.dumps({"config": config, "complete": True,
+                                                    "blocks": -(-n // block_size)}))
     (path / "summary.json").write_text(json.dumps(summary or {}))
     return path
 

@@ -24,6 +24,7 @@ from sim.cli import shell_word
 from sim.files import read_file
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
+from sim.run import until_words
 from sim.rules import GAMES as RULE_CLASSES, option_table
 from sim.summary import rate
 
@@ -124,7 +125,7 @@ def run_section(rep: Report) -> None:
     until = m.get("until")
     games = f"{c['games']:,}" if until is None else (
         f"{m['games_played']:,} (--until {c['until']}: {'reached' if until['reached'] else 'not reached'}, "
-        f"half-width {until['achieved_half_width']:.4g}; cap {c['games']:,})")
+        f"{until_words(until)}; cap {c['games']:,})")
     dealing = d.summary.get("dealing")
     rows = [["game", info.title], *dealing_rows(dealing, games), [f"{info.deal}s", d.summary.get("deals", 0)],
             ["seed", str(c["seed"])], ["block size", c["block_size"]], ["records kept", c["records"]],

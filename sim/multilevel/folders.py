@@ -62,10 +62,12 @@ def read_folder(path) -> dict:
                 raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ)})")
             if key.get("game") not in GAME_NAMES:
                 raise ValueError(f"its key names no game of this release ({key.get('game')!r})")
-            if _level_played(theirs) != _level_named(key["game"], kept["policies"], name, not levels):
+            if _level_played(theirs) != _level_named(key["game"], kept["policies"], name, not levels, path):
                 raise ValueError(f"it holds the deals of another level than {name}")
             values, choices, use_choices, seconds = level_values(arrays, len(kept["metrics"]),
                                                                  game_info(key["game"]).dd_solver == "contract")
+        except MultilevelError:
+            raise
         except (*UNREADABLE, KeyError, TypeError) as exc:
             raise MultilevelError(f"cannot read {path / file}: {exc}") from None
         if len(values[0][0]) < sizes[len(levels)]:
@@ -94,11 +96,11 @@ def read_folder(path) -> dict:
 
 
 def _level_played(key: dict) -> tuple:
-    """(players, double-dummy scored, par scored) of a level file's key (LevelPlayer.key)."""
+    """(players, scored on double-dummy tricks, at par) of a level file's key (LevelPlayer.key)."""
     return key.get("policies"), key.get("dd"), key.get("par", False)
 
 
-def _level_named(game: str, target_policies: list, name: str, target: bool) -> tuple:
+def _level_named(game: str, target_policies: list, name: str, target: bool, path: Path) -> tuple:
     """What ``_level_played`` reads in the file of the level multilevel.json names ``name``:
     the target (its ``policies``) or a control (``--control`` text)."""
     if target:
@@ -110,9 +112,10 @@ def _level_named(game: str, target_policies: list, name: str, target: bool) -> t
     level = parse_level(name)
     try:
         players = [str(p) for p in resolve_policies(game, list(level.policies))]
-    except PolicyError:
-        return None
-    return players, level.kind in ("dd", "par"), level.kind == "par"
+    except PolicyError as exc:
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: its control {name} names players this "
+                              f"release does not know ({exc})") from None
+    return players, bool(level.scored), level.scored == "par"
 
 
 def _described(path: Path, kept) -> tuple[list, list, list]:

@@ -34,6 +34,12 @@ class Level:
     def name(self) -> str:
         return self.text
 
+    @property
+    def scored(self):
+        """How its deals are scored (``LevelPlayer``'s ``dd``): as played (False), on the
+        contracts' double-dummy tricks (True) or at par ("par")."""
+        return {"dd": True, "par": "par"}.get(self.kind, False)
+
 
 def parse_level(text: str) -> Level:
     """``all=heuristic``, ``0=pimc:worlds=2;1=heuristic`` (seats apart by ';'),

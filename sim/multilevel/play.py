@@ -106,7 +106,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     target = LevelPlayer(game, rules, list(policies), seed, plan, False, specs,
                          ",".join(f"{s}={p}" for s, p in enumerate(policies)))
     ctrl = [LevelPlayer(game, rules, resolve_policies(game, list(lv.policies)), seed, plan,
-                        {"dd": True, "par": "par"}.get(lv.kind, False), specs, lv.name) for lv in runs]
+                        lv.scored, specs, lv.name) for lv in runs]
     stores = {}
     with ExitStack() as stack:
         if cluster is not None:  # reached first: a bad address leaves no folder

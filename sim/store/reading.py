@@ -38,7 +38,7 @@ def _timing_problem(timing) -> bool:
     return not (isinstance(timing, dict) and _amount(timing.get("seconds"), True)
                 and _whole(timing.get("games_played_now", 0), 0) and _amount(timing.get("games_per_second"), True)
                 and isinstance(timing.get("compiled", False), bool) and _amount(timing.get("compile_seconds"), True)
-                and isinstance(timing.get("cluster", ""), str))
+                and isinstance(timing.get("cluster", {}), dict))  # the cluster's description (sim.cluster)
 
 
 def manifest_problem(manifest: dict) -> str | None:
