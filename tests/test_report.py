@@ -515,6 +515,20 @@ def test_a_one_game_run_reports_and_a_failed_report_leaves_no_folder(game, tmp_p
     assert "run report: 1 " in text and ", seed 3</title>" in text and (tmp_path / "new" / "scores.png").exists()
 
 
+def test_an_until_run_that_reached_no_interval_reports_so(tmp_path, capsys):
+    """A run stopped by --until after one game, whose metric has no interval yet (the
+    manifest's half-width is null): the page says so (before: a TypeError)."""
+    from sim.run import main as run_main
+
+    run = tmp_path / "run"
+    assert run_main(["--games", "1", "--block-size", "1", "--until", "dealer_advantage:1", "--out", str(run),
+                     "--quiet"]) == 0
+    assert json.loads((run / "manifest.json").read_text())["until"]["achieved_half_width"] is None
+    capsys.readouterr()
+    text = build_report(run, tmp_path / "report").read_text()
+    assert "no interval from so few; cap 1" in text
+
+
 def test_a_report_over_an_earlier_one_keeps_none_of_its_files(runs, tmp_path):
     """A report written where an earlier report was leaves none of the earlier one's own
     files (the CSV and PNG files its page linked to) beside the new page, and keeps a file a

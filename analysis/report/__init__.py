@@ -42,7 +42,7 @@ def build(paths, out=None, metrics=None) -> Path:
         raise ReportError("--metrics applies to a comparison of two runs (RUN_A RUN_B) only")
     if is_sweep(Path(paths[0])):
         return as_written(Path(paths[0]) / "sweep.json", "python -m sim.sweep",
-                               lambda: build_sweep_report(paths[0], out))
+                          lambda: build_sweep_report(paths[0], out))
     if is_multilevel_folder(paths[0]):
         from analysis.report.multilevel import build_multilevel_report
 

@@ -42,6 +42,22 @@ def is_sweep(path: Path) -> bool:
     return (path / "sweep.json").is_file()
 
 
+def _number(x) -> bool:
+    """A number the page can print (None: no value)."""
+    return x is None or isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _pair(x) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(_number(v) for v in x)
+
+
+def _entry_ok(entry) -> bool:
+    """A setting's metric entry as sim.sweep writes it: its value, difference and variance
+    saved numbers, its intervals pairs of them."""
+    return (isinstance(entry, dict) and all(_number(entry.get(k)) for k in ("value", "diff", "variance_reduction"))
+            and all(entry.get(k) is None or _pair(entry[k]) for k in ("ci95", "value_ci95")))
+
+
 def read_sweep(path: Path) -> dict:
     """sweep.json, checked for what the report reads; a ReportError in one line otherwise."""
     try:
@@ -50,8 +66,12 @@ def read_sweep(path: Path) -> dict:
         ok = (isinstance(result, dict) and result.get("game") in GAMES and len(result["settings"]) >= 2
               and isinstance(vary, list) and vary and all(isinstance(k, str) for k in vary)
               and all(k in s["values"] for s in result["settings"] for k in vary)
-              and all(name in s["metrics"] for s in result["settings"] for name in result["metrics"]))
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+              and all(name in s["metrics"] for s in result["settings"] for name in result["metrics"])
+              and all(_entry_ok(s["metrics"][name]) for s in result["settings"] for name in result["metrics"])
+              and all(_number(x) for x in (result.get("balance_point") or {}).values())
+              and all(b is None or isinstance(b, list) and len(b) == 2
+                      for b in (result.get("balance_bracket") or {}).values()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         ok = False
     if not ok:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
