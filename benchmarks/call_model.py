@@ -79,8 +79,9 @@ def round_weights() -> np.ndarray | None:
     return weights if weights.shape == CALL_MODEL.shape else None
 
 
-if round_weights() is not None:
-    CALL_MODEL[:] = round_weights()
+ROUND_WEIGHTS = round_weights()
+if ROUND_WEIGHTS is not None:
+    CALL_MODEL[:] = ROUND_WEIGHTS
 
 
 def traced_auctions(games: int, seed: int, policy):
@@ -211,7 +212,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.refit < 0:
         return p.fail(f"--refit must be 0 or more, not {args.refit}")
-    if WEIGHTS_VARIABLE in os.environ and round_weights() is None:
+    if WEIGHTS_VARIABLE in os.environ and ROUND_WEIGHTS is None:
         return p.fail(f"{WEIGHTS_VARIABLE} is --refit's own, for its rounds' processes: unset it")
     theta = one_round(p, args)
     if not isinstance(theta, np.ndarray):
