@@ -7,6 +7,7 @@ and must agree on each legal set, each outcome and the game's course.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -244,15 +245,23 @@ def _check_batch(args) -> tuple[int, int, list[str]]:
     return count, n_deals, problems
 
 
-def run_differential(game: str, games_per_case: int, seed: int, workers: int = 2, batch: int = 250, **which):
+def run_differential(game: str, games_per_case: int, seed: int, workers: int | None = None, batch: int = 250,
+                     **which):
     """Check every case of ``game`` (``which``: ``cases``' selection); returns (games,
-    deals, problems)."""
+    deals, problems). ``workers`` processes check the batches (default: two, or the
+    calling process alone inside a pytest-xdist worker, which has its core already and
+    would pay each process's start and kernel load for nothing)."""
     jobs = [(game, options, pairing, seed + i, first, min(batch, games_per_case - first))
             for i, (_, options, pairing) in enumerate(cases(game, **which))
             for first in range(0, games_per_case, batch)]
-    # Spawned, not forked: forking a process whose numba threads are running can hang.
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
-        results = list(pool.map(_check_batch, jobs))
+    if workers is None:
+        workers = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+    if workers == 1:
+        results = [_check_batch(job) for job in jobs]
+    else:
+        # Spawned, not forked: forking a process whose numba threads are running can hang.
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
+            results = list(pool.map(_check_batch, jobs))
     return (sum(r[0] for r in results), sum(r[1] for r in results),
             [p for r in results for p in r[2]])
