@@ -45,18 +45,24 @@ def end_quietly_if_interrupted_while_starting():
     signal.signal(signal.SIGTERM, interrupted)
 
 
+MAX_THREADS = 4096  # numba keeps its thread count in 32 bits, and no machine has near this many cores
+
+
 def refuse_a_thread_count_numba_cannot_take():
-    """``python -m sim.X``: NUMBA_NUM_THREADS set to anything but a whole number of at least
-    1 ends the command in one line and status 2 (numba would stop the import with a
-    traceback, or warn in many lines and use its default)."""
+    """``python -m sim.X``: NUMBA_NUM_THREADS set to anything but a whole number from 1 to
+    MAX_THREADS ends the command in one line and status 2 (numba would stop the import with
+    a traceback, warn in many lines and use its default, or wrap a large count round to
+    another)."""
     import os
     import sys
 
     value = os.environ.get("NUMBA_NUM_THREADS")
-    if sys.argv[:1] != ["-m"] or value is None or value.strip().isdigit() and int(value) >= 1:
+    digits = (value or "").strip()
+    if sys.argv[:1] != ["-m"] or value is None or (digits.isascii() and digits.isdigit() and len(digits) <= 5
+                                                   and 1 <= int(digits) <= MAX_THREADS):
         return
-    print(f"python -m {_command_name()}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to a whole "
-          f"number of at least 1, or unset it", file=sys.stderr)
+    print(f"python -m {_command_name()}: NUMBA_NUM_THREADS={value[:40]!r} is not a thread count: set it to a "
+          f"whole number from 1 to {MAX_THREADS:,}, or unset it", file=sys.stderr)
     sys.exit(2)
 
 

@@ -88,19 +88,26 @@ def one_line(problem) -> str:
     return str(problem).translate(LINE_BREAKS)
 
 
+def quoted(value, width: int = 40) -> str:
+    """A value as an error quotes it: in quotes, cut short past ``width`` characters (a number
+    of thousands of digits is named, not printed)."""
+    text = str(value)
+    return f"'{text}'" if len(text) <= width else f"'{text[:width]}...' ({len(text):,} characters)"
+
+
 def whole_count(value, largest: int = LARGEST_COUNT) -> int:
     """A whole number from 1 to ``largest``, given as an int, a float such as 1000.0, or text
     such as "1e6", "2**20" or all its digits, read exactly (never rounded through a float);
     anything else, and anything past ``largest``, is a ValueError naming the value."""
     number = exact_number(value)
     if number is None:
-        raise ValueError(f"'{value}' is not a number")
+        raise ValueError(f"{quoted(value)} is not a number")
     if not number.is_finite():
-        raise ValueError(f"'{value}' is not a finite number")
+        raise ValueError(f"{quoted(value)} is not a finite number")
     if number > largest:
-        raise ValueError(f"'{value}' is more than the largest count accepted, {shown_count(largest)}")
+        raise ValueError(f"{quoted(value)} is more than the largest count accepted, {shown_count(largest)}")
     if number != number.to_integral_value() or number < 1:
-        raise ValueError(f"'{value}' is not a whole number of at least 1")
+        raise ValueError(f"{quoted(value)} is not a whole number of at least 1")
     return int(number)
 
 
@@ -109,12 +116,28 @@ def block_size(value) -> int:
     return whole_count(value, LARGEST_BLOCK)
 
 
+# A number as text: ASCII digits (never another script's, which Python's own readers take),
+# underscores between digits as Python writes them (1_000_000), a point, an exponent; or
+# inf and nan, which the callers name as not finite.
+NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?"
+                         r"|[+-]?(?:inf|infinity|nan)", re.ASCII | re.IGNORECASE)
+POWER_TEXT = re.compile(r"\s*(\d+)\s*\*\*\s*(\d+)\s*", re.ASCII)
+
+
+def decimal_text(text: str):
+    """``text`` as an exact Decimal when it is a number as ``NUMBER_TEXT`` writes one, else None."""
+    from decimal import Decimal
+
+    text = text.strip()
+    return Decimal(text.replace("_", "")) if NUMBER_TEXT.fullmatch(text) else None
+
+
 def exact_number(value):
     """``value`` (a number of any kind: int, float, numpy's, Decimal, Fraction; or text) as an
     exact Decimal, or None when it is no number. Text may be a power such as ``2**53``, the
     way the largest count is written."""
     import numbers
-    from decimal import Decimal, InvalidOperation
+    from decimal import Decimal
 
     if isinstance(value, bool):
         return None
@@ -128,16 +151,13 @@ def exact_number(value):
         return Decimal(float(value))
     if not isinstance(value, str):
         return None
-    power = re.fullmatch(r"\s*(\d+)\s*\*\*\s*(\d+)\s*", value)
+    power = POWER_TEXT.fullmatch(value)
     if power:
         base, exponent = int(power[1]), int(power[2])
         if base > 1 and exponent * math.log2(base) > 1024:  # far past any limit: not worth its digits
             return Decimal(2) ** 1025
         return Decimal(base**exponent)
-    try:
-        return Decimal(value.strip())
-    except InvalidOperation:
-        return None
+    return decimal_text(value)
 
 
 def shown_count(n: int) -> str:
@@ -166,12 +186,12 @@ def game_index(value) -> int:
 
 
 def _integer(value, what: str) -> int:
-    try:
-        if isinstance(value, (bool, float)):
-            raise TypeError
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"'{value}' is not {what}") from None
+    """A whole number, read as ``exact_number`` reads it (never truncated: 5.5 is no seed);
+    one past 2**64 either way stands for any larger, which every caller's range refuses."""
+    number = exact_number(value)
+    if number is None or not number.is_finite() or number != number.to_integral_value():
+        raise ValueError(f"{quoted(value)} is not {what}")
+    return int(max(min(number, 2**64), -(2**64)))
 
 
 class Terminated(KeyboardInterrupt):
@@ -381,6 +401,8 @@ def read_toml(path, what: str, error: type) -> dict:
         raise error(f"{what} file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{what} file {path} is not valid TOML: {toml_problem(exc, text)}") from None
+    except ValueError:  # Python reads no integer of more than 4,300 digits
+        raise error(f"{what} file {path} {TOO_LONG}") from None
     except RecursionError:
         raise error(f"{what} file {path} {TOO_DEEP}") from None
 
@@ -397,6 +419,7 @@ def toml_problem(exc, text: str) -> str:
 
 
 TOO_DEEP = "nests lists or tables too deeply to be read"  # past the recursion of Python's TOML reader
+TOO_LONG = "holds a number of more digits than Python reads (4,300)"
 MAX_TEXT_FILE = 2**20  # a rules or conditions file is a few kilobytes
 
 

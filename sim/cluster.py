@@ -45,7 +45,7 @@ def parse_address(text: str) -> str | int:
     text = str(text).strip()
     if text.startswith(LOCAL):
         n = text[len(LOCAL):]
-        if not n.isdigit() or int(n) < 1:
+        if not (n.isascii() and n.isdigit() and len(n) <= 6) or int(n) < 1:
             raise RunError(f"'{text}': local:N needs a whole number N of at least 1 worker processes")
         cores = os.cpu_count() or 1
         if int(n) > cores:  # each process would share a core with another: slower, not faster

@@ -315,9 +315,10 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     match = TERM.match(term)
     if not match:
         raise DealingError(f"--require: '{term}' is not FEATURE OP NUMBER (e.g. hcp>=12)")
-    name, op, number = match.group(1), match.group(2), int(match.group(3))
+    name, op, digits = match.groups()
     if name not in lay.features:
         raise DealingError(f"--require: '{name}' is not a feature of {game}; features: {', '.join(lay.features)}")
+    number = int(digits) if len(digits) <= 12 else MAX_TERM + 1  # Python reads no more than 4,300 digits
     if abs(number) > MAX_TERM:
         raise DealingError(f"--require: '{term}': the number must be from {-MAX_TERM:,} to {MAX_TERM:,}")
     kind, mask = lay.features[name]

@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from kernels import policies as kp
+from sim.cli import decimal_text, quoted
 from sim.games import GAMES, game_info
 
 
@@ -260,15 +261,17 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
         given.add(key)
         if not eq or not raw:
             raise PolicyError(f"policy parameter {name}:{key} needs a value: {name}:{key}=NUMBER")
-        try:
-            values[key] = float(raw)
-        except ValueError:
-            raise PolicyError(f"policy parameter {name}:{key} must be a number, got '{raw}'") from None
-        if not math.isfinite(values[key]):
-            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got '{raw}'")
+        exact = decimal_text(raw)  # checked as written: 0.99999999999999999 is no switch's 1
+        if exact is None:
+            raise PolicyError(f"policy parameter {name}:{key} must be a number, got {quoted(raw)}")
+        if not exact.is_finite():
+            raise PolicyError(f"policy parameter {name}:{key} must be a finite number, got {quoted(raw)}")
         check = spec.parameters[key].check
-        if check and check(values[key]):
-            raise PolicyError(f"policy parameter {name}:{key} {check(values[key])}, got '{raw}'")
+        if check and check(exact):
+            raise PolicyError(f"policy parameter {name}:{key} {check(exact)}, got {quoted(raw)}")
+        values[key] = float(exact)
+        if values[key] == 0 and exact != 0:
+            raise PolicyError(f"policy parameter {name}:{key} must be 0 or at least 1e-300 in size, got {quoted(raw)}")
     return Policy(name, tuple(values.items()), game)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import os
+import re
 
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, parse_policy
@@ -72,7 +73,9 @@ def _seat_number(seat) -> int:
     if isinstance(seat, bool):
         return -1
     try:
-        return int(seat) if isinstance(seat, str) else operator.index(seat)
+        if isinstance(seat, str):  # ASCII digits only, as every number the package reads
+            return int(seat) if re.fullmatch(r"\s*\d{1,4}\s*", seat, re.ASCII) else -1
+        return operator.index(seat)
     except (TypeError, ValueError):
         return -1
 

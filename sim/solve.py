@@ -71,7 +71,7 @@ class Deal:
 # --- Replaying a deal in its referee ------------------------------------------------------
 
 def _at_k(value: str) -> int:
-    match = re.fullmatch(r"(?:play\[)?(\d+)\]?", value.strip())
+    match = re.fullmatch(r"(?:play\[)?(\d{1,6})\]?", value.strip(), re.ASCII)
     if not match or (value.strip().startswith("play[") != value.strip().endswith("]")):
         raise ValueError
     return int(match.group(1))

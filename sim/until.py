@@ -10,6 +10,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from sim.cli import decimal_text
 from sim.games import game_info
 from sim.store import RunError
 
@@ -55,10 +56,8 @@ def parse_until(text, any_metric: bool = False) -> Until:
         metric, colon, width = str(text).partition(":")
         if not colon or not metric.strip():
             raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
-        try:
-            value = float(width)
-        except ValueError:
-            value = math.nan
+        exact = decimal_text(width)
+        value = math.nan if exact is None else float(exact)
         if not (math.isfinite(value) and value > 0):
             raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
         if not SMALLEST_WIDTH <= value <= LARGEST_WIDTH:  # beyond, the deals it asks for are no number

@@ -740,13 +740,14 @@ def test_a_write_interrupted_midway_leaves_the_old_file_and_no_temporary(tmp_pat
     assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["summary.json"]
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "abc"])
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "\u00b2", "2147483648", "4294967297"])
 def test_a_thread_count_numba_cannot_take_is_one_line(tmp_path, value):
-    """NUMBA_NUM_THREADS that is not a whole number of at least 1 ends every command in one
-    line and status 2 (before: numba's traceback at import, even for --help, or a warning
-    of many lines holding a traceback)."""
+    """NUMBA_NUM_THREADS that is not a whole number from 1 to 4,096 ends every command in
+    one line and status 2 (before: numba's traceback at import, even for --help, or a
+    warning of many lines holding a traceback; a superscript two was a ValueError, 2**31
+    numba's RuntimeError, and 2**32 + 1 ran on one thread)."""
     for module in ("sim.run", "analysis.compare"):
         result = as_process(module, "--help", env={**os.environ, "NUMBA_NUM_THREADS": value})
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr == (f"python -m {module}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to "
-                                 f"a whole number of at least 1, or unset it\n")
+                                 f"a whole number from 1 to 4,096, or unset it\n")

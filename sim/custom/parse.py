@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sim.cli import decimal_text, quoted
+
 FUNCTIONS = ("abs", "min", "max")
 SHAPE = ("a custom metric is NAME = mean(EXPR) or NAME = sum(EXPR) / sum(EXPR), then optionally where CONDITION "
          "and by COLUMN")
@@ -174,10 +176,10 @@ def _depth(node: ast.AST) -> int:
 
 
 def _balance(custom: Custom, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise custom.error(f"balance needs a number (a rate's as a fraction, e.g. 0.5), got '{text}'") from None
+    exact = decimal_text(text)
+    if exact is None:
+        raise custom.error(f"balance needs a number (a rate's as a fraction, e.g. 0.5), got {quoted(text)}")
+    value = float(exact)
     if not np.isfinite(value):
         raise custom.error(f"balance needs a finite number, got '{text}'")
     return value

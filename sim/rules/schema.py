@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import numbers
 import functools
 from dataclasses import field
 from typing import Any
@@ -127,8 +128,9 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
         value = _check_ints(dotted, meta, value)
     elif isinstance(default, int):
         low, high = meta["low"], meta["high"]
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not _integer(value):
             raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}, got {_given(value)}")
+        value = int(value)
         if not low <= value <= high:
             raise RulesError(f"option '{dotted}' must be at {'least' if value < low else 'most'} "
                              f"{low if value < low else high:,}, got {value:,}")
@@ -159,7 +161,7 @@ def _check_ints(dotted: str, meta, value) -> tuple:
     """A list of whole numbers: its length and each entry's range (returned as a tuple)."""
     (fewest, most), low, high = meta["length"], meta["low"], meta["high"]
     size = f"{fewest}" if fewest == most else f"{fewest} to {most}"
-    if not isinstance(value, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+    if not isinstance(value, (list, tuple)) or not all(_integer(v) for v in value):
         raise RulesError(f"option '{dotted}' must be a list of {size} integers from {low:,} to {high:,}, "
                          f"got {_given(value)}")
     if not fewest <= len(value) <= most:
@@ -168,7 +170,12 @@ def _check_ints(dotted: str, meta, value) -> tuple:
         if not low <= v <= high:
             raise RulesError(f"option '{dotted}' must have entries from {low:,} to {high:,}; entry {k + 1} "
                              f"is {v:,}")
-    return tuple(value)
+    return tuple(int(v) for v in value)
+
+
+def _integer(value) -> bool:
+    """An integer option's value: Python's or numpy's integers, never a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def option_table(cls) -> list[dict]:

@@ -8,7 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from sim.cli import TOO_DEEP, read_toml
+from sim.cli import TOO_DEEP, TOO_LONG, read_toml
 from sim.files import is_pipe
 from sim.rules.bid_euchre import BidEuchreRules
 from sim.rules.bridgette import BridgetteRules
@@ -121,6 +121,8 @@ def parse_set(items) -> dict:
             value = tomllib.loads(f"v = {raw.strip()}")["v"]
         except tomllib.TOMLDecodeError:
             value = raw.strip()
+        except ValueError:
+            raise RulesError(f"--set {key}: the value {TOO_LONG}") from None
         except RecursionError:
             raise RulesError(f"--set {key}: the value {TOO_DEEP}") from None
         table, name = key.split(".")

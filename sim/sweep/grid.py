@@ -4,6 +4,7 @@ folder name, and the sweep's one-line error."""
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from sim.custom import split_items
@@ -12,6 +13,11 @@ from sim.rules import parse_set
 
 class SweepError(ValueError):
     """A --vary grid that cannot be played."""
+
+
+# Settings in one sweep at most: each is a run folder of its own, and the grid is built,
+# checked and listed whole before the first plays.
+MAX_SETTINGS = 10_000
 
 
 def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
@@ -26,13 +32,16 @@ def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
         texts = split_items(raw)  # commas inside brackets and quotes stay
         if not all(texts):
             raise SweepError(f"--vary {key}: an empty value in '{raw}'")
-        values = []
+        if len(texts) > MAX_SETTINGS:
+            raise SweepError(f"--vary {key} lists {len(texts):,} values: a sweep plays at most {MAX_SETTINGS:,} settings")
+        values, seen = [], set()
         for text in texts:
             table = parse_set([f"{key}={text}"])  # checks the dotted name as --set does
             (section, options), = table.items()
             value = options[key.split(".")[1]]
-            if any(value == v and type(value) is type(v) for _, v in values):
+            if (type(value), repr(value)) in seen:  # 2 and 2.0 are two settings, 2 and 0x2 one
                 raise SweepError(f"--vary {key} lists the value {text} twice")
+            seen.add((type(value), repr(value)))
             values.append((text, value))
         if any(key == k for k, _ in grid):
             raise SweepError(f"--vary {key} is given twice; list all its values in one --vary")
@@ -41,6 +50,9 @@ def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
         grid.append((key, values))
     if not grid:
         raise SweepError("give at least one --vary TABLE.KEY=V1,V2,...")
+    if math.prod(len(values) for _, values in grid) > MAX_SETTINGS:
+        raise SweepError(f"the --vary values make {math.prod(len(values) for _, values in grid):,} settings: a sweep "
+                         f"plays at most {MAX_SETTINGS:,}")
     return grid
 
 

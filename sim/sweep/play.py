@@ -97,15 +97,15 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         shown = "; ".join(", ".join(setting_options(setting)) for setting in settings)
         raise SweepError(f"a sweep needs at least two settings to compare, got {len(settings)} ({shown}): list the "
                          f"values apart by commas, --vary KEY=V1,V2,...")
-    resolved = []
+    resolved, setting_of = [], {}  # rules (frozen, hashable) -> the first setting that gave them
     for setting in settings:  # every setting is checked before any game is played
         try:
             resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
             check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
         except ValueError as exc:  # a RulesError, or a RunError from the block's room
             raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
-        same = next((s for s, r in zip(settings, resolved[:-1]) if r == resolved[-1]), None)
-        if same is not None:  # another spelling of one value, such as a set of Colons in another order
+        same = setting_of.setdefault(resolved[-1], setting)
+        if same is not setting:  # another spelling of one value, such as a set of Colons in another order
             raise SweepError(f"{', '.join(setting_options(same))} and {', '.join(setting_options(setting))} are the "
                              f"same rules: list each setting once")
     if dealing is not None:
