@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import math
 import os
 import re
@@ -54,6 +55,12 @@ class OneLineParser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
         self.given = set()  # the flags of one value met in this parse
+
+    def _print_message(self, message, file=None):
+        """As argparse prints help and usage, but a write that fails (``--help > /dev/full``)
+        is raised, for ``exit_with`` to say so: argparse drops it and ends with status 0."""
+        if message:
+            (file or sys.stderr).write(message)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
@@ -443,10 +450,15 @@ def shell_word(path) -> str:
 
 def why_not_made(path, exc: OSError) -> str:
     """Why mkdir failed on ``path`` (a Path), in words: a link there or above it that leads
-    nowhere is named with its target (mkdir says only "File exists")."""
+    nowhere, or round in a loop, is named with its target (mkdir says only "File exists")."""
     try:
         broken = next((p for p in (path, *path.parents) if p.is_symlink() and not p.exists()), None)
         if broken is not None:
+            try:
+                os.stat(broken)
+            except OSError as err:
+                if err.errno == errno.ELOOP:
+                    return f"{broken} is a link to {os.readlink(broken)}, which leads back to it in a loop of links"
             return f"{broken} is a link to {os.readlink(broken)}, which does not exist"
     except OSError:
         pass

@@ -282,13 +282,27 @@ def _is_ladder_folder(out: Path) -> bool:
 IDENTITY = ("game", "seed", "games", "dd_games", "worlds", "bid_worlds", "rules")  # what makes two ladders one
 
 
-def prepare_out(out: Path, identity: dict) -> None:
-    """Check (before anything is played) and create the output folder. A folder holding the
-    ladder of another configuration (``identity``: the IDENTITY fields) is refused, as
-    sim.run refuses a run folder of another: its files would be written over."""
-    from sim.store import remove_dead_temporaries, temporary
+def prepare_out(out: Path, identity: dict):
+    """Check (before anything is played), create and lock the output folder: the lock
+    (``sim.store.FolderLock``, held until the ladder's files are written) keeps a second
+    command from writing there at once. A folder holding the ladder of another
+    configuration (``identity``: the IDENTITY fields) is refused, as sim.run refuses a run
+    folder of another: its files would be written over."""
+    from sim.store import FolderLock
 
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
+    lock = FolderLock(out, "ladder")
+    try:
+        _check_out(out, identity)
+    except BaseException:
+        lock.release()
+        raise
+    return lock
+
+
+def _check_out(out: Path, identity: dict) -> None:
+    from sim.store import remove_dead_temporaries, temporary
+
     remove_dead_temporaries(out)
     for name in FILES:  # found now, not after every rung is played
         if (out / name).exists() and not (out / name).is_file():
@@ -358,12 +372,12 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
             numba.set_num_threads(args.threads)
         check_rules(args.game, rules)
-        prepare_out(out, {"game": args.game, "seed": args.seed, "games": args.games,
-                          "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
-                          "bid_worlds": args.bid_worlds, "rules": overrides(rules)})
-        result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
-                        lambda line: say(f"ladder: {line}"), args.bid_worlds)
-        write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
+        with prepare_out(out, {"game": args.game, "seed": args.seed, "games": args.games,
+                               "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
+                               "bid_worlds": args.bid_worlds, "rules": overrides(rules)}):
+            result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
+                            lambda line: say(f"ladder: {line}"), args.bid_worlds)
+            write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
         _remove_if_empty(out, made)
         return parser.fail(exc)

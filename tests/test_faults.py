@@ -26,7 +26,7 @@ from sim.run import main as run_main
 from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
-from tests.commands import ROOT, as_process, catching, disk_full_at, started
+from tests.commands import ROOT, as_process, catching, disk_full_at, in_process, started
 
 RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
 LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
@@ -442,6 +442,88 @@ def test_a_second_writer_ends_at_once_naming_the_holder(whole, copy, capsys):
         assert everything(copy) == {**before, LOCK_NAME: (copy / LOCK_NAME).read_bytes()}
     assert not (copy / LOCK_NAME).exists()
     assert resume(copy, capsys)[0] == 0 and files(copy) == files(whole)
+
+
+def test_the_refusal_names_the_kind_of_writer_that_holds_the_folder(tmp_path):
+    """A report refused by a run's lock said "another report": the lock file now names its
+    holder's kind."""
+    folder = tmp_path / "held"
+    folder.mkdir()
+    with FolderLock(folder, "run"):
+        with pytest.raises(RunError, match=f"{folder} is being written by another run \\(pid {os.getpid()} on "):
+            FolderLock(folder, "report")
+    (folder / LOCK_NAME).write_text("pid 1 on an older release's host\n")  # no kind: "command"
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR)
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(RunError, match=r"being written by another command \(pid 1 on an older"):
+            FolderLock(folder, "report")
+    finally:
+        os.close(fd)
+
+
+def test_a_ladder_holds_its_folder_while_it_plays(tmp_path, monkeypatch):
+    """Two ladders on one --out both ended with status 0, the second's files over the
+    first's, and a run could write beside a ladder playing: the ladder takes the folder's
+    lock as every writing command does."""
+    import sim.ladder
+
+    out = tmp_path / "ladder"
+    seen = []
+
+    def playing(*args, **kwargs):
+        with pytest.raises(RunError) as caught:
+            FolderLock(out, "run")
+        seen.append(str(caught.value))
+        raise KeyboardInterrupt  # nothing is written: the folder it made goes
+
+    monkeypatch.setattr(sim.ladder, "ladder", playing)
+    result = in_process("sim.ladder", "--game", "bid-euchre", "--games", "2", "--out", out)
+    assert result.returncode == 130
+    assert seen == [f"{out} is being written by another ladder (pid {os.getpid()} on {socket.gethostname()}, since "
+                    f"{seen[0].split('since ')[1]}"]
+    assert not out.exists()
+    (tmp_path / "held").mkdir()
+    with FolderLock(tmp_path / "held", "sweep"):
+        result = in_process("sim.ladder", "--game", "bid-euchre", "--games", "2", "--out", tmp_path / "held")
+    fails_in_one_line(result.returncode, result.stderr, "is being written by another sweep (pid")
+
+
+@pytest.mark.parametrize("inside, kind, marker", [("00-exchange.nondealer_draw=2", "sweep", "sweep.json"),
+                                                  ("stratum-face", "stratified run", "strata.json")])
+def test_an_unfinished_sweep_or_stratified_folder_is_named_as_such(tmp_path, inside, kind, marker):
+    """A sweep or stratified run stopped (or still playing) has no sweep.json or strata.json
+    yet: readers said only "not a run folder (no manifest.json)"."""
+    folder = tmp_path / "stopped"
+    (folder / inside).mkdir(parents=True)
+    (folder / inside / "manifest.json").write_text("{}")
+    for module in ("analysis.report", "sim.show"):
+        result = in_process(module, folder)
+        fails_in_one_line(result.returncode, result.stderr,
+                          f"{folder} is not a run folder but an unfinished {kind}'s folder (no {marker} yet",
+                          f"rerun its command to finish it, or name one of its run folders, such as {folder / inside}")
+
+
+def test_a_loop_of_links_is_named_as_one(tmp_path):
+    from sim.cli import why_not_made
+
+    os.symlink("loop2", tmp_path / "loop1")
+    os.symlink("loop1", tmp_path / "loop2")
+    for path in (tmp_path / "loop1", tmp_path / "loop1" / "report"):
+        assert why_not_made(path, FileExistsError(17, "File exists")) == \
+            f"{tmp_path / 'loop1'} is a link to loop2, which leads back to it in a loop of links"
+
+
+@pytest.mark.parametrize("module", ["sim.run", "analysis.report"])
+def test_help_into_a_full_device_is_one_line(module):
+    """argparse drops a failed write of its help and ended with status 0, nothing said."""
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=120)
+    fails_in_one_line(result.returncode, result.stderr,
+                      f"python -m {module}: cannot write its output: No space left on device")
 
 
 @pytest.mark.slow

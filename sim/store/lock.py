@@ -57,9 +57,12 @@ class FolderLock:
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                holder = os.pread(self._fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
+                holder = os.pread(self._fd, 400, 0).decode("utf-8", "replace").strip()
                 os.close(self._fd)
-                raise RunError(f"{folder} is being written by another {what} ({holder}); "
+                kind, named, since = holder.partition(": ")  # "run: pid 12 on host, since ...", as written below
+                if not named:
+                    kind, since = "command", holder or "a process starting now"
+                raise RunError(f"{folder} is being written by another {kind} ({since}); "
                                "wait for it to end, or use another --out") from None
             if self._is_current():
                 break
@@ -67,7 +70,7 @@ class FolderLock:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
         try:
             os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, f"pid {os.getpid()} on {socket.gethostname()}, since {stamp}\n".encode(), 0)
+            os.pwrite(self._fd, f"{what}: pid {os.getpid()} on {socket.gethostname()}, since {stamp}\n".encode(), 0)
         except OSError as exc:
             self.release()
             raise RunError(f"cannot write in {folder}: {exc.strerror}") from None

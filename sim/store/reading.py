@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from sim.files import read_file
@@ -99,15 +100,29 @@ OTHER_FOLDERS = (("sweep.json", "a sweep's folder: the run folder of each settin
                  ("ladder.json", "a ladder's folder: its figures are in ladder.json and ladder.csv"))
 
 
+# The folders a sweep (sim.sweep.grid.folder_name) and a stratified run keep each of their
+# run folders in: how one not yet finished, without its sweep.json or strata.json, is known.
+UNFINISHED = ((re.compile(r"\d{2,}-.+"), "sweep", "sweep.json"), (re.compile(r"stratum-.+"), "stratified run", "strata.json"))
+
+
 def not_a_run_folder(path: Path) -> str:
     """Why the folder ``path`` (without a manifest.json) is no run folder, naming the kind of
-    folder it is where another command made it."""
+    folder it is where another command made it, finished or not."""
     for marker, what in OTHER_FOLDERS:
         try:
             if (path / marker).is_file():
                 return f"{path} is not a run folder but {what}"
         except OSError:
             break
+    try:
+        inside = [p for p in path.iterdir() if (p / "manifest.json").is_file() or (p / "target.npz").is_file()]
+    except OSError:
+        inside = []
+    for pattern, what, marker in UNFINISHED:
+        if inside and all(pattern.fullmatch(p.name) for p in inside):
+            return (f"{path} is not a run folder but an unfinished {what}'s folder (no {marker} yet: it is still "
+                    f"playing or was stopped; rerun its command to finish it, or name one of its run folders, such "
+                    f"as {sorted(inside)[0]})")
     return f"{path} is not a run folder (no manifest.json)"
 
 
