@@ -137,3 +137,11 @@ def test_commands_refuse_other_digits_and_stray_underscores(tmp_path, args):
     result = in_process("sim.run", *args, "--out", tmp_path / "out")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value, problem", [("-1e3", "is not a whole number of at least 1"),
+                                            ("-inf", "is not a finite number")])
+def test_a_negative_number_in_exponent_form_is_a_value_not_a_flag(tmp_path, value, problem):
+    """argparse took -1e3 and -inf for flags: "argument --games: expected one argument"."""
+    result = in_process("sim.run", "--games", value, "--out", tmp_path / "out")
+    assert result.returncode == 2 and f"argument --games: '{value}' {problem}" in result.stderr, result
