@@ -145,3 +145,10 @@ def test_a_negative_number_in_exponent_form_is_a_value_not_a_flag(tmp_path, valu
     """argparse took -1e3 and -inf for flags: "argument --games: expected one argument"."""
     result = in_process("sim.run", "--games", value, "--out", tmp_path / "out")
     assert result.returncode == 2 and f"argument --games: '{value}' {problem}" in result.stderr, result
+
+
+def test_an_integer_option_of_thousands_of_digits_is_named_not_printed():
+    """Formatting 10**5000 for the message was itself a ValueError (Python prints no more
+    than 4,300 digits)."""
+    with pytest.raises(RulesError, match="must be at most 29, got a number of more than 30 digits"):
+        resolve_rules("bridgette", {"exchange": {"nondealer_draw": 10**5000}}, [])

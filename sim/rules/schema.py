@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import numbers
 import functools
+import numbers
 from dataclasses import field
 from typing import Any
 
@@ -133,7 +133,7 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
         value = int(value)
         if not low <= value <= high:
             raise RulesError(f"option '{dotted}' must be at {'least' if value < low else 'most'} "
-                             f"{low if value < low else high:,}, got {value:,}")
+                             f"{low if value < low else high:,}, got {_count(value)}")
     elif isinstance(default, str):
         if value not in choices:
             raise RulesError(f"option '{dotted}' must be one of "
@@ -169,8 +169,14 @@ def _check_ints(dotted: str, meta, value) -> tuple:
     for k, v in enumerate(value):
         if not low <= v <= high:
             raise RulesError(f"option '{dotted}' must have entries from {low:,} to {high:,}; entry {k + 1} "
-                             f"is {v:,}")
+                             f"is {_count(v)}")
     return tuple(int(v) for v in value)
+
+
+def _count(value: int) -> str:
+    """An integer as an error shows it: 1,000,000, but not the thousands of digits an API
+    caller's 10**5000 would print."""
+    return f"{value:,}" if abs(value) < 10**30 else "a number of more than 30 digits"
 
 
 def _integer(value) -> bool:
