@@ -299,6 +299,11 @@ def test_dealer_advantage_table_matches_the_records(runs, tmp_path):
     value, _ = advantage_from_records(deals[aces], (0, 1), 3000)
     assert table.loc["up-card: ace", "dealer's advantage mean"] == pytest.approx(value, abs=1e-4)
     assert table.loc["up-card: ace", "n"] == aces.sum()
+    # The up-card section's interval is over games too (it was over deals, too narrow).
+    upcard = pd.read_csv(tmp_path / "bridgette" / "upcard.csv").set_index("up-card")
+    value, ci = advantage_from_records(deals[aces], (0, 1), 3000)
+    assert [upcard.loc["ace", f"dealer's advantage (points) {k}"] for k in ("mean", "lo95", "hi95")] == \
+        pytest.approx([value, *ci], abs=1e-4)
     # Without records the table is still there, from the summary's block aggregates.
     bare = pd.read_csv(tmp_path / "none" / "dealer_advantage.csv")
     summary = json.loads((runs["none"] / "summary.json").read_text())["dealer_advantage"]

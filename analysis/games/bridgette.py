@@ -133,16 +133,15 @@ class ColonTally:
 
 
 class UpcardTally:
-    """By up-card class (B-3; the Colons apart): the dealer's deal score minus the
-    non-dealer's, contracts the dealer declares, and contracts made."""
+    """By up-card class (B-3; the Colons apart): deals, contracts the dealer declares, and
+    contracts made (the dealer's advantage is the summary's, by games)."""
 
     kind = "deals"
-    columns = ("dealer", "upcard", "upcard_class", "level", "declarer", "made", "score0", "score1")
+    columns = ("dealer", "upcard", "upcard_class", "level", "declarer", "made")
 
     def __init__(self):
         g = len(UPCARD_GROUPS)
         self.deals = np.zeros(g, dtype=np.int64)
-        self.advantage = [Hist() for _ in range(g)]
         self.played = np.zeros(g, dtype=np.int64)
         self.dealer_declares = np.zeros(g, dtype=np.int64)
         self.made = np.zeros(g, dtype=np.int64)
@@ -152,8 +151,6 @@ class UpcardTally:
         colon = b.codes("upcard", COLON_CARDS)
         group = np.where(colon >= 0, len(UPCARD_CLASSES) + colon, b.codes("upcard_class", UPCARD_CLASSES))
         dealer = b["dealer"].astype(np.int64)
-        s0, s1 = b["score0"].astype(np.int64), b["score1"].astype(np.int64)
-        advantage = np.where(dealer == 0, s0 - s1, s1 - s0)
         played = b["level"] >= 0
         made = b["made"] & played
         by_dealer = played & (b["declarer"] == dealer)
@@ -163,10 +160,6 @@ class UpcardTally:
         self.dealer_declares += np.bincount(group[by_dealer], minlength=g)
         self.made += np.bincount(group[made], minlength=g)
         self.dealer_made += np.bincount(group[by_dealer & made], minlength=g)
-        for k in range(g):
-            sel = group == k
-            if sel.any():
-                self.advantage[k].add(advantage[sel])
 
 
 # --- Sections ---------------------------------------------------------------------------------
@@ -242,6 +235,13 @@ def colon_section(rep: Report, t: ColonTally | None, from_records: bool) -> None
                     "wins that trick", ["Colon", "played as", "deals", "share", "trick won"], rows))
 
 
+def _advantage_cell(entry) -> dict | None:
+    """A by_upcard entry of summary.json as a table's cell of a mean with its interval."""
+    if not entry or entry.get("value") is None:
+        return None
+    return {"n": entry["deals"], "mean": entry["value"], "mean_ci95": entry["ci95"]}
+
+
 def upcard_section(rep: Report, t: UpcardTally | None) -> None:
     rep.section("upcard", "Up-card (Bridgette)", source_line(t is not None) if t else None)
     if t is None:
@@ -252,7 +252,11 @@ def upcard_section(rep: Report, t: UpcardTally | None) -> None:
              "deal score minus the non-dealer's.")
     groups = [k for k in range(len(UPCARD_GROUPS)) if t.deals[k]]
     labels = [UPCARD_GROUPS[k] for k in groups]
-    adv = [t.advantage[k].describe() for k in groups]
+    # The run's own figures (summary.json's by_upcard): a ratio over games, the independent
+    # units, as the dealer's advantage table and analysis.compare give it; a deal's scores in
+    # a game are not independent draws, so an interval over deals would be too narrow.
+    by_group = {e["upcard"]: e for e in rep.data.summary.get("dealer_advantage", {}).get("by_upcard", ())}
+    adv = [_advantage_cell(by_group.get(label)) for label in labels]
     share = [rate(t.dealer_declares[k], t.played[k]) for k in groups]
     made = [rate(t.made[k], t.played[k]) for k in groups]
     dealer_made = [rate(t.dealer_made[k], t.dealer_declares[k]) for k in groups]
@@ -278,5 +282,5 @@ def upcard_section(rep: Report, t: UpcardTally | None) -> None:
         a.set_ylim(0, 105)
         a.grid(axis="y", alpha=0.3)
     rep.figure(fig, "upcard", "By up-card class: the dealer's mean deal score minus the non-dealer's (points, "
-               "95% interval of the mean), the share of contracts the dealer declares, and contracts made "
-               "(95% Wilson intervals).")
+               "95% interval over games, as summary.json's by_upcard), the share of contracts the dealer declares, "
+               "and contracts made (95% Wilson intervals).")

@@ -29,9 +29,9 @@ def rate_bars(ax, rates, offset=0.0, width=0.8, **kw):
 def mean_points(ax, descs, x=None, **kw):
     """Means with their 95% intervals, as points with error bars."""
     x = np.arange(len(descs)) if x is None else x
-    mean = np.array([d["mean"] if d.get("n") else np.nan for d in descs])
-    err = np.array([[d["mean"] - d["mean_ci95"][0], d["mean_ci95"][1] - d["mean"]] if d.get("mean_ci95") else [0, 0]
-                    for d in descs]).T
+    mean = np.array([d["mean"] if d and d.get("n") else np.nan for d in descs])
+    err = np.array([[d["mean"] - d["mean_ci95"][0], d["mean_ci95"][1] - d["mean"]] if d and d.get("mean_ci95")
+                    else [0, 0] for d in descs]).T
     ax.errorbar(x, mean, yerr=err, fmt="o", capsize=4, **kw)
 
 
