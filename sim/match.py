@@ -72,6 +72,50 @@ class _Moments:
         return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
 
 
+class _PerDeal:
+    """A minus B per paired deal, as a ratio over game pairs: a game's deals are not
+    independent draws (one game's swing runs through all of them), so each duplicate game
+    pair is one observation, its paired deals' summed differences over their number (the
+    ratio estimator with the linearised variance, as the runs' own intervals). Sums kept per
+    play as well, for how much the pairing narrowed the variance."""
+
+    def __init__(self):
+        self.games = 0
+        self.sums = np.zeros(11)  # n, d, d^2, d n, n^2; the first play's x, x^2, x n; the second's y, y^2, y n
+
+    def add(self, counts, first, second):
+        """Per game: its paired deals' number and the two plays' summed differences."""
+        n, x, y = (np.asarray(v, np.float64) for v in (counts, first, second))
+        d = (x + y) / 2
+        self.games += len(n)
+        self.sums += [n.sum(), d.sum(), (d * d).sum(), (d * n).sum(), (n * n).sum(),
+                      x.sum(), (x * x).sum(), (x * n).sum(), y.sum(), (y * y).sum(), (y * n).sum()]
+
+    def merge(self, other: "_PerDeal") -> None:
+        self.games += other.games
+        self.sums += other.sums
+
+    def result(self) -> dict:
+        g = self.games
+        n, d, dd, dn, nn, x, xx, xn, y, yy, yn = self.sums
+        deals = int(round(n))
+        if n == 0:
+            return {"n": 0, "mean": None, "ci95": None, "variance_reduction": None}
+        mean = d / n
+        if g < 2:  # one pair has a mean but no spread
+            return {"n": deals, "mean": mean, "ci95": None, "variance_reduction": None}
+
+        def var(total, squares, cross):  # of the ratio total / n, over the game pairs
+            r = total / n
+            return max(squares - 2 * r * cross + r * r * nn, 0.0) / ((g - 1) * g * (n / g) ** 2)
+
+        paired = var(d, dd, dn)
+        half = Z95 * math.sqrt(paired)
+        unpaired = (var(x, xx, xn) + var(y, yy, yn)) / 4  # the plays as independent samples
+        reduction = 1 - paired / unpaired if unpaired > 0 else None
+        return {"n": deals, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
+
+
 def _lineups(game: str, a, b) -> tuple[list, list]:
     """Seats of the first play (A on side 0: seat 0, or team 0) and of the second."""
     sides = game_info(game).seat_sides
@@ -90,7 +134,7 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     blocks merged in order give the same sums wherever each was played."""
     module = game_module(game)
     first_lineup, second_lineup = _lineups(game, a, b)
-    per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
+    per_deal, per_game, per_win = _PerDeal(), _Moments(), _Moments()
     deals_1, games_1 = module.run_block(rules, first_lineup, seed, first, n)
     deals_2, games_2 = module.run_block(rules, second_lineup, seed, first, n)
     # A is seat (team) 0 in the first play and 1 in the second: pair deals by (game, deal).
@@ -99,7 +143,9 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     _, i1, i2 = np.intersect1d(key_1, key_2, assume_unique=True, return_indices=True)
     diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
     diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
-    per_deal.add(diff_1[i1], diff_2[i2])
+    pair_game = key_1[i1] // DEAL_KEY  # each paired deal's game, counted from the block's first
+    per_deal.add(np.bincount(pair_game, minlength=n), np.bincount(pair_game, diff_1[i1], minlength=n),
+                 np.bincount(pair_game, diff_2[i2], minlength=n))
     per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
                  games_2["total1"].astype(np.int64) - games_2["total0"])
     a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
@@ -118,7 +164,7 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     rules = rules if rules is not None else module.RULES()
     block = block_games(rules)
     jobs = ((game, rules, a, b, seed, first, min(block, games - first)) for first in range(0, games, block))
-    per_deal, per_game, per_win = _Moments(), _Moments(), _Moments()
+    per_deal, per_game, per_win = _PerDeal(), _Moments(), _Moments()
     a_wins = undecided = played = 0
     with ExitStack() as stack:
         if cluster is None:

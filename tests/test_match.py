@@ -61,6 +61,35 @@ def test_game_win_rate_and_its_interval_from_the_games_totals(monkeypatch):
     assert 0 < half < 0.05
 
 
+def test_points_per_deal_and_their_interval_over_game_pairs(monkeypatch):
+    """A minus B per paired deal recounted from both plays' deal records (Draw Bridge: the
+    two plays of a game last differently, so only the deals both reached pair), with its
+    interval over game pairs, the independent units (ratio estimator; it was normal over
+    deals, as if one game's deals were independent draws); blocks of 70 games merged."""
+    import pandas as pd
+
+    from sim import draw_bridge
+    from sim.rules import DrawBridgeRules
+
+    monkeypatch.setattr(sim.match, "BLOCK_GAMES", 70)
+    a, b = parse_policy("heuristic:aggression=0.5", "draw-bridge"), parse_policy("heuristic", "draw-bridge")
+    result = play_match("draw-bridge", a, b, 200, seed=8)
+    rules = DrawBridgeRules()
+    first = pd.DataFrame(draw_bridge.run_block(rules, [a, b], 8, 0, 200)[0])
+    second = pd.DataFrame(draw_bridge.run_block(rules, [b, a], 8, 0, 200)[0])
+    first["x"] = first["score0"].astype(int) - first["score1"].astype(int)
+    second["y"] = second["score1"].astype(int) - second["score0"].astype(int)
+    paired = first[["game", "deal", "x"]].merge(second[["game", "deal", "y"]], on=["game", "deal"])
+    paired["d"] = (paired["x"] + paired["y"]) / 2
+    per_game = paired.groupby("game").agg(y=("d", "sum"), n=("d", "size")).reindex(range(200), fill_value=0)
+    r = per_game["y"].sum() / per_game["n"].sum()
+    g, nbar = len(per_game), per_game["n"].mean()
+    half = 1.959963984540054 * (((per_game["y"] - r * per_game["n"]) ** 2).sum() / ((g - 1) * g * nbar**2)) ** 0.5
+    assert result["deals"] == len(paired) < len(first)
+    assert result["mean_diff_per_deal"] == pytest.approx(r, rel=1e-12)
+    assert result["ci95"] == pytest.approx([r - half, r + half], rel=1e-9)
+
+
 def test_points_and_wins_can_disagree():
     """Doubling at a margin of 4 (the default) loses many games by a little and wins few by a
     lot: A (a margin of 6) gains points per deal yet wins fewer games, both outside their
@@ -110,12 +139,13 @@ def test_a_parameter_bridgette_does_not_read_is_refused():
 
 
 def test_one_game_has_means_but_no_intervals():
-    """One pair gives no spread: the report says so instead of failing."""
+    """One pair gives no spread, per deal as per game (its deals are one observation): the
+    report says so instead of failing."""
     run = in_process("sim.match", "--a", "heuristic", "--b", "random", "--games", "1")
     assert run.returncode == 0, run.stderr
-    assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 2
+    assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 3
     result = play_match("bridgette", HEURISTIC, RANDOM, 1, seed=1)
-    assert result["game_ci95"] is None and result["a_game_win_ci95"] is None
+    assert result["ci95"] is None and result["game_ci95"] is None and result["a_game_win_ci95"] is None
     assert result["mean_diff_per_game"] is not None and result["a_game_win_rate"] == 1.0
 
 
