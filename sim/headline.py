@@ -83,7 +83,7 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
         played = f"{plural(summary['games'], 'game')}, {plural(summary['deals'], info.deal)}"
     over = f"{info.deal}s" if deal_run else "games"
     lines = [f"{game}: {played}, seed {seed}",
-             f"  answers, 95% intervals over {over}:"]
+             f"  answers, 95% intervals over {over} ({info.contract}s made: over {info.contract}s):"]
     for name, a in run_answers(game, summary).items():
         words = _words(name, game, deal_run)
         if a["value"] is None or deal_run and not summary["deals"]:  # no deal played to its end: no rate

@@ -146,12 +146,13 @@ def test_the_readme_commands_print_what_it_shows(readme_runs):
 
 def test_the_check_can_fail():
     """A line the output lacks, or answers that are not first, fail the check."""
-    output = "bridgette: 300 games, 1,800 deals, seed 1\n  answers, 95% intervals over games:\n"
+    output = ("bridgette: 300 games, 1,800 deals, seed 1\n"
+              "  answers, 95% intervals over games (contracts made: over contracts):\n")
     check_output("x", ["bridgette: 100,000 games, 601,364 deals, seed 1"], output)
     with pytest.raises(AssertionError):
         check_output("x", ["bridgette: 100,000 games, seed 1"], output)
     with pytest.raises(AssertionError):
-        check_output("x", ["  answers, 95% intervals over games:"], output)
+        check_output("x", ["  answers, 95% intervals over games (contracts made: over contracts):"], output)
     with pytest.raises(AssertionError):
         check_output("x", ["...", "first dealer wins"], output)
 
@@ -169,7 +170,7 @@ def test_a_run_opens_with_its_answers_from_its_summary(readme_runs):
     summary = json.loads((folder / "runs/first/summary.json").read_text())
     adv, wins, made = summary["dealer_advantage"], summary["first_dealer_wins"], summary["contracts_made"]
     assert lines[0] == f"bridgette: 300 games, {summary['deals']:,} deals, seed 1"
-    assert lines[1] == "  answers, 95% intervals over games:"
+    assert lines[1] == "  answers, 95% intervals over games (contracts made: over contracts):"
     assert lines[2].split() == ["dealer's", "advantage", f"{adv['value']:+.2f}", "points", "per", "deal",
                                 f"[{adv['ci95'][0]:+.2f},", f"{adv['ci95'][1]:+.2f}]"]
     assert lines[3].split() == ["first", "dealer", "wins", f"{100 * wins['rate']:.2f}%", "of", "games",
@@ -255,7 +256,8 @@ def test_the_answers_speak_each_games_words():
                 "first_dealer_wins": {"rate": 0.5, "ci95": [0.46, 0.54], "n": 600},
                 "contracts_made": {"rate": None, "ci95": None, "n": 0}}
     lines = run_headline("bridgette", deal_run, ["pimc", "heuristic"], 3, deal_run=True)
-    assert lines[:2] == ["bridgette: 600 independent deals, seed 3", "  answers, 95% intervals over deals:"]
+    assert lines[:2] == ["bridgette: 600 independent deals, seed 3",
+                         "  answers, 95% intervals over deals (contracts made: over contracts):"]
     assert lines[3].split()[:5] == ["dealer", "wins", "the", "deal", "50.00%"] and "games" not in "".join(lines)
     assert lines[4].split() == ["contracts", "made", "-", "(nothing", "to", "measure)"]
     assert lines[5].split() == ["players", "0=pimc,", "1=heuristic"]
