@@ -1,7 +1,9 @@
 """The bits of a deal record's ``activity`` column: rules that decided something in the deal.
 
-A bit is set when the rule, at the run's option value, changed what was legal in that
-deal: a call or card the rule took away, or an auction the rule ended. Bits are numbered by
+A bit is set when the rule's option decided what was legal in that deal: a call or card the
+rule took away, or an auction the rule ended, at the run's value; or, for the play options
+(``colon_discard``, ``must_follow``, ``trick_winner``), a case where its two values allow
+different cards or give the trick to different players, at either value. Bits are numbered by
 their index here (as kernels.options numbers choices), so the kernels and sim.activity,
 which counts them and words them (docs/rules.md, Rule activity), share one list. Rules
 whose activity the records show already (redeals, tie-break deals, scores) have no bit.
@@ -16,7 +18,7 @@ ACTIVITY = (
     "jump_min_cards",  # B-6: a jump bid was refused (the suit's lowest bid was not)
     "lead_barred",  # B-8: a leader holding other cards could not lead the barred suit
     "colon_discard",  # B-10: a follower void in the suit led held a non-matching Colon and other cards
-    "must_follow",  # D-2: a follower in the draw phase held the suit led and other cards
+    "must_follow",  # D-2: a follower in the draw phase held the suit led and other cards (either value)
     "trick_winner",  # D-2: a draw trick the two readings give to different players
     "stick_the_dealer",  # E-3: the dealer, after three passes, could not pass
 )

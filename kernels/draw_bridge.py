@@ -147,7 +147,7 @@ def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else draw_follow_legal_nb(hand, lead, p.must_follow != 0)
-            if legal != hand:
+            if turn == 1 and draw_follow_legal_nb(hand, lead, True) != hand:  # the two values allow other cards
                 row.activity |= activity.MUST_FOLLOW
             card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins, dd, p, tables,
                                      dealer, trick, dealt, drew, plays, leaders, tops)

@@ -145,9 +145,18 @@ def column(name, value):
     return lambda b: int(b.values(name)[value])
 
 
+_OPENING_PASS_BIT = bit("opening_pass")
+
+
+def opening_pass(b):
+    """C-4: deals whose first call was a pass: the deal records' bit, and every passed-out
+    deal redealt (C-5), which keeps no record but was passed out, so began with a pass."""
+    return _OPENING_PASS_BIT(b) + b.dealt - len(b.deals)
+
+
 # The rows of C-4 and C-5, which the two contract games share (rows(game)).
 CONTRACT_AUCTION = [
-    ("auction.opening_pass", "C-4", "the first call was a pass", bit("opening_pass")),
+    ("auction.opening_pass", "C-4", "the first call was a pass", opening_pass),
     ("auction.passed_out", "C-5", "the deal was passed out", passed_out),
     ("auction.max_redeals", "C-5", "a game was abandoned at its redeal limit", redeal_limit),
 ]
