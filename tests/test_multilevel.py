@@ -595,6 +595,26 @@ def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
                                                                       "target.npz"]
 
 
+def test_a_folder_played_by_other_kernels_is_refused_and_kept(tmp_path, monkeypatch, capsys):
+    """A level's deals are a function of the kernels too: a folder resumed or grown after a
+    kernel edit played on and mixed the two kernels' deals, where a run folder names the
+    kernels that differ. Now it is refused in one line and every file stays as it was."""
+    import kernels
+    from sim.run import main
+
+    out = tmp_path / "ml"
+    args = ["--deals", "300", "--seed", "74", "--policy", f"all={STRONG}", "--control", "all=heuristic",
+            "--out", str(out), "--quiet"]
+    assert main([*args, "--control-deals", "600"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    monkeypatch.setattr(kernels, "SOURCE_DIGEST", "0" * 16)
+    assert main([*args, "--control-deals", "1200"]) == 2
+    err = capsys.readouterr().err
+    assert "holds deals played by other kernels than this release's (differs in: kernels)" in err, err
+    assert len(err.strip().splitlines()) == 1 and {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
 def test_auto_is_the_hierarchy_measured_best_for_each_game():
     """--control auto: the heuristic's contracts valued double dummy, then the heuristic, in
     the contract games (docs/multilevel.md: the most variance saved per second on five

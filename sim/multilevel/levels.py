@@ -315,10 +315,15 @@ class LevelPlayer:
 
     def key(self) -> str:
         """What the level's deals are a pure function of: a saved level is resumed only
-        when this is the same."""
+        when this is the same, the kernels that play them included (as a run folder's
+        configuration: a level is never finished by other kernels)."""
+        import kernels
+        import sim
+
         key = {"game": self.game, "rules": self.rules.to_dict(), "policies": [str(p) for p in self.policies],
                "seed": self.seed, "plan": self.plan.tobytes().hex(), "dd": bool(self.dd),
-               "metrics": [getattr(m, "text", None) or m.name for m in self.metrics]}
+               "metrics": [getattr(m, "text", None) or m.name for m in self.metrics],
+               "kernels": kernels.SOURCE_DIGEST, "rules_version": sim.RULES_VERSION}
         if self.dd == "par":
             key["par"] = True
         return json.dumps(key, sort_keys=True)
@@ -358,6 +363,9 @@ class LevelPlayer:
                 differ = ", ".join(differing(mine, theirs))
             except (ValueError, TypeError, AttributeError):  # not a key this release wrote
                 differ = "key"
+            if differ in ("kernels", "kernels, rules_version"):
+                raise MultilevelError(f"{path} holds deals played by other kernels than this release's (differs in: "
+                                      f"{differ}); use another --out")
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
                                   f"{differ}); use another --out")
         try:
