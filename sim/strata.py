@@ -266,7 +266,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
                            f"{few[0].name} gets {few[1]:,} of --deals {deals:,}")
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
-                                        "deals": deals, "seed": seed, "controls": bool(controls)})
+                                        "deals": deals, "seed": seed, "controls": bool(controls)},
+                                  [f"stratum-{s.name}" for s in strata])
     if controls:
         return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
                                   sigmas, metrics, list(controls), control_deals, notify, cluster, threads)
@@ -341,16 +342,26 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
     return result
 
 
-def refuse_another_stratified_run(out: Path, identity: dict) -> None:
+def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
     """Refuse, before anything is played, a folder whose strata.json is another stratified
     run's (``identity``: another game, stratification, allocation, deals or seed, or
     control levels where it had none or the other way round): its strata would be played
-    again or mixed with this run's. Other metrics of the same run are read again from its
-    strata, as a sweep's tables are; other control levels are refused by the levels' own
-    files."""
+    again or mixed with this run's. A run stopped before its strata.json holds strata
+    folders only: one that is not among this run's ``folders`` is another stratification's
+    (the same strata of another size, seed or allocation are refused by each stratum's own
+    folder). Other metrics of the same run are read again from its strata, as a sweep's
+    tables are; other control levels are refused by the levels' own files."""
     try:
         theirs = json.loads(read_file(out / "strata.json"))
     except (OSError, ValueError):
+        try:
+            stranger = sorted(p.name for p in out.glob("stratum-*") if p.name not in folders)
+        except OSError:
+            stranger = []
+        if stranger:
+            raise DealingError(f"output folder {out} holds the strata of another stratified run, not finished "
+                               f"({stranger[0]} is no stratum of --stratify {identity['stratify']}); rerun that run's "
+                               f"command to finish it, or use another --out")
         return  # none yet (or unreadable: the claim and the strata's own checks say so)
     if not isinstance(theirs, dict):
         return

@@ -214,3 +214,22 @@ def test_a_folder_of_another_stratified_run_is_refused_and_other_metrics_are_rea
     again = in_process("sim.run", *argv, "--metrics", "contract_made")
     assert again.returncode == 0, again.stderr
     assert list(json.loads((out / "strata.json").read_text())["metrics"]) == ["contract_made"]
+
+
+def test_a_stopped_stratified_run_is_not_taken_by_another_stratification(tmp_path):
+    """A stratified run stopped before its strata.json holds strata folders only: another
+    --stratify into that folder played its own strata beside them and wrote its
+    strata.json, and the first run could never be finished. It is refused in one line,
+    before anything is played, and every file stays."""
+    out = tmp_path / "strata"
+    args = ["--deals", "300", "--seed", "4", "--quiet", "--out", out]
+    assert in_process("sim.run", *args, "--stratify", "upcard_class").returncode == 0
+    (out / "strata.json").unlink()  # as where the run was stopped before its last stratum ended
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    result = in_process("sim.run", *args, "--stratify", "grand_holder")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result
+    assert (f"output folder {out} holds the strata of another stratified run, not finished (stratum-ace is no "
+            "stratum of --stratify grand_holder)") in result.stderr
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert in_process("sim.run", *args, "--stratify", "upcard_class").returncode == 0  # the first finishes
+    assert (out / "strata.json").is_file()
