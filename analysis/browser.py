@@ -54,14 +54,14 @@ def inspect_pages(pages, full_page: bool = False, width: int = 1200, height: int
 
 
 def main(argv=None) -> int:
-    from sim.cli import OneLineParser
+    from sim.cli import OneLineParser, whole_number
 
     p = OneLineParser(prog="python -m analysis.browser", description=__doc__.split("\n\n")[1])
     p.add_argument("page")
     p.add_argument("screenshot", help="a new PNG file")
     p.add_argument("--full", action="store_true", help="the whole page, not just the first screen")
-    p.add_argument("--width", type=int, default=1200)
-    p.add_argument("--height", type=int, default=1600)
+    p.add_argument("--width", type=whole_number, default=1200)
+    p.add_argument("--height", type=whole_number, default=1600)
     args = p.parse_args(argv)
     if not Path(args.page).is_file():
         p.error(f"no page at {args.page}")

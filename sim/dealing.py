@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sim.cli import quoted
+
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 UPCARD_CLASSES = ("numeral", "face", "ace", "colon")
 PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptance rate
@@ -41,7 +43,7 @@ PILOT_TRIES = 200_000  # candidate deals the pilot deals to measure the acceptan
 # suit, aces, points, trumps) is far smaller, and the kernels keep the bounds in int64.
 MAX_TERM = 1_000
 OPS = {">=": (0, None), "<=": (None, 0), "=": (0, 0), "==": (0, 0), ">": (1, None), "<": (None, -1)}
-TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|=|>|<)\s*(-?[0-9]+)\s*$")
+TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|=|>|<)\s*([+-]?[0-9]+(?:_[0-9]+)*)\s*$")
 
 
 class DealingError(ValueError):
@@ -183,6 +185,8 @@ def _seat(text: str, flag: str, whole: str) -> int:
     digits = text.strip()
     if not (digits.isascii() and digits.isdigit()):  # 0-9 only: not '²', nor other scripts' digits
         raise DealingError(f"{flag} '{whole}' does not start with a seat number")
+    if len(digits) > 2:  # no game has a hundred seats (nor Python reads past 4,300 digits)
+        raise DealingError(f"{flag}: no game has a seat {quoted(digits)}")
     return int(digits)
 
 
@@ -318,7 +322,9 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     name, op, digits = match.groups()
     if name not in lay.features:
         raise DealingError(f"--require: '{name}' is not a feature of {game}; features: {', '.join(lay.features)}")
-    number = int(digits) if len(digits) <= 12 else MAX_TERM + 1  # Python reads no more than 4,300 digits
+    # Signs and underscores between digits as every number the package reads; Python reads
+    # no integer of more than 4,300 digits.
+    number = int(digits) if len(digits) <= 12 else MAX_TERM + 1
     if abs(number) > MAX_TERM:
         raise DealingError(f"--require: '{term}': the number must be from {-MAX_TERM:,} to {MAX_TERM:,}")
     kind, mask = lay.features[name]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import exit_with, path_text
+from sim.cli import deal_number, exit_with, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=seed_value, help="the run's seed (required without RUN_DIR)")
     parser.add_argument("--index", type=index_value, help="the game's index in the run (0-based; required "
                                                           "without RUN_DIR)")
-    parser.add_argument("--deal", type=int, help="show only this counted deal of the game (0-based); with RUN_DIR "
+    parser.add_argument("--deal", type=deal_number, help="show only this counted deal of the game (0-based); with RUN_DIR "
                                                  "and no --index, the deal of row I of its deal records")
     parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
     parser.add_argument("--dd", action="store_true",

@@ -152,3 +152,60 @@ def test_an_integer_option_of_thousands_of_digits_is_named_not_printed():
     than 4,300 digits)."""
     with pytest.raises(RulesError, match="must be at most 29, got a number of more than 30 digits"):
         resolve_rules("bridgette", {"exchange": {"nondealer_draw": 10**5000}}, [])
+
+
+@pytest.mark.parametrize("text", ["1e99999999999999999999", "2**" + "9" * 400, "1" * 5000 + "**1"])
+def test_numbers_past_every_limit_are_one_line(text):
+    """An exponent past 10**18 was decimal.InvalidOperation, a power of 400 digits an
+    OverflowError, a base of 5,000 digits Python's own message: now each is named."""
+    for read in (whole_count, seed_number):
+        with pytest.raises(ValueError) as caught:
+            read(text)
+        assert "Exceeds" not in str(caught.value) and len(str(caught.value)) < 200
+    with pytest.raises(PolicyError, match="policy parameter heuristic:aggression"):
+        parse_policy(f"heuristic:aggression={text}", "bridgette")
+    with pytest.raises(ValueError, match="seed"):
+        sim.simulate(games=2, seed=text, records="none", out="unused")
+    assert whole_count("1" * 5000 + "**0") == 1 and whole_count("1**99999999") == 1
+
+
+def test_values_are_quoted_as_given_and_never_rounded_through_a_fraction():
+    from sim.cli import game_index
+
+    with pytest.raises(ValueError, match=r"got '1e30'"):  # it printed the value capped at 2**64
+        game_index("1e30")
+    with pytest.raises(ValueError, match="a number of more than 4,300 digits is more than the largest count"):
+        whole_count(10**5000)
+    with pytest.raises(ValueError, match="is not an integer seed"):  # 28 digits of Decimal made it 5
+        seed_number(Fraction(5 * 10**30 + 1, 10**30))
+    assert seed_number(Fraction(10, 2)) == 5
+
+
+def test_dealing_numbers_read_as_every_number(tmp_path):
+    """A seat of thousands of digits in --require or --predeal was a traceback; a term's
+    number takes a sign and underscores as every number does."""
+    from sim.dealing import DealingError, parse
+
+    for flags in ({"require": [HUGE + ":hcp>=1"]}, {"predeal": [HUGE + "=CG"]}):
+        with pytest.raises(DealingError, match="no game has a seat '1111"):
+            parse("deals", **flags)
+    for term in ("hcp>=1_2", "hcp>=+12"):
+        result = in_process("sim.run", "--deals", "3", "--require", f"0:{term}", "--records", "none", "--quiet",
+                            "--out", tmp_path / term.replace(">=", "-").replace("+", "p"))
+        assert result.returncode == 0, result.stderr
+
+
+def test_the_last_readers_take_ascii_digits_and_refuse_rounding(tmp_path):
+    from sim.custom import CustomError, parse_custom
+
+    result = in_process("sim.show", "--seed", "1", "--index", "0", "--deal", "\u0661")
+    assert result.returncode == 2 and "'\u0661' is not a deal's index" in result.stderr
+    with pytest.raises(CustomError, match="balance needs 0 or a number of at least 1e-300"):
+        parse_custom("m = mean(score0) balance 1e-400")
+
+
+def test_a_dated_folder_is_not_taken_for_an_unfinished_sweep(tmp_path):
+    (tmp_path / "2024-05-01").mkdir()
+    (tmp_path / "2024-05-01" / "manifest.json").write_text("{}")
+    result = in_process("analysis.report", tmp_path)
+    assert result.returncode == 2 and f"{tmp_path} is not a run folder (no manifest.json)" in result.stderr

@@ -289,8 +289,11 @@ def test_bad_rules_file_and_output_folders(tmp_path):
     assert a_file.read_text() == "keep me" and (stray / "notes.txt").read_text() == "keep me too"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "file", "run", "stray"]
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+    timing = json.loads((run_dir / "manifest.json").read_text())["timing"]
     again = run("--games", "20", "--seed", "1", "--out", str(run_dir))
     assert again.returncode == 0 and "already complete" in again.stdout
+    # Rerun, the finished run keeps the timing of the play that finished it (it was zeros).
+    assert json.loads((run_dir / "manifest.json").read_text())["timing"] == timing and timing["games_played_now"] == 20
 
 
 def test_a_run_begun_by_other_kernels_or_policy_defaults_is_not_resumed(tmp_path):

@@ -19,7 +19,10 @@ LARGEST_BLOCK = 1_000_000
 def quoted(value, width: int = 40) -> str:
     """A value as an error quotes it: in quotes, cut short past ``width`` characters (a number
     of thousands of digits is named, not printed)."""
-    text = str(value)
+    try:
+        text = str(value)
+    except ValueError:  # an int past the 4,300 digits Python writes
+        return "a number of more than 4,300 digits"
     return f"'{text}'" if len(text) <= width else f"'{text[:width]}...' ({len(text):,} characters)"
 
 
@@ -54,10 +57,15 @@ POWER_TEXT = re.compile(r"\s*(\d+)\s*\*\*\s*(\d+)\s*", re.ASCII)
 
 def decimal_text(text: str):
     """``text`` as an exact Decimal when it is a number as ``NUMBER_TEXT`` writes one, else None."""
-    from decimal import Decimal
+    from decimal import Decimal, InvalidOperation
 
     text = text.strip()
-    return Decimal(text.replace("_", "")) if NUMBER_TEXT.fullmatch(text) else None
+    if not NUMBER_TEXT.fullmatch(text):
+        return None
+    try:
+        return Decimal(text.replace("_", ""))
+    except InvalidOperation:  # an exponent past 10**18: no number anything here can take
+        return None
 
 
 def exact_number(value):
@@ -65,7 +73,7 @@ def exact_number(value):
     exact Decimal, or None when it is no number. Text may be a power such as ``2**53``, the
     way the largest count is written."""
     import numbers
-    from decimal import Decimal
+    from decimal import Decimal, localcontext
 
     if isinstance(value, bool):
         return None
@@ -73,18 +81,26 @@ def exact_number(value):
         return Decimal(int(value))
     if isinstance(value, (float, Decimal)):
         return Decimal(value)
-    if isinstance(value, numbers.Rational):  # a Fraction
-        return Decimal(value.numerator) / Decimal(value.denominator)
+    if isinstance(value, numbers.Rational):  # a Fraction: digits enough that no fraction reads as whole
+        num, den = Decimal(value.numerator), Decimal(value.denominator)
+        with localcontext() as ctx:
+            ctx.prec = 2 * (len(num.as_tuple().digits) + 4 * len(den.as_tuple().digits)) + 10
+            return num / den
     if isinstance(value, numbers.Real):  # numpy's floats
         return Decimal(float(value))
     if not isinstance(value, str):
         return None
     power = POWER_TEXT.fullmatch(value)
     if power:
-        base, exponent = int(power[1]), int(power[2])
-        if base > 1 and exponent * math.log2(base) > 1024:  # far past any limit: not worth its digits
-            return Decimal(2) ** 1025
-        return Decimal(base**exponent)
+        base_digits, exponent_digits = power[1].lstrip("0") or "0", power[2].lstrip("0") or "0"
+        if exponent_digits == "0":
+            return Decimal(1)
+        if base_digits in ("0", "1"):
+            return Decimal(int(base_digits))
+        base_long, exponent_long = len(base_digits) > 310, len(exponent_digits) > 4
+        if base_long or exponent_long or int(exponent_digits) * math.log2(int(base_digits)) > 1024:
+            return Decimal(2) ** 1025  # far past any limit (2**1024 passes the largest float): not worth its digits
+        return Decimal(int(base_digits) ** int(exponent_digits))
     return decimal_text(value)
 
 
@@ -109,7 +125,16 @@ def game_index(value) -> int:
     number = _integer(value, "a game index")
     if not 0 <= number < LARGEST_COUNT:
         raise ValueError(f"a game index must be in 0 .. 2**53-1 (runs have at most {shown_count(LARGEST_COUNT)} "
-                         f"games), got {number:,}")
+                         f"games), got {quoted(value)}")
+    return number
+
+
+def deal_index(value) -> int:
+    """A deal's place in its game (0-based; sim.show --deal): a whole number of at least 0,
+    read as every count is (the game's own deals bound it)."""
+    number = _integer(value, "a deal's index")
+    if number < 0:
+        raise ValueError(f"a deal's index is 0 or more, got {quoted(value)}")
     return number
 
 

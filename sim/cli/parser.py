@@ -7,7 +7,7 @@ import argparse
 import re
 import sys
 
-from sim.cli.counts import whole_count
+from sim.cli.counts import deal_index, whole_count
 
 class _StoreOnce(argparse._StoreAction):
     """A flag that takes one value, refused when given a second time (argparse keeps the
@@ -35,8 +35,8 @@ class OneLineParser(argparse.ArgumentParser):
         self.register("action", "store", _StoreOnce)
         self.given = set()  # the flags of one value met in this parse
         # A value such as -1e3 or -inf is a number to check, not a flag ("expected one argument").
-        self._negative_number_matcher = re.compile(r"^-(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?$"
-                                                   r"|^-(?:inf|infinity|nan)$", re.IGNORECASE)
+        self._negative_number_matcher = re.compile(r"-(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?\Z"
+                                                   r"|-(?:inf|infinity|nan)\Z", re.IGNORECASE | re.ASCII)
 
     def _print_message(self, message, file=None):
         """As argparse prints help and usage, but a write that fails (``--help > /dev/full``)
@@ -89,6 +89,14 @@ def whole_number(text: str) -> int:
     written as 1e6."""
     try:
         return whole_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def deal_number(text: str) -> int:
+    """--deal: a deal's place in its game, from 0 (``deal_index``)."""
+    try:
+        return deal_index(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

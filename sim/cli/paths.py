@@ -17,12 +17,13 @@ def read_toml(path, what: str, error: type) -> dict:
     try:
         with open_input(path) as fh:
             data = fh.read(MAX_TEXT_FILE + 1)  # never more: /dev/zero is a path too
-        if len(data) > MAX_TEXT_FILE:
-            raise error(f"{what} file {path} is larger than {MAX_TEXT_FILE // 2**20} MiB: not a {what} file")
-        text = data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is read past
-        return tomllib.loads(text)
     except OSError as exc:
         raise error(f"cannot read {what} file {path}: {exc.strerror}") from None
+    if len(data) > MAX_TEXT_FILE:
+        raise error(f"{what} file {path} is larger than {MAX_TEXT_FILE // 2**20} MiB: not a {what} file")
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is read past
+        return tomllib.loads(text)
     except UnicodeDecodeError:
         raise error(f"{what} file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

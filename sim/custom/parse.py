@@ -181,7 +181,9 @@ def _balance(custom: Custom, text: str) -> float:
         raise custom.error(f"balance needs a number (a rate's as a fraction, e.g. 0.5), got {quoted(text)}")
     value = float(exact)
     if not np.isfinite(value):
-        raise custom.error(f"balance needs a finite number, got '{text}'")
+        raise custom.error(f"balance needs a finite number, got {quoted(text)}")
+    if value == 0 and exact != 0:  # never rounded into another value: 1e-400 is no 0
+        raise custom.error(f"balance needs 0 or a number of at least 1e-300 in size, got {quoted(text)}")
     return value
 
 

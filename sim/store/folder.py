@@ -158,7 +158,10 @@ class RunFolder:
     def finish(self, summary: dict, timing: dict, until: dict | None = None) -> None:
         """Write the summary and mark the run complete (the manifest records the summary's
         size and checksum); a run stopped by --until (``until``, see sim.until.Stopping.record)
-        reads as a run of the blocks it played."""
+        reads as a run of the blocks it played. A finished run rerun plays nothing and keeps
+        the timing of the play that finished it."""
+        if self.manifest.get("complete") and not timing.get("games_played_now") and "timing" in self.manifest:
+            timing = self.manifest["timing"]
         for folder in (self.path, self.path / "records", self.path / "blocks"):
             remove_dead_temporaries(folder)
         text = (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode()

@@ -102,7 +102,8 @@ OTHER_FOLDERS = (("sweep.json", "a sweep's folder: the run folder of each settin
 
 # The folders a sweep (sim.sweep.grid.folder_name) and a stratified run keep each of their
 # run folders in: how one not yet finished, without its sweep.json or strata.json, is known.
-UNFINISHED = ((re.compile(r"\d{2,}-.+"), "sweep", "sweep.json"), (re.compile(r"stratum-.+"), "stratified run", "strata.json"))
+UNFINISHED = ((re.compile(r"\d{2,}-[^=]+=.*"), "sweep", "sweep.json"),  # 00-KEY=VALUE,...
+              (re.compile(r"stratum-.+"), "stratified run", "strata.json"))
 
 
 def not_a_run_folder(path: Path) -> str:
