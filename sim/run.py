@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, game_index, path_text, \
+from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, flag_type, game_index, path_text, \
     plural, say, seed_number, shell_word, stopped, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
 from sim.metrics import MetricsError
@@ -31,27 +31,9 @@ USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, Metri
 count = whole_number  # the flag type of a count: a positive whole number, also written as 1e6
 
 
-def block_size_value(text: str) -> int:
-    """Games per block, at most LARGEST_BLOCK."""
-    try:
-        return block_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def seed_value(text: str) -> int:
-    try:
-        return seed_number(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def index_value(text: str) -> int:
-    """A game's index in a run (sim.show --index)."""
-    try:
-        return game_index(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+block_size_value = flag_type(block_size)  # games per block, at most LARGEST_BLOCK
+seed_value = flag_type(seed_number)
+index_value = flag_type(game_index)  # a game's index in a run (sim.show --index)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ from sim.cli.counts import (  # noqa: F401
     LARGEST_BLOCK, LARGEST_COUNT, block_size, deal_index, decimal_text, exact_number, game_index, quoted, seed_number,
     shown_count, whole_count)
 from sim.cli.parser import (  # noqa: F401
-    OneLineParser, deal_number, one_line, path_text, plural, thread_count, whole_number)
+    OneLineParser, deal_number, flag_type, one_line, path_text, plural, thread_count, whole_number)
 from sim.cli.paths import (  # noqa: F401
     MAX_TEXT_FILE, TOO_DEEP, TOO_LONG, claim_folder, differing, file_in_the_way, read_toml, refuse_another, shell_word,
     toml_problem, why_not_made)

@@ -84,21 +84,20 @@ def path_text(text: str) -> str:
     return text
 
 
-def whole_number(text: str) -> int:
-    """A command's count (games, deals, worlds, rounds...): a positive whole number, also
-    written as 1e6."""
-    try:
-        return whole_count(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def flag_type(read):
+    """A flag's type from a reader of ``sim.cli.counts``: its ValueError is argparse's one
+    line naming the flag."""
+    def parse(text: str):
+        try:
+            return read(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__, parse.__doc__ = read.__name__, read.__doc__
+    return parse
 
 
-def deal_number(text: str) -> int:
-    """--deal: a deal's place in its game, from 0 (``deal_index``)."""
-    try:
-        return deal_index(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+whole_number = flag_type(whole_count)  # a command's count (games, deals, worlds, rounds...), also written as 1e6
+deal_number = flag_type(deal_index)  # --deal: a deal's place in its game, from 0
 
 
 def thread_count(text: str) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sim.cli import whole_number
 from sim.multilevel.estimator import MultilevelError
 from sim.multilevel.play import run_multilevel
 
@@ -35,18 +36,6 @@ def format_report(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _count(text: str) -> int:
-    """A positive whole number, also written as 1e6 (sim.cli.whole_count)."""
-    import argparse
-
-    from sim.cli import whole_count
-
-    try:
-        return whole_count(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def add_control_flags(p) -> None:
     """sim.run's --control and --control-deals."""
     p.add_argument("--control", action="append", default=[], metavar="LEVEL",
@@ -54,7 +43,7 @@ def add_control_flags(p) -> None:
                         "--policy players (sim.multilevel; repeatable): SEAT=POLICY[;SEAT=POLICY] (e.g. "
                         "all=heuristic), dd:SEAT=POLICY (its contracts scored double dummy), par:SEAT=POLICY (its deals "
                         "scored at par) or hand (features of the hands as dealt, Bridgette)")
-    p.add_argument("--control-deals", action="append", type=_count, default=None, metavar="N",
+    p.add_argument("--control-deals", action="append", type=whole_number, default=None, metavar="N",
                    help="with --control: deals of each played control, in order (default: sized from a pilot by "
                         "the multilevel allocation rule)")
 
