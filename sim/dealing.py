@@ -125,8 +125,12 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
         if not colon or not terms.strip():
             raise DealingError(f"--require '{text}' is not SEAT:TERM,...  (e.g. 0:hcp>=12,spades>=5)")
         seat = _seat(seat, "--require", text)
-        ranges[seat] = ranges.get(seat, ()) + tuple(_items(terms, "--require"))
-    return Dealing(unit, dealer, cards, holds, ranges)
+        ranges[seat] = ranges.get(seat, ()) + tuple("".join(t.split()) for t in _items(terms, "--require"))
+    # One canonical form of the words, so that a run resumed with the same conditions written
+    # another way (a hand's cards or a seat's terms in another order: one hand, one conjunction)
+    # is the same run.
+    return Dealing(unit, dealer, cards, {s: tuple(sorted(c)) for s, c in holds.items()},
+                   {s: tuple(sorted(t)) for s, t in ranges.items()})
 
 
 def read_conditions(path) -> dict:

@@ -327,3 +327,16 @@ def test_the_pilot_deals_with_each_dealer_the_run_uses(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "accepted none of 200,000 deals tried with seat 1 dealing" in result.stderr
     assert "--dealer names one" in result.stderr and not (tmp_path / "two").exists()
+
+
+def test_conditions_written_another_way_are_the_same_run(tmp_path):
+    """A hand's cards or a seat's terms in another order (spaces too) are one hand and one
+    conjunction, so the same run: the rerun finds it complete, where it was refused as
+    another dealing though its records were the same."""
+    out = tmp_path / "run"
+    first = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=CG,AS", "--require",
+                       "0:spades>=3,hcp>=8", "--quiet", "--out", out)
+    assert first.returncode == 0, first.stderr
+    again = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=AS,CG", "--require",
+                       "0:hcp >= 8, spades>=3", "--out", out)
+    assert again.returncode == 0 and "already complete" in again.stdout, again.stderr
