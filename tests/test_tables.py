@@ -169,9 +169,7 @@ def test_upcard_groups(bridgette_run):
     T.fill(bridgette_run, "deals", [t])
     g = B.UPCARD_GROUPS.index
     assert t.deals.tolist() == [2, 1, 1, 1, 0, 1]  # the CL and CG up-cards count apart
-    assert t.advantage[g("numeral")].as_dict() == {"values": [-400, 250], "counts": [1, 1]}
-    assert t.advantage[g("Little Colon")].describe()["mean"] == -100
-    assert t.advantage[g("Grand Colon")].describe()["mean"] == 0
+    # (The dealer's advantage by group is the summary's, over games: tests/test_report.py.)
     assert (t.played[g("numeral")], t.dealer_declares[g("numeral")], t.made[g("numeral")]) == (2, 1, 2)
     assert (t.played[g("ace")], t.dealer_declares[g("ace")], t.made[g("ace")]) == (1, 1, 0)
 
