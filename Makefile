@@ -22,7 +22,7 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
 # Tests compile the kernels into a fresh cache (DESIGN point 9): tests.warm compiles each
-# game's kernels once, in three processes, then TEST_WORKERS pytest-xdist workers, each taking
+# game's kernels once, in two processes, then TEST_WORKERS pytest-xdist workers, each taking
 # whole files, load them from that cache (make test TEST_WORKERS=0 runs in one process).
 # Most tests run the commands inside the test worker (tests/commands.py); the rest start
 # `python -m sim...` processes (Ctrl-C, kills, a cluster, start-up): each reads the project's

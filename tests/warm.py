@@ -3,13 +3,11 @@
 ``make test`` runs ``python -m tests.warm`` in the fresh numba cache that its pytest workers
 then share. numba writes a kernel to the cache only when its compile ends, so two workers
 that reach the same kernel together each compile it, and a game's kernels with search code
-take minutes. Here each game's entry points compile in three processes at a time: first the
+take minutes. Here each game's entry points compile in two processes at a time: first the
 kernels with search code (a run with double-dummy values, a run of search seats, a traced
-one; one job per game, two to three minutes each and one compile that cannot be split),
-then those without (a run, a traced run, a replayed deal; under half a minute each). Three
-processes on two cores share them out so that the three long jobs end together: with two,
-one process took two long jobs while the other idled for most of a minute. The tests call
-the same entry points with the same argument types, so they load what this compiled.
+one; one job per game, a few minutes each), then those without (a run, a traced run, a
+replayed deal; under a minute each), so that the two processes finish together. The tests
+call the same entry points with the same argument types, so they load what this compiled.
 """
 
 import sys
@@ -51,7 +49,7 @@ def warm(job) -> str:
 
 
 def main() -> int:
-    with ProcessPoolExecutor(max_workers=3) as pool:
+    with ProcessPoolExecutor(max_workers=2) as pool:
         for line in pool.map(warm, JOBS):
             print(f"compiled the kernels of {line}", file=sys.stderr)
     return 0
