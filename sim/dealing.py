@@ -127,9 +127,9 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
         seat = _seat(seat, "--require", text)
         ranges[seat] = ranges.get(seat, ()) + tuple("".join(t.split()) for t in _items(terms, "--require"))
     # One canonical form of the words, so that a run resumed with the same conditions written
-    # another way (a hand's cards or a seat's terms in another order: one hand, one conjunction)
-    # is the same run.
-    return Dealing(unit, dealer, cards, {s: tuple(sorted(c)) for s, c in holds.items()},
+    # another way (up-cards, a hand's cards or a seat's terms in another order: one set, one
+    # hand, one conjunction) is the same run.
+    return Dealing(unit, dealer, tuple(sorted(cards)), {s: tuple(sorted(c)) for s, c in holds.items()},
                    {s: tuple(sorted(t)) for s, t in ranges.items()})
 
 

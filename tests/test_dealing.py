@@ -335,8 +335,8 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
     another dealing though its records were the same."""
     out = tmp_path / "run"
     first = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=CG,AS", "--require",
-                       "0:spades>=3,hcp>=8", "--quiet", "--out", out)
+                       "0:spades>=3,hcp>=8", "--upcard", "face,AS", "--quiet", "--out", out)
     assert first.returncode == 0, first.stderr
     again = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=AS,CG", "--require",
-                       "0:hcp >= 8, spades>=3", "--out", out)
+                       "0:hcp >= 8, spades>=3", "--upcard", "AS,face", "--out", out)
     assert again.returncode == 0 and "already complete" in again.stdout, again.stderr
