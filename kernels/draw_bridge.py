@@ -147,7 +147,8 @@ def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]
             legal = hand if turn == 0 else draw_follow_legal_nb(hand, lead, p.must_follow != 0)
-            if turn == 1 and draw_follow_legal_nb(hand, lead, True) != hand:  # the two values allow other cards
+            # D-2's draw.must_follow decides where its two values allow other cards: under either value
+            if turn == 1 and (legal if p.must_follow != 0 else draw_follow_legal_nb(hand, lead, True)) != hand:
                 row.activity |= activity.MUST_FOLLOW
             card = draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_wins, dd, p, tables,
                                      dealer, trick, dealt, drew, plays, leaders, tops)

@@ -58,8 +58,8 @@ def refuse_a_thread_count_numba_cannot_take():
 
     value = os.environ.get("NUMBA_NUM_THREADS")
     digits = (value or "").strip()
-    if sys.argv[:1] != ["-m"] or value is None or (digits.isascii() and digits.isdigit()
-                                                   and len(digits.lstrip("0")) <= 5 and 1 <= int(digits) <= MAX_THREADS):
+    whole = digits.isascii() and digits.isdigit() and len(digits.lstrip("0")) <= 5  # int() reads at most 4,300
+    if sys.argv[:1] != ["-m"] or value is None or whole and 1 <= int(digits) <= MAX_THREADS:
         return
     print(f"python -m {_command_name()}: NUMBA_NUM_THREADS={value[:40]!r} is not a thread count: set it to a "
           f"whole number from 1 to {MAX_THREADS:,}, or unset it", file=sys.stderr)

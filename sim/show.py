@@ -36,8 +36,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=seed_value, help="the run's seed (required without RUN_DIR)")
     parser.add_argument("--index", type=index_value, help="the game's index in the run (0-based; required "
                                                           "without RUN_DIR)")
-    parser.add_argument("--deal", type=deal_number, help="show only this counted deal of the game (0-based); with RUN_DIR "
-                                                 "and no --index, the deal of row I of its deal records")
+    parser.add_argument("--deal", type=deal_number, help="show only this counted deal of the game (0-based); with "
+                                                         "RUN_DIR and no --index, the deal of row I of its deal records")
     parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
     parser.add_argument("--dd", action="store_true",
                         help="add each deal's double-dummy table and par and the tricks each card played lost")

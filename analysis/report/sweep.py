@@ -69,8 +69,7 @@ def read_sweep(path: Path) -> dict:
               and all(name in s["metrics"] for s in result["settings"] for name in result["metrics"])
               and all(_entry_ok(s["metrics"][name]) for s in result["settings"] for name in result["metrics"])
               and all(_number(x) for x in (result.get("balance_point") or {}).values())
-              and all(b is None or isinstance(b, list) and len(b) == 2
-                      for b in (result.get("balance_bracket") or {}).values()))
+              and all(b is None or _pair(b) for b in (result.get("balance_bracket") or {}).values()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         ok = False
     if not ok:

@@ -9,6 +9,7 @@ import sys
 
 from sim.cli.counts import deal_index, whole_count
 
+
 class _StoreOnce(argparse._StoreAction):
     """A flag that takes one value, refused when given a second time (argparse keeps the
     last and drops the first without a word)."""

@@ -9,6 +9,7 @@ import re
 
 from sim.files import open_input
 
+
 def read_toml(path, what: str, error: type) -> dict:
     """The tables of a TOML file; unreadable, non-UTF-8 or invalid TOML is an ``error``
     naming the ``what`` file ("rules", "conditions") in one line."""

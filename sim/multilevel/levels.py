@@ -360,14 +360,14 @@ class LevelPlayer:
         if key != self.key():
             try:
                 theirs, mine = json.loads(key), json.loads(self.key())
-                differ = ", ".join(differing(mine, theirs))
+                differ = differing(mine, theirs)
             except (ValueError, TypeError, AttributeError):  # not a key this release wrote
-                differ = "key"
-            if differ in ("kernels", "kernels, rules_version"):
+                differ = ["key"]
+            if set(differ) <= {"kernels", "rules_version"}:
                 raise MultilevelError(f"{path} holds deals played by other kernels than this release's (differs in: "
-                                      f"{differ}); use another --out")
+                                      f"{', '.join(differ)}); use another --out")
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
-                                  f"{differ}); use another --out")
+                                  f"{', '.join(differ)}); use another --out")
         try:
             values, choices, use_choices, (seconds, count, spent) = level_values(
                 arrays, len(self.metrics), self.info.dd_solver == "contract")

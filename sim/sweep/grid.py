@@ -50,9 +50,9 @@ def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
         grid.append((key, values))
     if not grid:
         raise SweepError("give at least one --vary TABLE.KEY=V1,V2,...")
-    if math.prod(len(values) for _, values in grid) > MAX_SETTINGS:
-        raise SweepError(f"the --vary values make {math.prod(len(values) for _, values in grid):,} settings: a sweep "
-                         f"plays at most {MAX_SETTINGS:,}")
+    settings = math.prod(len(values) for _, values in grid)
+    if settings > MAX_SETTINGS:
+        raise SweepError(f"the --vary values make {settings:,} settings: a sweep plays at most {MAX_SETTINGS:,}")
     return grid
 
 
