@@ -370,7 +370,7 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
     contract_scores_nb(p, tables, table, scores)
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
-                            BID_LEVEL[max(contract, 0)], 0, p.min_trump_cards, p.nt_needs_all_suits != 0,
+                            BID_LEVEL[max(contract, 0)], NOUGHT, p.min_trump_cards, p.nt_needs_all_suits != 0,
                             p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS)
 
 
@@ -408,7 +408,7 @@ def deal_nb(p, tables, deck_mask, dealer, stock, seats, trace, row, dd, dd_out):
     if not completed:
         return
     note_bridgette_exchange_nb(seats, stock[0], discarded0, discarded1)
-    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables, dealer, 0, p.min_trump_cards,
+    if not auction_nb(hands, unseen & ~discarded0, unseen & ~discarded1, tables, dealer, NOUGHT, p.min_trump_cards,
                       p.nt_needs_all_suits != 0, p.jump_min_cards, p.opening_pass == OPENING_PASS_ENDS,
                       p.colon_discard == COLON_DISCARD_WHEN_VOID, seats, trace, row, dd):
         return

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, legal_calls_nb
-from kernels.cards import NONE, NOUGHT, ZERO, bit_nb, popcount_nb
+from kernels.cards import NO, NONE, NOUGHT, ZERO, bit_nb, popcount_nb
 from kernels.dd import (
     contract_best_nb, contract_rules_nb, contract_table_nb, declarer_tricks_nb, euchre_load_nb, euchre_value_nb,
     renew_nb, search_table_nb,
@@ -111,16 +111,16 @@ def par_nb(scores, hands, dealer, lowest, min_trump_cards, nt_needs_all_suits, j
             for doubled in range(2, -1, -1):
                 mover = bidder if doubled == 1 else 1 - bidder
                 v, c = _par_choice_nb(scores, val, hands[mover], mover, bid, bidder, doubled, lowest,
-                                      min_trump_cards, nt_needs_all_suits, jump_min_cards, False, 0)
+                                      min_trump_cards, nt_needs_all_suits, jump_min_cards, NO, NOUGHT)
                 val[bid, bidder, doubled], call[bid, bidder, doubled] = v, c
     # After an opening pass (only when it does not end the auction) the non-dealer calls; a pass ends it.
-    after_v, after_c = _par_choice_nb(scores, val, hands[1 - dealer], 1 - dealer, -1, -1, 0, lowest, min_trump_cards,
-                                      nt_needs_all_suits, jump_min_cards, False, 0)
-    open_v, open_c = _par_choice_nb(scores, val, hands[dealer], dealer, -1, -1, 0, lowest, min_trump_cards,
+    after_v, after_c = _par_choice_nb(scores, val, hands[1 - dealer], 1 - dealer, NONE, NONE, NOUGHT, lowest,
+                                      min_trump_cards, nt_needs_all_suits, jump_min_cards, NO, NOUGHT)
+    open_v, open_c = _par_choice_nb(scores, val, hands[dealer], dealer, NONE, NONE, NOUGHT, lowest, min_trump_cards,
                                     nt_needs_all_suits, jump_min_cards, not opening_pass_ends, after_v)
     # The principal line, from the opening call to the pass that ends the auction.
     c = open_c
-    bid, bidder, doubled = -1, -1, 0
+    bid, bidder, doubled = NONE, NONE, NOUGHT
     if c == CALL_PASS and not opening_pass_ends:
         c = after_c
         mover = 1 - dealer

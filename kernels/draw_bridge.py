@@ -12,7 +12,7 @@ from numba import njit
 
 from kernels import activity
 from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS
-from kernels.cards import NONE, NOUGHT, ZERO, bit_nb
+from kernels.cards import NO, NONE, NOUGHT, ZERO, bit_nb
 from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
     auction_nb, card_step_nb, declarer_tricks_nb, score_contract_nb, start_deal_nb,
@@ -187,7 +187,7 @@ def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
     dd_on = dd is not None and dd_out.shape[0] > 0 and dd[0].contract_only == 0  # card values
     value = NOUGHT
     if dd_on:
-        contract_play_start_nb(dd, hands, trump, False)
+        contract_play_start_nb(dd, hands, trump, NO)
         value = HAND_SIZE - dd_out[0].dd_tricks  # the opening leader's tricks
     for _ in range(HAND_SIZE):
         lead = NONE
@@ -196,7 +196,7 @@ def play_tricks_nb(gain, hands, unseen, trump, seats, trace, row, dd, dd_out):
             hand = hands[seat]
             legal = hand if turn == 0 else follow_legal_nb(hand, lead, False)
             card = card_step_nb(seats, trace, seat, legal, lead, trump, seat == declarer, unseen & ~hand, NONE,
-                                False, dd, gain)
+                                NO, dd, gain)
             if not legal_nb(card, legal):
                 return stop_nb(row, card_error_nb(hand, card), AT_PLAY, n_played)
             hands[seat] &= ~bit_nb(card)
@@ -241,14 +241,15 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     contract's tricks alone in a ``contract_only`` run."""
     contract = row.contract
     if dd[0].contract_only:
-        contract_tricks_row_nb(dd, hands, False, out, contract, row.declarer)
+        contract_tricks_row_nb(dd, hands, NO, out, contract, row.declarer)
         return
     table = np.zeros((5, 2), dtype=np.int64)
-    contract_table_at_nb(dd, hands, False, table)
+    contract_table_at_nb(dd, hands, NO, table)
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
     contract_scores_nb(tables, table, scores)
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
-                            BID_LEVEL[max(contract, 0)], FIRST_BID, 0, False, 0, p.opening_pass == OPENING_PASS_ENDS)
+                            BID_LEVEL[max(contract, 0)], np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+                            p.opening_pass == OPENING_PASS_ENDS)
 
 
 @njit(cache=True)
@@ -285,8 +286,8 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
-    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables, dealer, FIRST_BID, 0, False, 0,
-                      p.opening_pass == OPENING_PASS_ENDS, False, seats, trace, row, dd):
+    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables, dealer, np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+                      p.opening_pass == OPENING_PASS_ENDS, NO, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row
         dd_auction_nb(p, tables, dealer, hands, row, dd, dd_out[0])

@@ -312,7 +312,8 @@ def _greets(address: str) -> None:
     """A RunError unless what listens at a tcp:// ``address`` speaks first within
     CONNECT_TIMEOUT_S, as a Dask scheduler greets every connection: a port that takes the
     connection and stays silent (a stopped scheduler, another kind of server) would hold the
-    Client's handshake for good. Other faults (refused, unreachable) are the Client's to say."""
+    Client's handshake for good; a refused connection is said at once. Other faults (an
+    unreachable host) are the Client's to say."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
@@ -323,10 +324,11 @@ def _greets(address: str) -> None:
             conn.settimeout(CONNECT_TIMEOUT_S)
             if conn.recv(1):
                 return
-            reason = "it closed the connection unasked"
+            reason = f"it closed the connection unasked within {CONNECT_TIMEOUT_S} s"
     except TimeoutError:
-        reason = "no answer"
+        reason = f"no answer within {CONNECT_TIMEOUT_S} s"
+    except ConnectionRefusedError:
+        reason = "connection refused"  # nothing listens there: said now, not after the Client's retries
     except OSError:
         return
-    raise RunError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s ({reason}); is a "
-                   "scheduler running there?")
+    raise RunError(f"cannot reach the Dask scheduler at {address} ({reason}); is a scheduler running there?")

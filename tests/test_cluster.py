@@ -172,8 +172,8 @@ def test_interrupted_client_resumes(cluster, threaded, tmp_path):
 
 
 @pytest.mark.parametrize("module,address,message", [
-    ("sim.run", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
-    ("sim.match", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+    ("sim.run", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1 (connection refused)"),
+    ("sim.match", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1 (connection refused)"),
     ("sim.run", "local:0", "local:N needs a whole number N of at least 1"),
     ("sim.match", "local:100000", f"this machine has {os.cpu_count()} cores, so local:N takes at most"),
     ("sim.run", "not an address", "neither a scheduler address"),

@@ -42,7 +42,7 @@ from kernels.dd import new_context
 from kernels.step import POLICY_SCRIPT, TRACE_WIDTH, seats_for
 from sim import bid_euchre, bridgette, draw_bridge
 from sim.games import kernel_rules
-from sim.policies import kernel_policies, parse_policy
+from sim.policies import kernel_policies, parse_policy, searches
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
 
 PIMC = parse_policy("pimc:worlds=3,bid_worlds=3,keep=1")  # keep: read by Bridgette's card play
@@ -101,7 +101,9 @@ def _replayed(play_deal, engine, seat, players, lists, *args, policy, heuristic)
     seats["rng"] = STREAM
     trace = np.zeros((TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
     rows = np.zeros(1, dtype=engine.DEAL_DTYPE)
-    dd = new_context()
+    # No search context for heuristic seats: then the deal kernel is sim.replay's, which
+    # tests.warm compiled, and not a compile of its own for these tests.
+    dd = new_context() if searches([policy, heuristic]) else None
     play_deal(*args, seats[0], trace, rows[0], dd, np.zeros(0, dtype=engine.DD_DTYPE))
     return trace[:seats["tcur"][0]]
 
@@ -224,7 +226,7 @@ class BidEuchreWorld:
         hands = np.array([_mapped_mask(h, pi) for h in deal.hands], dtype=np.uint64)
         if not scripted:
             return _replayed(ke.play_deal_nb, ke, seat, 4, (), kernel_rules(self.rules), deal.dealer, hands,
-                             None, policy=policy or self.policy, heuristic=self.policy)
+                             self._reneges(policy), policy=policy or self.policy, heuristic=self.policy)
 
         def cards(kind):
             return np.array([pi.get(a, a) for k, _, a, _ in deal.rows if k == kind], dtype=np.int64)
@@ -242,8 +244,13 @@ class BidEuchreWorld:
         lists = (cards(ke.KIND_DISCARD), [a for k, _, a, _ in deal.rows if k == ke.KIND_CALL],
                  [trump] if trump >= 0 else [], gives, returns, cards(ke.KIND_PLAY))
         return _replayed(ke.play_deal_nb, ke, seat, 4, lists, kernel_rules(self.rules), deal.dealer, hands,
-                         None, policy=policy or self.policy,
-                         heuristic=self.policy)
+                         self._reneges(policy), policy=policy or self.policy, heuristic=self.policy)
+
+    def _reneges(self, policy):
+        """The E-8 reneges' buffer as sim.replay passes it, for heuristic seats (the kernel
+        ``_replayed`` takes then is sim.replay's); None with a search seat, whose deal kernel
+        shares the run's hand kernel (kernels.bid_euchre.play_deal_nb)."""
+        return None if searches([policy or self.policy]) else np.zeros((ke.MAX_RENEGES, 2), dtype=np.int64)
 
 
 WORLDS = {

@@ -54,7 +54,7 @@ CTX_DTYPE = record_dtype([
 # and while its moves are tried, the best of its children's bounds so far.
 (FR_LEADER, FR_LEAD, FR_BARRED, FR_TARGET, FR_TO_PLAY, FR_PLAYED, FR_BEST, FR_BEST_SEAT,
  FR_I, FR_N, FR_T_LEAD, FR_META, FR_BOUND) = range(13)
-RESOLVED_FALSE, RESOLVED_TRUE, EXPAND = 0, 1, 2
+RESOLVED_FALSE, RESOLVED_TRUE, EXPAND, ENTER = 0, 1, 2, 3
 
 TT_BITS = 18
 

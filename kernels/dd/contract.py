@@ -9,7 +9,7 @@ from numba import njit
 from kernels.cards import SUIT_MASKS, ZERO, bit_nb, popcount_nb, prefetch_nb
 from kernels.dd.bounds import last_tricks_nb, later_tricks_nb, quick_tricks_nb
 from kernels.dd.context import (
-    EXPAND, FR_BARRED, FR_BOUND, FR_I, FR_LEAD, FR_LEADER, FR_META, FR_N, FR_T_LEAD, FR_TARGET, FR_TO_PLAY,
+    ENTER, EXPAND, FR_BARRED, FR_BOUND, FR_I, FR_LEAD, FR_LEADER, FR_META, FR_N, FR_T_LEAD, FR_TARGET, FR_TO_PLAY,
     RESOLVED_FALSE, RESOLVED_TRUE, ST_NODES, ST_TT_HITS, USE_BOUNDS, USE_EQUIV, USE_TT,
 )
 from kernels.dd.ordering import order_follows_nb, order_leads_nb
@@ -150,21 +150,27 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
     root = ctx.fr[0]
     root[FR_LEADER], root[FR_LEAD], root[FR_BARRED], root[FR_TARGET] = leader, lead, barred, target
     d = 0
-    state = contract_enter_nb(tt, ctx, 0)
+    state = ENTER
     while True:
+        # One call site per step: numba inlines each step into this loop.
+        if state == ENTER:
+            state = contract_enter_nb(tt, ctx, d)
+        closing, chosen = False, -1
         if state == EXPAND:
             fr = ctx.fr[d]
             if fr[FR_I] < fr[FR_N]:
                 contract_child_nb(ctx, d, ctx.order[d, fr[FR_I]])
                 d += 1
-                state = contract_enter_nb(tt, ctx, d)
+                state = ENTER
                 continue
             found = fr[FR_TO_PLAY] != side  # every move tried: the mover could not
-            contract_close_nb(tt, ctx, d, found, -1)
+            closing = True
         else:
             found = state == RESOLVED_TRUE
         # Hand the answer up until a parent still has moves to try.
         while True:
+            if closing:
+                contract_close_nb(tt, ctx, d, found, chosen)
             if d == 0:
                 return ctx.fr[0, FR_BOUND]
             child = ctx.fr[d]
@@ -175,7 +181,7 @@ def contract_search_nb(tt, ctx, leader, lead, barred, side, target):
             ctx.hands[fr[FR_TO_PLAY]] |= bit_nb(c)
             if found == (fr[FR_TO_PLAY] == side):  # the mover's wish: this move settles the node
                 fr[FR_BOUND] = bound
-                contract_close_nb(tt, ctx, d, found, c)
+                closing, chosen = True, c
                 continue
             fr[FR_BOUND] = min(fr[FR_BOUND], bound) if found else max(fr[FR_BOUND], bound)
             fr[FR_I] += 1

@@ -7,7 +7,7 @@ from numba import njit
 from kernels.cards import ONE, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.dd.bounds import last_trick_nb, last_two_tricks_nb, sure_trumps_nb
 from kernels.dd.context import (
-    EXPAND, FR_BEST, FR_BEST_SEAT, FR_I, FR_LEAD, FR_LEADER, FR_N, FR_PLAYED, FR_T_LEAD, FR_TARGET, FR_TO_PLAY,
+    ENTER, EXPAND, FR_BEST, FR_BEST_SEAT, FR_I, FR_LEAD, FR_LEADER, FR_N, FR_PLAYED, FR_T_LEAD, FR_TARGET, FR_TO_PLAY,
     RESOLVED_FALSE, RESOLVED_TRUE, ST_NODES, ST_TT_HITS, USE_BOUNDS, USE_EQUIV, USE_TT,
 )
 from kernels.dd.layout import euchre_follow_nb, euchre_layout_beats_nb
@@ -125,20 +125,26 @@ def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, si
     root[FR_LEADER], root[FR_PLAYED], root[FR_BEST], root[FR_BEST_SEAT] = leader, played, best, best_seat
     root[FR_LEAD], root[FR_TO_PLAY], root[FR_TARGET] = lead, to_play, target
     d = 0
-    state = euchre_enter_nb(tt, ctx, 0)
+    state = ENTER
     while True:
+        # One call site per step: numba inlines each step into this loop.
+        if state == ENTER:
+            state = euchre_enter_nb(tt, ctx, d)
+        closing, chosen = False, -1
         if state == EXPAND:
             fr = ctx.fr[d]
             if fr[FR_I] < fr[FR_N]:
                 euchre_child_nb(ctx, d, ctx.order[d, fr[FR_I]])
                 d += 1
-                state = euchre_enter_nb(tt, ctx, d)
+                state = ENTER
                 continue
             found = fr[FR_TO_PLAY] % 2 != side
-            euchre_close_nb(tt, ctx, d, found, -1)
+            closing = True
         else:
             found = state == RESOLVED_TRUE
         while True:
+            if closing:
+                euchre_close_nb(tt, ctx, d, found, chosen)
             if d == 0:
                 return found
             d -= 1
@@ -146,7 +152,7 @@ def euchre_search_nb(tt, ctx, leader, played, best, best_seat, lead, to_play, si
             c = ctx.order[d, fr[FR_I]]
             ctx.hands[fr[FR_TO_PLAY]] |= bit_nb(c)
             if found == (fr[FR_TO_PLAY] % 2 == side):
-                euchre_close_nb(tt, ctx, d, found, c)
+                closing, chosen = True, c
                 continue
             fr[FR_I] += 1
             state = EXPAND

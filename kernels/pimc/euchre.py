@@ -255,7 +255,7 @@ def sample_euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks,
     """The worlds of a ``pimc`` seat's calls (``bid_worlds`` wanted): ``euchre_calling_worlds_nb``
     after the first ``n_calls`` calls, within ``BID_TRIES`` draws per world wanted."""
     return euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                    seats.prm[seat].pimc.bid_worlds, BID_TRIES, -1, -1)
+                                    seats.prm[seat].pimc.bid_worlds, BID_TRIES, NONE, NONE)
 
 
 @njit(cache=True)

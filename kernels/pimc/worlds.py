@@ -10,8 +10,10 @@ from kernels.cards import ZERO, bit_nb, cards_of_nb
 from kernels.rng import next_u64_nb, uniform_nb
 from kernels.step import note_unexplained_nb
 
-BID_TRIES = 50  # draws per world wanted before a pimc seat's calls make do with fewer worlds
-EXPLAINED_TRIES = 200  # draws per world wanted before a search seat's card play makes do with fewer
+# Draws per world wanted before a seat makes do with fewer worlds: a pimc seat's calls, a search
+# seat's card play (int64, not literals: kernels.cards.NONE).
+BID_TRIES = np.int64(50)
+EXPLAINED_TRIES = np.int64(200)
 
 
 @njit(cache=True)

@@ -25,7 +25,7 @@ from numba import njit
 from kernels.calls import (
     BID_LEVEL, BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, STRAIN_BIDS, contract_after_nb, legal_calls_nb,
 )
-from kernels.cards import ONE, ZERO, bit_nb, lowest_nb
+from kernels.cards import NONE, NOUGHT, ONE, ZERO, bit_nb, lowest_nb
 from kernels.policies.contract import (
     ODDS_WIDTH, defence_estimate_nb, estimate_tricks_nb, expected_gain_nb, heuristic_call_nb,
 )
@@ -149,7 +149,7 @@ def calls_chance_nb(h, searched, hand, seat, calls, n_calls, dealer, lowest_bid,
     ``odds``: the seat's memo of trick chances; ``memo``: the softmax's (2, 5, ODDS_WIDTH)
     memo rows (``candidate_features_nb``), one for all the worlds of a decision, as its rows
     are keyed by strain and tricks."""
-    cur_bid, bidder, doubled = -1, -1, 0
+    cur_bid, bidder, doubled = NONE, NONE, NOUGHT
     unseen = ~hand  # more cards than the hand: the heuristic counts from its own hand
     chance = 1.0
     for i in range(n_calls):

@@ -45,7 +45,8 @@ from kernels.search.rollout import (
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb
 
 MAX_DRAW_CANDIDATES = 7  # the heuristic's card, two more (win/lose or highest/cheapest), a card of each suit
-REJECTION_TRIES = 200  # draws per world wanted before the seat makes do with fewer
+# Draws per world wanted before the seat makes do with fewer (int64, not a literal: kernels.cards.NONE).
+REJECTION_TRIES = np.int64(200)
 FIRST_BID = 1  # D-3: the ladder starts at 1C
 DECK_MASK = np.uint64((1 << 52) - 1)
 

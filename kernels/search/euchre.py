@@ -137,7 +137,7 @@ def search_euchre_bid_nb(dd, seats, seat, hands, legal, high, bidder, n_calls, d
     if legal & (legal - ONE) == ZERO:
         return mine
     worlds = euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double_deck, joker,
-                                      stick_the_dealer, seats.prm[seat].search.call_worlds, REJECTION_TRIES, -1, -1)
+                                      stick_the_dealer, seats.prm[seat].search.call_worlds, REJECTION_TRIES, NONE, NONE)
     n_w = worlds.shape[0]
     if n_w == 0:
         note_unexplained_nb(seats, seat)
@@ -203,7 +203,7 @@ def search_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, as
     h = seats.prm[seat].heuristic
     mine = heuristic_euchre_trump_nb(h, hands[seat], 1 + np.int64(double_deck))
     worlds = euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                      seats.prm[seat].search.call_worlds, REJECTION_TRIES, -1, -1)
+                                      seats.prm[seat].search.call_worlds, REJECTION_TRIES, NONE, NONE)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return mine
@@ -328,7 +328,7 @@ def search_euchre_give_nb(dd, seats, seat, hands, bid, trump, dealer, gain, tric
     if n_c == 1:
         return first
     worlds = euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                      seats.prm[seat].search.exchange_worlds, REJECTION_TRIES, -1, -1)
+                                      seats.prm[seat].search.exchange_worlds, REJECTION_TRIES, NONE, NONE)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first

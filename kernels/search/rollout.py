@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_STRAIN, CALL_PASS, contract_after_nb, legal_calls_nb
-from kernels.cards import ZERO, bit_nb, cards_of_nb
+from kernels.cards import NONE, NOUGHT, ZERO, bit_nb, cards_of_nb
 from kernels.dd import contract_at_nb, contract_rules_nb, renew_nb, search_table_nb, value_near_nb
 from kernels.policies import OBJECTIVE_POINTS, heuristic_call_nb
 from kernels.rng import below_nb
@@ -95,7 +95,7 @@ def defence_tricks_nb(dd, hands, strain, declarer, when_void, guess):
     dd.hands[0], dd.hands[1], dd.hands[2], dd.hands[3] = hands[0], hands[1], ZERO, ZERO
     leader = 1 - declarer
     at = contract_at_nb(dd, leader, -1, -1, leader)
-    return value_near_nb(search_table_nb(dd, False), dd, False, at, guess, 0, HAND_SIZE)
+    return value_near_nb(search_table_nb(dd, False), dd, False, at, guess, NOUGHT, np.int64(HAND_SIZE))
 
 
 @njit(cache=True)
@@ -114,7 +114,7 @@ def best_candidate_nb(dd, seat, mine, opp, contract, declarer, doubled, when_voi
     tricks = np.full((n_w, 5, 2), -1, dtype=np.int64)
     hands = np.empty(2, dtype=np.uint64)
     for strain in range(5):
-        guess = -1
+        guess = NONE
         for c in range(n_c):
             if c > 0 and mine[c] != mine[c - 1]:
                 tricks[:, strain, :] = -1

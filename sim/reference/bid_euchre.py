@@ -51,6 +51,7 @@ implemented):
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from sim.reference.common import (
@@ -104,6 +105,7 @@ def left_bower(trump: str) -> str:
     return "J" + SAME_COLOUR[trump]
 
 
+@lru_cache(maxsize=None)  # the checks ask it millions of times
 def suit_of(card: str, trump: str | None) -> str:
     """The suit a card belongs to for following and winning (E-2, E-10).
 

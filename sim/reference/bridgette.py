@@ -22,6 +22,8 @@ own rules. Like them, it never imports the numba kernels.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sim.reference.common import PASS, SUITS, IllegalAction, apply_item, replay_error, replay_rules
 from sim.reference.contract import (  # noqa: F401 (re-exported: the game's vocabulary)
     DOUBLE, LEVEL_BIDS, RANK_VALUE, RANKS, REDOUBLE, STRAINS, SUITED_CARDS, ContractDeal, ContractGame, check_played,
@@ -47,6 +49,7 @@ def is_colon(card: str) -> bool:
     return card in COLON_RANGE
 
 
+@lru_cache(maxsize=None)  # the checks ask it millions of times
 def suit_of(card: str) -> str | None:
     """The suit letter of a suited card; ``None`` for a Colon (B-1, B-6, B-8)."""
     return None if is_colon(card) else card[1]
