@@ -54,6 +54,21 @@ def catching(proc: subprocess.Popen, signum: int, timeout: float = 60) -> None:
     raise AssertionError(f"the process set no handler for signal {signum} within {timeout} s")
 
 
+def playing(proc: subprocess.Popen, timeout: float = 120) -> None:
+    """Wait until ``proc`` handles Ctrl-C and plays: numba's pool of threads runs beside
+    the main thread and the command's kernel thread (it starts with the first parallel
+    kernel, once the kernels are loaded or compiled)."""
+    catching(proc, 2, timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            if len(os.listdir(f"/proc/{proc.pid}/task")) >= 2 + numba.config.NUMBA_NUM_THREADS:
+                time.sleep(0.5)  # into the block
+                return
+        time.sleep(0.01)
+    raise AssertionError(f"the process did not start playing within {timeout} s")
+
+
 @contextlib.contextmanager
 def disk_full_at(n: int):
     """The ``n``-th file renamed into place (as ``sim.store`` writes every file) fails as on

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import time
 
 import numpy as np
 import pandas as pd
@@ -18,7 +17,7 @@ from sim.games import game_module
 from sim.ladder import main
 from sim.match import play_match
 from sim.policies import parse_policy
-from tests.commands import as_process, in_process, started
+from tests.commands import as_process, in_process, playing, started
 
 EUCHRE = ["--game", "bid-euchre", "--games", "30", "--worlds", "1,2", "--seed", "3", "--threads", "1"]
 DRAW = ["--game", "draw-bridge", "--games", "2", "--worlds", "1", "--seed", "5", "--threads", "1"]
@@ -257,7 +256,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     out = tmp_path / "out"
     proc = started("sim.ladder", "--game", "bid-euchre", "--games", "1e8", "--out", out)
     try:
-        time.sleep(8)  # well into the first match (on a fresh numba cache: compiling it)
+        playing(proc)  # into the first match
         assert proc.poll() is None, "the ladder ended before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands import as_process, in_process
+from tests.commands import as_process, in_process, playing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = Path(ROOT, "tests", "golden", "cases.jsonl")
@@ -126,7 +126,7 @@ def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
     proc = subprocess.Popen([sys.executable, "-m", "sim.match", "--a", "heuristic", "--b", "random",
                              "--games", "1e8"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(8)  # well into the match (on a fresh numba cache: compiling it)
+        playing(proc)  # into the match
         assert proc.poll() is None, "the match ended before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
