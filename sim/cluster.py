@@ -293,9 +293,9 @@ def open_cluster(cluster, threads: int | None = None):
             except Exception as exc:  # noqa: BLE001 - no answer, another protocol, garbage: one line each
                 _abandon_half_made_client(exc.__traceback__)
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                reason = "no answer" if "Timed out" in reason else reason
-                raise RunError(f"cannot reach the Dask scheduler at {target} within {CONNECT_TIMEOUT_S} s "
-                               f"({reason}); is a scheduler running there?") from None
+                reason = f"no answer within {CONNECT_TIMEOUT_S} s" if "Timed out" in reason else reason
+                raise RunError(f"cannot reach the Dask scheduler at {target} ({reason}); "
+                               "is a scheduler running there?") from None
     except BaseException:
         quiet.setLevel(level)
         raise
@@ -324,7 +324,7 @@ def _greets(address: str) -> None:
             conn.settimeout(CONNECT_TIMEOUT_S)
             if conn.recv(1):
                 return
-            reason = f"it closed the connection unasked within {CONNECT_TIMEOUT_S} s"
+            reason = "it closed the connection without a word"
     except TimeoutError:
         reason = f"no answer within {CONNECT_TIMEOUT_S} s"
     except ConnectionRefusedError:

@@ -14,6 +14,7 @@ import contextlib
 import importlib
 import io
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -54,19 +55,28 @@ def catching(proc: subprocess.Popen, signum: int, timeout: float = 60) -> None:
     raise AssertionError(f"the process set no handler for signal {signum} within {timeout} s")
 
 
-def playing(proc: subprocess.Popen, timeout: float = 120) -> None:
-    """Wait until ``proc`` handles Ctrl-C and plays: numba's pool of threads runs beside
-    the main thread and the command's kernel thread (it starts with the first parallel
-    kernel, once the kernels are loaded or compiled)."""
-    catching(proc, 2, timeout)
+def playing(proc: subprocess.Popen, seconds: float = 2.0, timeout: float = 120) -> None:
+    """Wait until ``proc`` handles Ctrl-C and has then spent ``seconds`` more of processor
+    time (its threads together, from /proc): with the kernels in the cache, well into its
+    first block. A fixed sleep either waited for nothing or, on a loaded machine, not long
+    enough."""
+    catching(proc, signal.SIGINT, timeout)
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used() -> int:  # utime + stime, fields 14 and 15 of stat, counted after the name's ")"
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        with contextlib.suppress(OSError):
-            if len(os.listdir(f"/proc/{proc.pid}/task")) >= 2 + numba.config.NUMBA_NUM_THREADS:
-                time.sleep(0.5)  # into the block
-                return
-        time.sleep(0.01)
-    raise AssertionError(f"the process did not start playing within {timeout} s")
+    with contextlib.suppress(OSError):
+        goal = used() + seconds * tick
+        while time.monotonic() < deadline and proc.poll() is None and used() < goal:
+            time.sleep(0.01)
+    if proc.poll() is not None:
+        _, err = proc.communicate()
+        raise AssertionError(f"the process ended with status {proc.returncode} before it played: {err[-500:]}")
+    if time.monotonic() >= deadline:
+        raise AssertionError(f"the process did not play {seconds} s within {timeout} s")
 
 
 @contextlib.contextmanager
