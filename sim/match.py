@@ -25,7 +25,9 @@ from sim.policies import parse_policy
 from sim.rules import variant_game
 from sim.store import RunError
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
+from sim.ratio import interval, ratio_sums, ratio_variance
 from sim.summary import Z95
+from sim.summary import merge as added  # sums of blocks
 
 BLOCK_GAMES = 20_000
 # Deals are paired by (game - first game of the block) * DEAL_KEY + deal: more than any game's
@@ -73,47 +75,37 @@ class _Moments:
 
 
 class _PerDeal:
-    """A minus B per paired deal, as a ratio over game pairs: a game's deals are not
-    independent draws (one game's swing runs through all of them), so each duplicate game
-    pair is one observation, its paired deals' summed differences over their number (the
-    ratio estimator with the linearised variance, as the runs' own intervals). Sums kept per
-    play as well, for how much the pairing narrowed the variance."""
+    """A minus B per paired deal, as a ratio over game pairs (sim.ratio): a game's deals are
+    not independent draws (one game's swing runs through all of them), so each duplicate
+    game pair is one observation, its paired deals' summed differences over their number.
+    Each play's own sums too, for how much the pairing narrowed the variance."""
+
+    PARTS = ("both", "first", "second")  # the two plays' differences summed, and each alone
 
     def __init__(self):
-        self.games = 0
-        self.sums = np.zeros(11)  # n, d, d^2, d n, n^2; the first play's x, x^2, x n; the second's y, y^2, y n
+        self.sums = {part: ratio_sums([], []) for part in self.PARTS}
 
     def add(self, counts, first, second):
         """Per game: its paired deals' number and the two plays' summed differences."""
-        n, x, y = (np.asarray(v, np.float64) for v in (counts, first, second))
-        d = (x + y) / 2
-        self.games += len(n)
-        self.sums += [n.sum(), d.sum(), (d * d).sum(), (d * n).sum(), (n * n).sum(),
-                      x.sum(), (x * x).sum(), (x * n).sum(), y.sum(), (y * y).sum(), (y * n).sum()]
+        first, second = np.asarray(first, np.int64), np.asarray(second, np.int64)
+        for part, y in zip(self.PARTS, (first + second, first, second)):
+            self.sums[part] = added(self.sums[part], ratio_sums(y, counts))
 
     def merge(self, other: "_PerDeal") -> None:
-        self.games += other.games
-        self.sums += other.sums
+        self.sums = added(self.sums, other.sums)
 
     def result(self) -> dict:
-        g = self.games
-        n, d, dd, dn, nn, x, xx, xn, y, yy, yn = self.sums
-        deals = int(round(n))
-        if n == 0:
+        """The mean of the two plays' differences per deal: half the ratio of their sum."""
+        r, var = ratio_variance(self.sums["both"])
+        deals = self.sums["both"]["n"]
+        if r is None:
             return {"n": 0, "mean": None, "ci95": None, "variance_reduction": None}
-        mean = d / n
-        if g < 2:  # one pair has a mean but no spread
-            return {"n": deals, "mean": mean, "ci95": None, "variance_reduction": None}
-
-        def var(total, squares, cross):  # of the ratio total / n, over the game pairs
-            r = total / n
-            return max(squares - 2 * r * cross + r * r * nn, 0.0) / ((g - 1) * g * (n / g) ** 2)
-
-        paired = var(d, dd, dn)
-        half = Z95 * math.sqrt(paired)
-        unpaired = (var(x, xx, xn) + var(y, yy, yn)) / 4  # the plays as independent samples
-        reduction = 1 - paired / unpaired if unpaired > 0 else None
-        return {"n": deals, "mean": mean, "ci95": [mean - half, mean + half], "variance_reduction": reduction}
+        if var is None:  # one pair has a mean but no spread
+            return {"n": deals, "mean": float(r / 2), "ci95": None, "variance_reduction": None}
+        paired = var / 4
+        unpaired = (ratio_variance(self.sums["first"])[1] + ratio_variance(self.sums["second"])[1]) / 4
+        return {"n": deals, "mean": float(r / 2), "ci95": interval(r / 2, paired),
+                "variance_reduction": float(1 - paired / unpaired) if unpaired > 0 else None}
 
 
 def _lineups(game: str, a, b) -> tuple[list, list]:
@@ -144,8 +136,8 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
     diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
     pair_game = key_1[i1] // DEAL_KEY  # each paired deal's game, counted from the block's first
-    per_deal.add(np.bincount(pair_game, minlength=n), np.bincount(pair_game, diff_1[i1], minlength=n),
-                 np.bincount(pair_game, diff_2[i2], minlength=n))
+    per_deal.add(np.bincount(pair_game, minlength=n), np.bincount(pair_game, diff_1[i1], minlength=n).astype(np.int64),
+                 np.bincount(pair_game, diff_2[i2], minlength=n).astype(np.int64))
     per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
                  games_2["total1"].astype(np.int64) - games_2["total0"])
     a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
