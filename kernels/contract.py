@@ -16,6 +16,7 @@ from kernels.pimc import observe_contract_card_nb, pimc_call_nb, pimc_contract_c
 from kernels.policies import (
     POLICY_DD, calls_by_worlds_nb, choose_call_nb, choose_card_nb, plays_by_worlds_nb, searches_calls_nb,
 )
+from kernels.records import plain_nb
 from kernels.search.calls import search_call_nb
 from kernels.search.rollout import after_call_nb
 from kernels.step import (
@@ -109,12 +110,12 @@ def call_step_nb(seats, trace, seat, legal, cur_bid, bidder, doubled, unseen, ta
     if call == BY_POLICY:
         if dd is not None and searches_calls_nb(seats.pol[seat], seats.prm[seat]):
             call = search_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
-                                  tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                                  nt_needs_all_suits, jump_min_cards, opening_pass_ends)
+                                  plain_nb(tables.gain), when_void, plain_nb(calls), n_calls, dealer, lowest_bid,
+                                  min_trump_cards, nt_needs_all_suits, jump_min_cards, opening_pass_ends)
         elif dd is not None and calls_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             call = pimc_call_nb(dd[0], seats, seat, seats.hands[:2], legal, cur_bid, bidder, doubled, unseen,
-                                tables.gain, when_void, calls, n_calls, dealer, lowest_bid, min_trump_cards,
-                                nt_needs_all_suits, jump_min_cards)
+                                plain_nb(tables.gain), when_void, plain_nb(calls), n_calls, dealer, lowest_bid,
+                                min_trump_cards, nt_needs_all_suits, jump_min_cards)
         else:
             call = choose_call_nb(seats.pol[seat], seats.prm[seat], seat, seats.hands[seat], legal, cur_bid, bidder,
                                   doubled, unseen, tables.gain, seats.odds[seat], seats.rng)
@@ -187,7 +188,7 @@ def card_step_nb(seats, trace, seat, legal, lead, trump, is_declarer, unseen, ba
             card = contract_dd_card_nb(dd[0], seats.hands[:2], seat, lead, barred, trump, when_void)
         elif dd is not None and plays_by_worlds_nb(seats.pol[seat], seats.prm[seat]):
             card = pimc_contract_card_nb(dd[0], seats, seat, seats.hands[:2], legal, lead, barred, trump, when_void,
-                                         unseen, gain)
+                                         unseen, plain_nb(gain))
         else:
             card = choose_card_nb(seats.pol[seat], seats.prm[seat], seats.hands[seat], legal, lead, trump, is_declarer,
                                   unseen, seats.rng)

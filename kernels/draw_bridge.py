@@ -24,7 +24,7 @@ from kernels.dd_run import (
 )
 from kernels.options import OPENING_PASS, PASSED_OUT, TRICK_WINNER
 from kernels.policies import choose_draw_card_nb, searches_draw_nb
-from kernels.records import record_dtype
+from kernels.records import plain_nb, record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.search.draw import search_draw_card_nb
 from kernels.step import (
@@ -106,7 +106,7 @@ def draw_card_step_nb(seats, trace, seat, hand, legal, lead, shown, led_suit_win
         if dd is not None and searches_draw_nb(seats.pol[seat], seats.prm[seat]):
             card = search_draw_card_nb(dd[0], seats, seat, hand, legal, lead, led_suit_wins, p.must_follow != 0,
                                        trick, dealt[seat], drew[seat], plays, leaders, tops, dealer,
-                                       p.opening_pass == OPENING_PASS_ENDS, tables.gain)
+                                       p.opening_pass == OPENING_PASS_ENDS, plain_nb(tables.gain))
         else:
             card = choose_draw_card_nb(seats.pol[seat], seats.prm[seat], hand, legal, lead, shown,
                                        led_suit_wins, seats.rng)
@@ -142,7 +142,7 @@ def draw_phase_nb(p, tables, dealer, hands, stock, seats, trace, row, dd):
         shown = top if p.show_stock_top else -1
         leaders[trick] = leader
         tops[trick] = shown
-        lead = -1
+        lead = NONE
         for turn in range(2):
             seat = leader if turn == 0 else 1 - leader
             hand = hands[seat]

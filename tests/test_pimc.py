@@ -147,8 +147,9 @@ def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones(
         seats = _seats(2, n, keep=1)
         hands = np.array([mine, theirs], dtype=np.uint64)
         unseen = theirs | out
-        first = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, hands, lead_legal_nb(hands[0], -1), -1, -1, trump,
-                                           False, np.uint64(unseen), GAIN)
+        legal = np.uint64(lead_legal_nb(hands[0], -1))
+        first = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, hands, legal, -1, -1, trump, False, np.uint64(unseen),
+                                           GAIN)
         before = _kept(seats, 0)
         if not before:
             continue  # one run of equal cards: nothing to choose, nothing sampled
@@ -172,7 +173,7 @@ def test_a_keeping_seat_solves_its_last_cards_consistent_worlds_then_fresh_ones(
         expect = [(o & unseen, r) for o, r in before if o & played == played and o & unseen & ~may == 0]
         redrawn = seats.copy()
         redrawn["kept_n"] = 0
-        args = (hands, legal, lead, barred, trump, False, np.uint64(unseen), GAIN)
+        args = (hands, np.uint64(legal), lead, barred, trump, False, np.uint64(unseen), GAIN)
         pimc.pimc_contract_card_nb(ctx[0], redrawn[0], 0, *args)
         second = pimc.pimc_contract_card_nb(ctx[0], seats[0], 0, *args)
         if int(seats["kept_unseen"][0, 0]) != unseen:
@@ -378,8 +379,8 @@ def test_bridgette_pimc_plays_as_dd_when_the_unseen_cards_are_the_other_hand():
     ctx, ref = new_context(), new_context()
     for _ in range(300):
         hands, seat, trump, when_void, lead, barred, legal = _random_contract_position(rng)
-        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, lead, barred, trump, when_void,
-                                         hands[1 - seat], GAIN)
+        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, np.uint64(legal), lead, barred, trump,
+                                         when_void, hands[1 - seat], GAIN)
         want = contract_dd_card_nb(ref[0], hands.copy(), seat, lead, barred, trump, when_void)
         assert got == want
 
@@ -433,9 +434,10 @@ def test_euchre_pimc_plays_as_dd_when_its_knowledge_fixes_the_hands(joker):
             dealer = (seat + 1 + int(rng.integers(3))) % 4  # a dealer other than the seat
             seats["facts"][0, pimc.FACT_JOKER_DEALER] = dealer + 1
         legal = euchre_follow_legal_nb(hands[seat], lead, trump)
-        got = pimc.pimc_euchre_card_nb(ctx[0], seats[0], seat, hands, legal, trump, out_seat, False, joker, leader,
-                                       in_trick, lead, best, best_seat, played)
-        want = euchre_dd_card_nb(ref[0], hands.copy(), seat, trump, out_seat, False, joker, leader, in_trick, lead,
+        # double_deck and joker as int64, the rules record's type: the calls then find the kernels a run compiled
+        got = pimc.pimc_euchre_card_nb(ctx[0], seats[0], seat, hands, np.uint64(legal), trump, out_seat, 0, int(joker),
+                                       leader, in_trick, lead, best, best_seat, played)
+        want = euchre_dd_card_nb(ref[0], hands.copy(), seat, trump, out_seat, 0, int(joker), leader, in_trick, lead,
                                  best, best_seat)
         assert got == want
 
@@ -468,7 +470,7 @@ def test_pimc_plays_the_best_card_on_average_over_the_consistent_worlds():
         seats = _seats(2, 2000)
         hands = np.zeros(2, dtype=np.uint64)
         hands[seat], hands[1 - seat] = _mask(mine), _mask(theirs)
-        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, legal, -1, -1, trump, False,
+        got = pimc.pimc_contract_card_nb(ctx[0], seats[0], seat, hands, np.uint64(legal), -1, -1, trump, False,
                                          np.uint64(_mask(unseen)), GAIN)
         assert means[got] == ranked[0]
         decided += 1
@@ -666,7 +668,7 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
         seats["may_hold"] = ALL
         seats["rng"] = 1234
         worlds, whole = pimc.sample_bidding_worlds_nb(seats.copy()[0], seat, hands, unseen, calls, 1, opp, *b6, gain,
-                                                       bid_worlds, pimc.BID_TRIES)
+                                                       prm.pimc.bid_worlds, pimc.BID_TRIES)
         assert len(worlds) == bid_worlds and not whole
         tables = []
         for w in worlds:
@@ -678,13 +680,16 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
             both[seat], both[opp] = hands[seat], w
             tables.append(contract_table(solver, [mask_to_cards(h) for h in both]))
         legal = legal_calls_nb(hands[seat], seat, cur_bid, bidder, 0, *b6)
-        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, legal, cur_bid, bidder, 0, unseen, gain,
-                                False, calls, 1, opp, *b6)
+        got = pimc.pimc_call_nb(new_context()[0], seats[0], seat, hands, np.uint64(legal), cur_bid, bidder, 0, unseen,
+                                gain, False, calls, 1, opp, *b6)
         assert got == _expected_call(tables, gain, seat, int(legal), cur_bid, bidder, 0)
     assert agree == total
 
 
 # Bid Euchre's calls, restated from docs/rules.md for the single deck.
+# The rules the Bid Euchre kernels take (tricks, ask_cards, double_deck, joker, stick_the_dealer),
+# int64 as the rules record holds them, so that a test's call finds the kernels a run compiled.
+SINGLE_DECK = (6, 1, 0, 0, 0)
 EUCHRE_PASS = 15
 ASK, MOON = 3, 4  # the 6A and 6M bid ids
 
@@ -744,8 +749,8 @@ def _euchre_worlds(prm, seat, hands, dealer, calls, n, stream):
     seats["may_hold"] = ALL
     seats["rng"] = stream
     seats["calls"][0, :len(calls)] = calls
-    worlds = pimc.sample_euchre_calling_worlds_nb(seats.copy()[0], seat, hands, len(calls), dealer, 6, False, False,
-                                                  False)
+    worlds = pimc.sample_euchre_calling_worlds_nb(seats.copy()[0], seat, hands, len(calls), dealer,
+                                                  SINGLE_DECK[0], *SINGLE_DECK[2:])
     assert worlds.shape[0] <= n and worlds.shape[1] == 4
     for w in worlds:
         assert w[seat] == hands[seat] and _mask(range(24)) == int(np.bitwise_or.reduce(w))
@@ -794,7 +799,7 @@ def test_bid_euchre_pimc_bids_are_best_by_the_worlds_the_calls_before_allow():
                                for t in range(4))
         expected = max(options, key=lambda c: (options[c], c == EUCHRE_PASS, -c))
         got = pimc.pimc_euchre_bid_nb(new_context()[0], seats[0], seat, hands, np.uint64(legal), high, bidder, turn,
-                                      dealer, gain, 6, 1, False, False, False)
+                                      dealer, gain, *SINGLE_DECK)
         assert got == expected, (k, options)
         kinds.add("pass" if got == EUCHRE_PASS else "bid")
     assert kinds == {"pass", "bid"}
@@ -818,8 +823,8 @@ def test_bid_euchre_pimc_trump_is_best_by_the_worlds_of_the_whole_auction():
         seats, worlds, _ = _euchre_worlds(prm, bidder, hands, dealer, calls, 4, 60 + checked)
         totals = [sum(_euchre_gain(high, _euchre_bid_tricks(solver, prm, w, bidder, t, high)) for w in worlds)
                   for t in range(4)]
-        got = pimc.pimc_euchre_trump_nb(new_context()[0], seats[0], bidder, hands, high, dealer, gain, 6, 1, False,
-                                        False, False)
+        got = pimc.pimc_euchre_trump_nb(new_context()[0], seats[0], bidder, hands, np.int8(high), dealer, gain,
+                                        *SINGLE_DECK)
         assert got == totals.index(max(totals))
         checked += 1
 

@@ -124,7 +124,9 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
     unseen = ~hands[0] & np.uint64(2**52 - 1)
     calls = np.array([CALL_IDS["7NT"]], dtype=np.int64)
     seats = fresh_seats(policy, 2)
-    worlds, whole = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6, ksc.REJECTION_TRIES)
+    wanted = policy.row().search.call_worlds  # the seat's own parameter, as the kernels pass it
+    worlds, whole = sample_bidding_worlds_nb(seats[0], 0, hands, unseen, calls, 1, 1, *b6, gain, wanted,
+                                             ksc.REJECTION_TRIES)
     assert len(worlds) == 0 and not whole
     legal = np.uint64(1 << CALL_IDS["P"] | 1 << CALL_IDS["X"])
     odds = np.zeros((2, 5, ODDS_WIDTH))
@@ -133,7 +135,7 @@ def test_calls_the_model_cannot_explain_give_no_worlds_and_the_heuristics_call()
                             unseen, gain, False, calls, 1, 1, *b6, False)
     assert got == mine
     calls = np.array([CALL_IDS["P"]], dtype=np.int64)
-    worlds, _ = sample_bidding_worlds_nb(fresh_seats(policy, 2)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, 6,
+    worlds, _ = sample_bidding_worlds_nb(fresh_seats(policy, 2)[0], 0, hands, unseen, calls, 1, 1, *b6, gain, wanted,
                                            ksc.REJECTION_TRIES)
     assert len(worlds) == 6
     for world in worlds:

@@ -131,7 +131,7 @@ def test_every_world_holds_what_the_seat_saw_and_explains_the_opponents_plays(sh
                                      must_follow, led_suit_wins)
         opp_now, stocks, opp_dealt, opp_draws = ksd.draw_worlds_nb(
             state, h, seat, np.uint64(dealt[seat]), drew[seat], plays, stop_at, leaders, tops, trick, must_follow,
-            led_suit_wins, 6)
+            led_suit_wins, 6.0)
         positions += 1
         with_worlds += len(opp_now) > 0
         mine = dealt[seat] | sum(1 << int(drew[seat, j]) for j in range(trick))
@@ -176,7 +176,7 @@ def test_first_lead_worlds_are_uniform_among_those_the_model_explains():
     n = 0
     for _ in range(300):
         opp_now, stocks, _, _ = ksd.draw_worlds_nb(state, h, 1, dealer_hand, np.full(13, -1, dtype=np.int64), plays,
-                                                   1, leaders, tops, 0, False, False, 40)
+                                                   1, leaders, tops, 0, False, False, 40.0)
         for held in opp_now:
             counts[cards(held)] += 1
             n += 1

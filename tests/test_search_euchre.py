@@ -123,7 +123,7 @@ def test_an_unbeatable_hand_shoots_the_moon_in_hearts_where_the_heuristic_passes
                                        I64(0), I64(dealer), GAIN, *RULES)
         assert got == MOON
         seats["calls"][0, :4] = [MOON if t == 0 else EUCHRE_PASS for t in range(4)]
-        trump = kse.search_euchre_trump_nb(new_context()[0], seats[0], I8(seat), hands, I8(MOON), I64(dealer), GAIN,
+        trump = kse.search_euchre_trump_nb(new_context()[0], seats[0], I64(seat), hands, I8(MOON), I64(dealer), GAIN,
                                            *RULES)
         assert trump == HEARTS
         assert seats["unexplained"][0].sum() == 0
@@ -265,11 +265,11 @@ def test_searched_exchange_gives_and_returns_legal_sets():
         dealer, bidder, trump = 0, 1, int(rng.integers(4))
         seats = _seats(policy, 60 + k)
         seats["calls"][0, :4] = [ASK if t == 0 else EUCHRE_PASS for t in range(4)]
-        give = kse.search_euchre_give_nb(new_context()[0], seats[0], I8(bidder), hands, I8(ASK), I64(trump),
+        give = kse.search_euchre_give_nb(new_context()[0], seats[0], I64(bidder), hands, I8(ASK), I64(trump),
                                          I64(dealer), GAIN, *RULES)
         assert bin(int(give)).count("1") == 1 and give & ~hands[bidder] == 0
         partner = 3
-        back = kse.search_euchre_returns_nb(new_context()[0], seats[0], I64(partner), hands, I8(bidder), I8(ASK),
+        back = kse.search_euchre_returns_nb(new_context()[0], seats[0], I64(partner), hands, I64(bidder), I8(ASK),
                                             I64(trump), I64(dealer), GAIN, *RULES)
         trumps = hands[partner] & EUCHRE_SUIT_OF[trump, trump]
         assert bin(int(back)).count("1") == (0 if trumps else 1)

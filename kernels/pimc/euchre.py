@@ -23,6 +23,7 @@ from kernels.step import POLICY_SCRIPT, note_unexplained_nb
 from kernels.tricks import highest_trumps_nb
 
 MAX_HOLDERS = 4
+FOUR_CALLS = np.int64(4)  # a whole round of bids (int64, not a literal: kernels.cards.NONE)
 
 
 @njit(cache=True, inline="always")
@@ -372,7 +373,7 @@ def pimc_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, ask_
     suit whose contract has the best expected score over worlds consistent with its hand
     and the whole auction, the lowest of equals (none the model explains: the heuristic's,
     counted ``unexplained``)."""
-    worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker,
+    worlds = sample_euchre_calling_worlds_nb(seats, seat, hands, FOUR_CALLS, dealer, tricks, double_deck, joker,
                                              stick_the_dealer)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
