@@ -117,8 +117,9 @@ EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0
 EUCHRE_PASS = 15  # above every bid id of either deck
 
 # How the bidding team plays a bid (E-3..E-5): both partners (the number bids), the bidder
-# alone after the ask exchange (6A, 12A), the bidder alone (6M, 12M).
-WITH_PARTNER, ASKING, ALONE = 0, 1, 2
+# alone after the ask exchange (6A, 12A), the bidder alone (6M, 12M). int64, not literals
+# (kernels.cards.NONE): a kernel handed ALONE compiled a second time.
+WITH_PARTNER, ASKING, ALONE = np.int64(0), np.int64(1), np.int64(2)
 
 
 @njit(cache=True, inline="always")

@@ -30,7 +30,7 @@ ONE = np.uint64(1)
 # compile with search code).
 NONE = np.int64(-1)
 NOUGHT = np.int64(0)
-NO = np.bool_(False)  # likewise for the literal False
+NO, YES = np.bool_(False), np.bool_(True)  # likewise for the literals False and True
 ALL_SUITED = np.uint64((1 << 52) - 1)
 COLONS = np.uint64(0b111 << 52)
 SUIT_MASKS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.uint64)

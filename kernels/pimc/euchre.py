@@ -204,7 +204,8 @@ def euchre_explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed
                 then[holder_seat[h]] |= worlds[got, h]
         if out_h >= 0:
             then[out_seat] |= worlds[got, out_h]
-        if (euchre_calls_agree_nb(seats.prm, then, unread, seats.calls, 4, dealer, tricks, copies, stick_the_dealer)
+        if (euchre_calls_agree_nb(seats.prm, then, unread, seats.calls, FOUR_CALLS, dealer, tricks, copies,
+                                  stick_the_dealer)
                 and (unread >> bidder & 1
                      or heuristic_euchre_trump_nb(seats.prm[bidder].heuristic, then[bidder], copies) == trump)):
             got += 1
@@ -226,7 +227,7 @@ def euchre_calling_worlds_nb(seats, seat, hands, n_calls, dealer, tricks, double
     counts = np.zeros(MAX_HOLDERS, dtype=np.int64)
     allowed = np.zeros(MAX_HOLDERS, dtype=np.uint64)
     holder_seat = np.full(MAX_HOLDERS, -1, dtype=np.int64)
-    m = euchre_holders_nb(seats, seat, hands, unseen, -1, counts, allowed, holder_seat)
+    m = euchre_holders_nb(seats, seat, hands, unseen, NONE, counts, allowed, holder_seat)
     cards, ways, stride, used, n_deals = deal_table_nb(unseen, counts[:m], allowed[:m])
     n = 1 if n_deals == 1.0 else max(1, np.int64(wanted))
     out = np.zeros((n, 4), dtype=np.uint64)

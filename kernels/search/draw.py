@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_STRAIN
-from kernels.cards import SUIT_MASKS, ZERO, bit_nb, cards_of_nb, lowest_nb
+from kernels.cards import NO, NONE, NOUGHT, SUIT_MASKS, YES, ZERO, bit_nb, cards_of_nb, lowest_nb
 from kernels.pimc import decision_stream_nb
 from kernels.policies import ODDS_WIDTH, add_distinct_nb, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
 from kernels.rng import below_nb, shuffle_nb, uniform_nb
@@ -384,7 +384,8 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
                             must_follow, led_suit_wins)
             after[c, w, 0], after[c, w, 1] = hands[0], hands[1]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                seats.prm, hands, True, dealer, -1, -1, 0, 0, FIRST_BID, 0, False, 0, opening_pass_ends, gain, odds)
+                seats.prm, hands, YES, dealer, NONE, NONE, NOUGHT, NOUGHT, np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+                opening_pass_ends, gain, odds)
     # Valued strain by strain, so the search table serves the next solve of the same trump.
     goal = goal_nb(seats, seat)
     value = np.zeros(n_c)

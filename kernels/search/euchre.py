@@ -49,6 +49,7 @@ from numba import njit
 from kernels.calls import ALONE, ASKING, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
 from kernels.cards import EUCHRE_SUIT_OF, NONE, ONE, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
 from kernels.pimc import euchre_bid_tricks_nb, euchre_calling_worlds_nb
+from kernels.pimc.euchre import FOUR_CALLS
 from kernels.policies import (
     add_distinct_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb, heuristic_euchre_return_nb,
     heuristic_euchre_trump_nb,
@@ -202,8 +203,8 @@ def search_euchre_trump_nb(dd, seats, seat, hands, bid, dealer, gain, tricks, as
     auction, the heuristic's among equals."""
     h = seats.prm[seat].heuristic
     mine = heuristic_euchre_trump_nb(h, hands[seat], 1 + np.int64(double_deck))
-    worlds = euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                      seats.prm[seat].search.call_worlds, REJECTION_TRIES, NONE, NONE)
+    worlds = euchre_calling_worlds_nb(seats, seat, hands, FOUR_CALLS, dealer, tricks, double_deck, joker,
+                                      stick_the_dealer, seats.prm[seat].search.call_worlds, REJECTION_TRIES, NONE, NONE)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return mine
@@ -327,8 +328,9 @@ def search_euchre_give_nb(dd, seats, seat, hands, bid, trump, dealer, gain, tric
     n_c = card_sets_nb(hand, ask_cards, first, sets)
     if n_c == 1:
         return first
-    worlds = euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                      seats.prm[seat].search.exchange_worlds, REJECTION_TRIES, NONE, NONE)
+    worlds = euchre_calling_worlds_nb(seats, seat, hands, FOUR_CALLS, dealer, tricks, double_deck, joker,
+                                      stick_the_dealer, seats.prm[seat].search.exchange_worlds, REJECTION_TRIES,
+                                      NONE, NONE)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first
@@ -356,8 +358,9 @@ def search_euchre_returns_nb(dd, seats, seat, hands, bidder, bid, trump, dealer,
     n_c = card_sets_nb(pool, k, first, sets)
     if n_c == 1:
         return first
-    worlds = euchre_calling_worlds_nb(seats, seat, hands, 4, dealer, tricks, double_deck, joker, stick_the_dealer,
-                                      seats.prm[seat].search.exchange_worlds, REJECTION_TRIES, bidder, trump)
+    worlds = euchre_calling_worlds_nb(seats, seat, hands, FOUR_CALLS, dealer, tricks, double_deck, joker,
+                                      stick_the_dealer, seats.prm[seat].search.exchange_worlds, REJECTION_TRIES,
+                                      bidder, trump)
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first

@@ -18,7 +18,7 @@ are exactly the model's posterior: nothing is rejected or weighted.
 import numpy as np
 from numba import njit
 
-from kernels.cards import COLONS, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
+from kernels.cards import COLONS, NO, NONE, NOUGHT, SUIT_MASKS, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.pimc import decision_stream_nb
 from kernels.policies import ODDS_WIDTH, add_distinct_nb, heuristic_discard_nb
 from kernels.search.rollout import (
@@ -110,8 +110,8 @@ def search_discards_nb(dd, seats, seat, dealer, hand, unseen, opp_known, opp_hol
         for w in range(n_w):
             hands[1 - seat] = opp[w]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                seats.prm, hands, False, dealer, -1, -1, 0, 0, 0, min_trump_cards, nt_needs_all_suits, jump_min_cards,
-                opening_pass_ends, gain, odds)
+                seats.prm, hands, NO, dealer, NONE, NONE, NOUGHT, NOUGHT, NOUGHT, min_trump_cards, nt_needs_all_suits,
+                jump_min_cards, opening_pass_ends, gain, odds)
     mine = np.empty(n_c, dtype=np.uint64)
     for c in range(n_c):
         mine[c] = hand & ~candidates[c]

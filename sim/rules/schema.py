@@ -65,9 +65,14 @@ class RuleSet:
         return _build(cls, tables or {})
 
     def to_dict(self) -> dict:
-        return {sec.name: {k: (list(v) if isinstance(v, tuple) else v)
-                           for k, v in dataclasses.asdict(getattr(self, sec.name)).items()}
-                for sec in dataclasses.fields(self)}
+        # Options are numbers, words and tuples of numbers: read field by field, without the
+        # deep copy of dataclasses.asdict (a traced deal carries its rules).
+        out = {}
+        for sec in dataclasses.fields(self):
+            table = getattr(self, sec.name)
+            out[sec.name] = {f.name: (list(v) if isinstance(v := getattr(table, f.name), tuple) else v)
+                             for f in dataclasses.fields(table)}
+        return out
 
     def validate(self) -> None:
         """Cross-option checks (single options are checked when the tables are read)."""
