@@ -29,7 +29,7 @@ from kernels.dd_run import (
 from kernels.options import COLON_DISCARD, MADE_BASIS, OPENING_PASS, OVERTRICK_BONUS_RULE, PASSED_OUT, UPCARD_TO
 from kernels.pimc import note_bridgette_exchange_nb
 from kernels.policies import choose_discard_nb, searches_exchange_nb
-from kernels.records import record_dtype
+from kernels.records import plain_nb, record_dtype
 from kernels.rng import below_nb, shuffle_nb
 from kernels.search.exchange import search_discards_nb
 from kernels.step import (
@@ -161,7 +161,7 @@ def search_exchange_nb(p, tables, dealer, seat, unseen, upcard, seats, dd):
                               bit_nb(upcard) if up_holder == opp else ZERO,
                               HAND_SIZE + draw, p.min_trump_cards, p.nt_needs_all_suits != 0, p.jump_min_cards,
                               p.opening_pass == OPENING_PASS_ENDS, p.colon_discard == COLON_DISCARD_WHEN_VOID,
-                              tables.gain)
+                              plain_nb(tables.gain))
 
 
 @njit(cache=True)

@@ -254,7 +254,8 @@ def contract_card_lost_nb(dd, hands, seat, value, won, nxt, lead, barred):
     after = 0
     if left:
         ctx.hands[0], ctx.hands[1] = hands[0], hands[1]
-        after = contract_best_nb(search_table_nb(ctx, False), ctx, nxt if lead < 0 else 1 - nxt, lead, barred, nxt)
+        after = contract_best_nb(search_table_nb(ctx, False), ctx, nxt if lead < 0 else 1 - nxt, lead, barred, nxt,
+                                 NOUGHT)
     ctx.lost[seat] += value - won - (after if nxt == seat else left - after)
     return after
 

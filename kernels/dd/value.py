@@ -15,7 +15,7 @@ from kernels.tricks import follow_legal_nb, lead_legal_nb
 
 
 @njit(cache=True)
-def contract_best_nb(tt, ctx, leader, lead, barred, side, floor=0):
+def contract_best_nb(tt, ctx, leader, lead, barred, side, floor):
     """The most tricks ``side`` takes from here (known to be at least ``floor``): zero-window
     searches halving [floor, tricks left] until they meet, the table shared between them."""
     at = contract_at_nb(ctx, leader, lead, barred, side)
@@ -28,7 +28,7 @@ def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
     seat has led it and ``to_move`` follows; else ``to_move`` leads, barred from ``barred``."""
     ctx = ctx_arr[0]
     renew_nb(ctx, contract_rules_nb(ctx.trump, ctx.when_void))
-    return contract_best_nb(tt, ctx, to_move if lead < 0 else 1 - to_move, lead, barred, to_move)
+    return contract_best_nb(tt, ctx, to_move if lead < 0 else 1 - to_move, lead, barred, to_move, NOUGHT)
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from kernels.calls import BID_STRAIN, CALL_DOUBLE, CALL_PASS, CALL_REDOUBLE, N_BIDS, STRAIN_BIDS
-from kernels.cards import NOUGHT, ONE, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
+from kernels.cards import NONE, NOUGHT, ONE, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
 from kernels.dd import (
     contract_at_nb, contract_representatives_nb, contract_rules_nb, contract_segs_nb, renew_nb, search_table_nb,
     value_near_nb,
@@ -20,6 +20,7 @@ from kernels.pimc.worlds import (
 from kernels.policies import (
     ODDS_WIDTH, calls_chance_nb, heuristic_call_nb, kept_nb, read_as_search_nb, reads_calls_in_play_nb,
 )
+from kernels.records import plain_nb
 from kernels.step import KEPT_HOLDERS, MAX_KEPT, note_unexplained_nb
 
 
@@ -122,8 +123,8 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
         if got == n_w:
             break
         sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
-        chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, seats.calls, a[0], a[1],
-                                 a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp], memo)
+        chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, plain_nb(seats.calls),
+                                 a[0], a[1], a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp], memo)
         if kept_nb(chance, rng):
             got += 1
         elif searched:
@@ -238,7 +239,7 @@ def expected_scores_nb(dd, seat, hand, opponents, whole, gain, when_void, strain
     n_tricks = popcount_nb(hand)
     n = opponents.shape[0]
     sign = (1.0 if declarer == seat else -1.0) / n
-    defence = -1  # the defenders' tricks in the last world: the next one's guess
+    defence = NONE  # the defenders' tricks in the last world: the next one's guess
     for w in range(n):
         if whole and known[strain, declarer] >= 0:
             defence = n_tricks - known[strain, declarer]

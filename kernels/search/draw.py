@@ -389,7 +389,7 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
     # Valued strain by strain, so the search table serves the next solve of the same trump.
     goal = goal_nb(seats, seat)
     value = np.zeros(n_c)
-    guess = -1
+    guess = NONE
     for strain in range(-1, 5):
         for c in range(n_c):
             for w in range(n_w):
