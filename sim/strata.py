@@ -33,7 +33,7 @@ import numpy as np
 from sim.cli import refuse_another
 from sim.files import read_file
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
-from sim.store import claim, holds_runs, write_atomic
+from sim.store import STRATUM_FOLDER, claim, holds_runs, stratum_folder, write_atomic
 
 ALLOCATIONS = ("proportional", "equal", "neyman")
 PILOT_DEALS = 400  # per stratum, for the neyman allocation
@@ -267,14 +267,14 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
                                         "deals": deals, "seed": seed, "controls": bool(controls)},
-                                  [f"stratum-{s.name}" for s in strata])
+                                  [stratum_folder(s.name) for s in strata])
     if controls:
         return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
                                   sigmas, metrics, list(controls), control_deals, notify, cluster, threads)
     with claim(out, is_strata_folder, "stratified run"):  # this process's alone until strata.json is written
         folders = []
         for i, (s, n) in enumerate(zip(strata, counts)):
-            folder = out / f"stratum-{s.name}"
+            folder = out / stratum_folder(s.name)
             if notify is not None:
                 notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} deals -> {folder}")
             execute(game, rules, policies, stratum_seed(seed, i), n, folder, records, block_size, cluster=cluster,
@@ -312,7 +312,7 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
             cluster = stack.enter_context(open_cluster(cluster, threads)).client
         played = []
         for i, (s, n) in enumerate(zip(strata, counts)):
-            folder = out / f"stratum-{s.name}"
+            folder = out / stratum_folder(s.name)
             if notify is not None:
                 notify(f"stratum {s.name} (probability {s.cards}/{s.of}): {n:,} target deals -> {folder}")
             played.append(run_multilevel(game, rules, policies, stratum_seed(seed, i), n, controls, control_deals,
@@ -322,7 +322,7 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
         result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
                   "neyman_sigmas": sigmas, "controls": played[0]["controls"],
                   "strata": [{"name": s.name, "probability": f"{s.cards}/{s.of}", "deals": n,
-                              "folder": str(out / f"stratum-{s.name}"), "sizes": r["sizes"]}
+                              "folder": str(out / stratum_folder(s.name)), "sizes": r["sizes"]}
                              for s, n, r in zip(strata, counts, played)], "metrics": {}}
         for name, first in played[0]["metrics"].items():
             per = [r["metrics"][name] for r in played]
@@ -355,7 +355,7 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
         theirs = json.loads(read_file(out / "strata.json"))
     except (OSError, ValueError):
         try:
-            stranger = sorted(p.name for p in out.glob("stratum-*") if p.name not in folders)
+            stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
         except OSError:
             stranger = []
         if stranger:
@@ -372,10 +372,10 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
 def is_strata_folder(out: Path, names) -> bool:
     """A folder a stratified run made: its strata's run folders (or multilevel folders),
     strata.json and its report."""
-    multilevel = [n for n in names if re.fullmatch(r"stratum-.+", n) and (out / n / "target.npz").is_file()]
+    multilevel = [n for n in names if re.fullmatch(STRATUM_FOLDER, n) and (out / n / "target.npz").is_file()]
     if multilevel:  # --control: each stratum a multilevel folder (sim.multilevel)
         return not set(names) - set(multilevel) - {"strata.json", "report"}
-    return holds_runs(out, names, r"stratum-.+", "strata.json", ("report",))
+    return holds_runs(out, names, STRATUM_FOLDER, "strata.json", ("report",))
 
 
 def format_report(result: dict) -> str:

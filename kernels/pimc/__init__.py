@@ -76,8 +76,8 @@ from kernels.pimc.knowledge import (  # noqa: F401
     note_euchre_auction_nb, note_joker_discard_nb, observe_contract_card_nb, observe_euchre_card_nb,
 )
 from kernels.pimc.worlds import (  # noqa: F401
-    BID_TRIES, EXPLAINED_TRIES, deal_table_nb, decision_stream_nb, sample_world_nb, unexplained_worlds_nb,
-    world_table_nb, worlds_of_nb,
+    BID_TRIES, EXPLAINED_TRIES, REJECTION_TRIES, deal_table_nb, decision_stream_nb, sample_world_nb,
+    unexplained_worlds_nb, world_table_nb, worlds_of_nb,
 )
 from kernels.pimc.choice import best_of_nb, card_sums_nb  # noqa: F401
 from kernels.pimc.contract import (  # noqa: F401

@@ -11,9 +11,11 @@ from kernels.rng import next_u64_nb, uniform_nb
 from kernels.step import note_unexplained_nb
 
 # Draws per world wanted before a seat makes do with fewer worlds: a pimc seat's calls, a search
-# seat's card play (int64, not literals: kernels.cards.NONE).
+# seat's card play, and a search seat's calls, exchange and draw phase (int64, not literals:
+# kernels.cards.NONE).
 BID_TRIES = np.int64(50)
 EXPLAINED_TRIES = np.int64(200)
+REJECTION_TRIES = np.int64(200)
 
 
 @njit(cache=True)

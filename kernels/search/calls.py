@@ -20,13 +20,9 @@ Bridge, after D-2, the one world is the deal and the model bids from both hands.
 import numpy as np
 from numba import njit
 
-from kernels.pimc import sample_bidding_worlds_nb
+from kernels.pimc import REJECTION_TRIES, sample_bidding_worlds_nb
 from kernels.policies import MAX_CALL_CANDIDATES, ODDS_WIDTH, call_candidates_nb, heuristic_call_nb
 from kernels.search.rollout import after_call_nb, best_candidate_nb, goal_nb, model_auction_nb, note_unexplained_nb
-
-# Draws per world wanted before the calls' worlds make do with fewer (int64, not a literal:
-# kernels.cards.NONE).
-REJECTION_TRIES = np.int64(200)
 
 
 @njit(cache=True)

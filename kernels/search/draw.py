@@ -36,7 +36,7 @@ from numba import njit
 
 from kernels.calls import BID_STRAIN
 from kernels.cards import NO, NONE, NOUGHT, SUIT_MASKS, YES, ZERO, bit_nb, cards_of_nb, lowest_nb
-from kernels.pimc import decision_stream_nb
+from kernels.pimc import REJECTION_TRIES, decision_stream_nb
 from kernels.policies import ODDS_WIDTH, add_distinct_nb, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
 from kernels.rng import below_nb, shuffle_nb, uniform_nb
 from kernels.search.rollout import (
@@ -45,8 +45,6 @@ from kernels.search.rollout import (
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb
 
 MAX_DRAW_CANDIDATES = 7  # the heuristic's card, two more (win/lose or highest/cheapest), a card of each suit
-# Draws per world wanted before the seat makes do with fewer (int64, not a literal: kernels.cards.NONE).
-REJECTION_TRIES = np.int64(200)
 FIRST_BID = 1  # D-3: the ladder starts at 1C
 DECK_MASK = np.uint64((1 << 52) - 1)
 

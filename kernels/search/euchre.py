@@ -48,13 +48,12 @@ from numba import njit
 
 from kernels.calls import ALONE, ASKING, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
 from kernels.cards import EUCHRE_SUIT_OF, NONE, ONE, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
-from kernels.pimc import euchre_bid_tricks_nb, euchre_calling_worlds_nb
+from kernels.pimc import REJECTION_TRIES, euchre_bid_tricks_nb, euchre_calling_worlds_nb
 from kernels.pimc.euchre import FOUR_CALLS
 from kernels.policies import (
     add_distinct_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb, heuristic_euchre_return_nb,
     heuristic_euchre_trump_nb,
 )
-from kernels.search.calls import REJECTION_TRIES
 from kernels.search.rollout import note_unexplained_nb
 from kernels.tricks import highest_trumps_nb
 

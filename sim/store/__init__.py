@@ -31,6 +31,7 @@ Every name other modules use is importable from ``sim.store`` itself.
 
 from sim.store.config import (  # noqa: F401
     Blocks, CHECKSUM, DamagedError, LOCK_NAME, RECORD_FILES, RECORD_KINDS, RECORD_MODES, RunConfig, RunError,
+    SETTING_FOLDER, STRATUM_FOLDER, setting_folder, stratum_folder,
 )
 from sim.store.checksums import digest, file_entry, file_problem, read_sealed, run_digest, sealed  # noqa: F401
 from sim.store.writing import (  # noqa: F401

@@ -4,6 +4,7 @@ the run of (``RunConfig``), its blocks, and the one-line errors (``RunError``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -32,6 +33,23 @@ LOCK_NAME = ".lock"
 # own checksum. The manifest has none: any change to its configuration is refused as
 # another run's, and the blocks it lists as done are checked by their own files.
 RECORD_FILES, RUN, CHECKSUM = "record_files", "run", "checksum"
+
+# The run folders a sweep and a stratified run keep in their own folders, named here so that
+# the commands that make them and the readers that tell an unfinished one (``reading``) agree:
+# a sweep's setting, numbered in the grid's order with its options; a stratum, by its name.
+SETTING_FOLDER = r"\d{2,}-[^=]+=.*"
+STRATUM_FOLDER = r"stratum-.+"
+
+
+def setting_folder(index: int, options: list[str]) -> str:
+    """A sweep setting's run folder: its number and its options (``KEY=VALUE,...``), each
+    character a file name may not hold made ``_``."""
+    return f"{index:02d}-" + re.sub(r"[^A-Za-z0-9._=,+-]", "_", ",".join(options))
+
+
+def stratum_folder(name: str) -> str:
+    """A stratum's run folder in its stratified run's folder."""
+    return f"stratum-{name}"
 
 
 class Blocks(Sequence):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sim.files import read_file
 from sim.store.checksums import file_problem, read_sealed, run_digest
-from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunError
+from sim.store.config import RUN, SETTING_FOLDER, STRATUM_FOLDER, DamagedError, RECORD_FILES, RECORD_KINDS, RunError
 
 
 MAX_GAMES = 2**53  # as sim.run counts them (a float holds every whole number up to here)
@@ -100,10 +100,9 @@ OTHER_FOLDERS = (("sweep.json", "a sweep's folder: the run folder of each settin
                  ("ladder.json", "a ladder's folder: its figures are in ladder.json and ladder.csv"))
 
 
-# The folders a sweep (sim.sweep.grid.folder_name) and a stratified run keep each of their
-# run folders in: how one not yet finished, without its sweep.json or strata.json, is known.
-UNFINISHED = ((re.compile(r"\d{2,}-[^=]+=.*"), "sweep", "sweep.json"),  # 00-KEY=VALUE,...
-              (re.compile(r"stratum-.+"), "stratified run", "strata.json"))
+# How a sweep's or a stratified run's folder not yet finished, without its sweep.json or
+# strata.json, is known: by the names of its run folders.
+UNFINISHED = ((SETTING_FOLDER, "sweep", "sweep.json"), (STRATUM_FOLDER, "stratified run", "strata.json"))
 
 
 def not_a_run_folder(path: Path) -> str:
@@ -120,7 +119,7 @@ def not_a_run_folder(path: Path) -> str:
     except OSError:
         inside = []
     for pattern, what, marker in UNFINISHED:
-        if inside and all(pattern.fullmatch(p.name) for p in inside):
+        if inside and all(re.fullmatch(pattern, p.name) for p in inside):
             return (f"{path} is not a run folder but an unfinished {what}'s folder (no {marker} yet: it is still "
                     f"playing or was stopped; rerun its command to finish it, or name one of its run folders, such "
                     f"as {sorted(inside)[0]})")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
 from sim.custom import split_items
 from sim.rules import parse_set
+from sim.store import setting_folder
 
 
 class SweepError(ValueError):
@@ -63,8 +63,7 @@ def settings_of(grid) -> list[dict]:
 
 
 def folder_name(index: int, setting: dict) -> str:
-    text = ",".join(f"{k}={t}" for k, (t, _) in setting.items())
-    return f"{index:02d}-" + re.sub(r"[^A-Za-z0-9._=,+-]", "_", text)
+    return setting_folder(index, setting_options(setting))
 
 
 def setting_options(setting: dict) -> list[str]:

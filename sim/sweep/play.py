@@ -15,7 +15,7 @@ from sim.custom import Custom
 from sim.headline import sweep_metric
 from sim.metrics import MetricsError, custom_metric, resolve_metrics
 from sim.run_records import open_run
-from sim.store import claim, holds_runs
+from sim.store import SETTING_FOLDER, claim, holds_runs
 from sim.sweep.balance import balance_bracket, balance_point
 from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
 from sim.sweep.output import check_plot_path
@@ -242,9 +242,6 @@ def _multilevel_result(game, grid, settings, played, out, seed, deals, chosen, d
         if plain_found:
             result.update(plain_balance_point=plain_found, plain_balance_bracket=plain_brackets)
     return result
-
-
-SETTING_FOLDER = r"\d{2,}-.+"  # a setting's run folder in a sweep's (grid.folder_name)
 
 
 def default_sweep_out(game: str, grid, seed: int, games: int, deals: bool = False) -> Path:
