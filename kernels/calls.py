@@ -15,6 +15,8 @@ N_BIDS = 36
 CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE = 36, 37, 38
 N_CALLS = 39
 CALL_UNKNOWN = -2  # a replayed call that is not on the ladder (B-5)
+# D-3: Draw Bridge's ladder starts at 1C, id 1 (int64, not a literal: kernels.cards.NONE)
+FIRST_BID = np.int64(1)
 MAX_CALLS = 3 * N_BIDS + 3  # C-4: every bid doubled and redoubled, and the passes that end it
 
 BID_LEVEL = np.array([0] + [1 + i // 5 for i in range(35)], dtype=np.int64)
@@ -115,6 +117,7 @@ def refused_nb(hand, cur_bid, lowest_bid, min_trump_cards, nt_needs_all_suits, j
 
 EUCHRE_FIRST_LEVEL = 3  # E-3: the lowest bid, id 0
 EUCHRE_PASS = 15  # above every bid id of either deck
+FOUR_CALLS = np.int64(4)  # E-3: a whole round of bids (int64, not a literal: kernels.cards.NONE)
 
 # How the bidding team plays a bid (E-3..E-5): both partners (the number bids), the bidder
 # alone after the ask exchange (6A, 12A), the bidder alone (6M, 12M). int64, not literals

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from kernels import activity
-from kernels.calls import BID_LEVEL, BID_STRAIN, N_BIDS
+from kernels.calls import BID_LEVEL, BID_STRAIN, FIRST_BID, N_BIDS
 from kernels.cards import NO, NONE, NOUGHT, ZERO, bit_nb
 from kernels.contract import (
     AT_PLAY, ERR_AUCTION, ERR_FOLLOW, ERR_NOT_IN_HAND, KIND_PLAY, LIST_PLAY, RECORD_FIELDS, add_trick_nb,
@@ -38,7 +38,6 @@ OPENING_PASS_ENDS = OPENING_PASS.index("ends")
 PASSED_OUT_REDEAL = PASSED_OUT.index("redeal")
 
 HAND_SIZE = 13
-FIRST_BID = 1  # D-3: the ladder starts at 1C
 
 # The rule each kernels.contract error code stands for; the draw phase (play[0..25])
 # reports D-2 for a card not in hand or a must-follow breach (RULES.md replay section).
@@ -248,7 +247,7 @@ def dd_auction_nb(p, tables, dealer, hands, row, dd, out):
     scores = np.zeros((N_BIDS, 2, 3, 2), dtype=np.int64)
     contract_scores_nb(tables, table, scores)
     contract_auction_row_nb(out, table, scores, hands, dealer, contract, row.declarer, BID_STRAIN[max(contract, 0)],
-                            BID_LEVEL[max(contract, 0)], np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+                            BID_LEVEL[max(contract, 0)], FIRST_BID, NOUGHT, NO, NOUGHT,
                             p.opening_pass == OPENING_PASS_ENDS)
 
 
@@ -286,7 +285,7 @@ def deal_nb(p, tables, dealer, stock, seats, trace, row, dd, dd_out):
         return
     # D-3: the auction, dealer first, 1C..7NT, no holding requirements. Every card played in
     # the draw phase was seen, so what a seat has not seen is the opponent's hand.
-    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables, dealer, np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+    if not auction_nb(hands, deck & ~gone, deck & ~gone, tables, dealer, FIRST_BID, NOUGHT, NO, NOUGHT,
                       p.opening_pass == OPENING_PASS_ENDS, NO, seats, trace, row, dd):
         return
     if dd_on and (row.contract >= 0 or p.passed_out != PASSED_OUT_REDEAL):  # a redealt deal has no row

@@ -1,4 +1,5 @@
-"""Record types: the kernels' named fields, shared by every kernel module."""
+"""Record types: the kernels' named fields, shared by every kernel module, and plain views
+of their array fields."""
 
 import numpy as np
 from numba import njit
@@ -16,6 +17,6 @@ def plain_nb(field):
 
     numba types a field read in a kernel as a nested array, a type of its own; passed on to
     a kernel that is also called from Python (with a NumPy array), the callee and its whole
-    call tree would compile twice. Kernels that search pass plain views, so a call from
-    Python finds the compiled code in the cache (docs/engine.md, Numba facts)."""
+    call tree would compile twice. Kernels that call a search kernel pass it plain views, so
+    a call from Python finds the compiled code in the cache (docs/engine.md, Numba facts)."""
     return field.reshape(field.shape)

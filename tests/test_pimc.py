@@ -686,10 +686,13 @@ def test_bridgette_pimc_calls_average_the_worlds_the_opponents_calls_allow(bid_w
     assert agree == total
 
 
+# The single deck's rule arguments as the deal kernel passes them (tricks, ask_cards,
+# double_deck, joker, stick_the_dealer): with the kernel's argument types the tests reuse its
+# compiled searches.
+SINGLE_DECK = tuple(np.int64(kernel_rules(BidEuchreRules()).params[0][k])
+                    for k in ("tricks", "ask_cards", "double_deck", "joker", "stick_the_dealer"))
+
 # Bid Euchre's calls, restated from docs/rules.md for the single deck.
-# The rules the Bid Euchre kernels take (tricks, ask_cards, double_deck, joker, stick_the_dealer),
-# int64 as the rules record holds them, so that a test's call finds the kernels a run compiled.
-SINGLE_DECK = (6, 1, 0, 0, 0)
 EUCHRE_PASS = 15
 ASK, MOON = 3, 4  # the 6A and 6M bid ids
 

@@ -112,7 +112,7 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
     draws them."""
     n_w = holders.shape[0]
     opp = 1 - seat
-    a = seats.auction
+    a, calls = seats.auction, plain_nb(seats.calls)
     model = seats.prm[opp].heuristic
     searched = read_as_search_nb(seats.prm[seat], seats.pol[opp], seats.prm[opp])
     likeliest = np.zeros(n_w if searched else 1)
@@ -123,8 +123,8 @@ def explained_worlds_nb(seats, seat, ways, stride, cards, counts, allowed, rng, 
         if got == n_w:
             break
         sample_world_nb(ways, stride, cards, counts, allowed, rng, holders[got])
-        chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, plain_nb(seats.calls),
-                                 a[0], a[1], a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp], memo)
+        chance = calls_chance_nb(model, searched, holders[got, 0] | seats.played[opp], opp, calls, a[0], a[1],
+                                 a[2], a[3], a[4] != 0, a[5], gain, seats.odds[opp], memo)
         if kept_nb(chance, rng):
             got += 1
         elif searched:

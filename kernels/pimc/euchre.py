@@ -4,7 +4,7 @@ bids and trump sampled over worlds that its model of the other seats explains.""
 import numpy as np
 from numba import njit
 
-from kernels.calls import ASKING, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
+from kernels.calls import ASKING, EUCHRE_PASS, FOUR_CALLS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
 from kernels.cards import EUCHRE_JOKER, EUCHRE_SUIT_OF, NONE, NOUGHT, ONE, ZERO, bit_nb, lowest_nb, popcount_nb
 from kernels.dd import (
     EUCHRE_FROM_LAYOUT, euchre_at_nb, euchre_follow_nb, euchre_load_nb, euchre_representatives_nb, euchre_share_runs_nb,
@@ -23,7 +23,6 @@ from kernels.step import POLICY_SCRIPT, note_unexplained_nb
 from kernels.tricks import highest_trumps_nb
 
 MAX_HOLDERS = 4
-FOUR_CALLS = np.int64(4)  # a whole round of bids (int64, not a literal: kernels.cards.NONE)
 
 
 @njit(cache=True, inline="always")

@@ -34,7 +34,7 @@ the contract at its double-dummy tricks, scored by the game (kernels.search.roll
 import numpy as np
 from numba import njit
 
-from kernels.calls import BID_STRAIN
+from kernels.calls import BID_STRAIN, FIRST_BID
 from kernels.cards import NO, NONE, NOUGHT, SUIT_MASKS, YES, ZERO, bit_nb, cards_of_nb, lowest_nb
 from kernels.pimc import REJECTION_TRIES, decision_stream_nb
 from kernels.policies import ODDS_WIDTH, add_distinct_nb, cheapest_nb, heuristic_draw_card_nb, highest_rank_nb
@@ -45,7 +45,6 @@ from kernels.search.rollout import (
 from kernels.tricks import draw_beats_nb, draw_follow_legal_nb
 
 MAX_DRAW_CANDIDATES = 7  # the heuristic's card, two more (win/lose or highest/cheapest), a card of each suit
-FIRST_BID = 1  # D-3: the ladder starts at 1C
 DECK_MASK = np.uint64((1 << 52) - 1)
 
 
@@ -382,7 +381,7 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
                             must_follow, led_suit_wins)
             after[c, w, 0], after[c, w, 1] = hands[0], hands[1]
             contract[c, w], declarer[c, w], doubled[c, w] = model_auction_nb(
-                seats.prm, hands, YES, dealer, NONE, NONE, NOUGHT, NOUGHT, np.int64(FIRST_BID), NOUGHT, NO, NOUGHT,
+                seats.prm, hands, YES, dealer, NONE, NONE, NOUGHT, NOUGHT, FIRST_BID, NOUGHT, NO, NOUGHT,
                 opening_pass_ends, gain, odds)
     # Valued strain by strain, so the search table serves the next solve of the same trump.
     goal = goal_nb(seats, seat)
@@ -399,7 +398,7 @@ def search_draw_card_nb(dd, seats, seat, hand, legal, lead, led_suit_wins, must_
                 if bid < 0 or BID_STRAIN[bid] != strain:
                     continue
                 d = declarer[c, w]
-                guess = defence_tricks_nb(dd, after[c, w], strain, d, False, guess)
+                guess = defence_tricks_nb(dd, after[c, w], strain, d, NO, guess)
                 score = gain[doubled[c, w], bid, HAND_SIZE - guess]
                 value[c] += worth_nb(score if d == seat else -score, goal)
     best = 0

@@ -46,10 +46,11 @@ the game's end.
 import numpy as np
 from numba import njit
 
-from kernels.calls import ALONE, ASKING, EUCHRE_PASS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb
-from kernels.cards import EUCHRE_SUIT_OF, NONE, ONE, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
+from kernels.calls import (
+    ALONE, ASKING, EUCHRE_PASS, FOUR_CALLS, WITH_PARTNER, euchre_bid_kind_nb, euchre_legal_bids_nb,
+)
+from kernels.cards import EUCHRE_SUIT_OF, NO, NONE, ONE, YES, ZERO, bit_nb, cards_of_nb, lowest_nb, popcount_nb
 from kernels.pimc import REJECTION_TRIES, euchre_bid_tricks_nb, euchre_calling_worlds_nb
-from kernels.pimc.euchre import FOUR_CALLS
 from kernels.policies import (
     add_distinct_nb, heuristic_euchre_bid_nb, heuristic_euchre_give_nb, heuristic_euchre_return_nb,
     heuristic_euchre_trump_nb,
@@ -333,7 +334,7 @@ def search_euchre_give_nb(dd, seats, seat, hands, bid, trump, dealer, gain, tric
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first
-    value = exchange_values_nb(dd, seats.prm, worlds, seat, trump, sets, n_c, True, hand, ask_cards, bid, gain,
+    value = exchange_values_nb(dd, seats.prm, worlds, seat, trump, sets, n_c, YES, hand, ask_cards, bid, gain,
                                double_deck, joker)
     return sets[best_of_totals_nb(value, 0)]
 
@@ -363,6 +364,6 @@ def search_euchre_returns_nb(dd, seats, seat, hands, bidder, bid, trump, dealer,
     if worlds.shape[0] == 0:
         note_unexplained_nb(seats, seat)
         return first
-    value = exchange_values_nb(dd, seats.prm, worlds, bidder, trump, sets, n_c, False, forced, ask_cards, bid, gain,
+    value = exchange_values_nb(dd, seats.prm, worlds, bidder, trump, sets, n_c, NO, forced, ask_cards, bid, gain,
                                double_deck, joker)
     return sets[best_of_totals_nb(value, 0)]

@@ -65,8 +65,8 @@ class RuleSet:
         return _build(cls, tables or {})
 
     def to_dict(self) -> dict:
-        # Options are numbers, words and tuples of numbers: read field by field, without the
-        # deep copy of dataclasses.asdict (a traced deal carries its rules).
+        # Options are numbers, words, None and tuples of them: read field by field, without
+        # the deep copy of dataclasses.asdict (a traced deal carries its rules).
         out = {}
         for sec in dataclasses.fields(self):
             table = getattr(self, sec.name)

@@ -19,7 +19,8 @@ readers name a damaged file instead of reading it. One process writes a folder a
 
 The package keeps its concerns apart, a file per concern:
 
-- ``config``: a run's identity (``RunConfig``, its blocks) and the errors of run folders;
+- ``config``: a run's identity (``RunConfig``, its blocks), the errors of run folders, and
+  the names of the run folders a sweep or a stratified run keeps in its own;
 - ``checksums``: sizes and checksums, sealed JSON, what is wrong with a damaged file;
 - ``writing``: whole files or none (temporary names renamed into place);
 - ``lock``: one writer per folder, and claiming a folder for a command;

@@ -1,6 +1,7 @@
 """A run's identity and the errors of run folders: the configuration a folder is
-the run of (``RunConfig``), its blocks, and the one-line errors (``RunError``,
-``DamagedError``)."""
+the run of (``RunConfig``), its blocks, the one-line errors (``RunError``,
+``DamagedError``), and the names of the run folders inside a sweep's or a stratified
+run's folder."""
 
 from __future__ import annotations
 
