@@ -7,11 +7,13 @@ into ``deal_rows[offsets[i]:offsets[i + 1]]`` (rows past that room are counted i
 game row but not written, so a caller can give a long game more room and play it again).
 A tracing call plays chosen games one after another and records every deal's header and
 outcome (``headers``, ``outcomes``) and every action (``trace``); a parallel run records
-none (None). A --dd run passes ``dd_rows``, one double-dummy row per deal row at the same
-places (kernels.dd_run); other runs and traces pass an empty array and no deal computes
-one. ``dd_contexts`` holds the search contexts, one per thread and a spare
-(``game_context_nb``; a trace's one context is ``dd_proto``), None when no seat searches
-and no row is computed.
+none: it passes None as its headers, or with search code headers of no rows, so that its
+deal kernels are the traces' (search code takes minutes to compile; kernels.step's
+``no_trace_nb`` does the same for the trace). A --dd run passes ``dd_rows``, one
+double-dummy row per deal row at the same places (kernels.dd_run); other runs and traces
+pass an empty array and no deal computes one. ``dd_contexts`` holds the search contexts,
+one per thread and a spare (``game_context_nb``; a trace's one context is ``dd_proto``),
+None when no seat searches and no row is computed.
 
 The threads of a parallel call take its games one at a time (``take_nb``), so a thread
 that drew long games does not hold up the block while the others wait: a pimc seat's
@@ -103,7 +105,8 @@ else:
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
+def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows,
+                           headers, outcomes, hcur):
     """Play games in parallel, each with its own copy of the ``seats`` record (1 row)."""
     no_trace = no_trace_nb(dd_contexts)
     taken = np.zeros(1, dtype=np.int64)
@@ -113,7 +116,7 @@ def run_bridgette_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, ga
             own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
             dd = game_context_nb(dd_contexts)
             kb.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                            game_rows[i:i + 1], None, None, None, dd,
+                            game_rows[i:i + 1], headers, outcomes, hcur, dd,
                             dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
             i = take_nb(taken)
 
@@ -132,7 +135,8 @@ def trace_bridgette_games_nb(kr, seed, game_indices, seats, deal_rows, game_rows
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
+def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows,
+                             headers, outcomes, hcur):
     no_trace = no_trace_nb(dd_contexts)
     taken = np.zeros(1, dtype=np.int64)
     for _ in prange(game_indices.shape[0]):  # workers: each takes games until none is left
@@ -141,7 +145,7 @@ def run_draw_bridge_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, 
             own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
             dd = game_context_nb(dd_contexts)
             kd.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                            game_rows[i:i + 1], None, None, None, dd,
+                            game_rows[i:i + 1], headers, outcomes, hcur, dd,
                             dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
             i = take_nb(taken)
 
@@ -159,7 +163,8 @@ def trace_draw_bridge_games_nb(kr, seed, game_indices, seats, deal_rows, game_ro
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows):
+def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, game_rows, dd_contexts, dd_rows,
+                            headers, outcomes, hcur):
     no_trace = no_trace_nb(dd_contexts)
     taken = np.zeros(1, dtype=np.int64)
     for _ in prange(game_indices.shape[0]):  # workers: each takes games until none is left
@@ -168,7 +173,7 @@ def run_bid_euchre_games_nb(kr, seed, game_indices, offsets, seats, deal_rows, g
             own, spare, dd_spare = game_buffers_nb(seats, deal_rows, dd_rows)
             dd = game_context_nb(dd_contexts)
             ke.play_game_nb(kr, seed, game_indices[i], own, no_trace, deal_rows[offsets[i]:offsets[i + 1]], spare,
-                            game_rows[i:i + 1], None, None, None, dd,
+                            game_rows[i:i + 1], headers, outcomes, hcur, dd,
                             dd_rows[offsets[i]:offsets[i + 1]], dd_spare)
             i = take_nb(taken)
 

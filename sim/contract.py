@@ -61,6 +61,15 @@ def trace_kernel(engine, trace_games_nb, kr, policies, seed: int, game_indices, 
         n_headers, n_actions = 2 * max(n_headers, hcur[0]), 2 * max(n_actions, tcur)
 
 
+def no_headers(engine, searching: bool) -> tuple:
+    """A parallel run's deal headers, outcomes and header count: it records none. None
+    compiles no header code; with search code, arrays of no rows, so that the run shares
+    the traces' compiled deal kernels (kernels.engine)."""
+    if not searching:
+        return None, None, None
+    return np.zeros(0, dtype=engine.HEADER_DTYPE), np.zeros(0, dtype=engine.DEAL_DTYPE), np.zeros(1, dtype=np.int64)
+
+
 def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, count: int, dd: bool | str = False,
                plan=None):
     """Play a block of games with a game's parallel kernel ``run_games_nb`` (kernels.engine):
@@ -85,10 +94,11 @@ def run_kernel(engine, run_games_nb, kr, policies, seed: int, first_game: int, c
     if dd == CONTRACT_ONLY:
         ctx["contract_only"] = 1
     no_dd = np.zeros(0, dtype=engine.DD_DTYPE)
+    headers = no_headers(engine, ctx is not None)
 
     def run(indices, offsets, deal_rows, game_rows, dd_rows):
         interruptible(lambda: run_games_nb(kr, np.uint64(seed), indices, offsets, seats, deal_rows, game_rows, ctx,
-                                           no_dd if dd_rows is None else dd_rows))
+                                           no_dd if dd_rows is None else dd_rows, *headers))
 
     deals, games, dd_rows = play_block(run, first_game, count, engine.max_deals_per_game(kr), engine.DEAL_DTYPE,
                                        engine.GAME_DTYPE, engine.DD_DTYPE if dd else None)

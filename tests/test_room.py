@@ -16,6 +16,7 @@ from kernels.dd import new_context
 from kernels.engine import run_bid_euchre_games_nb, run_bridgette_games_nb, run_draw_bridge_games_nb
 from sim import bid_euchre, bridgette, draw_bridge
 from kernels.step import seats_for
+from sim.contract import no_headers
 from sim.games import kernel_rules
 from sim.policies import kernel_policies, parse_policy
 from sim.rules import BidEuchreRules, BridgetteRules, DrawBridgeRules
@@ -48,7 +49,7 @@ def _play(engine, run_games_nb, rules, players, n_games, room, dd=False):
     for i in range(n_games):  # one call per game: its own slice of exactly ``room`` rows
         run_games_nb(kr, np.uint64(5), np.array([i], dtype=np.int64), np.array([0, room], dtype=np.int64),
                      seats, deals[starts[i]:starts[i] + room], games[i:i + 1], new_context() if dd else None,
-                     dd_rows[starts[i]:starts[i] + room] if dd else dd_rows)
+                     dd_rows[starts[i]:starts[i] + room] if dd else dd_rows, *no_headers(engine, dd))
     return deals, games, stride, dd_rows if dd else None
 
 
