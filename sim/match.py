@@ -136,8 +136,8 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     diff_1 = deals_1["score0"].astype(np.int64) - deals_1["score1"]
     diff_2 = deals_2["score1"].astype(np.int64) - deals_2["score0"]
     pair_game = key_1[i1] // DEAL_KEY  # each paired deal's game, counted from the block's first
-    per_deal.add(np.bincount(pair_game, minlength=n), np.bincount(pair_game, diff_1[i1], minlength=n).astype(np.int64),
-                 np.bincount(pair_game, diff_2[i2], minlength=n).astype(np.int64))
+    per_deal.add(np.bincount(pair_game, minlength=n), np.bincount(pair_game, diff_1[i1], minlength=n),
+                 np.bincount(pair_game, diff_2[i2], minlength=n))
     per_game.add(games_1["total0"].astype(np.int64) - games_1["total1"],
                  games_2["total1"].astype(np.int64) - games_2["total0"])
     a_wins = int((games_1["winner"] == 0).sum() + (games_2["winner"] == 1).sum())
