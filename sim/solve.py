@@ -80,9 +80,11 @@ def _at_k(value: str) -> int:
 def _contract_actions(case, play_from):
     """A contract game's items in time order as one list (discards, non-dealer first, then
     the ``play_from`` cards before the auction, the calls, the contract's cards), with the
-    index where the auction starts and where the contract play starts."""
+    index where the auction starts and where the contract play starts. A game with a draw
+    phase (Draw Bridge) has no exchange: its referee leaves a ``discards`` field aside, and
+    so does this."""
     dealer = case["dealer"]
-    discards = list(case.get("discards") or []) + [[], []]
+    discards = (list(case.get("discards") or []) if play_from == 0 else []) + [[], []]
     play = list(case.get("play") or [])
     before = list(discards[1 - dealer] or []) + list(discards[dealer] or []) + play[:play_from]
     calls = list(case.get("calls") or [])

@@ -255,6 +255,20 @@ def test_json_and_words_of_golden_deals(tmp_path, capsys):
     assert "par: passed out, 0 to 0 (auction P)" in words
 
 
+def test_a_draw_bridge_line_with_discards_solves_as_the_referee_replays_it(tmp_path, capsys):
+    """Draw Bridge has no exchange: its referee leaves a ``discards`` field aside (docs/rules.md,
+    keys that do not apply), and sim.solve does the same instead of replaying them as the
+    first items (which put every later card out of step: a traceback)."""
+    case = golden_cases("draw-bridge")[0][1]
+    plain = write(tmp_path, case, name="plain.jsonl")
+    with_discards = write(tmp_path, {**case, "discards": [["7S"], ["ZZ"]]}, name="discards.jsonl")
+    assert rd.replay({**case, "discards": [["7S"], ["ZZ"]]}) == rd.replay(case)
+    for args in ([], ["--json"], ["--at", "play[30]"]):
+        assert run_main(capsys, plain, *args)[0] == 0
+        _, expected, _ = run_main(capsys, plain, *args)
+        assert run_main(capsys, with_discards, *args) == (0, expected, "")
+
+
 # --- Bad input ------------------------------------------------------------------------------------
 
 def run_command(*args):
