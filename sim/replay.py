@@ -59,7 +59,7 @@ class Cases:
             if not line.strip():
                 continue
             try:
-                check_case(json.loads(line))
+                check_case(json.loads(line, parse_int=_json_integer))
             except RecursionError:
                 problems.append(f"line {number}: nested too deeply")
                 continue
@@ -84,6 +84,18 @@ class Cases:
         for row in self._spool:
             number, _, text = row.partition(" ")
             yield int(number), json.loads(text)
+
+
+LONGEST_INTEGER = 4300  # digits: Python reads no longer integer (sys.get_int_max_str_digits)
+
+
+def _json_integer(text: str) -> int:
+    """A JSON integer of a replay line; one longer than Python reads is refused in the
+    project's words (a shorter one reaches its field's check, which names the field)."""
+    digits = len(text.lstrip("-"))
+    if digits > LONGEST_INTEGER:
+        raise MalformedCase(f"a number of {digits:,} digits, more than any field takes")
+    return int(text)
 
 
 def parse_cases(lines) -> Cases:

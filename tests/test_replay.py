@@ -80,6 +80,9 @@ def test_cli_mismatch_exits_1(tmp_path, capsys):
     ('{"game": "bridgette", "dealer": 0, "hands": [], "stock": [], "rules": {"deck": {"jokers": 1}}}',
      "line 2: unknown option 'deck.jokers'"),
     ("[1, 2]", "line 2: not a JSON object"),
+    ('{"game": "bridgette", "dealer": 1' + "0" * 4999 + "}", "line 2: a number of 5,000 digits, more than any field"),
+    ('{"game": "bridgette", "dealer": 1' + "0" * 29 + ', "hands": [], "stock": []}',
+     'line 2: "dealer" must be a seat 0..1 (an integer), got 10000'),
 ])
 def test_cli_malformed_line_exits_2_with_its_number(tmp_path, capsys, bad, expected):
     path = tmp_path / "bad.jsonl"
