@@ -68,14 +68,16 @@ class OneLineParser(argparse.ArgumentParser):
         return 2
 
 
-# What str.splitlines breaks a line at, each shown as Python writes it in a string: "\\n".
-LINE_BREAKS = {ord(c): ascii(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+# What str.splitlines breaks a line at, and every other control character (an escape
+# sequence would move the terminal's cursor, a NUL cut the line for some readers), each shown
+# as Python writes it in a string: "\\n", "\\x1b". A tab stays a tab.
+CONTROLS = {c: ascii(chr(c))[1:-1] for c in [*range(0x20), 0x7f, *range(0x80, 0xa0), 0x2028, 0x2029] if c != 0x09}
 
 
 def one_line(problem) -> str:
-    """An error's text on one line: a line break in a value it quotes (an argument, a
-    string in a file) is shown as ``\\n``."""
-    return str(problem).translate(LINE_BREAKS)
+    """An error's text on one line: a line break or another control character in a value
+    it quotes (an argument, a string in a file) is shown escaped, as ``\\n`` or ``\\x1b``."""
+    return str(problem).translate(CONTROLS)
 
 
 def path_text(text: str) -> str:
