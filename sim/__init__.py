@@ -38,7 +38,8 @@ def end_quietly_if_interrupted_while_starting():
 
     def interrupted(signum, frame):
         terminated = signum == signal.SIGTERM
-        os.write(2, f"\npython -m {name}: {'terminated' if terminated else 'interrupted'}\n".encode())
+        fresh = "\n" if os.isatty(2) else ""  # past the ^C a terminal echoed; elsewhere the one line
+        os.write(2, f"{fresh}python -m {name}: {'terminated' if terminated else 'interrupted'}\n".encode())
         os._exit(143 if terminated else 130)
 
     signal.signal(signal.SIGINT, interrupted)

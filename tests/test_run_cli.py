@@ -133,7 +133,7 @@ def test_ctrl_c_during_a_match_is_one_line_and_exit_130():
     finally:
         proc.kill()  # a match of 1e8 games left behind would hold the cores for hours
     assert proc.returncode == 130 and out == ""
-    assert err.strip() == "interrupted; a match keeps nothing, so rerun the command to play it"
+    assert err == "interrupted; a match keeps nothing, so rerun the command to play it\n"  # one line, none blank
 
 
 @pytest.mark.parametrize("module", ["sim.run", "analysis.compare", "benchmarks.throughput"])
@@ -154,7 +154,7 @@ def test_ctrl_c_while_a_command_still_imports_is_one_line_and_exit_130(module, t
     finally:
         proc.kill()
     assert proc.returncode == 130 and one_line(err) and "Traceback" not in err, err
-    assert err.strip() == f"python -m {module}: interrupted" and not (tmp_path / "never").exists()
+    assert err == f"python -m {module}: interrupted\n" and not (tmp_path / "never").exists()
 
 
 @pytest.mark.parametrize("module,argv,problem", [

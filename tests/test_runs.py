@@ -74,7 +74,7 @@ def test_ctrl_c_before_the_first_block_is_kept_leaves_no_folder(tmp_path):
     time.sleep(0.3)  # into the first block, of a million games (seconds on one thread)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and err.strip() == "interrupted; nothing was kept; rerun the same command to play it"
+    assert proc.returncode == 130 and err == "interrupted; nothing was kept; rerun the same command to play it\n"
     assert not out.exists()
 
 

@@ -99,10 +99,20 @@ def say(line: str) -> None:
         pass
 
 
+def _fresh_line() -> str:
+    """What starts a stop's line on a line of its own: on a terminal a line break (past the
+    ^C it echoed, or a progress bar); in a file or a pipe nothing, so the line is the one
+    line there."""
+    try:
+        return "\n" if sys.stderr.isatty() else ""
+    except (AttributeError, ValueError, OSError):  # replaced, or closed
+        return ""
+
+
 def stopped(what: str) -> int:
     """A command stopped by Ctrl-C or SIGTERM: one line saying which, and what to do next
     (``what``: what was kept and how to go on); its status (130, or 143 after SIGTERM)."""
-    print(f"\n{'terminated' if _terminated else 'interrupted'}; {what}", file=sys.stderr)
+    print(f"{_fresh_line()}{'terminated' if _terminated else 'interrupted'}; {what}", file=sys.stderr)
     return INTERRUPTED_STATUS
 
 
@@ -141,10 +151,10 @@ def exit_with(main, prog: str):
         status = 2
     except KeyboardInterrupt:
         _ignore_signals()
-        print(f"\n{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
+        print(f"{_fresh_line()}{prog}: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
         status = INTERRUPTED_STATUS
     if _dropped and status == 0:  # its work was done, but the signal came (and was dropped) before
-        say(f"\n{prog}: {'terminated' if _terminated else 'interrupted'} (its work was done)")
+        say(f"{_fresh_line()}{prog}: {'terminated' if _terminated else 'interrupted'} (its work was done)")
         status = INTERRUPTED_STATUS
     if _terminated and status == INTERRUPTED_STATUS:  # the command said so in its own words
         status = TERMINATED_STATUS
