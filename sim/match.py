@@ -259,8 +259,11 @@ def main(argv=None) -> int:
     if result["points_and_wins_disagree"]:
         print(f"  {result['points_and_wins_disagree']}")
     reduction = result["pairing_variance_reduction"]
-    print("  pairing narrowed the variance by " + ("-" if reduction is None else f"{100 * reduction:z.0f}%")
-          + " against unpaired play")
+    if reduction is not None:
+        print(f"  pairing narrowed the variance by {100 * reduction:z.0f}% against unpaired play")
+    else:
+        print("  pairing against unpaired play: no figure ("
+              + ("no interval from one pair" if result["ci95"] is None else "the plays' scores do not vary") + ")")
     return 0
 
 

@@ -143,7 +143,8 @@ def test_one_game_has_means_but_no_intervals():
     report says so instead of failing."""
     run = in_process("sim.match", "--a", "heuristic", "--b", "random", "--games", "1")
     assert run.returncode == 0, run.stderr
-    assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 3
+    assert "A minus B per game: " in run.stdout and run.stdout.count("(no interval from one pair)") == 4
+    assert run.stdout.splitlines()[-1] == "  pairing against unpaired play: no figure (no interval from one pair)"
     result = play_match("bridgette", HEURISTIC, RANDOM, 1, seed=1)
     assert result["ci95"] is None and result["game_ci95"] is None and result["a_game_win_ci95"] is None
     assert result["mean_diff_per_game"] is not None and result["a_game_win_rate"] == 1.0
