@@ -114,8 +114,13 @@ def dealing_of(args, parser):
             parser.error(f"--{flag} '{value}' names nothing")
     if hasattr(args, "stratify"):  # sim.run's strata flags (sim.sweep has none)
         strata_flags_of(args)
+    if args.conditions and args.games is not None:
+        raise DealingError("--conditions applies to deal runs: play --deals N instead of --games N")
     given = read_conditions(args.conditions) if args.conditions else {"dealer": None, "upcard": None,
                                                                        "predeal": [], "require": []}
+    if given["dealer"] is not None and args.dealer is not None:  # one dealer: the flags add only conditions
+        raise DealingError(f"--dealer: the conditions file {args.conditions} already sets the dealer "
+                           f"({given['dealer']}); give it once")
     if args.conditions:  # the file's own words checked alone, so a fault names its key, not a flag
         try:
             parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])

@@ -276,6 +276,22 @@ def test_a_conditions_file_deals_as_the_flags_do(tmp_path):
         assert (tmp_path / "a" / "records" / name).read_bytes() == (tmp_path / "b" / "records" / name).read_bytes()
 
 
+@pytest.mark.parametrize("flags,message", [
+    (["--games", "10"], "--conditions applies to deal runs: play --deals N instead of --games N"),
+    (["--deals", "10", "--dealer", "1"], "--dealer: the conditions file {path} already sets the dealer (0); give it once"),
+])
+def test_a_conditions_file_names_itself_where_the_flags_clash_with_it(tmp_path, flags, message):
+    """A conditions file on a whole-games run is named as such (not as the --dealer it holds),
+    and a dealer given in the file and as a flag is refused, not silently overridden: the
+    flags add conditions to the file's, and a deal has one dealer."""
+    conditions = tmp_path / "c.toml"
+    conditions.write_text('dealer = 0\nupcard = "ace"\n')
+    result = run_cli(*flags, "--conditions", str(conditions), "--out", str(tmp_path / "x"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr == f"python -m sim.run: error: {message.format(path=conditions)}\n"
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("text,message", [
     ("dealer = 0\nseat = 1\n", "unknown key 'seat'"),
     ("upcard = 3\n", "upcard must be a string"),
