@@ -10,7 +10,7 @@ import re
 
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, parse_policy
-from sim.rules import merge_tables, parse_set, read_variant
+from sim.rules import RulesError, merge_tables, parse_set, read_variant
 
 
 def resolve_rules(game: str, rules=None, set_options=()):
@@ -25,7 +25,17 @@ def resolve_rules(game: str, rules=None, set_options=()):
     else:
         tables = read_variant(rules, game)
     overrides = parse_set(texts("set_options", set_options, "'TABLE.KEY=VALUE'"))
-    return module.RULES.from_dict(merge_tables(tables, overrides))
+    try:
+        return module.RULES.from_dict(merge_tables(tables, overrides))
+    except RulesError as exc:
+        if rules is None or isinstance(rules, dict):
+            raise
+        try:  # the file alone at fault (not only with the --set values): its name goes with the words
+            module.RULES.from_dict(tables)
+        except RulesError as alone:
+            if str(alone) == str(exc):
+                raise RulesError(f"rules file {rules}: {exc}") from None
+        raise
 
 
 def resolve_policies(game: str, policies=None) -> list:

@@ -125,6 +125,29 @@ def test_unknown_game_and_rules_file(tmp_path):
         load_rules_file("bridgette", bad)
 
 
+@pytest.mark.parametrize("text,words", [
+    ("game = 3\n", "'game' must be a table of options or name the game (game = \"bridgette\")"),
+    ("[foo]\nx = 1\n", "unknown rule table 'foo' for bridgette"),
+    ('[exchange]\nnondealer_draw = "x"\n', "option 'exchange.nondealer_draw' must be an integer from 0 to 29"),
+    ("[exchange]\nnondealer_draw = 2\n[exchange]\ndealer_draw_ace = 4\n",
+     "is not valid TOML: table [exchange] declared a second time (at line 3"),
+])
+def test_a_rules_file_at_fault_is_named_with_its_fault(tmp_path, words, text):
+    """A fault of a rules file's own tables names the file (a fault only with --set values
+    does not), in the project's words: a table given twice is [exchange], not Python's tuple."""
+    from sim.resolve import resolve_rules
+
+    path = tmp_path / "v.toml"
+    path.write_text(text)
+    with pytest.raises(RulesError) as caught:
+        resolve_rules("bridgette", str(path))
+    assert str(caught.value).startswith(f"rules file {path}") and words in str(caught.value), caught.value
+    assert "('" not in str(caught.value)
+    with pytest.raises(RulesError) as caught:  # the file is sound; the --set value is not
+        resolve_rules("bridgette", "bridgette-redeal", ["exchange.nondealer_draw=x"])
+    assert str(caught.value).startswith("option 'exchange.nondealer_draw'")
+
+
 def test_kernel_arrays_follow_the_options():
     kr = kernel_rules(BridgetteRules.from_dict(
         {"deck": {"colons": ["grand"]}, "exchange": {"upcard_to": "dead", "dealer_draw_face": 7},

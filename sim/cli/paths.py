@@ -35,10 +35,16 @@ def read_toml(path, what: str, error: type) -> dict:
         raise error(f"{what} file {path} {TOO_DEEP}") from None
 
 
+def _table_twice(match) -> str:
+    name = ".".join(re.findall(r"'([^']*)'", match.group(1)))
+    return f"table [{name}] declared a second time"
+
+
 def toml_problem(exc, text: str) -> str:
     """Python's TOML error in words, with the line it names: "Cannot overwrite a value" is a
-    key or table given twice."""
+    key or table given twice, "Cannot declare ('a', 'b') twice" the table [a.b]."""
     problem = str(exc).replace("Cannot overwrite a value", "a key or table given a second time")
+    problem = re.sub(r"Cannot declare \(((?:'[^']*',? ?)+)\) twice", _table_twice, problem)
     at = re.search(r"at line (\d+)", problem)
     lines = text.split("\n")  # TOML's lines: a form feed or U+2028 in a string is no line break
     if at and 1 <= int(at.group(1)) <= len(lines):
