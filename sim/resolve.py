@@ -110,6 +110,8 @@ def check_rules(rules) -> None:
     """A TypeError unless ``rules`` is None or a form sim.rules can read."""
     check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
                                                          "shipped variant's name")
+    if isinstance(rules, (str, os.PathLike)) and not os.fspath(rules).strip():
+        raise RulesError("rules: an empty path names no file (None plays the game's defaults)")
     unnamed = [table for table in rules if not isinstance(table, str)] if isinstance(rules, dict) else []
     if unnamed:
         raise TypeError(f"rules must name its option tables by strings, got {unnamed[0]!r}")

@@ -139,6 +139,27 @@ def test_the_api_refuses_what_the_command_line_refuses(tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(RunError, match="out: an empty path names no folder"):
         sim.simulate(games=10, out="")
+    with pytest.raises(ValueError, match="rules: an empty path names no file"):  # not "cannot read rules file ."
+        sim.simulate(games=10, rules="", out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_runs_records_refuse_a_text_filter_and_no_columns_in_words(tmp_path):
+    """A filter given as text, which pyarrow would unpack as tuples ("not enough values to
+    unpack"), and an empty list of columns, which read no rows at all, are RunErrors saying
+    what to give; a pyarrow expression and a column read as documented."""
+    import pyarrow.compute as pc
+
+    import sim
+
+    run = sim.simulate(games=20, out=tmp_path / "run")
+    with pytest.raises(RunError, match=r"filter must be a pyarrow expression.*not text: 'level > 3'"):
+        run.deals(filter="level > 3")
+    with pytest.raises(RunError, match="columns names no column"):
+        run.deals(columns=[])
+    every = run.deals()
+    assert len(run.deals(columns="level")) == len(every)
+    assert len(run.deals(filter=pc.field("level") > 3)) == (every["level"] > 3).sum()
 
 
 def test_a_block_refused_as_it_plays_leaves_no_folder_so_the_advised_size_plays(tmp_path, monkeypatch):
