@@ -7,6 +7,7 @@ no plot, or any image that did not render.
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -204,6 +205,13 @@ def test_bad_input_is_one_line_and_status_2(runs, tmp_path):
         done = report_cli(path, "--out", tmp_path / "out")
         assert done.returncode == 2, (path, done.stderr)
         assert done.stderr.count("\n") == 1 and words in done.stderr and "Traceback" not in done.stderr
+    # The same folder while a run holds its lock is still being written: a rerun would be
+    # refused by that lock, so the line says to wait, and who writes it.
+    with FolderLock(unfinished, "run"):
+        done = report_cli(unfinished, "--out", tmp_path / "out")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"{unfinished} holds a run still being written (1 of 2 blocks done; run: pid {os.getpid()} on " in done.stderr
+    assert done.stderr.rstrip().endswith("): wait for it to end")
     done = report_cli(runs["none"], "--out", tmp_path / "afile")
     assert done.returncode == 2 and "is a file" in done.stderr and done.stderr.count("\n") == 1
     # A folder holding something else is refused and left as it was, as sim.run refuses one;

@@ -103,6 +103,27 @@ class FolderLock:
         self.release()
 
 
+def writer_of(folder: Path) -> str | None:
+    """Who holds ``folder``'s lock now ("run: pid 12 on host, since ..."), or None where no
+    process does: a reader tells a run still being written from one that stopped. Nothing is
+    made or changed."""
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.pread(fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def listing(folder: Path) -> set[str] | None:
     """The names in ``folder`` but its lock file and the temporaries of writers stopped
     mid-write; None when it does not exist. RunError on a path that cannot be a folder (a

@@ -11,6 +11,7 @@ from pathlib import Path
 from sim.files import read_file
 from sim.store.checksums import file_problem, read_sealed, run_digest
 from sim.store.config import RUN, SETTING_FOLDER, STRATUM_FOLDER, DamagedError, RECORD_FILES, RECORD_KINDS, RunError
+from sim.store.lock import writer_of
 
 
 MAX_GAMES = 2**53  # as sim.run counts them (a float holds every whole number up to here)
@@ -154,6 +155,10 @@ def finished_manifest(path: Path) -> dict:
         raise RunError(f"{path}/manifest.json names an unknown game '{game}'")
     if not manifest.get("complete"):
         done = len(manifest.get("blocks_done") or ())
+        writer = writer_of(path)
+        if writer:
+            raise RunError(f"{path} holds a run still being written ({done} of {manifest.get('blocks', '?')} "
+                           f"blocks done; {writer}): wait for it to end")
         raise RunError(f"{path} holds an unfinished run ({done} of {manifest.get('blocks', '?')} blocks done); "
                        "rerun its command to finish it")
     problem = file_problem(path / "summary.json", manifest.get("summary"))
