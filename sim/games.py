@@ -64,6 +64,7 @@ class GameInfo:
     hand_features: bool = False
     referee_deal: str = "Deal"
     dd_play_from: int = 0
+    exchange: bool = False  # whether a replay line's discards are a B-3 exchange's (Bridgette)
 
     @property
     def side(self) -> str:
@@ -105,6 +106,7 @@ GAMES = {info.name: info for info in (
         # objective 1, the games won: it won 53.8% [51.0%, 56.7%] of 300 duplicate games
         # against the deal score's player (docs/search.md, Objective).
         search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1, "call_model": 0}, hand_features=True,
+        exchange=True,
         referee_deal="BridgetteDeal"),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",

@@ -263,7 +263,7 @@ def main(argv=None) -> int:
         print(f"  pairing narrowed the variance by {100 * reduction:z.0f}% against unpaired play")
     else:
         print("  pairing against unpaired play: no figure ("
-              + ("no interval from one pair" if result["ci95"] is None else "the plays' scores do not vary") + ")")
+              + ("no interval from one pair" if result["ci95"] is None else "A minus B does not vary") + ")")
     return 0
 
 

@@ -32,8 +32,8 @@ def resolve_rules(game: str, rules=None, set_options=()):
             raise
         try:  # the file alone at fault (not only with the --set values): its name goes with the words
             module.RULES.from_dict(tables)
-        except RulesError as alone:
-            if str(alone) == str(exc):
+        except Exception as alone:  # noqa: BLE001 - only compared: the error raised is the first one
+            if isinstance(alone, RulesError) and str(alone) == str(exc):
                 raise RulesError(f"rules file {rules}: {exc}") from None
         raise
 
@@ -107,7 +107,8 @@ def check_kind(name: str, value, kinds: tuple, takes: str) -> None:
 
 
 def check_rules(rules) -> None:
-    """A TypeError unless ``rules`` is None or a form sim.rules can read."""
+    """A TypeError unless ``rules`` is None or a form sim.rules can read; a RulesError for
+    an empty path."""
     check_kind("rules", rules, (dict, str, os.PathLike), "a dict of option tables, a TOML file's path or a "
                                                          "shipped variant's name")
     if isinstance(rules, (str, os.PathLike)) and not os.fspath(rules).strip():

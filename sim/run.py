@@ -279,9 +279,10 @@ def main(argv=None) -> int:
     try:
         if args.list_options:
             other = [a.option_strings[0] for a in parser._actions if a.option_strings
-                     and a.dest not in ("help", "list_options", "game") and getattr(args, a.dest) != a.default]
+                     and a.dest not in ("help", "list_options", "game", "rules") and getattr(args, a.dest) != a.default]
             if other:  # not read: refused rather than passed over in silence
-                parser.error(f"--list-options lists a game's rule options and takes only --game: drop {other[0]}")
+                parser.error(f"--list-options lists a game's rule options and takes only --game or --rules: "
+                             f"drop {other[0]}")
             print(list_options(args.game))
             return 0
         return play(args, parser)

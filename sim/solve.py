@@ -77,14 +77,14 @@ def _at_k(value: str) -> int:
     return int(match.group(1))
 
 
-def _contract_actions(case, play_from):
+def _contract_actions(case, info):
     """A contract game's items in time order as one list (discards, non-dealer first, then
-    the ``play_from`` cards before the auction, the calls, the contract's cards), with the
-    index where the auction starts and where the contract play starts. A game with a draw
-    phase (Draw Bridge) has no exchange: its referee leaves a ``discards`` field aside, and
-    so does this."""
-    dealer = case["dealer"]
-    discards = (list(case.get("discards") or []) if play_from == 0 else []) + [[], []]
+    the ``info.dd_play_from`` cards before the auction, the calls, the contract's cards), with
+    the index where the auction starts and where the contract play starts. A game without an
+    exchange (Draw Bridge) has no discards: its referee leaves the field aside, and so does
+    this."""
+    dealer, play_from = case["dealer"], info.dd_play_from
+    discards = (list(case.get("discards") or []) if info.exchange else []) + [[], []]
     play = list(case.get("play") or [])
     before = list(discards[1 - dealer] or []) + list(discards[dealer] or []) + play[:play_from]
     calls = list(case.get("calls") or [])
@@ -96,7 +96,7 @@ def _replay_contract_game(case, rules, referee, k):
     the start of play; the position before play[k], or None)."""
     info = GAMES[case["game"]]
     deal = getattr(referee, info.referee_deal)(rules, case["dealer"], case["hands"], case["stock"])
-    actions, auction_at, play_at = _contract_actions(case, info.dd_play_from)
+    actions, auction_at, play_at = _contract_actions(case, info)
     hands = None
     for i, action in enumerate(actions):
         if i == auction_at:

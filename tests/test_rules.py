@@ -126,7 +126,7 @@ def test_unknown_game_and_rules_file(tmp_path):
 
 
 @pytest.mark.parametrize("text,words", [
-    ("game = 3\n", "'game' must be a table of options or name the game (game = \"bridgette\")"),
+    ("game = 3\n", "game = 3 is neither a game's name nor a table of [game] options"),
     ("[foo]\nx = 1\n", "unknown rule table 'foo' for bridgette"),
     ('[exchange]\nnondealer_draw = "x"\n', "option 'exchange.nondealer_draw' must be an integer from 0 to 29"),
     ("[exchange]\nnondealer_draw = 2\n[exchange]\ndealer_draw_ace = 4\n",

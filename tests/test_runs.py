@@ -203,14 +203,20 @@ def test_list_options_and_docs_cover_every_option(game):
         assert f"`{row['option']}`" in docs
 
 
-@pytest.mark.parametrize("flags", [["--set", "exchange.nondealer_draw=99"], ["--rules", "nosuch"], ["--games", "10"]])
+@pytest.mark.parametrize("flags", [["--set", "exchange.nondealer_draw=99"], ["--seed", "5"], ["--games", "10"]])
 def test_list_options_refuses_the_flags_it_does_not_read(flags):
     """A flag --list-options would pass over (a bad --set among them) is one line and status
     2, not a listing as if it had been read."""
     result = run("--list-options", *flags)
     assert result.returncode == 2 and result.stdout == "", result.stdout
     assert result.stderr == (f"python -m sim.run: error: --list-options lists a game's rule options and takes only "
-                             f"--game: drop {flags[0]} (see --help)\n")
+                             f"--game or --rules: drop {flags[0]} (see --help)\n")
+
+
+def test_list_options_of_a_variant_lists_its_games_options():
+    """A variant picks its game, so --list-options --rules lists that game's options."""
+    assert run("--list-options", "--rules", "bid-euchre-joker").stdout == run("--list-options", "--game",
+                                                                              "bid-euchre").stdout
 
 
 def test_every_shipped_variant_loads():

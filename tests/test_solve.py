@@ -264,9 +264,8 @@ def test_a_draw_bridge_line_with_discards_solves_as_the_referee_replays_it(tmp_p
     with_discards = write(tmp_path, {**case, "discards": [["7S"], ["ZZ"]]}, name="discards.jsonl")
     assert rd.replay({**case, "discards": [["7S"], ["ZZ"]]}) == rd.replay(case)
     for args in ([], ["--json"], ["--at", "play[30]"]):
-        assert run_main(capsys, plain, *args)[0] == 0
-        _, expected, _ = run_main(capsys, plain, *args)
-        assert run_main(capsys, with_discards, *args) == (0, expected, "")
+        status, expected, _ = run_main(capsys, plain, *args)
+        assert status == 0 and run_main(capsys, with_discards, *args) == (0, expected, "")
 
 
 # --- Bad input ------------------------------------------------------------------------------------

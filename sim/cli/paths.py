@@ -3,7 +3,9 @@ each problem one line naming the path."""
 
 from __future__ import annotations
 
+import ast
 import errno
+import json
 import os
 import re
 
@@ -36,7 +38,8 @@ def read_toml(path, what: str, error: type) -> dict:
 
 
 def _table_twice(match) -> str:
-    name = ".".join(re.findall(r"'([^']*)'", match.group(1)))
+    keys = ast.literal_eval(match.group(1))
+    name = ".".join(k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k) for k in keys)
     return f"table [{name}] declared a second time"
 
 
@@ -44,7 +47,7 @@ def toml_problem(exc, text: str) -> str:
     """Python's TOML error in words, with the line it names: "Cannot overwrite a value" is a
     key or table given twice, "Cannot declare ('a', 'b') twice" the table [a.b]."""
     problem = str(exc).replace("Cannot overwrite a value", "a key or table given a second time")
-    problem = re.sub(r"Cannot declare \(((?:'[^']*',? ?)+)\) twice", _table_twice, problem)
+    problem = re.sub(r"Cannot declare (\((?:(?:'[^']*'|\"[^\"]*\"),? ?)+\)) twice", _table_twice, problem)
     at = re.search(r"at line (\d+)", problem)
     lines = text.split("\n")  # TOML's lines: a form feed or U+2028 in a string is no line break
     if at and 1 <= int(at.group(1)) <= len(lines):

@@ -8,6 +8,8 @@ import os
 import signal
 import sys
 
+from sim.cli.parser import one_line
+
 BROKEN_PIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`'s yes
 INTERRUPTED_STATUS = 130  # 128 + SIGINT
 TERMINATED_STATUS = 143  # 128 + SIGTERM
@@ -147,7 +149,7 @@ def exit_with(main, prog: str):
         _drop_output()
         where = f"cannot use {exc.filename}" if exc.filename else "cannot write its output"
         with contextlib.suppress(OSError):
-            os.write(2, f"{prog}: {where}: {exc.strerror or exc}\n".encode())
+            os.write(2, one_line(f"{prog}: {where}: {exc.strerror or exc}").encode() + b"\n")
         status = 2
     except KeyboardInterrupt:
         _ignore_signals()

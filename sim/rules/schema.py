@@ -97,8 +97,7 @@ def _build(cls, tables: dict):
             raise RulesError(f"unknown rule table '{name}' for {cls.GAME}"
                              f"{did_you_mean(name, sections)} (tables: {', '.join(sections)})")
         if not isinstance(table, dict):
-            named = " or name the game (game = \"bridgette\")" if name == "game" else ""
-            raise RulesError(f"'{name}' must be a table of options{named}")
+            raise RulesError(f"'{name}' must be a table of options")
         section_cls = sections[name].default_factory
         known = {f.name: f for f in dataclasses.fields(section_cls)}
         kwargs = {}

@@ -43,6 +43,9 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
             raise
         raise RulesError(f"{exc}: a file that also sets [game] options names its game in that table, "
                          '[game] name = "bid-euchre", not with a top-level game = ...') from None
+    if "game" in tables and not isinstance(tables["game"], (str, dict)):
+        raise RulesError(f"rules file {path}: game = {tables['game']!r} is neither a game's name nor a table of "
+                         "[game] options")
     named = _named_game(tables)
     if named is not None and named not in GAMES:
         raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")

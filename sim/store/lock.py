@@ -34,6 +34,26 @@ def _not_a_lock(path: Path) -> str | None:
     return f"{path} is {kind}, not the lock file a command leaves: remove it, or use another --out"
 
 
+LOCK_TRIES = 5  # a lock taken 5 ms apart: a reader's look at it (writer_of) lasts less
+
+
+def _locked(fd: int, kind: int, tries: int = 1) -> bool:
+    """Whether ``fd``'s flock of ``kind`` was taken, without waiting beyond ``tries``."""
+    for attempt in range(tries):
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if attempt + 1 < tries:
+                time.sleep(0.005)
+    return False
+
+
+def _holder(fd: int) -> str:
+    """The holder a lock file names ("run: pid 12 on host, since ..."), as its writer put it."""
+    return os.pread(fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
+
+
 class FolderLock:
     """An exclusive lock on ``folder`` for one writer, held until ``release()``: an flock on
     its ``.lock`` file, which the OS releases when the process ends in any way (kill -9
@@ -54,14 +74,12 @@ class FolderLock:
             if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1:
                 os.close(self._fd)
                 raise RunError(_not_a_lock(self.path))
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = os.pread(self._fd, 400, 0).decode("utf-8", "replace").strip()
+            if not _locked(self._fd, fcntl.LOCK_EX, tries=LOCK_TRIES):
+                holder = _holder(self._fd)
                 os.close(self._fd)
                 kind, named, since = holder.partition(": ")  # "run: pid 12 on host, since ...", as written below
                 if not named:
-                    kind, since = "command", holder or "a process starting now"
+                    kind, since = "command", holder
                 raise RunError(f"{folder} is being written by another {kind} ({since}); "
                                "wait for it to end, or use another --out") from None
             if self._is_current():
@@ -106,7 +124,8 @@ class FolderLock:
 def writer_of(folder: Path) -> str | None:
     """Who holds ``folder``'s lock now ("run: pid 12 on host, since ..."), or None where no
     process does: a reader tells a run still being written from one that stopped. Nothing is
-    made or changed."""
+    made or written; the shared lock it takes to look lasts a moment, and a writer starting
+    then tries again (LOCK_TRIES)."""
     try:
         fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -114,10 +133,8 @@ def writer_of(folder: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return os.pread(fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
+        if not _locked(fd, fcntl.LOCK_SH):
+            return _holder(fd)
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:

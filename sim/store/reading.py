@@ -270,6 +270,12 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if isinstance(filter, str):  # pyarrow would unpack the text as tuples: a message of its own insides
+        raise RunError(f"filter must be a pyarrow expression, e.g. pc.field(\"level\") >= 3, or a list of "
+                       f"(column, op, value) tuples, not text: {filter!r}")
+    if columns is not None and not isinstance(columns, str) and hasattr(columns, "__len__") and not len(columns):
+        # an empty list reads no column, and pandas then gives no rows
+        raise RunError("columns names no column: give a name or a list of names (None reads them all)")
     path = run_path(path)
     manifest = read_manifest(path)
     if kind not in RECORD_KINDS.get(manifest["config"].get("records"), ()):
@@ -283,8 +289,6 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
         columns = [columns] if isinstance(columns, str) or not hasattr(columns, "__iter__") else list(columns)
         if not all(isinstance(c, str) for c in columns):
             raise RunError(f"columns must be a column's name or a list of names, got {given!r}")
-        if not columns:  # no column would be no rows either: pandas keeps no index without one
-            raise RunError("columns names no column: give a name or a list of names (None reads them all)")
         twice = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
         if twice is not None:
             raise RunError(f"columns names '{twice}' twice")
@@ -292,9 +296,6 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
         unknown = [c for c in columns if c not in known]
         if unknown:
             raise RunError(f"no column '{unknown[0]}' in the {kind} records (columns: {', '.join(known)})")
-    if isinstance(filter, str):  # pyarrow would unpack the text as tuples: a message of its own insides
-        raise RunError(f"filter must be a pyarrow expression, e.g. pc.field(\"level\") >= 3, or a list of "
-                       f"(column, op, value) tuples, not text: {filter!r}")
     try:
         tables = [pq.read_table(f, columns=None if columns is None else [c for c in columns if c in names],
                                 filters=filter) for f, names in zip(files, schemas)]
