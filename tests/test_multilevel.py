@@ -509,6 +509,26 @@ def test_until_plays_the_levels_until_the_half_width_is_met():
     assert e["levels"][0]["deals"] < 50_000
 
 
+def test_an_until_the_cap_cannot_meet_sizes_the_controls_to_the_capped_target():
+    """A half-width far below what --deals can give: the target stops at its cap and each
+    control gets its allocation's share of that cap, not its share of the deals the width
+    would need (before: 10^28 heuristic deals, a run that filled the disk). A width the cap
+    can give is sized by sizes_for as before."""
+    from sim.multilevel.play import wanted_sizes
+
+    best = {"ratios": [1.0, 120.0], "seconds_per_deal": [0.01, 1e-5], "seconds_per_unit_variance": 0.02}
+    assert wanted_sizes(best, 1, 300) == [300, 36_000]
+    assert wanted_sizes(best, 1, 300, until=(1200.0, 1e-6)) == [300, 36_000]
+    wide = ml.sizes_for(best, 1200.0, 200.0)
+    assert wide[0] <= 300 and wanted_sizes(best, 1, 300, until=(1200.0, 200.0)) == wide
+    assert ml.sizes_for(best, 1200.0, 1e-6)[1] > 10**12  # what the width alone would ask
+    rules = resolve_rules("bridgette")  # and a whole run with such a width ends, at its cap
+    got = ml.run_multilevel("bridgette", rules, resolve_policies("bridgette", [f"all={STRONG}"]), 41, 300,
+                            ["all=heuristic"], until="dealer_advantage:1e-6")
+    assert got["sizes"][f"0={STRONG},1={STRONG}"] == 300 and not got["reached"]
+    assert max(got["sizes"].values()) <= 50_000, got["sizes"]
+
+
 def test_until_stops_on_a_custom_metric_named_in_metrics(tmp_path, capsys):
     """sim.run --control --until NAME:W, NAME a custom metric of --metrics: the levels grow
     until that metric's half-width is at most W, short of the --deals cap, and it is the

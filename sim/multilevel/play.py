@@ -144,6 +144,19 @@ def _owns(folder: Path, names) -> bool:
     return bool(ours)
 
 
+def wanted_sizes(best: dict, controls: int, deals: int, until=None) -> list[int]:
+    """The deals of the target and its ``controls`` chosen levels by the allocation ``best``:
+    the target's ``deals`` and each control its ratio of them; with ``until`` (the target's
+    standard deviation, the half-width wanted) the sizes that width needs, unless the target
+    would pass its cap, which then sizes the controls as without it (a width far below
+    what the cap can give would ask the controls for deals no run plays)."""
+    if until is not None:
+        wanted = sizes_for(best, *until)
+        if wanted[0] <= deals:
+            return wanted
+    return [deals] + [math.ceil(deals * r) for r in best["ratios"][1:controls + 1]]
+
+
 def _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until, width, target, ctrl,
                  stores, out, say, pilot, seed, dealing, influence=False) -> dict:
     """run_multilevel's levels played and estimated (its folder claimed)."""
@@ -181,11 +194,7 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         alloc = allocation(timed(target), [timed(c) for c in ctrl], features(p))
         best = alloc["best"]
         chain = best["chain"]
-        if until is not None:
-            wanted = sizes_for(best, alloc["target_sd"], width)
-            wanted[0] = min(wanted[0], deals)
-        else:
-            wanted = [deals] + [math.ceil(deals * r) for r in best["ratios"][1:len(chain) + 1]]
+        wanted = wanted_sizes(best, len(chain), deals, None if until is None else (alloc["target_sd"], width))
         sizes = [wanted[0]] + [0] * len(ctrl)
         for k, j in enumerate(chain):
             sizes[1 + j] = max(wanted[1 + k], wanted[0])
