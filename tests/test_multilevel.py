@@ -324,6 +324,8 @@ LEVEL_DAMAGE = [  # (file, array, new value, what the line says)
     ("control-1.npz", "choices", lambda a: a["choices"][:, :3], "its choices are not a row of 14 per deal"),
     ("control-1.npz", "choices", lambda a: None, "it holds no choices"),
     ("target.npz", "use_choices", lambda a: np.array([1, 2]), "use_choices is not true or false"),
+    ("target.npz", "n0", lambda a: np.where(np.arange(len(a["n0"])) == 3, 0.5, a["n0"]), "a count is not a whole"),
+    ("control-1.npz", "zzz", lambda a: np.zeros(3), "it holds zzz, which no level writes"),
 ]
 
 
@@ -331,7 +333,8 @@ LEVEL_DAMAGE = [  # (file, array, new value, what the line says)
                                                                           enumerate(LEVEL_DAMAGE)])
 def test_a_level_file_holding_what_no_run_wrote_is_named_never_estimated(tmp_path, capsys, name, array, value, words):
     """A level file whose arrays are readable but not a level's (NaN or infinite values,
-    negative counts, text, times no run took, choices of another shape or none) is named in
+    negative or fractional counts, text, times no run took, choices of another shape or
+    none, an array no level writes) is named in
     one line (exit 2) by the rerun, which writes nothing, and by analysis.compare: an
     estimate is never made from it (before, NaN gave a result of NaN with exit 0, written
     over the good multilevel.json, and other damage a traceback or a changed answer)."""

@@ -163,8 +163,9 @@ MOST_SECONDS = 1e9  # a level's playing time, far beyond any run's: more is not 
 
 def level_values(arrays: dict, metrics: int, contract: bool):
     """(values, choices, use_choices, seconds) of a level file's ``arrays``, checked to be
-    what LevelPlayer.save wrote: per metric k, ``y{k}`` and ``n{k}`` of numbers, finite, of
-    one length, the counts not negative; ``seconds`` (time, deals and time of the largest
+    what LevelPlayer.save wrote and nothing else: per metric k, ``y{k}`` and ``n{k}`` of
+    numbers, finite, of one length, the counts whole and not negative; ``seconds`` (time,
+    deals and time of the largest
     chunk) finite, not negative, a whole count; in a contract game, unless unused,
     ``choices``: at least a row per deal of CHOICE_COLUMNS finite numbers. Anything else,
     a damaged or edited file, is a ValueError saying what: an estimate is never made from
@@ -178,6 +179,10 @@ def level_values(arrays: dict, metrics: int, contract: bool):
             raise ValueError(f"{name} holds a value that is not a finite number")
         return a
 
+    written = {"key", "seconds", "use_choices", "choices", *(f"{v}{k}" for k in range(metrics) for v in "yn")}
+    other = sorted(set(arrays) - written)
+    if other:
+        raise ValueError(f"it holds {other[0]}, which no level writes")
     try:
         values = [(numbers(f"y{k}", 1), numbers(f"n{k}", 1)) for k in range(metrics)]
         seconds = numbers("seconds", 1)
@@ -190,6 +195,8 @@ def level_values(arrays: dict, metrics: int, contract: bool):
         raise ValueError("its arrays differ in length")
     if any((n < 0).any() for _, n in values):
         raise ValueError("a count is negative")
+    if any((n != np.floor(n)).any() for _, n in values):
+        raise ValueError("a count is not a whole number")
     if (seconds.shape != (3,) or (seconds < 0).any() or seconds[0] > MOST_SECONDS
             or seconds[1] != np.floor(seconds[1])):
         raise ValueError("its seconds are not a level's times")
