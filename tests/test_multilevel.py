@@ -387,6 +387,33 @@ def test_compare_names_a_level_of_another_run_and_an_edited_multilevel_json(tmp_
         assert err.count("\n") == 1 and "cannot read" in err and "Traceback" not in err, edit
 
 
+def test_a_folder_of_another_control_list_is_refused_and_left_as_it_was(tmp_path, capsys):
+    """A multilevel folder kept by another --control list is another run's: played into
+    with other controls (its level dropped for the hand features, another added), or holding a
+    level file no control of the command plays, it is refused in one line and nothing in it
+    changes (before: exit 0, multilevel.json replaced, the old level file left unused)."""
+    from sim.run import main
+
+    args = ["--deals", "100", "--seed", "74", "--quiet"]
+    out = tmp_path / "ml"
+    assert main([*args, "--control", "all=heuristic", "--control-deals", "300", "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    for other in (["--control", "hand"], ["--control", "all=heuristic", "--control", "all=random",
+                                          "--control-deals", "300", "--control-deals", "300"]):
+        assert main([*args, *other, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "another --control list" in err, err
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    stray = tmp_path / "stray"
+    shutil.copytree(out, stray)
+    shutil.copy(out / "control-1.npz", stray / "control-2.npz")
+    assert main([*args, "--control", "all=heuristic", "--control-deals", "300", "--out", str(stray)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds control-2.npz, a level this command does not play" in err, err
+    assert main([*args, "--control", "all=heuristic", "--control-deals", "300", "--out", str(out)]) == 0  # its own
+
+
 def test_a_file_beside_the_levels_is_named_and_a_dead_writers_temporary_swept(tmp_path, capsys):
     """A file someone put in a multilevel folder is named in one line (before: 'holds no
     multilevel run'), and nothing is changed; the temporary a writer killed mid-save left is

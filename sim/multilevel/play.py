@@ -126,9 +126,29 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
             if pl.resume(stores[pl.name]):
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
+        if out is not None:  # each kept level is this command's (resume): now none of another list
+            _refuse_other_levels(out, levels, len(ctrl))
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
                             dealing, influence)
+
+
+def _refuse_other_levels(folder: Path, levels, played: int) -> None:
+    """A folder kept by another --control list is another run's: a level file this command
+    does not play would lie there unused (or, in a later run, be read as another level), and
+    its multilevel.json would be replaced by an estimate over other levels."""
+    extra = sorted((p.name for p in folder.glob("control-*.npz") if int(p.stem.split("-")[1]) > played),
+                   key=lambda name: int(name[8:-4]))
+    if extra:
+        raise MultilevelError(f"output folder {folder} holds {extra[0]}, a level this command does not play "
+                              f"(another --control list): use another --out")
+    try:
+        kept = json.loads((folder / "multilevel.json").read_text())["controls"]
+    except (OSError, ValueError, TypeError, KeyError):  # none yet; a damaged one is replaced by this run's
+        return
+    if kept != [lv.text for lv in levels]:
+        raise MultilevelError(f"output folder {folder} holds the estimate of another --control list "
+                              f"({', '.join(map(str, kept)) if isinstance(kept, list) else kept}): use another --out")
 
 
 def _owns(folder: Path, names) -> bool:
