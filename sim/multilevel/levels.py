@@ -55,8 +55,8 @@ def parse_level(text: str) -> Level:
             kind, body = scored, "all=heuristic"
         elif text.startswith(scored + ":"):
             kind, body = scored, text[len(scored) + 1:]
-    seats = tuple(s.strip() for s in body.split(";") if s.strip())
-    if not seats or not all("=" in s for s in seats):
+    seats = tuple(s.strip() for s in body.split(";"))
+    if not all("=" in s for s in seats):  # an empty entry too (";;", a ';' at the end)
         raise MultilevelError(f"--control needs SEAT=POLICY[;SEAT=POLICY...], dd:SEAT=POLICY, par:SEAT=POLICY or "
                               f"hand, got '{text}'")
     named = [s.partition("=")[0].strip() for s in seats]

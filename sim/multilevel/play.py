@@ -60,8 +60,14 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     from sim.metrics import resolve_metrics
 
     say = notify or (lambda line: None)
+    auto = "auto" in controls
     controls = [lv for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
     levels = [c if isinstance(c, Level) else parse_level(c) for c in controls]
+    twice = next((lv for k, lv in enumerate(levels) if (lv.kind, lv.policies) in
+                  [(o.kind, o.policies) for o in levels[:k]]), None)
+    if twice is not None:  # it would play the same deals twice and fit one column twice
+        raise MultilevelError(f"--control {twice.text} is given twice"
+                              + (" (auto holds it)" if auto else "") + ": give each level once")
     dealing = dealing or Dealing("deals")
     if not dealing.deal_run:
         raise MultilevelError("--control plays deal runs: give --deals N")
