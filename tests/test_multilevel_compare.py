@@ -88,3 +88,16 @@ def test_folders_that_do_not_pair_are_refused_in_one_line(tmp_path, capsys):
         assert main([str(a), str(other)]) == 2
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_metric_a_folder_lacks_says_how_to_get_it(tmp_path, capsys):
+    """A metric one folder was not played with is named, with what gets it: new folders
+    played with --metrics (a rerun into the same folder is refused, its levels kept other
+    metrics)."""
+    from analysis.compare import main
+
+    a, b = _folder(tmp_path, "a", seat="1"), _folder(tmp_path, "b")
+    assert main([str(a), str(b), "--metrics", "contract_made"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"metric 'contract_made' is not in {a} (it holds dealer_advantage)" in err
+    assert err.rstrip().endswith("so play both again into new folders with --metrics")

@@ -167,7 +167,8 @@ def compare_folders(path_a, path_b, names=None) -> dict:
         for side in (a, b):
             if name not in side["metrics"]:
                 raise MultilevelError(f"metric '{name}' is not in {side['path']} (it holds "
-                                      f"{', '.join(side['metrics'])}): rerun its command with --metrics")
+                                      f"{', '.join(side['metrics'])}): a multilevel folder keeps the metrics "
+                                      f"it was played with, so play both again into new folders with --metrics")
         if a["metrics"][name]["definition"] != b["metrics"][name]["definition"]:
             raise MultilevelError(f"metric '{name}' is defined otherwise in the two folders")
     if not wanted:
