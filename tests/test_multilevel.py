@@ -781,3 +781,29 @@ def test_a_multilevel_folder_has_its_report_beside_it(tmp_path):
     assert "multilevel over all=heuristic" in page and "stands for" in page
     assert sorted(p.name for p in (tmp_path / "ml").iterdir()) == ["control-1.npz", "multilevel.json", "target.npz"]
     assert main(args) == 0
+
+
+def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatch):
+    """The same command on a finished multilevel folder plays no new pilot: the sizes its
+    first pilot chose (which rest on that pilot's timings) stay, and so does the estimate
+    (before: a new pilot sized the levels again, and the estimate moved). A larger --deals
+    is a new size, for which a pilot plays."""
+    import json
+
+    import sim.multilevel.play as play
+
+    rules = resolve_rules("bridgette")
+    policies = resolve_policies("bridgette", [f"all={STRONG}"])
+    out = tmp_path / "ml"
+    first = ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=out)
+    kept = json.loads((out / "multilevel.json").read_text())
+
+    def no_pilot(*args, **kwargs):
+        raise AssertionError("a pilot played again")
+
+    monkeypatch.setattr(play, "allocation", no_pilot)
+    again = ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=out)
+    assert again["sizes"] == first["sizes"] == kept["sizes"]
+    assert again["metrics"]["dealer_advantage"]["value"] == first["metrics"]["dealer_advantage"]["value"]
+    with pytest.raises(AssertionError, match="a pilot played again"):
+        ml.run_multilevel("bridgette", rules, policies, 43, 300, ["all=heuristic"], out=out)

@@ -139,6 +139,25 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                             dealing, influence)
 
 
+def _finished(out, target, ctrl, deals, until):
+    """The multilevel.json a finished run of this command left in ``out`` (the same target
+    deals, or the same ``until``, and sizes for the target and some of ``ctrl``), or None:
+    a rerun keeps its pilot's sizes, so a finished folder's estimate does not move with the
+    timing of a new pilot."""
+    if out is None:
+        return None
+    try:
+        kept = json.loads((Path(out) / "multilevel.json").read_text())
+        chosen = kept["sizes"]
+        names = [target.name, *(pl.name for pl in ctrl)]
+        fits = (kept["until"] == until and set(chosen) <= set(names) and target.name in chosen
+                and all(isinstance(m, int) and not isinstance(m, bool) and m >= 1 for m in chosen.values())
+                and (chosen[target.name] == deals if until is None else chosen[target.name] <= deals))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return kept if fits else None
+
+
 def _refuse_other_levels(folder: Path, levels, played: int) -> None:
     """A folder kept by another --control list is another run's: a level file this command
     does not play would lie there unused (or, in a later run, be read as another level), and
@@ -200,7 +219,13 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
     began = time.perf_counter()
     sizes = [deals] + (list(control_deals) if control_deals is not None else [])
     alloc = None
-    if control_deals is None and ctrl or until is not None:
+    kept = _finished(out, target, ctrl, deals, None if until is None else [first.name, width]) \
+        if control_deals is None and (ctrl or until is not None) else None
+    if kept is not None:  # the same command again: the sizes its pilot chose, not a new pilot's
+        alloc, chosen = kept["allocation"], kept["sizes"]
+        ctrl = [pl for pl in ctrl if pl.name in chosen]
+        sizes = [chosen[target.name]] + [chosen[pl.name] for pl in ctrl]
+    elif control_deals is None and ctrl or until is not None:
         p = min(pilot, deals)
         say(f"pilot: every level on the first {p:,} deals, to size them")
         for pl in [target, *ctrl]:
