@@ -31,9 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from sim.cli import refuse_another
-from sim.files import read_file
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
-from sim.store import STRATUM_FOLDER, claim, holds_runs, stratum_folder, write_atomic
+from sim.store import STRATUM_FOLDER, claim, holds_runs, read_sealed, sealed, stratum_folder, write_atomic
 
 ALLOCATIONS = ("proportional", "equal", "neyman")
 PILOT_DEALS = 400  # per stratum, for the neyman allocation
@@ -289,7 +288,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
         bound = [b for m in specs for b in (custom_metrics(m, runs) if isinstance(m, Custom) else [m])]
         result = {"game": game, "stratify": stratification, "allocation": allocation, "deals": deals, "seed": seed,
                   "neyman_sigmas": sigmas, **report(game, strata, folders, bound)}
-        write_atomic(out / "strata.json", json.dumps(result, indent=1).encode())
+        write_atomic(out / "strata.json", json.dumps(sealed(result), indent=1).encode())
     return result
 
 
@@ -338,7 +337,7 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
                                 "plain_ci95": e["plain_ci95"], "variance_saved": e["variance_saved"],
                                 "estimator": e["estimator"]} for e in per],
                 "overall": overall}
-        write_atomic(out / "strata.json", json.dumps(result, indent=1).encode())
+        write_atomic(out / "strata.json", json.dumps(sealed(result), indent=1).encode())
     return result
 
 
@@ -352,8 +351,8 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
     folder). Other metrics of the same run are read again from its strata, as a sweep's
     tables are; other control levels are refused by the levels' own files."""
     try:
-        theirs = json.loads(read_file(out / "strata.json"))
-    except (OSError, ValueError):
+        theirs = read_sealed(out / "strata.json")
+    except (OSError, ValueError):  # a DamagedError too
         try:
             stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
         except OSError:

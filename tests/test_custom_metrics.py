@@ -15,6 +15,7 @@ from sim.comparison import compare_runs
 from sim.custom import split_items
 from sim.metrics import MetricsError, parse_metrics
 from sim.ratio import PairedMoments
+from sim.store import read_sealed
 from sim.sweep import main as sweep_main
 from tests.commands import as_process
 from tests.test_metrics import DEALS_A, GAMES_A, fake_run
@@ -299,7 +300,7 @@ def test_a_sweep_with_custom_metrics(tmp_path, capsys):
     rows = (out / "sweep.csv").read_text().splitlines()
     assert [r.split(",")[1:3] for r in rows[1:4]] == [["dealer_advantage", "points per deal"], ["adv", "per deal"],
                                                       ["made4", "share of deals"]]
-    assert json.loads((out / "sweep.json").read_text()) == result
+    assert read_sealed(out / "sweep.json") == result
     assert (out / "sweep.png").read_bytes()[:4] == b"\x89PNG"
     # The printed tables: the metric in words, its values and its balance point.
     assert sweep_main(argv) == 0

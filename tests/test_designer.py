@@ -10,6 +10,7 @@ import pytest
 
 from analysis.compare import main as compare_main
 from sim.comparison import compare_runs
+from sim.store import read_sealed
 from tests.commands import as_process, in_process
 from tests.test_metrics import DEALS_A, GAMES_A, Z, fake_run
 
@@ -162,7 +163,7 @@ def test_stratified_runs_report_each_group(tmp_path):
     result = in_process("sim.run", "--deals", "900", "--stratify", "upcard_class", "--metrics",
                         "m = mean(made) where level >= 0 by declarer_is_dealer", "--quiet", "--out", out)
     assert result.returncode == 0, result.stderr
-    metrics = json.loads((out / "strata.json").read_text())["metrics"]
+    metrics = read_sealed(out / "strata.json")["metrics"]
     assert list(metrics) == ["m[False]", "m[True]"]
     for i, name in enumerate(("numeral", "face", "ace")):
         d = sim.load_run(out / f"stratum-{name}").deals(["game", "level", "made", "declarer_is_dealer"])

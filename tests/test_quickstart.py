@@ -26,6 +26,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from sim.store import read_sealed
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 SMALL = {"--games": "300", "--deals": "600"}
@@ -214,7 +216,7 @@ def test_a_comparison_opens_with_b_minus_a(readme_runs):
 def test_a_sweep_opens_with_each_setting_and_its_balance_point(readme_runs):
     folder, done = readme_runs
     lines = _output(done, "sim.sweep").splitlines()
-    result = json.loads((folder / "runs/sweep-draw/sweep.json").read_text())
+    result = read_sealed(folder / "runs/sweep-draw/sweep.json")
     assert lines[0] == "bridgette: 4 settings of exchange.nondealer_draw, 300 games each, seed 1"
     for line, row in zip(lines[3:7], result["settings"]):
         adv, wins = row["metrics"]["dealer_advantage"], row["metrics"]["first_dealer_wins"]
@@ -282,7 +284,7 @@ def test_a_stratified_run_opens_with_its_overall_answers(tmp_path):
     with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         assert main(["--deals", "600", "--stratify", "upcard_class", "--out", "strata"]) == 0
     lines = out.getvalue().splitlines()
-    metrics = json.loads((tmp_path / "strata" / "strata.json").read_text())["metrics"]
+    metrics = read_sealed(tmp_path / "strata" / "strata.json")["metrics"]
     adv, made = metrics["dealer_advantage"], metrics["contract_made"]
     assert lines[0] == "bridgette: 600 independent deals, seed 1, stratified by upcard_class"
     o = adv["overall"]

@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+
 from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.browser import inspect, inspect_pages
 from analysis.report import build_report, main as report_main
-from sim.store import FolderLock
+from sim.store import FolderLock, read_sealed, sealed
 from tests.commands import disk_full_at, in_process
 from analysis.report.sweep import sweep_figure
 from sim.games import game_info
@@ -334,7 +335,7 @@ def test_colon_table_states_its_confounding_and_the_paired_command_runs(runs, tm
     result = subprocess.run([sys.executable, *argv[1:], "--out", str(tmp_path / "sweep"), "--quiet"],
                             capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
     assert result.returncode == 0, result.stderr
-    settings = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["settings"]
+    settings = read_sealed(tmp_path / "sweep" / "sweep.json")["settings"]
     assert [s["values"]["deck.colons"] for s in settings] == [["little", "royal", "grand"], ["little", "royal"]]
 
 
@@ -430,7 +431,7 @@ def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_dr
     assert printed == f"{out / 'index.html'}\n"
     names = listing(runs["sweep"])
     assert sorted(names) == reports["sweep listing"] and is_sweep_folder(runs["sweep"], names)
-    result = json.loads((runs["sweep"] / "sweep.json").read_text())
+    result = read_sealed(runs["sweep"] / "sweep.json")
     page = (out / "index.html").read_text()
     for name in SWEEP_METRICS:
         with open(out / f"metric_{name}.csv") as fh:
@@ -449,7 +450,7 @@ def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_dr
     fake = tmp_path / "fake"
     fake.mkdir()
     crossing = dict(result, balance_point={"first_dealer_wins": 7.5}, balance_bracket={"first_dealer_wins": None})
-    (fake / "sweep.json").write_text(json.dumps(crossing))
+    (fake / "sweep.json").write_text(json.dumps(sealed(crossing)))
     assert report_main([str(fake), "--out", str(tmp_path / "fake-report")]) == 0
     page = (tmp_path / "fake-report" / "index.html").read_text()
     assert page.count("Balance point not resolved") == 2 and "it is not drawn" in page  # headline and section
@@ -483,10 +484,17 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     (tmp_path / "bad-sweep" / "sweep.json").write_text("[1, 2]")
     edited = tmp_path / "edited-sweep"  # the real sweep's table with its varied keys taken out
     shutil.copytree(runs["sweep"], edited)
-    table = json.loads((edited / "sweep.json").read_text())
-    (edited / "sweep.json").write_text(json.dumps(dict(table, vary=[])))
+    table = read_sealed(edited / "sweep.json")
+    (edited / "sweep.json").write_text(json.dumps(sealed(dict(table, vary=[]))))  # sealed again: read, then refused
+    altered = tmp_path / "altered-sweep"  # a number edited by hand: its checksum no longer matches
+    shutil.copytree(runs["sweep"], altered)
+    text = (altered / "sweep.json").read_text()
+    first = table["settings"][0]["metrics"]["dealer_advantage"]["value"]
+    assert text.count(json.dumps(first)) >= 1
+    (altered / "sweep.json").write_text(text.replace(json.dumps(first), "123456789.0", 1))
     cases = [([runs["bridgette"], tmp_path / "missing"], "does not exist"),
              ([edited], "sweep.json is unreadable or not a sweep's"),
+             ([altered], "sweep.json is damaged (its checksum does not match its content)"),
              ([runs["bridgette"], runs["bid-euchre"]], "different game (bridgette and bid-euchre)"),
              ([tmp_path / "bad-sweep"], "sweep.json is unreadable or not a sweep's"),
              ([runs["bridgette"], "--metrics", "dealer_advantage"], "--metrics applies to a comparison"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from fractions import Fraction
 
@@ -17,6 +16,7 @@ from sim.api import load_run, resolve_rules, simulate
 from sim.games import game_info
 from sim.metrics import METRICS
 from sim.ratio import ratio_estimate, ratio_sums
+from sim.store import read_sealed
 from sim.summary import Z95
 from tests.commands import in_process
 
@@ -213,7 +213,7 @@ def test_a_folder_of_another_stratified_run_is_refused_and_other_metrics_are_rea
         assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
     again = in_process("sim.run", *argv, "--metrics", "contract_made")
     assert again.returncode == 0, again.stderr
-    assert list(json.loads((out / "strata.json").read_text())["metrics"]) == ["contract_made"]
+    assert list(read_sealed(out / "strata.json")["metrics"]) == ["contract_made"]
 
 
 def test_a_stopped_stratified_run_is_not_taken_by_another_stratification(tmp_path):
@@ -233,3 +233,19 @@ def test_a_stopped_stratified_run_is_not_taken_by_another_stratification(tmp_pat
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
     assert in_process("sim.run", *args, "--stratify", "upcard_class").returncode == 0  # the first finishes
     assert (out / "strata.json").is_file()
+
+
+def test_a_strata_file_edited_by_hand_is_named_not_reported(tmp_path):
+    """strata.json checks itself: a number edited by hand (the report would show it as the
+    run's) makes analysis.report end in one line naming the file, exit 2, nothing written;
+    the file as the run wrote it reports."""
+    out = tmp_path / "s"
+    assert in_process("sim.run", "--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out).returncode == 0
+    text = (out / "strata.json").read_text()
+    assert in_process("analysis.report", out, "--out", tmp_path / "r").returncode == 0
+    (out / "strata.json").write_text(text.replace('"probability": "13/55"', '"probability": "1/2"', 1))
+    assert (out / "strata.json").read_text() != text
+    result = in_process("analysis.report", out, "--out", tmp_path / "r2")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{out / 'strata.json'} is damaged (its checksum does not match its content)" in result.stderr
+    assert not (tmp_path / "r2").exists()

@@ -10,6 +10,7 @@ import pytest
 from sim.custom import split_items
 from sim.metrics import METRICS
 from sim.rules import RulesError
+from sim.store import read_sealed
 from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of
 from tests.commands import in_process
 
@@ -108,7 +109,7 @@ def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, ca
         assert m["diff"] == 0 and m["ci95"] == [0.0, 0.0], name
         assert m["value"] == result["settings"][0]["metrics"][name]["value"]
     # The tables are saved in the sweep's folder: the printed object, and one CSV row per setting and metric.
-    assert json.loads((out / "sweep.json").read_text()) == result and result["plot"] == str(out / "sweep.png")
+    assert read_sealed(out / "sweep.json") == result and result["plot"] == str(out / "sweep.png")
     rows = (out / "sweep.csv").read_text().splitlines()
     key = vary.split("=")[0]
     assert rows[0] == f"{key},metric,unit,value,value_lo95,value_hi95,minus_first,minus_first_lo95," \
@@ -132,7 +133,7 @@ def test_a_rule_change_without_effect_gives_exact_zeros(game, vary, tmp_path, ca
     assert "minus first" in printed.out and "plot:" not in printed.out
     assert printed.err == (f"python -m sim.sweep: error: cannot write the plot {out / 'sweep.png'}: "
                            f"No space left on device; the tables are saved in {out}\n")
-    assert json.loads((out / "sweep.json").read_text())["plot"] is None
+    assert read_sealed(out / "sweep.json")["plot"] is None
 
 
 def test_a_real_sweep_through_the_command_line(tmp_path):

@@ -9,7 +9,6 @@ the report says which sections need records.
 from __future__ import annotations
 
 import html
-import json
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -21,11 +20,11 @@ from analysis.report.page import Report, Table, figure, inline, _num
 from analysis.report.plots import hist_panel
 from analysis.tables import DealScoreTally, GameTally, ReportError, RunData, fill
 from sim.cli import shell_word
-from sim.files import read_file
 from sim.games import game_info
 from sim.headline import players as headline_players, run_answers
 from sim.run import until_words
 from sim.rules import GAMES as RULE_CLASSES, option_table
+from sim.store import DamagedError, read_sealed
 from sim.summary import rate
 
 
@@ -291,9 +290,9 @@ def build_strata_report(path: Path, out=None) -> Path:
     from sim.summary import Z95
 
     try:
-        result = json.loads(read_file(path / "strata.json"))
-    except (OSError, ValueError):
-        raise ReportError(f"{path}/strata.json is unreadable") from None
+        result = read_sealed(path / "strata.json")
+    except DamagedError as exc:  # edited, cut short: named, never reported
+        raise ReportError(str(exc)) from None
     out = page.report_folder(Path(out) if out is not None else path / "report")
     game, rep = result["game"], page.Report(None, out)
     top = []

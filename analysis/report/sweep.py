@@ -18,6 +18,7 @@ from analysis.report.comparison import interval_html, rule_warnings_html
 from analysis.report.page import figure
 from analysis.report.plots import COLORS
 from analysis.report.run import players
+from sim.store import DamagedError, read_sealed
 from analysis.tables import ReportError
 from sim.games import GAMES, game_info
 from sim.metrics import shown
@@ -61,7 +62,10 @@ def _entry_ok(entry) -> bool:
 def read_sweep(path: Path) -> dict:
     """sweep.json, checked for what the report reads; a ReportError in one line otherwise."""
     try:
-        result = json.loads((path / "sweep.json").read_text(encoding="utf-8"))
+        result = read_sealed(path / "sweep.json", "is unreadable or not a sweep's (python -m sim.sweep)")
+    except DamagedError as exc:  # edited, cut short: named, never reported
+        raise ReportError(str(exc)) from None
+    try:
         vary = result["vary"]
         ok = (isinstance(result, dict) and result.get("game") in GAMES and len(result["settings"]) >= 2
               and isinstance(vary, list) and vary and all(isinstance(k, str) for k in vary)

@@ -12,7 +12,7 @@ from sim.cli import file_in_the_way, plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import RunError, csv_bytes, temporary, write_atomic, write_json
+from sim.store import RunError, csv_bytes, sealed, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -72,7 +72,8 @@ def save_tables(result: dict) -> tuple[Path, Path]:
                          sweep_metric(result, name).unit_for(result["game"]),
                          *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
     paths = out / "sweep.json", out / "sweep.csv"
-    write_json(paths[0], result)  # a RunError names the file that cannot be written
+    write_json(paths[0], sealed(result))  # it checks itself (a reader names it edited); a RunError names a
+    # file that cannot be written
     write_atomic(paths[1], csv_bytes([*result["vary"], *TABLE_COLUMNS], rows))
     return paths
 
