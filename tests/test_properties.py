@@ -427,14 +427,14 @@ def test_deep_nesting_huge_numbers_and_line_breaks_are_one_line(command, line, m
 
 
 def test_a_plot_under_a_regular_file_names_the_file_and_keeps_it(stopped, tmp_path):
-    """The plot is drawn only where a PNG may go and over nothing but a sweep's own plot: a
+    """The plot is drawn only where a PNG may go and over nothing but the sweep's own plot: a
     user's text or image, even under a .png name, is kept."""
     notes = tmp_path / "notes.txt"
     notes.write_text("not a folder\n")
     picture = tmp_path / "holiday.png"
     image = next((Path(__file__).resolve().parents[1] / "docs" / "img").glob("*.png")).read_bytes()
     picture.write_bytes(image)
-    kept = "it exists and is not a sweep's plot, so it is kept; choose another --plot"
+    kept = "it exists and is not this sweep's plot, so it is kept; choose another --plot"
     for plot, problem in [(notes / "x.png", f"cannot write the plot {notes / 'x.png'}: {notes} is a file, not a folder"),
                           (notes / "sub" / "x.png",
                            f"cannot write the plot {notes / 'sub' / 'x.png'}: {notes} is a file, not a folder"),

@@ -178,6 +178,22 @@ def test_a_folder_of_another_sweep_is_refused_and_kept(tmp_path, capsys):
     assert main(first) == 0
 
 
+def test_a_sweep_draws_over_its_own_plot_and_no_other_sweeps(tmp_path, capsys):
+    """Each plot carries its sweep's folder: the same sweep draws its plot again, and another
+    sweep given that plot's path with --plot is refused in one line, the plot kept (before:
+    any sweep's plot was drawn over)."""
+    first, other = tmp_path / "first", tmp_path / "other"
+    argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--quiet"]
+    assert main([*argv, "--out", str(first)]) == 0
+    plot = (first / "sweep.png").read_bytes()
+    capsys.readouterr()
+    assert main([*argv, "--out", str(other), "--plot", str(first / "sweep.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "it exists and is not this sweep's plot, so it is kept" in err, err
+    assert (first / "sweep.png").read_bytes() == plot
+    assert main([*argv, "--out", str(first)]) == 0  # its own plot, drawn again
+
+
 def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeypatch):
     """The plot is written whole or not at all, as every file of a sweep (before: straight
     onto sweep.png, so a kill while drawing left a broken or empty file that every rerun
@@ -200,7 +216,7 @@ def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeyp
 
     monkeypatch.setattr(output, "write_atomic", killed_while_drawing)
     assert main(argv) == 130
-    assert (out / "sweep.png").read_bytes() == before and is_sweep_plot(out / "sweep.png")
+    assert (out / "sweep.png").read_bytes() == before and is_sweep_plot(out / "sweep.png", out)
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 

@@ -19,11 +19,18 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), near the start of the file
 
 
-def check_plot_path(path: Path) -> None:
+def plot_mark(out) -> str:
+    """What a sweep's plot carries in its PNG text: PLOT_MARK and the sweep's folder, so a
+    sweep draws over its own plot and no other sweep's."""
+    return f"{PLOT_MARK} {Path(out).resolve()}"
+
+
+def check_plot_path(path: Path, out) -> None:
     """Refuse a plot file that could not be written or should not be: a name not ending in
     .png (the plot is a PNG image), a link, a folder, a path under a file, one whose folder cannot
     be made or takes no new file (tried with an empty temporary file), or a file there
-    already that is not a sweep's plot (a plot is drawn over only a plot)."""
+    already that is not this sweep's plot (``out``: its folder; a plot is drawn over only by
+    the sweep that drew it)."""
     if path.suffix.lower() != ".png":
         raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
     try:
@@ -35,8 +42,8 @@ def check_plot_path(path: Path) -> None:
         under_file = file_in_the_way(path.parent)
         if under_file is not None:  # mkdir would say only "File exists" or "Not a directory"
             raise NotADirectoryError(errno.ENOTDIR, f"{under_file} is a file, not a folder")
-        if path.is_file() and not is_sweep_plot(path):
-            raise FileExistsError(errno.EEXIST, "it exists and is not a sweep's plot, so it is kept; "
+        if path.is_file() and not is_sweep_plot(path, out):
+            raise FileExistsError(errno.EEXIST, "it exists and is not this sweep's plot, so it is kept; "
                                                 "choose another --plot")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,11 +56,39 @@ def check_plot_path(path: Path) -> None:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 
 
-def is_sweep_plot(path: Path) -> bool:
-    """Whether ``path`` is a PNG image a sweep drew (``PLOT_MARK``), which a sweep may draw over."""
+def is_sweep_plot(path: Path, out) -> bool:
+    """Whether ``path`` is a PNG image the sweep of folder ``out`` drew: its Software text
+    (the chunks before the image data) is ``plot_mark(out)``, so it may draw over it again;
+    in the sweep's own ``sweep.png`` also a plot of a release that marked no folder."""
+    own = {plot_mark(out)} | ({PLOT_MARK} if Path(path).resolve() == (Path(out) / "sweep.png").resolve() else set())
     with open(path, "rb") as fh:
-        head = fh.read(512)
-    return head.startswith(PNG_SIGNATURE) and PLOT_MARK.encode() in head
+        if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+            return False
+        while True:
+            head = fh.read(8)  # a chunk: its length, its type, its data, a CRC
+            if len(head) < 8 or head[4:] in (b"IDAT", b"IEND"):
+                return False
+            data = fh.read(int.from_bytes(head[:4], "big"))
+            fh.read(4)
+            text = _png_text(head[4:], data)
+            if text is not None and text[0] == "Software" and text[1] in own:
+                return True
+
+
+def _png_text(kind: bytes, data: bytes):
+    """(keyword, text) of a PNG text chunk: tEXt in Latin-1, or iTXt uncompressed in UTF-8
+    (matplotlib's choice for text that Latin-1 cannot hold); None for any other chunk."""
+    try:
+        if kind == b"tEXt":
+            key, text = data.split(b"\x00", 1)
+            return key.decode("latin-1"), text.decode("latin-1")
+        if kind == b"iTXt":
+            key, rest = data.split(b"\x00", 1)
+            _, _, text = rest[2:].split(b"\x00", 2)  # after the compression bytes: language, keyword
+            return (key.decode("latin-1"), text.decode("utf-8")) if rest[0] == 0 else None
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None
+    return None
 
 
 TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
@@ -212,7 +247,7 @@ def plot(result: dict, path) -> Path:
     path = Path(path)
     image = io.BytesIO()
     try:
-        fig.savefig(image, dpi=110, format="png", metadata={"Software": PLOT_MARK})
+        fig.savefig(image, dpi=110, format="png", metadata={"Software": plot_mark(result["out"])})
     finally:
         plt.close(fig)
     try:

@@ -127,7 +127,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         stack.callback(claim(out, is_sweep_folder, "sweep").release)
         refuse_another_sweep(out, {folder_name(i, setting) for i, setting in enumerate(settings)})
         if plot_path is not None:  # inside the claim: a folder the sweep makes goes again if it ends here
-            check_plot_path(Path(plot_path))
+            check_plot_path(Path(plot_path), out)
         extra = {} if dealing is None else {"dealing": dealing}
         if cluster is not None:  # one cluster (and its workers' warm kernels) for every setting
             from sim.cluster import open_cluster
