@@ -26,7 +26,7 @@ from sim.rules import variant_game
 from sim.store import RunError
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
 from sim.ratio import interval, ratio_sums, ratio_variance
-from sim.summary import Z95
+from sim.summary import Z95, wilson
 from sim.summary import merge as added  # sums of blocks
 
 BLOCK_GAMES = 20_000
@@ -185,16 +185,24 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         "games": games, "deals": deal_stats["n"], "deals_played": played,
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
-        "a_game_win_rate": win_rate, "a_game_win_ci95": _within_rates(win_stats["ci95"]),
+        "a_game_win_rate": win_rate, "a_game_win_ci95": _win_interval(win_stats["ci95"], win_rate, games),
         "a_games_won": a_wins, "drawn_games": undecided,
         "points_and_wins_disagree": disagreement(deal_stats["mean"], win_rate),
         "pairing_variance_reduction": deal_stats["variance_reduction"],
     }
 
 
-def _within_rates(bounds):
-    """A win rate's normal interval cut to [0, 1], where few games can carry it past."""
-    return None if bounds is None else [max(0.0, bounds[0]), min(1.0, bounds[1])]
+def _win_interval(bounds, win_rate: float, pairs: int):
+    """A win rate's normal interval over game pairs, cut to [0, 1], where few games can carry
+    it past. Where every pair won (or lost) both games it has no width, which no few games
+    can show: the Wilson interval of the rate over the pairs stands in for it, as for any
+    rate at its bound. (Pairs that each split their games, a player against itself, are an
+    exact half, and keep [0.5, 0.5].)"""
+    if bounds is None:
+        return None
+    if bounds[0] == bounds[1] and win_rate in (0.0, 1.0):
+        return wilson(win_rate * pairs, pairs)
+    return [max(0.0, bounds[0]), min(1.0, bounds[1])]
 
 
 def disagreement(mean_diff: float | None, win_rate: float) -> str | None:

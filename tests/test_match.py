@@ -162,3 +162,17 @@ def test_a_match_where_no_deal_counts_is_one_line_not_a_finding():
         assert run.stderr == ("python -m sim.match: error: no deal counted in any of the 2 games played: each ended "
                               "with its deals passed out, at the redeal limit (C-5); nothing to compare under these "
                               "rules\n")
+
+
+def test_a_win_rate_every_pair_shares_gets_the_wilson_interval_not_one_of_no_width():
+    """Five pairs all won: the pairs' normal interval has no width ([100%, 100%]), which no
+    five games can show; the Wilson interval of 5 in 5 stands in ([56.6%, 100%], by hand:
+    centre (1 + 1.96^2/10) / (1 + 1.96^2/5) = 0.7830, half-width 0.2170). A rate that varies
+    keeps its normal interval, cut to [0, 1]."""
+    from sim.match import _win_interval
+
+    lo, hi = _win_interval([1.0, 1.0], 1.0, 5)
+    assert abs(lo - 0.5655) < 1e-4 and hi == 1.0
+    assert _win_interval([0.0, 0.0], 0.0, 5) == [0.0, pytest.approx(0.4345, abs=1e-4)]
+    assert _win_interval([0.45, 1.07], 0.76, 5) == [0.45, 1.0]
+    assert _win_interval(None, 1.0, 1) is None
