@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sim.summary import Z95
+from sim.summary import Z95, wilson
 
 
 SHARE = (0.0, 1.0)  # the range of a rate: a metric's ``within``
@@ -67,8 +67,13 @@ def ratio_estimate(sums: dict, within=None) -> dict:
     """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it
     (cut to ``within``, the range of the metric's values)."""
     r, var = ratio_variance(sums)
-    return {"value": None if r is None else float(r), "ci95": None if var is None else interval(r, var, within),
-            "deals": sums["n"], "games": sums["games"]}
+    ci = None if var is None else interval(r, var, within)
+    if ci is not None and var == 0 and within == (0, 1) and r in (0, 1):
+        # A rate at its bound on every game (two contracts, both made): no width, which so few
+        # can never show; the Wilson interval of the rate over its trials stands in, as for
+        # any rate of a plain run.
+        ci = wilson(float(r) * float(sums["n"]), float(sums["n"]))
+    return {"value": None if r is None else float(r), "ci95": ci, "deals": sums["n"], "games": sums["games"]}
 
 
 def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:

@@ -90,6 +90,9 @@ def test_a_rates_interval_stays_between_0_and_1_on_tiny_strata(tmp_path):
             for f in folders]
     assert any(ci[0] < 0 or ci[1] > 1 for ci in wide)
     for cut, ci in zip(made["by_stratum"], wide):
+        if ci[0] == ci[1] and cut["value"] in (0.0, 1.0):  # a rate at its bound: Wilson's (below)
+            assert cut["ci95"][0] < cut["ci95"][1]
+            continue
         assert cut["ci95"] == pytest.approx([max(ci[0], 0.0), min(ci[1], 1.0)])
 
 def test_allocations():
@@ -249,3 +252,21 @@ def test_a_strata_file_edited_by_hand_is_named_not_reported(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"{out / 'strata.json'} is damaged (its checksum does not match its content)" in result.stderr
     assert not (tmp_path / "r2").exists()
+
+
+def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():
+    """Two contracts, both made, in a stratum of two deals: the ratio's interval over games
+    has no width ([100%, 100%]), which two trials can never show; the Wilson interval of 2 in
+    2 stands in ([34.24%, 100%], as sim.summary.rate gives a plain run's), and a rate that
+    varies keeps its interval over games."""
+    from sim.ratio import SHARE
+    from sim.summary import wilson
+
+    made = ratio_estimate(ratio_sums(np.array([1.0, 1.0]), np.array([1.0, 1.0])), SHARE)
+    assert made["value"] == 1.0 and made["ci95"] == wilson(2, 2) and round(made["ci95"][0], 4) == 0.3424
+    none = ratio_estimate(ratio_sums(np.array([0.0, 0.0, 0.0]), np.array([1.0, 1.0, 1.0])), SHARE)
+    assert none["ci95"] == wilson(0, 3)
+    mixed = ratio_estimate(ratio_sums(np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0])), SHARE)
+    assert mixed["ci95"] != wilson(2, 3) and mixed["ci95"][0] < 2 / 3 < mixed["ci95"][1]
+    points = ratio_estimate(ratio_sums(np.array([5.0, 5.0]), np.array([1.0, 1.0])))  # not a rate: as it was
+    assert points["ci95"] == [5.0, 5.0]
