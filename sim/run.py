@@ -23,7 +23,7 @@ from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
-from sim.multilevel import MultilevelError, add_control_flags, play_cli
+from sim.multilevel import MultilevelError, add_control_flags, check_control_flags, play_cli
 
 USER_ERRORS = (RulesError, PolicyError, RunError, GameError, DealingError, MetricsError, MultilevelError)
 
@@ -279,7 +279,8 @@ def main(argv=None) -> int:
     try:
         if args.list_options:
             other = [a.option_strings[0] for a in parser._actions if a.option_strings
-                     and a.dest not in ("help", "list_options", "game", "rules") and getattr(args, a.dest) != a.default]
+                     and a.dest not in ("help", "list_options", "game", "rules")
+                     and (a.dest in parser.given or getattr(args, a.dest) != a.default)]
             if other:  # not read: refused rather than passed over in silence
                 parser.error(f"--list-options lists a game's rule options and takes only --game or --rules: "
                              f"drop {other[0]}")
@@ -293,8 +294,7 @@ def main(argv=None) -> int:
 def play(args, parser) -> int:
     from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
 
-    if args.control_deals and not args.control:
-        parser.error("--control-deals sizes the levels of --control: give --control too")
+    check_control_flags(args, parser)
     dealing = dealing_of(args, parser)
     rules = resolve_rules(args.game, args.rules, args.set_options)
     policies = resolve_policies(args.game, args.policy)

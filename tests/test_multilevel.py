@@ -230,6 +230,22 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["sim.run", "sim.sweep"])
+@pytest.mark.parametrize("flag", [["--records", "none"], ["--records", "deals"], ["--block-size", "10"]])
+def test_control_refuses_the_flags_it_would_pass_over(command, flag, tmp_path):
+    """--control keeps each level's per-deal values in files of its own: --records and
+    --block-size, even at their defaults, would change nothing, and are refused in one line
+    (before: accepted without a word), nothing made."""
+    from tests.commands import in_process
+
+    vary = ["--vary", "exchange.nondealer_draw=2,6"] if command == "sim.sweep" else []
+    result = in_process(command, *vary, "--deals", "50", "--control", "all=heuristic", *flag,
+                        "--out", tmp_path / "x")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"--control keeps each level's per-deal values in files of its own: drop {flag[0]}" in result.stderr
+    assert not (tmp_path / "x").exists()
+
+
 def test_too_few_deals_are_refused_before_anything_is_kept_and_a_small_pilot_plays(tmp_path, capsys):
     """A target of 1 or 2 deals (no variance to measure) is refused in one line before any
     level is played, in a plain and a stratified run, and leaves no folder behind (before:

@@ -43,7 +43,7 @@ plain target deals (``allocation``). docs/multilevel.md has the measurements.
 from __future__ import annotations
 
 from sim.multilevel.allocation import allocation, sizes_for
-from sim.multilevel.cli import add_control_flags, format_report, play_cli
+from sim.multilevel.cli import add_control_flags, check_control_flags, format_report, play_cli
 from sim.multilevel.estimator import DEALS_PER_REGRESSOR, MIN_TARGET_DEALS, Features, LevelData, \
     MultilevelError, estimate_difference, estimator_name, lean, nested_estimate, stratified_estimate
 from sim.multilevel.folders import compare_folders, is_multilevel_folder, read_folder
@@ -53,7 +53,7 @@ from sim.multilevel.levels import CONTRACT_SHIFTS, TRICK_SHIFTS, Level, LevelPla
 from sim.multilevel.play import PILOT_DEALS, _plain, default_levels, run_multilevel
 
 __all__ = ["CONTRACT_SHIFTS", "DEALS_PER_REGRESSOR", "HAND_FEATURES", "PILOT_DEALS", "TRICK_SHIFTS",
-           "add_control_flags", "allocation", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
+           "add_control_flags", "allocation", "check_control_flags", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
            "default_levels", "estimate_difference", "estimator_name", "Features", "format_report", "hand_features",
            "is_multilevel_folder", "lean", "Level", "level_from_run", "LevelData", "LevelPlayer", "MIN_TARGET_DEALS",
            "MultilevelError", "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder",

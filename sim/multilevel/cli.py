@@ -48,6 +48,17 @@ def add_control_flags(p) -> None:
                         "the multilevel allocation rule)")
 
 
+def check_control_flags(args, parser) -> None:
+    """--control-deals needs --control, and --control keeps each level's per-deal values in
+    files of its own, so --records and --block-size, which it would pass over, are refused."""
+    if args.control_deals and not args.control:
+        parser.error("--control-deals sizes the levels of --control: give --control too")
+    unread = [flag for flag, dest in (("--records", "records"), ("--block-size", "block_size"))
+              if dest in parser.given]
+    if args.control and unread:
+        parser.error(f"--control keeps each level's per-deal values in files of its own: drop {unread[0]}")
+
+
 def play_cli(args, rules, policies, dealing) -> int:
     """sim.run with --control: the multilevel estimate, printed and kept in --out."""
     from sim.cli import say, stopped

@@ -25,7 +25,7 @@ from pathlib import Path
 from sim.cli import path_text, say, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, parse_metrics
-from sim.multilevel import add_control_flags
+from sim.multilevel import add_control_flags, check_control_flags
 from sim.run import (
     OneLineParser, USER_ERRORS, add_cluster_flag, add_dealing_flags, add_rule_flags, block_size_value, count,
     dealing_of, seed_value,
@@ -77,8 +77,7 @@ def build_parser():
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.control_deals and not args.control:
-        parser.error("--control-deals sizes the levels of --control: give --control too")
+    check_control_flags(args, parser)
     try:
         # with --control the default is the dealer's advantage alone (a strong player is dear)
         metrics = None if args.metrics is None and args.control else parse_metrics(args.metrics)
