@@ -110,6 +110,12 @@ def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) ->
     return counts
 
 
+def shares_text(strata: list[Stratum], shares: list[float]) -> str:
+    """An explicit allocation in one form, whatever order and spelling it was given in
+    (``numeral=1, face=1,ace=1`` and ``ace=1,face=1,numeral=1`` are one allocation)."""
+    return ",".join(f"{s.name}={share!r}" for s, share in zip(strata, shares))
+
+
 def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
     """``ace=0.5,face=0.25,numeral=0.25``: a share for every stratum."""
     names = [s.name for s in strata]
@@ -121,8 +127,8 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
         except ValueError:
             share = -1.0
         if not eq or name.strip() not in names or not 0 < share <= 1e9:  # shares in proportion; summed below
-            raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or positive shares of every "
-                               f"stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
+            raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares above 0 and up to 1e9 "
+                               f"of every stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
         if name.strip() in shares:
             raise DealingError(f"--allocation '{text}' gives {name.strip()} twice")
         shares[name.strip()] = share
@@ -249,8 +255,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     if records != "deals":
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]
-    if allocation not in ALLOCATIONS:
-        explicit_shares(strata, allocation)  # checked before anything is played
+    if allocation not in ALLOCATIONS:  # checked before anything is played, and kept in one form
+        allocation = shares_text(strata, explicit_shares(strata, allocation))
     least = 0  # each stratum's target deals, with --control
     if controls:
         from sim.multilevel import MIN_TARGET_DEALS as least
@@ -266,7 +272,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
                                         "deals": deals, "seed": seed, "controls": bool(controls)},
-                                  [stratum_folder(s.name) for s in strata])
+                                  [stratum_folder(s.name) for s in strata], strata)
     if controls:
         return _multilevel_strata(game, rules, policies, seed, deals, out, stratification, allocation, strata, counts,
                                   sigmas, metrics, list(controls), control_deals, notify, cluster, threads)
@@ -341,7 +347,7 @@ def _multilevel_strata(game, rules, policies, seed, deals, out, stratification, 
     return result
 
 
-def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
+def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=None) -> None:
     """Refuse, before anything is played, a folder whose strata.json is another stratified
     run's (``identity``: another game, stratification, allocation, deals or seed, or
     control levels where it had none or the other way round): its strata would be played
@@ -364,6 +370,12 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders) -> None:
         return  # none yet (or unreadable: the claim and the strata's own checks say so)
     if not isinstance(theirs, dict):
         return
+    kept = theirs.get("allocation")
+    if strata is not None and isinstance(kept, str) and kept not in ALLOCATIONS:  # an older run's own spelling
+        try:
+            theirs = dict(theirs, allocation=shares_text(strata, explicit_shares(strata, kept)))
+        except DealingError:  # another stratification's strata: refused below as it stands
+            pass
     refuse_another(out, "a stratified run", identity, dict(theirs, controls="controls" in theirs), DealingError,
                    list(identity))
 

@@ -105,7 +105,7 @@ def test_allocations():
     assert np.abs(np.array(neyman) - 10_000 * raw / raw.sum()).max() <= 2 and sum(neyman) == 10_000
     with pytest.raises(dealing.DealingError, match="give a share to every stratum"):
         strata.allocate(s, 100, "ace=1")
-    with pytest.raises(dealing.DealingError, match="positive shares of every stratum"):  # their sum overflows
+    with pytest.raises(dealing.DealingError, match="shares above 0 and up to 1e9 of every stratum"):  # their sum overflows
         strata.allocate(s, 100, "numeral=1e308,face=1e308,ace=1")
     with pytest.raises(dealing.DealingError, match="'ace=1,face=1,numeral=1,ace=1' gives ace twice"):
         strata.allocate(s, 100, "ace=1,face=1,numeral=1,ace=1")
@@ -270,3 +270,19 @@ def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():
     assert mixed["ci95"] != wilson(2, 3) and mixed["ci95"][0] < 2 / 3 < mixed["ci95"][1]
     points = ratio_estimate(ratio_sums(np.array([5.0, 5.0]), np.array([1.0, 1.0])))  # not a rate: as it was
     assert points["ci95"] == [5.0, 5.0]
+
+
+def test_an_allocation_written_another_way_is_the_same_run(tmp_path):
+    """Shares in another order or spelling (spaces, 1 or 1.0) are one allocation: the folder
+    of the first is the second's to read again, not another configuration's (before:
+    refused, 'differs in: allocation'); other shares are still refused."""
+    out = tmp_path / "s"
+    argv = ["--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out]
+    assert in_process("sim.run", *argv, "--allocation", "ace=1,face=1,numeral=2").returncode == 0
+    kept = read_sealed(out / "strata.json")
+    assert kept["allocation"] == "numeral=2.0,face=1.0,ace=1.0"
+    again = in_process("sim.run", *argv, "--allocation", "numeral=2.0, face=1,ace=1")
+    assert again.returncode == 0, again.stderr
+    assert read_sealed(out / "strata.json") == kept
+    other = in_process("sim.run", *argv, "--allocation", "numeral=1,face=1,ace=1")
+    assert other.returncode == 2 and "differs in: allocation" in other.stderr
