@@ -378,6 +378,13 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
             pass
     refuse_another(out, "a stratified run", identity, dict(theirs, controls="controls" in theirs), DealingError,
                    list(identity))
+    try:  # this run's own folder: a stratum folder none of its strata plays was put there
+        stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
+    except OSError:
+        stranger = []
+    if stranger:
+        raise DealingError(f"output folder {out} holds {stranger[0]}, no stratum of --stratify "
+                           f"{identity['stratify']}: move it away, or use another --out")
 
 
 def is_strata_folder(out: Path, names) -> bool:

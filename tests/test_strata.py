@@ -286,3 +286,20 @@ def test_an_allocation_written_another_way_is_the_same_run(tmp_path):
     assert read_sealed(out / "strata.json") == kept
     other = in_process("sim.run", *argv, "--allocation", "numeral=1,face=1,ace=1")
     assert other.returncode == 2 and "differs in: allocation" in other.stderr
+
+
+def test_a_stratum_folder_no_stratum_plays_is_named(tmp_path):
+    """A run folder put into a finished stratified run's folder under a stratum's name of no
+    stratum of it (stratum-zzz) is named in one line, exit 2, nothing changed (before: the
+    rerun went on, and every reader of the folder took the stranger for one of its own)."""
+    import shutil
+
+    out = tmp_path / "s"
+    argv = ["--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out]
+    assert in_process("sim.run", *argv).returncode == 0
+    shutil.copytree(out / "stratum-ace", out / "stratum-zzz")
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    result = in_process("sim.run", *argv)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"output folder {out} holds stratum-zzz, no stratum of --stratify upcard_class" in result.stderr
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
