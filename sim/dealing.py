@@ -325,7 +325,8 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
         raise DealingError(f"--require: '{term}' is not FEATURE OP NUMBER (e.g. hcp>=12)")
     name, op, digits = match.groups()
     if name not in lay.features:
-        raise DealingError(f"--require: '{name}' is not a feature of {game}; features: {', '.join(lay.features)}")
+        raise DealingError(f"--require: '{name}' is not a feature of {game} under these rules; its features: "
+                           f"{', '.join(lay.features)}")
     # Signs and underscores between digits as every number the package reads; Python reads
     # no integer of more than 4,300 digits.
     number = int(digits) if len(digits) <= 12 else MAX_TERM + 1

@@ -356,3 +356,12 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
     again = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=AS,CG", "--require",
                        "0:hcp >= 8, spades>=3", "--upcard", "AS,face", "--out", out)
     assert again.returncode == 0 and "already complete" in again.stdout, again.stderr
+
+
+def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():
+    """--require grand>=1 over a sweep whose one setting deals no Colons: the line names that
+    setting and says the feature is not one under its rules (it is under the defaults)."""
+    result = in_process("sim.sweep", "--vary", 'deck.colons=["grand"],[]', "--deals", "20",
+                        "--require", "0:grand>=1", "--out", "/nonexistent/x")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "deck.colons=[]: --require: 'grand' is not a feature of bridgette under these rules" in result.stderr
