@@ -618,7 +618,7 @@ def test_a_file_name_near_the_limit_gets_a_temporary_the_system_takes(tmp_path):
     for name in ("p" * 251 + ".png", "é" * 125 + ".png", "short.png"):
         tmp = temporary(tmp_path / name)
         assert len(tmp.name.encode()) <= NAME_MAX and TEMPORARY.fullmatch(tmp.name)
-        check_plot_path(tmp_path / name)  # no SweepError
+        check_plot_path(tmp_path / name, tmp_path)  # no SweepError
     assert not list(tmp_path.iterdir())
 
 
