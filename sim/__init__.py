@@ -7,10 +7,7 @@ metric, by=None)`` gives a metric of it with its 95% interval (analysis sits abo
 it is not imported here).
 """
 
-__version__ = "0.1.0"
-
-# Moves only when a rule or policy change changes simulated outcomes (DESIGN point 10).
-RULES_VERSION = 2  # 2: heuristic defaults re-tuned on game wins, Draw Bridge bids by expected score
+from sim.version import RULES_VERSION, __version__  # noqa: F401
 
 
 def _command_name() -> str:

@@ -99,9 +99,9 @@ def play_block(game, rules, policies, seed, index, first, count, out, records, d
 def _identity() -> dict:
     """What must agree between the client and every worker for the records to agree."""
     import kernels
-    import sim
+    from sim.version import RULES_VERSION, __version__
 
-    return {"version": sim.__version__, "rules_version": sim.RULES_VERSION, "kernels": kernels.SOURCE_DIGEST}
+    return {"version": __version__, "rules_version": RULES_VERSION, "kernels": kernels.SOURCE_DIGEST}
 
 
 def _checked(fn, threads, *args):

@@ -115,13 +115,13 @@ def from_run(args, parser):
         rules, names, dealing = config["rules"], config["policies"], config.get("dealing")
     except KeyError:
         raise RunError(f"{folder}/manifest.json is unreadable or not a run manifest") from None
-    import sim
+    from sim.version import RULES_VERSION
 
     if args.game not in (DEFAULT_GAME, game):  # a --game of its own: the run's is another
         parser.error(f"--game {args.game}: {folder} is a {game} run; leave out --game with RUN_DIR")
-    if version != sim.RULES_VERSION:
+    if version != RULES_VERSION:
         raise RunError(f"{folder} was played by rules version {version}, this simulator is version "
-                       f"{sim.RULES_VERSION}: its deals would not be shown as they were played")
+                       f"{RULES_VERSION}: its deals would not be shown as they were played")
     rules = resolve_rules(game, rules)
     policies = resolve_policies(game, {seat: name for seat, name in enumerate(names)})
     if [p.kernel_params() for p in policies] != config.get("policy_params", [p.kernel_params() for p in policies]):

@@ -325,12 +325,12 @@ class LevelPlayer:
         when this is the same, the kernels that play them included (as a run folder's
         configuration: a level is never finished by other kernels)."""
         import kernels
-        import sim
+        from sim.version import RULES_VERSION
 
         key = {"game": self.game, "rules": self.rules.to_dict(), "policies": [str(p) for p in self.policies],
                "seed": self.seed, "plan": self.plan.tobytes().hex(), "dd": bool(self.dd),
                "metrics": [getattr(m, "text", None) or m.name for m in self.metrics],
-               "kernels": kernels.SOURCE_DIGEST, "rules_version": sim.RULES_VERSION}
+               "kernels": kernels.SOURCE_DIGEST, "rules_version": RULES_VERSION}
         if self.dd == "par":
             key["par"] = True
         return json.dumps(key, sort_keys=True)

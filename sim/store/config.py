@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import sim
+from sim.version import RULES_VERSION
 
 
 class RunError(ValueError):
@@ -105,4 +105,4 @@ class RunConfig:
             del config["dd"]  # and runs without --dd
         if config["dealing"] is None:
             del config["dealing"]  # and game runs
-        return dict(config, rules_version=sim.RULES_VERSION, kernels=kernels.SOURCE_DIGEST)
+        return dict(config, rules_version=RULES_VERSION, kernels=kernels.SOURCE_DIGEST)

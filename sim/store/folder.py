@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import sim
+from sim.version import __version__
 from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
 from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
@@ -56,7 +56,7 @@ class RunFolder:
         if self.manifest_path.exists():
             self.manifest = self._read_manifest(identity)
         else:
-            self.manifest = {"config": identity, "package_version": sim.__version__,
+            self.manifest = {"config": identity, "package_version": __version__,
                              "blocks": len(self.config.blocks()), "blocks_done": [], "complete": False}
             self._write_manifest()
             self._begun = True

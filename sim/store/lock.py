@@ -15,6 +15,7 @@ from pathlib import Path
 from sim.cli import file_in_the_way, why_not_made
 from sim.files import read_file
 from sim.store.config import LOCK_NAME, RunError
+from sim.store.holder import LOCK_TRIES, holder_of, locked
 from sim.store.writing import TEMPORARY, remove_dead_temporaries
 
 
@@ -32,26 +33,6 @@ def _not_a_lock(path: Path) -> str | None:
             else "a named pipe" if stat.S_ISFIFO(mode) else "another name of a file (a hard link)"
             if stat.S_ISREG(mode) else "a device or socket")
     return f"{path} is {kind}, not the lock file a command leaves: remove it, or use another --out"
-
-
-LOCK_TRIES = 5  # a lock taken 5 ms apart: a reader's look at it (writer_of) lasts less
-
-
-def _locked(fd: int, kind: int, tries: int = 1) -> bool:
-    """Whether ``fd``'s flock of ``kind`` was taken, without waiting beyond ``tries``."""
-    for attempt in range(tries):
-        try:
-            fcntl.flock(fd, kind | fcntl.LOCK_NB)
-            return True
-        except OSError:
-            if attempt + 1 < tries:
-                time.sleep(0.005)
-    return False
-
-
-def _holder(fd: int) -> str:
-    """The holder a lock file names ("run: pid 12 on host, since ..."), as its writer put it."""
-    return os.pread(fd, 400, 0).decode("utf-8", "replace").strip() or "a process starting now"
 
 
 class FolderLock:
@@ -74,8 +55,8 @@ class FolderLock:
             if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1:
                 os.close(self._fd)
                 raise RunError(_not_a_lock(self.path))
-            if not _locked(self._fd, fcntl.LOCK_EX, tries=LOCK_TRIES):
-                holder = _holder(self._fd)
+            if not locked(self._fd, fcntl.LOCK_EX, tries=LOCK_TRIES):
+                holder = holder_of(self._fd)
                 os.close(self._fd)
                 kind, named, since = holder.partition(": ")  # "run: pid 12 on host, since ...", as written below
                 if not named:
@@ -119,26 +100,6 @@ class FolderLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
-
-
-def writer_of(folder: Path) -> str | None:
-    """Who holds ``folder``'s lock now ("run: pid 12 on host, since ..."), or None where no
-    process does: a reader tells a run still being written from one that stopped. Nothing is
-    made or written; the shared lock it takes to look lasts a moment, and a writer starting
-    then tries again (LOCK_TRIES)."""
-    try:
-        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        if not _locked(fd, fcntl.LOCK_SH):
-            return _holder(fd)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
 
 
 def listing(folder: Path) -> set[str] | None:

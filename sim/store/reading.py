@@ -11,7 +11,7 @@ from pathlib import Path
 from sim.files import read_file
 from sim.store.checksums import file_problem, read_sealed, run_digest
 from sim.store.config import RUN, SETTING_FOLDER, STRATUM_FOLDER, DamagedError, RECORD_FILES, RECORD_KINDS, RunError
-from sim.store.lock import writer_of
+from sim.store.holder import writer_of
 
 
 MAX_GAMES = 2**53  # as sim.run counts them (a float holds every whole number up to here)
