@@ -65,14 +65,15 @@ def ratio_variance(sums: dict):
 
 def ratio_estimate(sums: dict, within=None) -> dict:
     """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it
-    (cut to ``within``, the range of the metric's values)."""
+    (cut to ``within``, the range of the metric's values); a rate at 0 or 1 on every game
+    takes the Wilson interval instead, where compare_runs keeps the one of no width."""
     r, var = ratio_variance(sums)
     ci = None if var is None else interval(r, var, within)
-    if ci is not None and var == 0 and within == (0, 1) and r in (0, 1):
+    if ci is not None and var == 0 and within == SHARE and r in (0, 1):
         # A rate at its bound on every game (two contracts, both made): no width, which so few
         # can never show; the Wilson interval of the rate over its trials stands in, as for
         # any rate of a plain run.
-        ci = wilson(float(r) * float(sums["n"]), float(sums["n"]))
+        ci = wilson(float(sums["y"]), float(sums["n"]))
     return {"value": None if r is None else float(r), "ci95": ci, "deals": sums["n"], "games": sums["games"]}
 
 

@@ -110,10 +110,11 @@ def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) ->
     return counts
 
 
-def shares_text(strata: list[Stratum], shares: list[float]) -> str:
-    """An explicit allocation in one form, whatever order and spelling it was given in
-    (``numeral=1, face=1,ace=1`` and ``ace=1,face=1,numeral=1`` are one allocation)."""
-    return ",".join(f"{s.name}={share!r}" for s, share in zip(strata, shares))
+def canonical_allocation(strata: list[Stratum], text: str) -> str:
+    """An explicit allocation (checked, ``explicit_shares``) in one form, whatever order and
+    spelling it was given in: ``numeral=1, face=1,ace=1`` and ``ace=1,face=1,numeral=1`` are
+    one allocation (shares in proportion but not scaled: ``2,1,1`` and ``4,2,2`` stay two)."""
+    return ",".join(f"{s.name}={share!r}" for s, share in zip(strata, explicit_shares(strata, text)))
 
 
 def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
@@ -256,7 +257,7 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]
     if allocation not in ALLOCATIONS:  # checked before anything is played, and kept in one form
-        allocation = shares_text(strata, explicit_shares(strata, allocation))
+        allocation = canonical_allocation(strata, allocation)
     least = 0  # each stratum's target deals, with --control
     if controls:
         from sim.multilevel import MIN_TARGET_DEALS as least
@@ -357,12 +358,12 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
     folder). Other metrics of the same run are read again from its strata, as a sweep's
     tables are; other control levels are refused by the levels' own files."""
     try:
+        stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
+    except OSError:
+        stranger = []
+    try:
         theirs = read_sealed(out / "strata.json")
     except (OSError, ValueError):  # a DamagedError too
-        try:
-            stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
-        except OSError:
-            stranger = []
         if stranger:
             raise DealingError(f"output folder {out} holds the strata of another stratified run, not finished "
                                f"({stranger[0]} is no stratum of --stratify {identity['stratify']}); rerun that run's "
@@ -373,16 +374,12 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
     kept = theirs.get("allocation")
     if strata is not None and isinstance(kept, str) and kept not in ALLOCATIONS:  # an older run's own spelling
         try:
-            theirs = dict(theirs, allocation=shares_text(strata, explicit_shares(strata, kept)))
+            theirs = dict(theirs, allocation=canonical_allocation(strata, kept))
         except DealingError:  # another stratification's strata: refused below as it stands
             pass
     refuse_another(out, "a stratified run", identity, dict(theirs, controls="controls" in theirs), DealingError,
                    list(identity))
-    try:  # this run's own folder: a stratum folder none of its strata plays was put there
-        stranger = sorted(p.name for p in out.glob(stratum_folder("*")) if p.name not in folders)
-    except OSError:
-        stranger = []
-    if stranger:
+    if stranger:  # this run's own folder: a stratum folder none of its strata plays was put there
         raise DealingError(f"output folder {out} holds {stranger[0]}, no stratum of --stratify "
                            f"{identity['stratify']}: move it away, or use another --out")
 

@@ -278,7 +278,8 @@ def test_a_conditions_file_deals_as_the_flags_do(tmp_path):
 
 @pytest.mark.parametrize("flags,message", [
     (["--games", "10"], "--conditions applies to deal runs: play --deals N instead of --games N"),
-    (["--deals", "10", "--dealer", "1"], "--dealer: the conditions file {path} already sets the dealer (0); give it once"),
+    (["--deals", "10", "--dealer", "1"],
+     "--dealer: the conditions file {path} already sets the dealer (0); give it once"),
 ])
 def test_a_conditions_file_names_itself_where_the_flags_clash_with_it(tmp_path, flags, message):
     """A conditions file on a whole-games run is named as such (not as the --dealer it holds),

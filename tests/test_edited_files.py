@@ -82,14 +82,22 @@ def test_a_level_size_no_run_writes_is_named(folders, tmp_path, capsys, size):
     ("sweep", "sweep.json", lambda s: s["settings"][0]["metrics"]["dealer_advantage"].pop("value")),
     ("strata", "strata.json", lambda s: s.update(game="bridgete")),
 ])
+@pytest.mark.parametrize("sealed_again", [True, False])
 def test_a_sweep_or_strata_summary_edited_by_hand_is_named_and_no_report_is_left(folders, tmp_path, capsys, kind,
-                                                                                 file, edit):
+                                                                                 file, edit, sealed_again):
+    """Edited and sealed again (its checksum made to match: the report's own checks of the
+    values name it), or edited only, its checksum kept (which then names it)."""
+    from sim.store import read_sealed, sealed
+
     edited = copy(folders, kind, tmp_path)
-    kept = json.loads((edited / file).read_text())
+    kept = read_sealed(edited / file) if sealed_again else json.loads((edited / file).read_text())
     edit(kept)
-    (edited / file).write_text(json.dumps(kept))
+    (edited / file).write_text(json.dumps(sealed(kept) if sealed_again else kept))
     out = tmp_path / "report"
-    fails_in_one_line(report_main([str(edited), "--out", str(out)]), capsys.readouterr().err, edited / file)
+    status = report_main([str(edited), "--out", str(out)])
+    err = capsys.readouterr().err
+    fails_in_one_line(status, err, edited / file)
+    assert ("its checksum does not match" in err) != sealed_again, err
     assert not out.exists()
 
 

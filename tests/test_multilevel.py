@@ -231,11 +231,12 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
 
 
 @pytest.mark.parametrize("command", ["sim.run", "sim.sweep"])
-@pytest.mark.parametrize("flag", [["--records", "none"], ["--records", "deals"], ["--block-size", "10"]])
+@pytest.mark.parametrize("flag", [["--records", "none"], ["--records", "games"], ["--block-size", "10"]])
 def test_control_refuses_the_flags_it_would_pass_over(command, flag, tmp_path):
-    """--control keeps each level's per-deal values in files of its own: --records and
-    --block-size, even at their defaults, would change nothing, and are refused in one line
-    (before: accepted without a word), nothing made."""
+    """--control keeps each level's per-deal values in files of its own: another --records
+    than deals, and any --block-size, would change nothing, and are refused in one line
+    (before: accepted without a word), nothing made. (--records deals, the default, is what
+    it keeps: docs/studies.md gives it.)"""
     from tests.commands import in_process
 
     vary = ["--vary", "exchange.nondealer_draw=2,6"] if command == "sim.sweep" else []
@@ -433,6 +434,11 @@ def test_a_folder_of_another_control_list_is_refused_and_left_as_it_was(tmp_path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds control-2.npz, a level this command does not play" in err, err
     assert main([*args, "--control", "all=heuristic", "--control-deals", "300", "--out", str(out)]) == 0  # its own
+    # The same level written seat by seat is the same list, and the same level twice is refused.
+    assert main([*args, "--control", "0=heuristic;1=heuristic", "--control-deals", "300", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main([*args, "--control", "all=heuristic", "--control", "0=heuristic;1=heuristic", "--out", str(out)]) == 2
+    assert "--control 0=heuristic;1=heuristic is given twice: give each level once" in capsys.readouterr().err
 
 
 def test_a_file_beside_the_levels_is_named_and_a_dead_writers_temporary_swept(tmp_path, capsys):
@@ -823,3 +829,10 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
     assert again["metrics"]["dealer_advantage"]["value"] == first["metrics"]["dealer_advantage"]["value"]
     with pytest.raises(AssertionError, match="a pilot played again"):
         ml.run_multilevel("bridgette", rules, policies, 43, 300, ["all=heuristic"], out=out)
+    with pytest.raises(AssertionError, match="a pilot played again"):  # another --until is another command
+        ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=out,
+                          until="dealer_advantage:300")
+    fixed = tmp_path / "fixed"  # sizes --control-deals chose are no pilot's: a command without it pilots
+    ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], control_deals=[300], out=fixed)
+    with pytest.raises(AssertionError, match="a pilot played again"):
+        ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=fixed)

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-
 from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.browser import inspect, inspect_pages
@@ -211,7 +210,8 @@ def test_bad_input_is_one_line_and_status_2(runs, tmp_path):
     with FolderLock(unfinished, "run"):
         done = report_cli(unfinished, "--out", tmp_path / "out")
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert f"{unfinished} holds a run still being written (1 of 2 blocks done; run: pid {os.getpid()} on " in done.stderr
+    assert (f"{unfinished} holds a run still being written (1 of 2 blocks done; run: pid {os.getpid()} on "
+            in done.stderr)
     assert done.stderr.rstrip().endswith("): wait for it to end")
     done = report_cli(runs["none"], "--out", tmp_path / "afile")
     assert done.returncode == 2 and "is a file" in done.stderr and done.stderr.count("\n") == 1

@@ -203,7 +203,8 @@ def test_list_options_and_docs_cover_every_option(game):
         assert f"`{row['option']}`" in docs
 
 
-@pytest.mark.parametrize("flags", [["--set", "exchange.nondealer_draw=99"], ["--seed", "1"], ["--games", "10"]])
+@pytest.mark.parametrize("flags", [["--set", "exchange.nondealer_draw=99"], ["--seed", "1"], ["--seed", "5"],
+                                   ["--games", "10"]])
 def test_list_options_refuses_the_flags_it_does_not_read(flags):
     """A flag --list-options would pass over (a bad --set among them) is one line and status
     2, not a listing as if it had been read."""

@@ -179,9 +179,10 @@ def test_a_folder_of_another_sweep_is_refused_and_kept(tmp_path, capsys):
 
 
 def test_a_sweep_draws_over_its_own_plot_and_no_other_sweeps(tmp_path, capsys):
-    """Each plot carries its sweep's folder: the same sweep draws its plot again, and another
-    sweep given that plot's path with --plot is refused in one line, the plot kept (before:
-    any sweep's plot was drawn over)."""
+    """Each plot carries a digest of its sweep's folder: the same sweep draws its plot again
+    (its own sweep.png also once the folder is moved), and another sweep given that plot's
+    path with --plot is refused in one line, the plot kept (before: any sweep's plot was
+    drawn over)."""
     first, other = tmp_path / "first", tmp_path / "other"
     argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "20", "--quiet"]
     assert main([*argv, "--out", str(first)]) == 0
@@ -192,6 +193,10 @@ def test_a_sweep_draws_over_its_own_plot_and_no_other_sweeps(tmp_path, capsys):
     assert err.count("\n") == 1 and "it exists and is not this sweep's plot, so it is kept" in err, err
     assert (first / "sweep.png").read_bytes() == plot
     assert main([*argv, "--out", str(first)]) == 0  # its own plot, drawn again
+    moved = tmp_path / "moved"
+    first.rename(moved)  # a folder moved since: its sweep.png is still its own
+    assert main([*argv, "--out", str(moved)]) == 0
+    assert str(tmp_path).encode() not in (moved / "sweep.png").read_bytes()  # the folder's path is not given away
 
 
 def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeypatch):

@@ -53,7 +53,8 @@ from sim.multilevel.levels import CONTRACT_SHIFTS, TRICK_SHIFTS, Level, LevelPla
 from sim.multilevel.play import PILOT_DEALS, _plain, default_levels, run_multilevel
 
 __all__ = ["CONTRACT_SHIFTS", "DEALS_PER_REGRESSOR", "HAND_FEATURES", "PILOT_DEALS", "TRICK_SHIFTS",
-           "add_control_flags", "allocation", "check_control_flags", "choice_columns", "compare_folders", "dd_scored", "dealt_orders",
+           "add_control_flags", "allocation", "check_control_flags", "choice_columns", "compare_folders", "dd_scored",
+           "dealt_orders",
            "default_levels", "estimate_difference", "estimator_name", "Features", "format_report", "hand_features",
            "is_multilevel_folder", "lean", "Level", "level_from_run", "LevelData", "LevelPlayer", "MIN_TARGET_DEALS",
            "MultilevelError", "nested_estimate", "par_scored", "parse_level", "_plain", "play_cli", "read_folder",

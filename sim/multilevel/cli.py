@@ -50,11 +50,12 @@ def add_control_flags(p) -> None:
 
 def check_control_flags(args, parser) -> None:
     """--control-deals needs --control, and --control keeps each level's per-deal values in
-    files of its own, so --records and --block-size, which it would pass over, are refused."""
+    files of its own, so --block-size and a --records other than deals, which it would pass
+    over, are refused."""
     if args.control_deals and not args.control:
         parser.error("--control-deals sizes the levels of --control: give --control too")
-    unread = [flag for flag, dest in (("--records", "records"), ("--block-size", "block_size"))
-              if dest in parser.given]
+    unread = [flag for flag, given in (("--records", args.records != "deals"), ("--block-size", "block_size" in
+                                                                                 parser.given)) if given]
     if args.control and unread:
         parser.error(f"--control keeps each level's per-deal values in files of its own: drop {unread[0]}")
 

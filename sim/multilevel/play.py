@@ -60,13 +60,13 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     from sim.metrics import resolve_metrics
 
     say = notify or (lambda line: None)
-    auto = "auto" in controls
-    controls = [lv for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
-    levels = [c if isinstance(c, Level) else parse_level(c) for c in controls]
-    twice = next((lv for k, lv in enumerate(levels) if (lv.kind, lv.policies) in
-                  [(o.kind, o.policies) for o in levels[:k]]), None)
+    expanded = [(lv, c == "auto") for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
+    levels = [c if isinstance(c, Level) else parse_level(c) for c, _ in expanded]
+    canon = [_canonical(game, lv) for lv in levels]
+    twice = next((k for k in range(len(levels)) if canon[k] in canon[:k]), None)
     if twice is not None:  # it would play the same deals twice and fit one column twice
-        raise MultilevelError(f"--control {twice.text} is given twice"
+        auto = expanded[twice][1] or expanded[canon.index(canon[twice])][1]
+        raise MultilevelError(f"--control {levels[twice].text} is given twice"
                               + (" (auto holds it)" if auto else "") + ": give each level once")
     dealing = dealing or Dealing("deals")
     if not dealing.deal_run:
@@ -133,7 +133,7 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             if pl.resume(stores[pl.name]):
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
         if out is not None:  # each kept level is this command's (resume): now none of another list
-            _refuse_other_levels(out, levels, len(ctrl))
+            _refuse_other_levels(out, game, levels, len(ctrl))
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
                             dealing, influence)
@@ -141,7 +141,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 
 def _finished(out, target, ctrl, deals, until):
     """The multilevel.json a finished run of this command left in ``out`` (the same target
-    deals, or the same ``until``, and sizes for the target and some of ``ctrl``), or None:
+    deals, or the same ``until``, sizes a pilot chose for the target and some of ``ctrl``),
+    or None:
     a rerun keeps its pilot's sizes, so a finished folder's estimate does not move with the
     timing of a new pilot."""
     if out is None:
@@ -150,7 +151,8 @@ def _finished(out, target, ctrl, deals, until):
         kept = json.loads((Path(out) / "multilevel.json").read_text())
         chosen = kept["sizes"]
         names = [target.name, *(pl.name for pl in ctrl)]
-        fits = (kept["until"] == until and set(chosen) <= set(names) and target.name in chosen
+        fits = (kept["until"] == until and kept["allocation"] is not None and set(chosen) <= set(names)
+                and target.name in chosen
                 and all(isinstance(m, int) and not isinstance(m, bool) and m >= 1 for m in chosen.values())
                 and (chosen[target.name] == deals if until is None else chosen[target.name] <= deals))
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
@@ -158,7 +160,17 @@ def _finished(out, target, ctrl, deals, until):
     return kept if fits else None
 
 
-def _refuse_other_levels(folder: Path, levels, played: int) -> None:
+def _canonical(game: str, level: Level) -> tuple:
+    """A level as what it plays (``all=heuristic`` and ``0=heuristic;1=heuristic`` are one):
+    its kind and each seat's policy."""
+    if level.kind == "hand":
+        return ("hand",)
+    from sim.resolve import resolve_policies
+
+    return (level.kind, tuple(str(p) for p in resolve_policies(game, list(level.policies))))
+
+
+def _refuse_other_levels(folder: Path, game: str, levels, played: int) -> None:
     """A folder kept by another --control list is another run's: a level file this command
     does not play would lie there unused (or, in a later run, be read as another level), and
     its multilevel.json would be replaced by an estimate over other levels."""
@@ -171,7 +183,11 @@ def _refuse_other_levels(folder: Path, levels, played: int) -> None:
         kept = json.loads((folder / "multilevel.json").read_text())["controls"]
     except (OSError, ValueError, TypeError, KeyError):  # none yet; a damaged one is replaced by this run's
         return
-    if kept != [lv.text for lv in levels]:
+    try:
+        same = [_canonical(game, parse_level(t)) for t in kept] == [_canonical(game, lv) for lv in levels]
+    except (ValueError, TypeError, AttributeError):  # no list of levels: not this run's
+        same = False
+    if not same:
         raise MultilevelError(f"output folder {folder} holds the estimate of another --control list "
                               f"({', '.join(map(str, kept)) if isinstance(kept, list) else kept}): use another --out")
 
@@ -223,7 +239,8 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         if control_deals is None and (ctrl or until is not None) else None
     if kept is not None:  # the same command again: the sizes its pilot chose, not a new pilot's
         alloc, chosen = kept["allocation"], kept["sizes"]
-        ctrl = [pl for pl in ctrl if pl.name in chosen]
+        by_name = {pl.name: pl for pl in ctrl}
+        ctrl = [by_name[name] for name in chosen if name != target.name]  # in the order the pilot chose
         sizes = [chosen[target.name]] + [chosen[pl.name] for pl in ctrl]
     elif control_deals is None and ctrl or until is not None:
         p = min(pilot, deals)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import io
 import os
 import textwrap
@@ -16,13 +17,14 @@ from sim.store import RunError, csv_bytes, sealed, temporary, write_atomic, writ
 from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), near the start of the file
+PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
 
 
 def plot_mark(out) -> str:
-    """What a sweep's plot carries in its PNG text: PLOT_MARK and the sweep's folder, so a
-    sweep draws over its own plot and no other sweep's."""
-    return f"{PLOT_MARK} {Path(out).resolve()}"
+    """What a sweep's plot carries in its PNG text: PLOT_MARK and a digest of the sweep's
+    folder (not the path itself, which a shared image would give away), so a sweep draws
+    over its own plot and no other sweep's."""
+    return f"{PLOT_MARK} {hashlib.blake2b(str(Path(out).resolve()).encode(), digest_size=8).hexdigest()}"
 
 
 def check_plot_path(path: Path, out) -> None:
@@ -58,9 +60,10 @@ def check_plot_path(path: Path, out) -> None:
 
 def is_sweep_plot(path: Path, out) -> bool:
     """Whether ``path`` is a PNG image the sweep of folder ``out`` drew: its Software text
-    (the chunks before the image data) is ``plot_mark(out)``, so it may draw over it again;
-    in the sweep's own ``sweep.png`` also a plot of a release that marked no folder."""
-    own = {plot_mark(out)} | ({PLOT_MARK} if Path(path).resolve() == (Path(out) / "sweep.png").resolve() else set())
+    (the chunks before the image data) is ``plot_mark(out)``, so it may draw over it again.
+    The sweep's own ``sweep.png`` is its own with any sweep's mark (a folder moved since, or
+    an older release's plot)."""
+    own_place = Path(path).resolve() == (Path(out) / "sweep.png").resolve()
     with open(path, "rb") as fh:
         if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
             return False
@@ -71,7 +74,8 @@ def is_sweep_plot(path: Path, out) -> bool:
             data = fh.read(int.from_bytes(head[:4], "big"))
             fh.read(4)
             text = _png_text(head[4:], data)
-            if text is not None and text[0] == "Software" and text[1] in own:
+            if text is not None and text[0] == "Software" and (
+                    text[1] == plot_mark(out) or own_place and text[1].startswith(PLOT_MARK)):
                 return True
 
 
