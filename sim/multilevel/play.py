@@ -142,9 +142,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 def _finished(out, target, ctrl, deals, until):
     """The multilevel.json a finished run of this command left in ``out`` (the same target
     deals, or the same ``until``, sizes a pilot chose for the target and some of ``ctrl``),
-    or None:
-    a rerun keeps its pilot's sizes, so a finished folder's estimate does not move with the
-    timing of a new pilot."""
+    or None: a rerun keeps its pilot's sizes, so a finished folder's estimate does not move
+    with the timing of a new pilot."""
     if out is None:
         return None
     try:
