@@ -13,8 +13,37 @@ from functools import lru_cache
 import numpy as np
 
 from kernels import dd
-from kernels.cards import EUCHRE_BITS, N_CARDS
+from kernels.cards import EUCHRE_BITS, EUCHRE_JOKER, N_CARDS
 from kernels.tricks import euchre_beats_nb
+
+
+class PositionError(ValueError):
+    """A position the solver cannot take, named before any search: a number out of range
+    would send the search through memory it never set."""
+
+
+def _whole(value, name: str, lo: int, hi: int) -> int:
+    """``value`` as an int from ``lo`` to ``hi``, else a PositionError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise PositionError(f"{name} must be a whole number from {lo} to {hi}, got {value!r}")
+    return int(value)
+
+
+def _hands(hands, seats: int, deck: int) -> list[list[int]]:
+    """``seats`` hands of card ids below ``deck``, no card held twice."""
+    if not isinstance(hands, (list, tuple)) or len(hands) != seats:
+        raise PositionError(f"hands must be {seats} lists of card ids, got {hands!r:.60}")
+    out, seen = [], set()
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, (list, tuple, set, frozenset, np.ndarray)):
+            raise PositionError(f"hand {seat} must be a list of card ids, got {hand!r:.60}")
+        cards = [_whole(c, f"a card of hand {seat}", 0, deck - 1) for c in hand]
+        twice = next((c for c in cards if c in seen or cards.count(c) > 1), None)
+        if twice is not None:
+            raise PositionError(f"card {twice} is held twice")
+        seen.update(cards)
+        out.append(cards)
+    return out
 
 
 def _mask(cards) -> np.uint64:
@@ -47,10 +76,20 @@ class Solver:
         """Nodes, table hits and searches so far (``kernels.dd.ST_*``)."""
         return self.ctx["stats"][0]
 
-    def _contract(self, hands, trump, when_void):
+    def _contract(self, hands, trump, when_void, to_move=0, lead=-1, barred=-1):
+        """The position into the context, each number checked first (PositionError)."""
+        hands = _hands(hands, 2, N_CARDS)
+        trump = _whole(trump, "trump", -1, 3)
+        to_move = _whole(to_move, "to_move", 0, 1)
+        lead = _whole(lead, "lead", -1, N_CARDS - 1)
+        _whole(barred, "barred", -1, 3)
+        if lead >= 0 and any(lead in hand for hand in hands):
+            raise PositionError(f"lead {lead} is still in a hand: the card led is played")
+        if len(hands[to_move]) != len(hands[1 - to_move]) + (lead >= 0):
+            raise PositionError("the hands hold unequal numbers of cards (with a card led, the other one more)")
         self.ctx["hands"][0, :2] = (_mask(hands[0]), _mask(hands[1]))
         self.ctx["trump"] = trump
-        self.ctx["when_void"] = when_void
+        self.ctx["when_void"] = bool(when_void)
 
     # --- Bridgette and Draw Bridge (B-7..B-10, D-4) ---
 
@@ -58,13 +97,13 @@ class Solver:
                         when_void: bool = False) -> int:
         """Tricks ``to_move`` takes from here (counting a trick in progress: ``lead``, the
         card the other seat led). ``barred``: the suit the leader may not lead (B-8)."""
-        self._contract(hands, trump, when_void)
+        self._contract(hands, trump, when_void, to_move, lead, barred)
         return int(dd.contract_value_nb(self.table, self.ctx, to_move, lead, barred))
 
     def contract_card_values(self, hands, trump: int, to_move: int, lead: int = -1, barred: int = -1,
                              when_void: bool = False) -> dict[int, int]:
         """Every legal card of ``to_move`` -> the tricks it takes from here after playing it."""
-        self._contract(hands, trump, when_void)
+        self._contract(hands, trump, when_void, to_move, lead, barred)
         values = np.empty(N_CARDS, dtype=np.int64)
         dd.contract_card_values_nb(self.table, self.ctx, to_move, lead, barred, values)
         return {c: int(v) for c, v in enumerate(values) if v >= 0}
@@ -87,6 +126,20 @@ class Solver:
         return values
 
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
+        deck = EUCHRE_JOKER + 1 if joker else 48 if double_deck else 24
+        hands = _hands(hands, 4, deck)
+        if not joker and any(c == EUCHRE_JOKER for hand in hands for c in hand):
+            raise PositionError("the joker (48) is in a hand without joker=True")
+        trump = _whole(trump, "trump", 0, 3)
+        to_move = _whole(to_move, "to_move", 0, 3)
+        out_seat = _whole(out_seat, "out_seat", -1, 3)
+        if not isinstance(trick, (list, tuple)) or len(trick) > 3 or not all(
+                isinstance(t, (list, tuple)) and len(t) == 2 for t in trick):
+            raise PositionError("trick must be up to 3 (seat, card) pairs played to the trick, leader first")
+        trick = [(_whole(seat, "a trick's seat", 0, 3), _whole(card, "a trick's card", 0, deck - 1))
+                 for seat, card in trick]
+        if any(card in hand for _, card in trick for hand in hands):
+            raise PositionError("a card played to the trick is still in a hand")
         masks = np.array([_mask(hand) for hand in hands], dtype=np.uint64)
         leader = trick[0][0] if trick else to_move
         lead = best = best_seat = -1

@@ -97,7 +97,7 @@ def test_contract_search_bound_holds():
     for _ in range(2_000):
         hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
         want, _ = reference_contract(hands, trump, to_move, lead, barred, when_void)
-        solver._contract(hands, trump, when_void)
+        solver._contract(hands, trump, when_void, to_move, lead, barred)
         n = len(hands[to_move])
         leader = to_move if lead < 0 else 1 - to_move
         for target in range(n + 2):
@@ -432,3 +432,28 @@ def test_positions_alike_have_equal_values():
         checked += 1
         classes_moved += _classes_moved((mine, other), moved)
     assert classes_moved > 100
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda s: s.euchre_tricks(([5, 11], [4, 10], [3, 9], [2, 8]), 0, 10**7),
+     "to_move must be a whole number from 0 to 3"),
+    (lambda s: s.contract_tricks(([12, 25, 38], [11, 24, 37]), -1, 0, barred=10**6), "barred must be"),
+    (lambda s: s.contract_tricks(([12, 25, 38], [11, 24, 37]), 10**6, 0), "trump must be a whole number from -1 to 3"),
+    (lambda s: s.euchre_card_values(([5, 11], [4, 10], [3, 9], [2, 8]), 100, 0), "trump must be a whole number from 0"),
+    (lambda s: s.euchre_tricks(([11], [4, 10], [3, 9], [2, 8]), 0, 1, trick=[(0, 10000)]), "a trick's card must be"),
+    (lambda s: s.contract_tricks(([12, 25, 38], [12, 24, 37]), -1, 0), "card 12 is held twice"),
+    (lambda s: s.contract_tricks(([12, 25], [11, 24, 37]), -1, 0), "unequal numbers of cards"),
+    (lambda s: s.contract_tricks(([12, 64], [11, 24]), -1, 0), "a card of hand 0 must be a whole number from 0 to 54"),
+    (lambda s: s.contract_tricks(([12, 25],), -1, 0), "hands must be 2 lists of card ids"),
+    (lambda s: s.euchre_tricks(([5, 48], [4, 10], [3, 9], [2, 8]), 0, 0), "must be a whole number from 0 to 23"),
+    (lambda s: s.euchre_tricks(([5], [4, 10], [3, 9], [2, 8]), 0, 1, trick=[(0, 5)]), "still in a hand"),
+])
+def test_a_position_the_solver_cannot_take_is_named_before_any_search(call, words):
+    """Out-of-range seats, strains, cards or trick entries reached the search unchecked and
+    could crash the interpreter (a search reading memory it never set); a card held twice
+    or hands of unequal size gave numbers for impossible positions. Each is a PositionError
+    (a ValueError) naming the argument."""
+    from sim.dd import PositionError
+
+    with pytest.raises(PositionError, match=words):
+        call(sdd.Solver())
