@@ -105,3 +105,18 @@ def test_a_sweep_or_strata_summary_edited_by_hand_is_named_and_no_report_is_left
 def test_a_filter_the_records_cannot_take_is_a_run_error(folders, bad):
     with pytest.raises(RunError, match="cannot be applied"):
         sim.load_run(folders["run"]).deals(filter=bad)
+
+
+def test_an_emptied_block_file_is_named_not_taken_for_an_older_release(tmp_path):
+    """A block file emptied to {} beside another block's records copied into its place: an
+    older release's block file (no checksums) still holds its aggregates, this one holds
+    nothing, so the reader names it (before: the copied records were read as this block's,
+    games 0-9 twice and 10-19 never)."""
+    import shutil
+
+    out = tmp_path / "run"
+    sim.simulate(games=20, block_size=10, out=out)
+    (out / "blocks" / "000001.json").write_text("{}")
+    shutil.copy(out / "records" / "deals-000000.parquet", out / "records" / "deals-000001.parquet")
+    with pytest.raises(RunError, match=r"000001\.json holds no block's aggregates"):
+        sim.load_run(out).deals()

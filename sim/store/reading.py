@@ -231,7 +231,11 @@ def check_records(path: Path, files, run: str | None = None) -> None:
     for file in files:
         index = int(file.stem.rsplit("-", 1)[1])
         block_path = path / "blocks" / f"{index:06d}.json"
-        entries = block_files(read_sealed(block_path), index, block_path, run) or {}
+        block = read_sealed(block_path)
+        entries = block_files(block, index, block_path, run)
+        if entries is None and "dealer_advantage" not in block:  # no release wrote it (an emptied file, say)
+            raise DamagedError(block_path, "holds no block's aggregates")
+        entries = entries or {}
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
