@@ -153,7 +153,7 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     the blocks on its workers, ``threads`` numba threads each; the result is the same.
     """
     module = game_module(game)
-    rules = rules if rules is not None else module.RULES()
+    games, seed, rules = _checked_arguments(game, module, a, b, games, seed, rules)
     block = block_games(rules)
     jobs = ((game, rules, a, b, seed, first, min(block, games - first)) for first in range(0, games, block))
     per_deal, per_game, per_win = _PerDeal(), _Moments(), _Moments()
@@ -190,6 +190,35 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         "points_and_wins_disagree": disagreement(deal_stats["mean"], win_rate),
         "pairing_variance_reduction": deal_stats["variance_reduction"],
     }
+
+
+def _checked_arguments(game, module, a, b, games, seed, rules):
+    """play_match's arguments, checked as sim.simulate checks its own: the two policies
+    parsed for ``game`` (sim.policies.parse_policy), a whole count of games, a seed, rules
+    of the game or None (its defaults); (games, seed, rules), or a ValueError naming the
+    argument (a RunError, PolicyError or RulesError)."""
+    from sim.cli import seed_number, whole_count
+    from sim.policies import Policy, PolicyError
+    from sim.rules import RulesError
+
+    for name, policy in (("a", a), ("b", b)):
+        if not isinstance(policy, Policy) or policy.game not in (None, game):
+            raise PolicyError(f"{name} must be a policy of {game}, as sim.policies.parse_policy(text, "
+                              f"{game!r}) gives it, got {policy!r:.80}")
+    checked = []
+    for name, read, value in (("games", whole_count, games), ("seed", seed_number, seed)):
+        if isinstance(value, bool):
+            raise RunError(f"{name}: {value!r} is not a number")
+        try:
+            checked.append(int(read(value)))
+        except ValueError as exc:
+            raise RunError(f"{name}: {exc}") from None
+    if rules is None:
+        rules = module.RULES()
+    elif not isinstance(rules, module.RULES):
+        raise RulesError(f"rules must be {game}'s rules (sim.rules.rules_for({game!r}, ...)), got "
+                         f"{type(rules).__name__}")
+    return checked[0], checked[1], rules
 
 
 def _win_interval(bounds, win_rate: float, pairs: int):

@@ -1,6 +1,7 @@
 """python -m sim.match: duplicate matches of two policies."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -176,3 +177,25 @@ def test_a_win_rate_every_pair_shares_gets_the_wilson_interval_not_one_of_no_wid
     assert _win_interval([0.0, 0.0], 0.0, 5) == [0.0, pytest.approx(0.4345, abs=1e-4)]
     assert _win_interval([0.45, 1.07], 0.76, 5) == [0.45, 1.0]
     assert _win_interval(None, 1.0, 1) is None
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"a": "heuristic"}, "PolicyError", "a must be a policy of bridgette"),
+    ({"b": parse_policy("heuristic", "bid-euchre")}, "PolicyError", "b must be a policy of bridgette"),
+    ({"seed": -1}, "RunError", "seed: the seed must be in 0 .. 2**64-1"),
+    ({"seed": 1.5}, "RunError", "seed: '1.5' is not an integer seed"),
+    ({"games": 0}, "RunError", "games: '0' is not a whole number of at least 1"),
+    ({"games": True}, "RunError", "games: True is not a number"),
+    ({"rules": {"exchange": {}}}, "RulesError", "rules must be bridgette's rules"),
+])
+def test_play_match_checks_its_arguments_as_simulate_does(kwargs, error, words):
+    """A policy given as text or parsed for another game, a seed or count out of range, and
+    rules that are not the game's were an AttributeError, an OverflowError or a message about
+    passed-out deals; each is one line naming the argument. numpy counts play as ints, so the
+    result stays JSON-ready."""
+    args = {"game": "bridgette", "a": HEURISTIC, "b": RANDOM, "games": 5, "seed": 1, **kwargs}
+    with pytest.raises(ValueError, match=re.escape(words)) as caught:
+        play_match(**args)
+    assert type(caught.value).__name__ == error
+    result = play_match("bridgette", HEURISTIC, RANDOM, np.int64(5), np.int64(1))
+    assert json.loads(json.dumps(result))["games"] == 5
