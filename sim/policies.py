@@ -246,6 +246,10 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
     ``game``'s defaults. Only the parameters ``game``'s decisions read are accepted; with no
     game (tests and benchmarks that play one policy in every game), every parameter is,
     starting from its neutral value."""
+    if not isinstance(text, str):
+        raise PolicyError(f"a policy is text, NAME or NAME:param=value,..., got {text!r:.60}")
+    if game is not None and not (isinstance(game, str) and game in GAMES):
+        raise PolicyError(f"unknown game {game!r:.60} (games: {', '.join(GAMES)})")
     name, _, rest = text.strip().partition(":")
     if name not in POLICIES:
         raise PolicyError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")

@@ -9,7 +9,7 @@ from kernels import bridgette as kb
 from kernels.calls import CALL_IDS
 from sim.games import kernel_rules
 from sim.rules import (
-    BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table,
+    BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table, parse_set,
     rules_for,
 )
 
@@ -198,3 +198,26 @@ def test_to_dict_round_trips():
     rules = BridgetteRules.from_dict({"scoring": {"multiply_bonuses": False}, "deck": {"colons": ["little"]}})
     assert BridgetteRules.from_dict(rules.to_dict()) == rules
     assert kernel_rules(rules).params.tobytes() == kernel_rules(BridgetteRules.from_dict(rules.to_dict())).params.tobytes()
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: rules_for("bridgette", {1: {}}), "rules must be a dict of option tables named by strings"),
+    (lambda: rules_for(["bridgette"]), "unknown game ['bridgette']"),
+    (lambda: parse_set("exchange.nondealer_draw=6"), "--set takes a list of KEY=VALUE texts"),
+    (lambda: parse_set([5]), "--set takes a list of KEY=VALUE texts"),
+    (lambda: parse_set(None), "--set takes a list of KEY=VALUE texts"),
+])
+def test_the_rules_functions_refuse_other_types_in_words(call, words):
+    """Called from Python with other types, they raised Python's own errors from inside
+    (AttributeError, TypeError from difflib, a string read letter by letter)."""
+    with pytest.raises(RulesError, match=re.escape(words)):
+        call()
+
+
+def test_parse_policy_refuses_other_types_and_unknown_games_in_words():
+    from sim.policies import PolicyError, parse_policy
+
+    for args, words in (((None,), "a policy is text"), ((5,), "a policy is text"),
+                        (("random", "nope"), "unknown game 'nope'"), (("heuristic", ["bridgette"]), "unknown game")):
+        with pytest.raises(PolicyError, match=re.escape(words)):
+            parse_policy(*args)

@@ -21,8 +21,10 @@ VARIANTS_DIR = Path(__file__).resolve().parent.parent / "variants"  # sim/varian
 
 def rules_for(game: str, tables: dict | None = None):
     """Validated rules of ``game`` with the overrides in ``tables`` (nested as in TOML)."""
-    if game not in GAMES:
-        raise RulesError(f"unknown game '{game}' (games: {', '.join(GAMES)})")
+    if not isinstance(game, str) or game not in GAMES:
+        raise RulesError(f"unknown game {game!r:.60} (games: {', '.join(GAMES)})")
+    if tables is not None and not (isinstance(tables, dict) and all(isinstance(k, str) for k in tables)):
+        raise RulesError(f"rules must be a dict of option tables named by strings, got {tables!r:.60}")
     return GAMES[game].from_dict(tables)
 
 
@@ -110,6 +112,8 @@ def parse_set(items) -> dict:
     VALUE is a TOML literal (``8``, ``true``, ``"dealer"``, ``["grand"]``); anything that is
     not one is taken as a bare string, so ``exchange.upcard_to=dealer`` works.
     """
+    if isinstance(items, str) or not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise RulesError(f"--set takes a list of KEY=VALUE texts, got {items!r:.60}")
     tables: dict = {}
     for item in items:
         key, eq, raw = item.partition("=")
