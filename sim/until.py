@@ -52,13 +52,15 @@ def parse_until(text, any_metric: bool = False) -> Until:
     any deal metric, builtin or named in ``--metrics``, with its interval."""
     if isinstance(text, Until):
         until = text
+    elif not isinstance(text, str):  # str() of a list or bytes would read as a metric and a width
+        raise RunError(f'until must be "METRIC:HALF_WIDTH" text, e.g. "dealer_advantage:0.5", got {text!r:.60}')
     else:
         metric, colon, width = str(text).partition(":")
         if not colon or not metric.strip():
             raise RunError(f"--until needs METRIC:HALF_WIDTH, e.g. dealer_advantage:0.5, got '{text}'")
         exact = decimal_text(width)
         value = math.nan if exact is None else float(exact)
-        if not (math.isfinite(value) and value > 0):
+        if not (math.isfinite(value) and value > 0 or exact is not None and exact.is_finite() and exact > 0):
             raise RunError(f"--until: the half-width must be a positive number, got '{width.strip()}'")
         if not SMALLEST_WIDTH <= value <= LARGEST_WIDTH:  # beyond, the deals it asks for are no number
             raise RunError(f"--until: the half-width must lie from {SMALLEST_WIDTH:g} to {LARGEST_WIDTH:g}, "

@@ -139,6 +139,11 @@ def test_the_api_refuses_what_the_command_line_refuses(tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(RunError, match="out: an empty path names no folder"):
         sim.simulate(games=10, out="")
+    for until, words in ((["dealer_advantage:50"], 'until must be "METRIC:HALF_WIDTH" text'),
+                         (b"dealer_advantage:50", 'until must be "METRIC:HALF_WIDTH" text'),
+                         ("dealer_advantage:1e-400", "the half-width must lie from 1e-09 to 1e+12")):
+        with pytest.raises(ValueError, match=re.escape(words)):  # a list or bytes was read as its text
+            sim.simulate(games=10, until=until, out=tmp_path / "out")
     with pytest.raises(ValueError, match="rules: an empty path names no file"):  # not "cannot read rules file ."
         sim.simulate(games=10, rules="", out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
