@@ -4,6 +4,7 @@ starts and streams."""
 
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
