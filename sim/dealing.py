@@ -322,7 +322,7 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     """(kind, mask, lowest, highest) of one range term."""
     match = TERM.match(term)
     if not match:
-        raise DealingError(f"--require: '{term}' is not FEATURE OP NUMBER (e.g. hcp>=12)")
+        raise DealingError(f"--require: {quoted(term)} is not FEATURE OP NUMBER (e.g. hcp>=12)")
     name, op, digits = match.groups()
     if name not in lay.features:
         raise DealingError(f"--require: '{name}' is not a feature of {game} under these rules; its features: "
@@ -331,7 +331,7 @@ def _term(term: str, lay: Layout, game: str) -> tuple[int, int, int, int]:
     # no integer of more than 4,300 digits.
     number = int(digits) if len(digits) <= 12 else MAX_TERM + 1
     if abs(number) > MAX_TERM:
-        raise DealingError(f"--require: '{term}': the number must be from {-MAX_TERM:,} to {MAX_TERM:,}")
+        raise DealingError(f"--require: {quoted(term)}: the number must be from {-MAX_TERM:,} to {MAX_TERM:,}")
     kind, mask = lay.features[name]
     low, high = OPS[op]
     return (kind, mask, -(2**62) if low is None else number + low, 2**62 if high is None else number + high)
