@@ -13,7 +13,7 @@ import sim
 from analysis.compare import main as compare_main
 from analysis.report import main as report_main
 from sim.run import main as run_main
-from sim.store import RunError
+from sim.store import RunError, read_sealed, sealed
 from sim.sweep import main as sweep_main
 
 
@@ -57,10 +57,10 @@ def test_a_level_file_swapped_for_another_levels_is_named(folders, tmp_path, cap
 
 def test_a_control_of_players_this_release_does_not_know_is_named(folders, tmp_path, capsys):
     edited = copy(folders, "multilevel", tmp_path)
-    kept = json.loads((edited / "multilevel.json").read_text())
+    kept = read_sealed(edited / "multilevel.json")  # edited and sealed again: the checks of its values name it
     kept["controls"] = ["all=bogus"]
     kept["sizes"] = {name if k == 0 else "all=bogus": m for k, (name, m) in enumerate(kept["sizes"].items())}
-    (edited / "multilevel.json").write_text(json.dumps(kept))
+    (edited / "multilevel.json").write_text(json.dumps(sealed(kept)))
     fails_in_one_line(compare_main([str(folders["multilevel"]), str(edited)]), capsys.readouterr().err,
                       edited / "multilevel.json", "all=bogus names players this release does not know")
 
@@ -70,9 +70,9 @@ def test_a_level_size_no_run_writes_is_named(folders, tmp_path, capsys, size):
     """The target's deals below the 3 an estimate needs, or above a control's (each control
     plays the target's deals): before, a ValueError from numpy."""
     edited = copy(folders, "multilevel", tmp_path)
-    kept = json.loads((edited / "multilevel.json").read_text())
+    kept = read_sealed(edited / "multilevel.json")
     kept["sizes"][next(iter(kept["sizes"]))] = size
-    (edited / "multilevel.json").write_text(json.dumps(kept))
+    (edited / "multilevel.json").write_text(json.dumps(sealed(kept)))
     fails_in_one_line(compare_main([str(folders["multilevel"]), str(edited)]), capsys.readouterr().err,
                       edited / "multilevel.json")
 
@@ -87,8 +87,6 @@ def test_a_sweep_or_strata_summary_edited_by_hand_is_named_and_no_report_is_left
                                                                                  file, edit, sealed_again):
     """Edited and sealed again (its checksum made to match: the report's own checks of the
     values name it), or edited only, its checksum kept (which then names it)."""
-    from sim.store import read_sealed, sealed
-
     edited = copy(folders, kind, tmp_path)
     kept = read_sealed(edited / file) if sealed_again else json.loads((edited / file).read_text())
     edit(kept)

@@ -101,3 +101,21 @@ def test_a_metric_a_folder_lacks_says_how_to_get_it(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"metric 'contract_made' is not in {a} (it holds dealer_advantage)" in err
     assert err.rstrip().endswith("so play both again into new folders with --metrics")
+
+
+def test_a_multilevel_json_edited_by_hand_is_named_not_read(tmp_path, capsys):
+    """multilevel.json checks itself: a level's size edited by hand (read_folder then made
+    another estimate from the same level files, with no error) is named in one line."""
+    from analysis.compare import main
+    from sim.multilevel import MultilevelError, read_folder
+
+    a, b = _folder(tmp_path, "a", seat="1"), _folder(tmp_path, "b")
+    kept = json.loads((b / "multilevel.json").read_text())
+    target = next(iter(kept["sizes"]))
+    kept["sizes"][target] = 30
+    (b / "multilevel.json").write_text(json.dumps(kept))
+    with pytest.raises(MultilevelError, match="is damaged \\(its checksum does not match its content\\)"):
+        read_folder(b)
+    assert main([str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{b / 'multilevel.json'}" in err and "checksum" in err

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.cli import differing
-from sim.files import read_file
+from sim.store import read_sealed
 from sim.ratio import SHARE
 from sim.multilevel.estimator import (
     MIN_TARGET_DEALS, Features, LevelData, MultilevelError, estimate_difference, nested_estimate,
@@ -40,11 +40,11 @@ def read_folder(path) -> dict:
     if not isinstance(path, (str, Path)):
         raise MultilevelError(f"a multilevel folder is a path, not {type(path).__name__} {path!r}")
     path = Path(path)
-    try:
-        kept = json.loads(read_file(path / "multilevel.json"))
-    except FileNotFoundError:
+    if not (path / "multilevel.json").exists():
         raise MultilevelError(f"{path} holds no multilevel.json: the run is not finished (rerun its sim.run "
-                              f"--control command to finish it)") from None
+                              f"--control command to finish it)")
+    try:  # sealed: a figure edited by hand is named (an older release's file, unsealed, is read as it is)
+        kept = read_sealed(path / "multilevel.json")
     except (OSError, ValueError, RecursionError) as exc:
         raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
     names, files, sizes = _described(path, kept)

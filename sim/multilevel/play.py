@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.games import game_info
+from sim.store import read_sealed
 from sim.multilevel.allocation import allocation, sizes_for
 from sim.multilevel.estimator import MIN_TARGET_DEALS, Features, MultilevelError, nested_estimate
 from sim.multilevel.features import hand_features
@@ -147,7 +148,7 @@ def _finished(out, target, ctrl, deals, until):
     if out is None:
         return None
     try:
-        kept = json.loads((Path(out) / "multilevel.json").read_text())
+        kept = read_sealed(Path(out) / "multilevel.json")
         chosen = kept["sizes"]
         names = [target.name, *(pl.name for pl in ctrl)]
         fits = (kept["until"] == until and kept["allocation"] is not None and set(chosen) <= set(names)
@@ -179,7 +180,7 @@ def _refuse_other_levels(folder: Path, game: str, levels, played: int) -> None:
         raise MultilevelError(f"output folder {folder} holds {extra[0]}, a level this command does not play "
                               f"(another --control list): use another --out")
     try:
-        kept = json.loads((folder / "multilevel.json").read_text())["controls"]
+        kept = read_sealed(folder / "multilevel.json")["controls"]
     except (OSError, ValueError, TypeError, KeyError):  # none yet; a damaged one is replaced by this run's
         return
     try:
@@ -296,11 +297,11 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
                 "reached": None if until is None else result[first.name]["half_width"] <= width,
                 "wall_seconds": time.perf_counter() - began, "metrics": result}
     if out is not None:
-        from sim.store import write_atomic
+        from sim.store import sealed, write_atomic
 
         kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
                                          for name, e in result.items()})
-        write_atomic(out / "multilevel.json", json.dumps(_plain(kept), indent=1).encode())
+        write_atomic(out / "multilevel.json", json.dumps(sealed(_plain(kept)), indent=1).encode())  # checks itself
     return out_dict
 
 
