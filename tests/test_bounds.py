@@ -159,6 +159,8 @@ def test_a_runs_records_refuse_a_text_filter_and_no_columns_in_words(tmp_path):
     import sim
 
     run = sim.simulate(games=20, out=tmp_path / "run")
+    with pytest.raises(RunError, match="an empty path names no run folder"):  # not the folder the program is in
+        sim.load_run("")
     with pytest.raises(RunError, match=r"filter must be a pyarrow expression.*not text: 'level > 3'"):
         run.deals(filter="level > 3")
     with pytest.raises(RunError, match="columns names no column"):

@@ -13,6 +13,8 @@ import pytest
 from sim.comparison import compare_runs
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.ratio import SHARE, PairedMoments, interval
+from sim.store import RECORD_FILES, file_entry, run_digest, sealed
+from sim.store.config import RUN
 
 Z = 1.959963984540054
 
@@ -50,9 +52,12 @@ def fake_run(path: Path, deals, games, block_size: int, records: str = "deals", 
                 "game": pa.array(cols[0], pa.int64()), "first_dealer": pa.array(cols[1], pa.int8()),
                 "deals": pa.array(cols[2], pa.int16()), "winner": pa.array(cols[3], pa.int8()),
             }), path / "records" / f"games-{index:06d}.parquet")
-        (path / "blocks" / f"{index:06d}.json").write_text("{}")
     config = {"game": game, "seed": seed, "games": n, "block_size": block_size, "records": records,
               "rules": {}, "policies": ["heuristic", "heuristic"], "rules_version": 1}
+    for index in range(-(-n // block_size)):  # each block file names its records, as a run writes it
+        files = {f.name: file_entry(f.read_bytes()) for f in sorted((path / "records").glob(f"*-{index:06d}.parquet"))}
+        (path / "blocks" / f"{index:06d}.json").write_text(json.dumps(sealed({RECORD_FILES: files,
+                                                                                 RUN: run_digest(config)})))
     (path / "manifest.json").write_text(json.dumps({"config": config, "complete": True,
                                                     "blocks": -(-n // block_size)}))
     (path / "summary.json").write_text(json.dumps(summary or {}))

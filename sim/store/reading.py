@@ -258,7 +258,9 @@ def _readable_parquet(file: Path) -> None:
 def run_path(path) -> Path:
     """``path`` as a Path: a RunError naming what was given when it is no path at all."""
     if not isinstance(path, (str, os.PathLike)):
-        raise RunError(f"a run folder is a path (str or pathlib.Path), got {path!r}")
+        raise RunError(f"a run folder is a path (str or pathlib.Path), got {path!r:.80}")
+    if isinstance(path, str) and not path.strip():  # Path("") is "." itself: whatever folder the program is in
+        raise RunError("an empty path names no run folder")
     return Path(path)
 
 
