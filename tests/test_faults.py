@@ -770,9 +770,9 @@ def test_a_block_file_that_is_no_block_or_another_blocks_is_played_again(whole, 
     else:
         shutil.copyfile(copy / "blocks" / "000000.json", block)
         why = "names the records of another block: it is not this block's file"
-        fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, f"{block} {why}")
-        fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
-                          f"{block} {why}")
+    fails_in_one_line(compare_main([str(whole), str(copy)]), capsys.readouterr().err, f"{block} {why}")
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "report")]), capsys.readouterr().err,
+                      f"{block} {why}")
     status, err = resume(copy, capsys)
     assert status == 0 and err == f"block 1 is played again: {block} {why}\n"
     assert files(copy) == files(whole)
