@@ -29,8 +29,9 @@ def _whole(value, name: str, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _hands(hands, seats: int, deck: int) -> list[list[int]]:
-    """``seats`` hands of card ids below ``deck``, no card held twice."""
+def _hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[int]]:
+    """``seats`` hands of card ids below ``deck``, no card held twice (but by the hand of
+    seat ``aside``, which the search sets aside)."""
     if not isinstance(hands, (list, tuple)) or len(hands) != seats:
         raise PositionError(f"hands must be {seats} lists of card ids, got {hands!r:.60}")
     out, seen = [], set()
@@ -39,9 +40,10 @@ def _hands(hands, seats: int, deck: int) -> list[list[int]]:
             raise PositionError(f"hand {seat} must be a list of card ids, got {hand!r:.60}")
         cards = [_whole(c, f"a card of hand {seat}", 0, deck - 1) for c in hand]
         twice = next((c for c in cards if c in seen or cards.count(c) > 1), None)
-        if twice is not None:
+        if twice is not None and seat != aside:
             raise PositionError(f"card {twice} is held twice")
-        seen.update(cards)
+        if seat != aside:
+            seen.update(cards)
         out.append(cards)
     return out
 
@@ -127,18 +129,18 @@ class Solver:
 
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
         deck = EUCHRE_JOKER + 1 if joker else 48 if double_deck else 24
-        hands = _hands(hands, 4, deck)
+        out_seat = _whole(out_seat, "out_seat", -1, 3)
+        hands = _hands(hands, 4, deck, aside=out_seat)
         if not joker and any(c == EUCHRE_JOKER for hand in hands for c in hand):
             raise PositionError("the joker (48) is in a hand without joker=True")
         trump = _whole(trump, "trump", 0, 3)
         to_move = _whole(to_move, "to_move", 0, 3)
-        out_seat = _whole(out_seat, "out_seat", -1, 3)
         if not isinstance(trick, (list, tuple)) or len(trick) > 3 or not all(
                 isinstance(t, (list, tuple)) and len(t) == 2 for t in trick):
             raise PositionError("trick must be up to 3 (seat, card) pairs played to the trick, leader first")
         trick = [(_whole(seat, "a trick's seat", 0, 3), _whole(card, "a trick's card", 0, deck - 1))
                  for seat, card in trick]
-        if any(card in hand for _, card in trick for hand in hands):
+        if any(card in hand for _, card in trick for seat, hand in enumerate(hands) if seat != out_seat):
             raise PositionError("a card played to the trick is still in a hand")
         masks = np.array([_mask(hand) for hand in hands], dtype=np.uint64)
         leader = trick[0][0] if trick else to_move

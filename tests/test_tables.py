@@ -17,6 +17,8 @@ from analysis import tables as T
 from analysis.games import bid_euchre as E, bridgette as B, contract as C, draw_bridge as D
 from analysis.report import build_report
 from sim.games import GAMES as GAME_INFO
+from sim.store import RECORD_FILES, file_entry, run_digest, sealed
+from sim.store.config import RUN
 from sim.rules import GAMES
 
 
@@ -47,12 +49,15 @@ def fake_run(root, game: str, deal_blocks, game_blocks, records: str = "deals", 
                                                     "blocks_done": list(range(n)), "complete": True}))
     (root / "summary.json").write_text(json.dumps({"game": game, "deals": sum(len(b["game"]) for b in deal_blocks)}))
     for i in range(n):
-        (root / "blocks" / f"{i:06d}.json").write_text(json.dumps((aggregates or [{}] * n)[i]))
         for kind, blocks in (("deals", deal_blocks), ("games", game_blocks)):
             if kind == "games" or records == "deals":
                 cols = {k: dict_col(v) if isinstance(v[0] if v else "", str) or k in ("strain", "bid", "void")
                         else v for k, v in blocks[i].items()}
                 pq.write_table(pa.table(cols), root / "records" / f"{kind}-{i:06d}.parquet")
+        # The block file as a run writes it: its aggregates, naming its records, sealed.
+        files = {f.name: file_entry(f.read_bytes()) for f in sorted((root / "records").glob(f"*-{i:06d}.parquet"))}
+        block = {**(aggregates or [{}] * n)[i], RECORD_FILES: files, RUN: run_digest(config)}
+        (root / "blocks" / f"{i:06d}.json").write_text(json.dumps(sealed(block)))
     return root
 
 
