@@ -457,3 +457,17 @@ def test_a_position_the_solver_cannot_take_is_named_before_any_search(call, word
 
     with pytest.raises(PositionError, match=words):
         call(sdd.Solver())
+
+
+def test_the_hand_set_aside_may_repeat_a_card_and_changes_nothing():
+    """The partner of a lone bidder (out_seat) is set aside: a card it still holds after the
+    exchange (the one it passed) is no card held twice, and the value is the one with its
+    hand empty."""
+    hands = ([0, 6, 12], [1, 7, 13], [0, 8, 14], [3, 9, 15])  # seat 2 sits out, holding card 0 too
+    s = sdd.Solver()
+    assert s.euchre_tricks(hands, 0, 0, out_seat=2) == s.euchre_tricks((hands[0], hands[1], [], hands[3]), 0, 0,
+                                                                         out_seat=2)
+    from sim.dd import PositionError
+
+    with pytest.raises(PositionError, match="card 0 is held twice"):
+        s.euchre_tricks(hands, 0, 0)
