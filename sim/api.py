@@ -23,7 +23,7 @@ from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import searches
-from sim.resolve import check_kind, check_rules, resolve_policies, resolve_rules, texts
+from sim.resolve import check_kind, check_rules, checked, resolve_policies, resolve_rules, texts
 from sim.rules import variant_game
 from sim.store import (
     RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
@@ -102,7 +102,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
         raise RunError("--until deals_per_game: a deal run plays one deal a game, so it is always 1")
     if records not in RECORD_MODES:
         raise RunError(f"records must be one of {', '.join(RECORD_MODES)}, got '{records}'")
-    games, block_size = _checked("games", whole_count, games), _checked("block size", block_size_count, block_size)
+    games, block_size = checked("games", whole_count, games), checked("block size", block_size_count, block_size)
     deal_run = dealing is not None and dealing.deal_run
     check_block_room(rules, games, block_size, deal_run)
     module = game_module(game)
@@ -275,13 +275,13 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     Numbers are checked as the command line checks them (``games="1e6"`` works, 1.5 is a
     ValueError with the command line's words).
     """
-    games, block_size = _checked("games", whole_count, games), _checked("block_size", block_size_count, block_size)
-    seed = _checked("seed", seed_number, seed)
+    games, block_size = checked("games", whole_count, games), checked("block_size", block_size_count, block_size)
+    seed = checked("seed", seed_number, seed)
     game = _common(game, rules, out, dealing)
     if not isinstance(dd, bool):
         raise TypeError(f"dd must be True or False, got {dd!r}")
     if threads is not None:
-        threads = _checked("threads", whole_count, threads)
+        threads = checked("threads", whole_count, threads)
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None and cluster is None:
@@ -315,19 +315,19 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     from sim.metrics import parse_metrics
     from sim.multilevel import run_multilevel
 
-    deals, seed = _checked("deals", whole_count, deals), _checked("seed", seed_number, seed)
+    deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
     game = _common(game, rules, out, dealing)
     controls = texts("control", control, "level")
     check_kind("until", until, str, '"METRIC:W" (a metric and the 95% half-width wanted) or None')
     if metrics is not None:
         metrics = texts("metrics", metrics, "metric")
     if control_deals is not None:
-        control_deals = [_checked("control_deals", whole_count, n) for n in
+        control_deals = [checked("control_deals", whole_count, n) for n in
                          (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None:
-        threads = _checked("threads", whole_count, threads)
+        threads = checked("threads", whole_count, threads)
         if cluster is None:
             _use_threads(threads)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
@@ -356,12 +356,6 @@ def _common(game, rules, out, dealing) -> str:
     return game
 
 
-def _checked(name: str, check, value):
-    """``check(value)``; its ValueError as a RunError (a ValueError too) naming ``name``."""
-    try:
-        return check(value)
-    except ValueError as exc:
-        raise RunError(f"{name}: {exc}") from None
 
 
 def load_run(path) -> Run:

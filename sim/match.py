@@ -199,26 +199,19 @@ def _checked_arguments(game, module, a, b, games, seed, rules):
     argument (a RunError, PolicyError or RulesError)."""
     from sim.cli import seed_number, whole_count
     from sim.policies import Policy, PolicyError
+    from sim.resolve import checked
     from sim.rules import RulesError
 
     for name, policy in (("a", a), ("b", b)):
         if not isinstance(policy, Policy) or policy.game not in (None, game):
             raise PolicyError(f"{name} must be a policy of {game}, as sim.policies.parse_policy(text, "
                               f"{game!r}) gives it, got {policy!r:.80}")
-    checked = []
-    for name, read, value in (("games", whole_count, games), ("seed", seed_number, seed)):
-        if isinstance(value, bool):
-            raise RunError(f"{name}: {value!r} is not a number")
-        try:
-            checked.append(int(read(value)))
-        except ValueError as exc:
-            raise RunError(f"{name}: {exc}") from None
     if rules is None:
         rules = module.RULES()
     elif not isinstance(rules, module.RULES):
         raise RulesError(f"rules must be {game}'s rules (sim.rules.rules_for({game!r}, ...)), got "
                          f"{type(rules).__name__}")
-    return checked[0], checked[1], rules
+    return int(checked("games", whole_count, games)), int(checked("seed", seed_number, seed)), rules
 
 
 def _win_interval(bounds, win_rate: float, pairs: int):

@@ -11,6 +11,7 @@ import re
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, parse_policy
 from sim.rules import RulesError, merge_tables, parse_set, read_variant
+from sim.store import RunError
 
 
 def resolve_rules(game: str, rules=None, set_options=()):
@@ -97,6 +98,14 @@ def texts(name: str, value, form: str) -> list:
     if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
         raise TypeError(f"{name} must be a {form} string or a list of them, got {value!r}")
     return list(items)
+
+
+def checked(name: str, check, value):
+    """``check(value)``; its ValueError as a RunError (a ValueError too) naming ``name``."""
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise RunError(f"{name}: {exc}") from None
 
 
 def check_kind(name: str, value, kinds: tuple, takes: str) -> None:

@@ -185,7 +185,7 @@ def test_a_win_rate_every_pair_shares_gets_the_wilson_interval_not_one_of_no_wid
     ({"seed": -1}, "RunError", "seed: the seed must be in 0 .. 2**64-1"),
     ({"seed": 1.5}, "RunError", "seed: '1.5' is not an integer seed"),
     ({"games": 0}, "RunError", "games: '0' is not a whole number of at least 1"),
-    ({"games": True}, "RunError", "games: True is not a number"),
+    ({"games": True}, "RunError", "games: 'True' is not a number"),  # as sim.simulate says it
     ({"rules": {"exchange": {}}}, "RulesError", "rules must be bridgette's rules"),
 ])
 def test_play_match_checks_its_arguments_as_simulate_does(kwargs, error, words):

@@ -54,10 +54,9 @@ def check_control_flags(args, parser) -> None:
     over, are refused."""
     if args.control_deals and not args.control:
         parser.error("--control-deals sizes the levels of --control: give --control too")
-    unread = [flag for flag, given in (("--records", args.records != "deals"), ("--block-size", "block_size" in
-                                                                                 parser.given)) if given]
+    unread = "--records" if args.records != "deals" else "--block-size" if "block_size" in parser.given else None
     if args.control and unread:
-        parser.error(f"--control keeps each level's per-deal values in files of its own: drop {unread[0]}")
+        parser.error(f"--control keeps each level's per-deal values in files of its own: drop {unread}")
 
 
 def play_cli(args, rules, policies, dealing) -> int:

@@ -208,6 +208,4 @@ def record_entries(block: dict, index: int, records: str, path: Path, run: str |
     entries = block_files(block, index, path, run)
     if entries is not None:
         return entries
-    if "dealer_advantage" not in block:
-        raise DamagedError(path, "holds no block's aggregates")
     return {f"{kind}-{index:06d}.parquet": None for kind in RECORD_KINDS[records]}

@@ -200,10 +200,13 @@ def block_files(block: dict, index: int, path: Path, run: str | None = None) -> 
     """The record files block file ``path`` (block ``index``) names, {name: {bytes,
     blake2b}}; None for a block file of a release before the checksums. A DamagedError
     where it is another block's file, copied over this one, or another run's (``run``:
-    this run's digest, which the block files of this release carry)."""
+    this run's digest, which the block files of this release carry), or holds no block's
+    aggregates (emptied: every release's block file held them)."""
     if run is not None and block.get(RUN, run) != run:
         raise DamagedError(path, "is another run's block (its configuration differs): not this run's file")
     if RECORD_FILES not in block:
+        if "dealer_advantage" not in block:
+            raise DamagedError(path, "holds no block's aggregates")
         return None
     names = block[RECORD_FILES]
     if not isinstance(names, dict) or any(not str(n).endswith(f"-{index:06d}.parquet") for n in names):
@@ -231,11 +234,7 @@ def check_records(path: Path, files, run: str | None = None) -> None:
     for file in files:
         index = int(file.stem.rsplit("-", 1)[1])
         block_path = path / "blocks" / f"{index:06d}.json"
-        block = read_sealed(block_path)
-        entries = block_files(block, index, block_path, run)
-        if entries is None and "dealer_advantage" not in block:  # no release wrote it (an emptied file, say)
-            raise DamagedError(block_path, "holds no block's aggregates")
-        entries = entries or {}
+        entries = block_files(read_sealed(block_path), index, block_path, run) or {}
         problem = file_problem(file, entries.get(file.name))
         if problem:
             raise problem
