@@ -23,13 +23,23 @@ class FrameRecords(RunRecords):
     def __init__(self, frame, game: str | None = None):
         import pyarrow as pa
 
+        if frame.columns.nlevels > 1:
+            raise MetricsError("the DataFrame's columns have several levels (a MultiIndex): give one name per "
+                               "column, as run.deals() does")
         if "game" not in frame.columns:
             raise MetricsError("the DataFrame has no 'game' column: intervals are over games, so keep it "
                                "(run.deals() and run.games() have it)")
+        games = frame["game"]
+        missing = int(games.isna().sum()) if games.ndim == 1 else 0
+        if games.ndim != 1 or missing or not (games.dtype.kind in "iu" or games.dtype.kind == "f"
+                                               and bool((games % 1 == 0).all())):
+            raise MetricsError("the DataFrame's 'game' column must hold each row's game number, a whole number "
+                               "in every row (as run.deals() gives it)" + (f": {missing} rows have none" if missing
+                                                                           else ""))
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
         except (pa.ArrowException, ValueError, TypeError) as exc:
-            raise MetricsError(f"cannot read the DataFrame: {str(exc).splitlines()[0]}") from None
+            raise MetricsError(f"cannot read the DataFrame: {_unread(frame, exc)}") from None
         ids, local = np.unique(table.column("game").to_numpy(), return_inverse=True)
         self.table = table.set_column(table.column_names.index("game"), "game", pa.array(local, pa.int64()))
         self.path, self.records, self.dealing, self._schema = "the DataFrame", "deals", None, None
@@ -51,6 +61,21 @@ class FrameRecords(RunRecords):
         return self.table.select(["game", *dict.fromkeys(c for c in columns if c != "game")])
 
 
+def _unread(frame, exc) -> str:
+    """Why pyarrow cannot read ``frame``, by the first column it cannot read alone."""
+    import pyarrow as pa
+
+    if not frame.columns.is_unique:
+        twice = frame.columns[frame.columns.duplicated()][0]
+        return f"it has two columns named {twice!r}"
+    for name in frame.columns:
+        try:
+            pa.array(frame[name], from_pandas=True)
+        except (pa.ArrowException, ValueError, TypeError):
+            return f"column {name!r} mixes kinds of values (numbers, text, true/false): keep one kind per column"
+    return str(exc).splitlines()[0]
+
+
 def metric_interval(source, metric: str, by: str | None = None, game: str | None = None) -> dict:
     """A metric's value with its 95% interval, by the estimator of the summaries and
     analysis.compare: R = sum(y) / sum(n) over games, linearised over games (sim.ratio).
@@ -64,6 +89,9 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
     value it holds, {value: result}. A result is {"value", "ci95", "games", "n"} (n: the
     sum of the denominator, e.g. the rows counted); a builtin metric of a run that kept no
     records comes from its summary (``n`` None). Bad input is a MetricsError in one line."""
+    if by is not None and not (isinstance(by, str) and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", by)):
+        raise MetricsError(f"by takes one column's name, e.g. by='upcard_class', got {by!r:.60} (a condition goes "
+                           f"in the metric: mean(EXPR) where COND)")
     if isinstance(metric, str) and metric.strip() in METRICS:
         if by is not None:
             raise MetricsError(f"by groups an expression, not the builtin '{metric.strip()}' (the dealer's "

@@ -318,9 +318,14 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
     game = _common(game, rules, out, dealing)
     controls = texts("control", control, "level")
+    if not controls:
+        raise RunError('control names no level: an estimate needs one ("auto", "all=heuristic", ...); '
+                       "sim.simulate plays a plain run")
     check_kind("until", until, str, '"METRIC:W" (a metric and the 95% half-width wanted) or None')
     if metrics is not None:
         metrics = texts("metrics", metrics, "metric")
+        if not metrics:
+            raise RunError("metrics names no metric: give one or a list (None: the dealer's advantage)")
     if control_deals is not None:
         control_deals = [checked("control_deals", whole_count, n) for n in
                          (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]

@@ -111,6 +111,8 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
     dealer = "alternate" if dealer is None else str(dealer)
     if dealer != "alternate" and not (dealer.isascii() and dealer.isdigit() and len(dealer) < 3):
         raise DealingError(f"--dealer must be alternate or a seat number, got '{dealer}'")
+    if dealer != "alternate":
+        dealer = str(int(dealer))  # 00 is seat 0
     cards = tuple(_items(",".join(_words(upcard or (), "--upcard")), "--upcard"))
     holds: dict = {}
     for text in _words(predeal, "--predeal"):
@@ -127,9 +129,9 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
         seat = _seat(seat, "--require", text)
         ranges[seat] = ranges.get(seat, ()) + tuple("".join(t.split()) for t in _items(terms, "--require"))
     # One canonical form of the words, so that a run resumed with the same conditions written
-    # another way (up-cards, a hand's cards or a seat's terms in another order: one set, one
-    # hand, one conjunction) is the same run.
-    return Dealing(unit, dealer, tuple(sorted(cards)), {s: tuple(sorted(c)) for s, c in holds.items()},
+    # another way (up-cards in another order or listed twice, a hand's cards or a seat's terms
+    # in another order: one set, one hand, one conjunction; seat 00 as 0) is the same run.
+    return Dealing(unit, dealer, tuple(sorted(set(cards))), {s: tuple(sorted(c)) for s, c in holds.items()},
                    {s: tuple(sorted(t)) for s, t in ranges.items()})
 
 

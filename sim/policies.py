@@ -250,13 +250,17 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
         raise PolicyError(f"a policy is text, NAME or NAME:param=value,..., got {text!r:.60}")
     if game is not None and not (isinstance(game, str) and game in GAMES):
         raise PolicyError(f"unknown game {game!r:.60} (games: {', '.join(GAMES)})")
-    name, _, rest = text.strip().partition(":")
+    name, colon, rest = text.strip().partition(":")
     if name not in POLICIES:
         raise PolicyError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")
+    items = [p.strip() for p in rest.split(",")] if colon else []
+    if "" in items:
+        raise PolicyError(f"policy {text.strip()} has an empty parameter: {name}:param=value,... "
+                          f"(or {name} alone for its defaults)")
     spec = POLICIES[name]
     values = spec.defaults(game)
     given = set()
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in items:
         key, eq, raw = (part.strip() for part in item.partition("="))
         if key not in values:
             raise PolicyError(_no_parameter(spec, key, game, values))

@@ -10,19 +10,19 @@ import re
 
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, parse_policy
-from sim.rules import RulesError, merge_tables, parse_set, read_variant
+from sim.rules import RulesError, dict_tables, merge_tables, parse_set, read_variant
 from sim.store import RunError
 
 
 def resolve_rules(game: str, rules=None, set_options=()):
-    """Validated rules from a variant (dict of tables, TOML path or shipped name) plus --set
-    overrides (``set_options``: "TABLE.KEY=VALUE" text, one or a list)."""
+    """Validated rules from a variant (dict of tables, TOML path or shipped name; a dict may
+    name its game as a file does) plus --set overrides (``set_options``: "TABLE.KEY=VALUE" text, one or a list)."""
     module = game_module(game)
     check_rules(rules)
     if rules is None:
         tables = {}
     elif isinstance(rules, dict):
-        tables = rules
+        tables = dict_tables(rules, game)
     else:
         tables = read_variant(rules, game)
     overrides = parse_set(texts("set_options", set_options, "'TABLE.KEY=VALUE'"))

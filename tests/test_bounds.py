@@ -147,6 +147,9 @@ def test_the_api_refuses_what_the_command_line_refuses(tmp_path):
             sim.simulate(games=10, until=until, out=tmp_path / "out")
     with pytest.raises(ValueError, match="rules: an empty path names no file"):  # not "cannot read rules file ."
         sim.simulate(games=10, rules="", out=tmp_path / "out")
+    for kwargs, words in (({"control": []}, "control names no level"), ({"metrics": []}, "metrics names no metric")):
+        with pytest.raises(RunError, match=words):  # a plain estimate, or none, without a word
+            sim.estimate(deals=20, out=tmp_path / "out", **kwargs)
     assert not (tmp_path / "out").exists()
 
 
@@ -163,8 +166,11 @@ def test_a_runs_records_refuse_a_text_filter_and_no_columns_in_words(tmp_path):
         sim.load_run("")
     with pytest.raises(RunError, match=r"filter must be a pyarrow expression.*not text: 'level > 3'"):
         run.deals(filter="level > 3")
-    with pytest.raises(RunError, match="columns names no column"):
-        run.deals(columns=[])
+    for none in ([], (c for c in ())):  # an empty generator too, once listed
+        with pytest.raises(RunError, match="columns names no column"):
+            run.deals(columns=none)
+    with pytest.raises(RunError, match=r"^/no\\nwhere does not exist$"):  # the path's line break shown, one line
+        sim.load_run("/no\nwhere")
     every = run.deals()
     assert len(run.deals(columns="level")) == len(every)
     assert len(run.deals(filter=pc.field("level") > 3)) == (every["level"] > 3).sum()

@@ -357,6 +357,9 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
     again = in_process("sim.run", "--deals", "40", "--seed", "5", "--predeal", "0=AS,CG", "--require",
                        "0:hcp >= 8, spades>=3", "--upcard", "AS,face", "--out", out)
     assert again.returncode == 0 and "already complete" in again.stdout, again.stderr
+    # An up-card listed twice is one allowed card; seat 00 is seat 0.
+    assert dealing.parse("deals", dealer="00", upcard="AS,face,AS") == \
+        dealing.parse("deals", dealer="0", upcard="face,AS")
 
 
 def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():

@@ -413,6 +413,16 @@ def test_interval_of_a_run_without_records_and_bad_requests(tmp_path):
         (deals[deals.level == 99], "mean(made)", {}, "the DataFrame holds no records"),
         (frame, "dealer_advantag", {}, "unknown metric 'dealer_advantag'; did you mean 'dealer_advantage'?"),
         (deals[deals.level == 99], "dealer_advantage", {"game": "bridgette"}, "the DataFrame holds no records"),
+        (deals, "mean(made)", {"by": "level where made"}, "by takes one column's name"),
+        (deals.assign(game=deals.game.where(deals.level > 0)), "mean(made)", {}, "game number, a whole number "
+                                                                                  "in every row"),
+        (deals.assign(game=deals.game.astype(object).where(deals.level > 0, "x")), "mean(made)", {},
+         "game number, a whole number in every row"),
+        (deals.assign(level=deals.level.astype(object).where(deals.level > 0, "x")), "mean(made)", {},
+         "column 'level' mixes kinds of values"),
+        (deals.set_axis(pd.MultiIndex.from_tuples([(c, "") for c in deals.columns]), axis=1), "mean(made)", {},
+         "several levels"),
+        (deals.assign(level=2**41), "mean(level)", {}, "'level' goes beyond the whole numbers"),
     ]:
         with pytest.raises(MetricsError, match=message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
             analysis.interval(source, metric, **kwargs)

@@ -35,6 +35,27 @@ def test_a_difference_without_controls_is_the_paired_difference():
     assert got["unpaired_variance"] == pytest.approx(ya.var(ddof=1) / 400 + yb.var(ddof=1) / 400, rel=1e-9)
 
 
+def test_a_difference_of_estimates_that_cannot_be_paired_is_refused():
+    """A paired difference needs both estimates' per-deal influences, the same deals and one
+    metric: estimates of other seeds, a rate against points, or one made without its
+    influences gave a "paired" figure (or numpy's own error) before."""
+    y = np.arange(40, dtype=float) % 7
+    rate = np.arange(40) % 2
+
+    def made(values, key=(1, b"plan"), within=None, influence=True):
+        return ml.nested_estimate(ml.LevelData("strong", values, np.ones(40), deals_key=key), influence=influence,
+                                  within=within)
+
+    a = made(y)
+    assert ml.estimate_difference(a, made(y + 1))["diff"] == pytest.approx(1.0)
+    for other, words in ((made(y, key=(2, b"plan")), "of other deals"),
+                         (made(rate, within=(0.0, 1.0)), "of metrics of other ranges"),
+                         (made(y, influence=False), "b is made without it"),
+                         ([1, 2], "b is list")):
+        with pytest.raises(ml.MultilevelError, match=words):
+            ml.estimate_difference(a, other)
+
+
 def test_differences_cover_on_simulated_settings():
     """Two settings whose levels share each deal's luck, and whose strong levels share
     more of it than the cheap ones see, the cheap levels of unequal sizes (the segments

@@ -221,3 +221,27 @@ def test_parse_policy_refuses_other_types_and_unknown_games_in_words():
                         (("random", "nope"), "unknown game 'nope'"), (("heuristic", ["bridgette"]), "unknown game")):
         with pytest.raises(PolicyError, match=re.escape(words)):
             parse_policy(*args)
+    # A colon or a comma with nothing after it was read as the defaults in silence.
+    for text in ("heuristic:", "pimc:worlds=4,", "pimc:worlds=4,,keep=2"):
+        with pytest.raises(PolicyError, match="has an empty parameter"):
+            parse_policy(text, "bridgette")
+
+
+def test_a_rules_dict_names_its_game_as_a_rules_file_does(tmp_path):
+    """``{"game": "bid-euchre", ...}`` chooses the game as a file's top-level ``game =`` does
+    (before: "'game' must be a table of options"); the user's dict is left as given."""
+    import sim
+    from sim.resolve import resolve_rules
+
+    tables = {"game": "bid-euchre", "auction": {"stick_the_dealer": True}}
+    run = sim.simulate(games=4, rules=tables, out=tmp_path / "run")
+    assert run.manifest["config"]["game"] == "bid-euchre"
+    assert run.manifest["config"]["rules"]["auction"]["stick_the_dealer"] is True
+    assert tables == {"game": "bid-euchre", "auction": {"stick_the_dealer": True}}
+    assert resolve_rules("bid-euchre", {"game": {"name": "bid-euchre"}}) == resolve_rules("bid-euchre")
+    for game, given, words in (("bridgette", {"game": "bid-euchre"}, "the rules name the game bid-euchre, not "
+                                                                      "bridgette"),
+                               ("bridgette", {"game": "nope"}, "game = 'nope' is no game"),
+                               ("bridgette", {"game": 3}, "game = 3 is neither a game's name")):
+        with pytest.raises(RulesError, match=re.escape(words)):
+            resolve_rules(game, given)

@@ -275,11 +275,14 @@ def test_first_compile_is_announced_and_kept_out_of_the_throughput(tmp_path):
     (["sim.run", "--games", "10", "--policy", "0=heur\x1b[2Jistic"], "heur\\x1b[2Jistic"),
     (["sim.run", "--games", "1\x1b[2J0"], "1\\x1b[2J0"),
     (["sim.run", "--games", "10", "--set", "exch\x07\x7f\x9bange.nondealer_draw=1"], "exch\\x07\\x7f\\x9bange"),
+    (["sim.run", "--games", "10", "--policy", "0=heur\u202eistic"], "heur\\u202eistic"),
 ])
 def test_a_control_character_in_a_value_is_shown_escaped(args, shown):
     """An error line quotes what it was given with every control character escaped (an
-    escape sequence would clear or move the user's terminal), as it shows a line break."""
+    escape sequence would clear or move the user's terminal, a direction mark reorder the
+    line), as it shows a line break."""
     result = in_process(*args)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert not any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 for c in result.stderr.rstrip("\n")), result.stderr
+    assert not any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 or 0x2028 <= ord(c) <= 0x202e
+                   for c in result.stderr.rstrip("\n")), result.stderr
     assert shown in result.stderr, result.stderr

@@ -68,10 +68,12 @@ class OneLineParser(argparse.ArgumentParser):
         return 2
 
 
-# What str.splitlines breaks a line at, and every other control character (an escape
-# sequence would move the terminal's cursor, a NUL cut the line for some readers), each shown
-# as Python writes it in a string: "\\n", "\\x1b". A tab stays a tab.
-CONTROLS = {c: ascii(chr(c))[1:-1] for c in [*range(0x20), 0x7f, *range(0x80, 0xa0), 0x2028, 0x2029] if c != 0x09}
+# What str.splitlines breaks a line at, every other control character (an escape sequence
+# would move the terminal's cursor, a NUL cut the line for some readers) and the marks that
+# turn the text's direction (a quoted value could reorder the rest of the line), each shown
+# as Python writes it in a string: "\\n", "\\x1b", "\\u202e". A tab stays a tab.
+CONTROLS = {c: ascii(chr(c))[1:-1] for c in [*range(0x20), 0x7f, *range(0x80, 0xa0), 0x200e, 0x200f,
+                                             *range(0x2028, 0x202f), *range(0x2066, 0x206a)] if c != 0x09}
 
 
 def one_line(problem) -> str:

@@ -34,9 +34,9 @@ class Bound:
             keep &= np.broadcast_to(ev.condition(self.custom.where, env), keep.shape)
         env = {name: value[keep] for name, value in env.items()}
         size = int(keep.sum())
-        y = _whole(ev.number(self.custom.numerator, env), size)
+        y = _whole(ev.summed(self.custom.numerator, env), size)
         n = np.ones(size, np.int64) if self.custom.denominator is None else \
-            _whole(ev.number(self.custom.denominator, env), size)
+            _whole(ev.summed(self.custom.denominator, env), size)
         return keep, y, n
 
 

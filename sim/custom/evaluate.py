@@ -104,6 +104,11 @@ class Evaluator:
             return value
         raise self.error(self._not_a_number(node, kind))
 
+    def summed(self, node, env):
+        """A value the metric sums (its numerator or denominator): a whole number no larger
+        than ``LARGEST`` either way, a column read alone included."""
+        return self._in_range(self.number(node, env), node)
+
     def _not_a_number(self, node, kind) -> str:
         what = ast.unparse(node)
         if kind == "text":

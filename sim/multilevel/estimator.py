@@ -236,7 +236,8 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         plain_at_equal_time = float(u0.var(ddof=1)) * (target.seconds / m0) / total
         out.update(seconds=total, equal_time_saved=plain_at_equal_time / variance if variance > 0 else None)
     if influence:
-        out.update(influence=psi, segments=bounds, fitted=fitted, target_y=target.y, target_n=target.n)
+        out.update(influence=psi, segments=bounds, fitted=fitted, target_y=target.y, target_n=target.n,
+                   deals_key=target.deals_key)
     return out
 
 
@@ -245,7 +246,20 @@ def estimate_difference(a: dict, b: dict) -> dict:
     same seed and dealing, as the settings of a sweep), paired deal by deal: a deal's
     influence on b minus its influence on a, whose variance is summed over the segments of
     deals both estimates treat alike, plus both estimates' coefficient variances. Returns
-    diff, variance, ci95 and ``unpaired_variance`` (a's variance plus b's)."""
+    diff, variance, ci95 and ``unpaired_variance`` (a's variance plus b's). A
+    MultilevelError where the two cannot be paired: an estimate without its deals'
+    influences, or estimates of other deals (seed or dealing) or of metrics of other ranges."""
+    for name, e in (("a", a), ("b", b)):
+        if not isinstance(e, dict) or "influence" not in e:
+            what = "made without it" if isinstance(e, dict) else f"{type(e).__name__}"
+            raise MultilevelError(f"estimate_difference pairs estimates of nested_estimate(..., influence=True), "
+                                  f"which hold each deal's influence; {name} is {what}")
+    if None not in (a.get("deals_key"), b.get("deals_key")) and a["deals_key"] != b["deals_key"]:
+        raise MultilevelError("the two estimates are of other deals (their seed or dealing differ): a paired "
+                              "difference needs deal i to be the same deal in both")
+    if a.get("within") != b.get("within"):
+        raise MultilevelError(f"the two estimates are of metrics of other ranges ({a.get('within')} and "
+                              f"{b.get('within')}): a paired difference is of one metric")
     size = max(len(a["influence"]), len(b["influence"]))
     d = np.zeros(size)
     d[:len(b["influence"])] += b["influence"]

@@ -33,7 +33,7 @@ def default_levels(game: str) -> list[str]:
     return ["all=heuristic"]
 
 
-INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n")  # per-deal arrays: kept out of the JSON
+INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n", "deals_key")  # per-deal: kept out of the JSON
 PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 
 

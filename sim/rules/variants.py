@@ -45,12 +45,7 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
             raise
         raise RulesError(f"{exc}: a file that also sets [game] options names its game in that table, "
                          '[game] name = "bid-euchre", not with a top-level game = ...') from None
-    if "game" in tables and not isinstance(tables["game"], (str, dict)):
-        raise RulesError(f"rules file {path}: game = {tables['game']!r} is neither a game's name nor a table of "
-                         "[game] options")
-    named = _named_game(tables)
-    if named is not None and named not in GAMES:
-        raise RulesError(f"rules file {path}: game = '{named}' is no game (games: {', '.join(GAMES)})")
+    named = _named_game(tables, f"rules file {path}")
     made_for = named or (_shipped_game(path.stem) if path.parent == VARIANTS_DIR else None)
     if game is not None and made_for is not None and made_for != game:
         if is_pipe(path):  # read once, after the game was chosen
@@ -60,14 +55,37 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     return tables
 
 
-def _named_game(tables: dict):
-    """The game a rules file names, taken out of its tables: a top-level ``game = "..."``
-    or, in a file that also sets the game's [game] options, ``name`` in that table."""
+def _named_game(tables: dict, origin: str):
+    """The game a rules file or dict names, taken out of its tables: a top-level
+    ``game = "..."`` or, where the game's [game] options are set too, ``name`` in that
+    table. A RulesError, led by ``origin``, where it names no game."""
+    if "game" in tables and not isinstance(tables["game"], (str, dict)):
+        raise RulesError(f"{origin}: game = {tables['game']!r} is neither a game's name nor a table of "
+                         "[game] options")
+    named = None
     if isinstance(tables.get("game"), str):
-        return tables.pop("game")
-    if isinstance(tables.get("game"), dict) and "name" in tables["game"]:
-        return tables["game"].pop("name")
-    return None
+        named = tables.pop("game")
+    elif isinstance(tables.get("game"), dict) and "name" in tables["game"]:
+        named = tables["game"].pop("name")
+    if named is not None and named not in GAMES:
+        raise RulesError(f"{origin}: game = {named!r:.60} is no game (games: {', '.join(GAMES)})")
+    return named
+
+
+def _copied(rules: dict) -> dict:
+    """A rules dict with its tables copied, so the game taken out of them stays in the user's."""
+    return {key: dict(value) if isinstance(value, dict) else value for key, value in rules.items()}
+
+
+def dict_tables(rules: dict, game: str | None = None) -> dict:
+    """The option tables of a rules dict, the game it names taken out as a file's is
+    (``{"game": "bid-euchre", ...}``); a RulesError where it names another game than ``game``."""
+    tables = _copied(rules)
+    named = _named_game(tables, "rules")
+    if game is not None and named is not None and named != game:
+        raise RulesError(f"the rules name the game {named}, not {game}: leave out game (the rules select "
+                         f"it) or give game={named!r}")
+    return tables
 
 
 def _shipped_game(name: str) -> str | None:
@@ -79,15 +97,20 @@ def variant_game(source) -> str | None:
     """The game a variant selects when none is given: a shipped variant's by its name, a
     file's by its top-level ``game = "bid-euchre"``; None where it names none, or cannot be
     read (reading its rules then says why)."""
-    if source is None or isinstance(source, dict):
+    if source is None:
         return None
+    if isinstance(source, dict):
+        try:
+            return _named_game(_copied(source), "rules")
+        except RulesError:
+            return None
     path = Path(source)
     if not path.suffix and not _exists(path):
         return _shipped_game(str(source)) if _exists(VARIANTS_DIR / f"{source}.toml") else None
     if is_pipe(path):  # read once, for its options: a game it names is checked then
         return None
     try:
-        named = _named_game(read_toml(path, "rules", RulesError))
+        named = _named_game(read_toml(path, "rules", RulesError), f"rules file {path}")
     except RulesError:
         return None
     return named if isinstance(named, str) and named in GAMES else None

@@ -10,11 +10,16 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sim.cli.parser import one_line
 from sim.version import RULES_VERSION
 
 
 class RunError(ValueError):
-    """A run folder that cannot be used for this run."""
+    """A run folder that cannot be used for this run. Its words are one line: a path or a
+    value it quotes is shown with its control characters escaped (sim.cli.one_line)."""
+
+    def __str__(self) -> str:
+        return one_line(super().__str__())
 
 
 class DamagedError(RunError):

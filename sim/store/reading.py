@@ -278,9 +278,13 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     if isinstance(filter, str):  # pyarrow would unpack the text as tuples: a message of its own insides
         raise RunError(f"filter must be a pyarrow expression, e.g. pc.field(\"level\") >= 3, or a list of "
                        f"(column, op, value) tuples, not text: {filter!r}")
-    if columns is not None and not isinstance(columns, str) and hasattr(columns, "__len__") and not len(columns):
-        # an empty list reads no column, and pandas then gives no rows
-        raise RunError("columns names no column: give a name or a list of names (None reads them all)")
+    if columns is not None:
+        given = columns
+        columns = [columns] if isinstance(columns, str) or not hasattr(columns, "__iter__") else list(columns)
+        if not all(isinstance(c, str) for c in columns):
+            raise RunError(f"columns must be a column's name or a list of names, got {given!r:.80}")
+        if not columns:  # no column read, and pandas then gives no rows
+            raise RunError("columns names no column: give a name or a list of names (None reads them all)")
     path = run_path(path)
     manifest = read_manifest(path)
     if kind not in RECORD_KINDS.get(manifest["config"].get("records"), ()):
@@ -290,10 +294,6 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     check_records(path, files, run_digest(manifest["config"]))
     schemas = [pq.read_schema(f).names for f in files]
     if columns is not None:
-        given = columns
-        columns = [columns] if isinstance(columns, str) or not hasattr(columns, "__iter__") else list(columns)
-        if not all(isinstance(c, str) for c in columns):
-            raise RunError(f"columns must be a column's name or a list of names, got {given!r}")
         twice = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
         if twice is not None:
             raise RunError(f"columns names '{twice}' twice")
