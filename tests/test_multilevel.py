@@ -832,6 +832,23 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
     with pytest.raises(AssertionError, match="a pilot played again"):  # another --until is another command
         ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=out,
                           until="dealer_advantage:300")
+    # Interrupted after its pilot, before its estimate: the rerun resumes with the sizes that
+    # pilot chose (kept in pilot.json until multilevel.json holds them), and plays no new one.
+    monkeypatch.undo()
+    broken = tmp_path / "broken"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(play, "_estimates", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=broken)
+    chosen = json.loads((broken / "pilot.json").read_text())["sizes"]
+    monkeypatch.setattr(play, "allocation", no_pilot)
+    resumed = ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=broken)
+    assert resumed["sizes"] == chosen
+    assert sorted(p.name for p in broken.iterdir()) == ["control-1.npz", "multilevel.json", "target.npz"]
     fixed = tmp_path / "fixed"  # sizes --control-deals chose are no pilot's: a command without it pilots
     ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], control_deals=[300], out=fixed)
     with pytest.raises(AssertionError, match="a pilot played again"):

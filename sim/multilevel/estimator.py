@@ -248,18 +248,16 @@ def estimate_difference(a: dict, b: dict) -> dict:
     deals both estimates treat alike, plus both estimates' coefficient variances. Returns
     diff, variance, ci95 and ``unpaired_variance`` (a's variance plus b's). A
     MultilevelError where the two cannot be paired: an estimate without its deals'
-    influences, or estimates of other deals (seed or dealing) or of metrics of other ranges."""
+    influences, or estimates of other seeds' deals (dealing conditions may differ: deal i
+    of a seed shares its shuffle under any of them)."""
     for name, e in (("a", a), ("b", b)):
         if not isinstance(e, dict) or "influence" not in e:
             what = "made without it" if isinstance(e, dict) else f"{type(e).__name__}"
             raise MultilevelError(f"estimate_difference pairs estimates of nested_estimate(..., influence=True), "
                                   f"which hold each deal's influence; {name} is {what}")
-    if None not in (a.get("deals_key"), b.get("deals_key")) and a["deals_key"] != b["deals_key"]:
-        raise MultilevelError("the two estimates are of other deals (their seed or dealing differ): a paired "
-                              "difference needs deal i to be the same deal in both")
-    if a.get("within") != b.get("within"):
-        raise MultilevelError(f"the two estimates are of metrics of other ranges ({a.get('within')} and "
-                              f"{b.get('within')}): a paired difference is of one metric")
+    if None not in (a.get("deals_key"), b.get("deals_key")) and a["deals_key"][0] != b["deals_key"][0]:
+        raise MultilevelError("the two estimates are of other deals (their seeds differ): a paired difference "
+                              "needs deal i to be dealt from the same shuffle in both")
     size = max(len(a["influence"]), len(b["influence"]))
     d = np.zeros(size)
     d[:len(b["influence"])] += b["influence"]

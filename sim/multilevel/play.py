@@ -35,6 +35,7 @@ def default_levels(game: str) -> list[str]:
 
 INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n", "deals_key")  # per-deal: kept out of the JSON
 PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
+PILOT_FILE = "pilot.json"  # the sizes a pilot chose, kept until the estimate is written
 
 
 def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
@@ -140,15 +141,24 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                             dealing, influence)
 
 
+def _kept(folder: Path) -> dict:
+    """What a run of the folder kept of its levels' sizes: its multilevel.json once
+    finished, else the pilot.json its pilot left (an interrupted run). An OSError or a
+    ValueError where it kept neither, or one that cannot be read."""
+    finished = folder / "multilevel.json"
+    return read_sealed(finished if finished.exists() else folder / PILOT_FILE)
+
+
 def _finished(out, target, ctrl, deals, until):
-    """The multilevel.json a finished run of this command left in ``out`` (the same target
-    deals, or the same ``until``, sizes a pilot chose for the target and some of ``ctrl``),
-    or None: a rerun keeps its pilot's sizes, so a finished folder's estimate does not move
-    with the timing of a new pilot."""
+    """What a run of this command left in ``out`` (the same target deals, or the same
+    ``until``; sizes a pilot chose for the target and some of ``ctrl``): its multilevel.json,
+    or its pilot.json when it was interrupted; None where it left neither. A rerun keeps
+    its pilot's sizes, so a folder's estimate does not move with the timing of a new pilot,
+    finished or resumed."""
     if out is None:
         return None
     try:
-        kept = read_sealed(Path(out) / "multilevel.json")
+        kept = _kept(Path(out))
         chosen = kept["sizes"]
         names = [target.name, *(pl.name for pl in ctrl)]
         fits = (kept["until"] == until and kept["allocation"] is not None and set(chosen) <= set(names)
@@ -180,7 +190,7 @@ def _refuse_other_levels(folder: Path, game: str, levels, played: int) -> None:
         raise MultilevelError(f"output folder {folder} holds {extra[0]}, a level this command does not play "
                               f"(another --control list): use another --out")
     try:
-        kept = read_sealed(folder / "multilevel.json")["controls"]
+        kept = _kept(folder)["controls"]
     except (OSError, ValueError, TypeError, KeyError):  # none yet; a damaged one is replaced by this run's
         return
     try:
@@ -199,7 +209,7 @@ def _owns(folder: Path, names) -> bool:
 
     from sim.store import refuse_foreign
 
-    ours = {n for n in names if re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json", n)}
+    ours = {n for n in names if re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json|pilot\.json", n)}
     if ours:
         refuse_foreign(folder, set(names) - ours)
     return bool(ours)
@@ -274,6 +284,10 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         # Deals the pilot already played count (the target's up to its cap): more, never fewer.
         sizes[0] = max(sizes[0], min(target.deals, deals))
         sizes = [sizes[0]] + [max(m, pl.deals, sizes[0]) for m, pl in zip(sizes[1:], ctrl)]
+        if out is not None:  # an interrupted run resumes with these sizes, not a new pilot's
+            _write_sealed(out / PILOT_FILE, {
+                "controls": [lv.text for lv in levels], "until": None if until is None else [first.name, width],
+                "allocation": _plain(alloc), "sizes": dict(zip([target.name] + [c.name for c in ctrl], sizes))})
     rounds = 0
     while True:
         rounds += 1
@@ -297,12 +311,16 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
                 "reached": None if until is None else result[first.name]["half_width"] <= width,
                 "wall_seconds": time.perf_counter() - began, "metrics": result}
     if out is not None:
-        from sim.store import sealed, write_atomic
-
-        kept = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
-                                         for name, e in result.items()})
-        write_atomic(out / "multilevel.json", json.dumps(sealed(_plain(kept)), indent=1).encode())  # checks itself
+        _write_sealed(out / "multilevel.json", dict(out_dict, metrics={
+            name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS} for name, e in result.items()}))
+        (out / PILOT_FILE).unlink(missing_ok=True)  # multilevel.json keeps its sizes now
     return out_dict
+
+
+def _write_sealed(path: Path, content: dict) -> None:
+    from sim.store import sealed, write_atomic
+
+    write_atomic(path, json.dumps(sealed(_plain(content)), indent=1).encode())  # checks itself
 
 
 def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict:
