@@ -55,7 +55,8 @@ def wilson(successes: int, n: int) -> list[float] | None:
     denom = 1 + Z95**2 / n
     centre = (p + Z95**2 / (2 * n)) / denom
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return [max(0.0, centre - half), min(1.0, centre + half)]
+    # At 0 (or 1) the bound is exactly 0 (1): the arithmetic would leave a rounding error there.
+    return [0.0 if successes == 0 else max(0.0, centre - half), 1.0 if successes == n else min(1.0, centre + half)]
 
 
 def rate(successes: int, n: int) -> dict:

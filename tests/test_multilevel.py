@@ -298,6 +298,21 @@ def test_a_control_that_never_varies_is_left_out_and_a_rate_stays_within_0_and_1
     assert page.count('<span class="warn">warning</span> (') == len(w["warnings"]) + len(
         json.loads((out / "multilevel.json").read_text())["metrics"]["dealer_advantage"]["warnings"]) > 0
 
+def test_a_rate_at_its_bound_on_every_target_deal_gets_wilsons_interval():
+    """No failure among 50 target deals (a control that varies beside them): the interval
+    was [0, 0], a certainty so few deals cannot give. It is Wilson's now, as a plain run's
+    rate: by hand, 0 to z^2 / (n + z^2) for no success in n, 1 - that to 1 for all."""
+    from sim.ratio import SHARE
+
+    control = ml.LevelData("cheap", np.r_[np.zeros(50), np.ones(50)], np.ones(100))
+    for y, ci in ((np.zeros(50), [0.0, Z95**2 / (50 + Z95**2)]), (np.ones(50), [50 / (50 + Z95**2), 1.0])):
+        e = ml.nested_estimate(ml.LevelData("strong", y, np.ones(50)), [control], within=SHARE)
+        assert e["variance"] == 0 and e["ci95"] == pytest.approx(ci, abs=1e-15) and e["plain_ci95"] == e["ci95"]
+    spread = ml.nested_estimate(ml.LevelData("strong", np.r_[np.zeros(49), 1.0], np.ones(50)), within=SHARE)
+    # A spread of its own: the textbook interval, cut at 0 (the variance 0.98 / 49 / 50 = 0.02^2).
+    assert spread["ci95"] == pytest.approx([0.0, 0.02 + Z95 * 0.02])
+
+
 def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, capsys):
     """A level's .npz cut short or emptied, or a multilevel.json that is not an object of
     this release, is named in one line (exit 2) by the rerun and by analysis.compare; the

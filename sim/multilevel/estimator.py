@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.ratio import interval, spread
-from sim.summary import Z95
+from sim.ratio import SHARE, interval, spread
+from sim.summary import Z95, wilson
 
 
 class MultilevelError(ValueError):
@@ -218,10 +218,11 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     plain_var = float(u0.var(ddof=1) / m0)
     plain_value = target.ratio(m0)
     half = Z95 * math.sqrt(max(variance, 0.0))  # uncut, as --until reads it: the interval below may be cut
+    trials = float(target.n[:m0].sum())
     out = {"estimator": estimator_name(controls, features), "value": value, "variance": variance,
-           "ci95": interval(value, variance, within), "half_width": half,
+           "ci95": _rate_interval(value, variance, within, trials), "half_width": half,
            "plain_value": plain_value, "plain_variance": plain_var,
-           "plain_ci95": interval(plain_value, plain_var, within), "within": within,
+           "plain_ci95": _rate_interval(plain_value, plain_var, within, trials), "within": within,
            "variance_saved": plain_var / variance if variance > 0 else None,
            "plain_deals": m0 * plain_var / variance if variance > 0 else None,
            "coefficient_variance": coefficient_var,
@@ -239,6 +240,15 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         out.update(influence=psi, segments=bounds, fitted=fitted, target_y=target.y, target_n=target.n,
                    deals_key=target.deals_key)
     return out
+
+
+def _rate_interval(value, variance, within, trials) -> list[float]:
+    """The 95% interval of ``value`` (sim.ratio.interval); a rate at 0 or 1 with no spread
+    at all (no contract failed among the target's deals) takes the Wilson interval of its
+    ``trials`` instead, as a plain run's rate does: no width is what so few cannot show."""
+    if variance == 0 and within == SHARE and value in (0.0, 1.0) and trials > 0:
+        return wilson(value * trials, trials)
+    return interval(value, variance, within)
 
 
 def estimate_difference(a: dict, b: dict) -> dict:
