@@ -111,22 +111,25 @@ def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) ->
 
 
 def canonical_allocation(strata: list[Stratum], text: str) -> str:
-    """An explicit allocation (checked, ``explicit_shares``) in one form, whatever order and
-    spelling it was given in: ``numeral=1, face=1,ace=1`` and ``ace=1,face=1,numeral=1`` are
-    one allocation (shares in proportion but not scaled: ``2,1,1`` and ``4,2,2`` stay two)."""
-    return ",".join(f"{s.name}={share!r}" for s, share in zip(strata, explicit_shares(strata, text)))
+    """An explicit allocation (checked, ``explicit_shares``) in one form, whatever order,
+    spelling or scale it was given in: ``numeral=1, face=1,ace=2``, ``ace=0.5,face=0.25,
+    numeral=0.25`` and ``ace=4,face=2,numeral=2`` are one allocation, ``ace=1/2,face=1/4,
+    numeral=1/4``: each share over their sum, exactly."""
+    shares = explicit_shares(strata, text)
+    total = sum(shares)
+    return ",".join(f"{s.name}={share / total}" for s, share in zip(strata, shares))
 
 
-def explicit_shares(strata: list[Stratum], text: str) -> list[float]:
-    """``ace=0.5,face=0.25,numeral=0.25``: a share for every stratum."""
+def explicit_shares(strata: list[Stratum], text: str) -> list[Fraction]:
+    """``ace=0.5,face=0.25,numeral=0.25`` (or ``1/2``...): a share for every stratum, exact."""
     names = [s.name for s in strata]
     shares = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
         try:
-            share = float(value)
-        except ValueError:
-            share = -1.0
+            share = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            share = Fraction(-1)
         if not eq or name.strip() not in names or not 0 < share <= 1e9:  # shares in proportion; summed below
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares above 0 and up to 1e9 "
                                f"of every stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")

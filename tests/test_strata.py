@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 from fractions import Fraction
 
@@ -16,7 +17,7 @@ from sim.api import load_run, resolve_rules, simulate
 from sim.games import game_info
 from sim.metrics import METRICS
 from sim.ratio import ratio_estimate, ratio_sums
-from sim.store import read_sealed
+from sim.store import read_sealed, sealed
 from sim.summary import Z95
 from tests.commands import in_process
 
@@ -276,17 +277,22 @@ def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():
 
 
 def test_an_allocation_written_another_way_is_the_same_run(tmp_path):
-    """Shares in another order or spelling (spaces, 1 or 1.0) are one allocation: the folder
-    of the first is the second's to read again, not another configuration's (before:
-    refused, 'differs in: allocation'); other shares are still refused."""
+    """Shares in another order, spelling (spaces, 1 or 1.0, 1/4) or scale (2,1,1 or 4,2,2)
+    are one allocation, each share over their sum: the folder of the first is the second's
+    to read again, not another configuration's (before: refused, 'differs in: allocation'),
+    and so is an older release's folder, which kept the shares unscaled; other shares are
+    still refused."""
     out = tmp_path / "s"
     argv = ["--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out]
     assert in_process("sim.run", *argv, "--allocation", "ace=1,face=1,numeral=2").returncode == 0
     kept = read_sealed(out / "strata.json")
-    assert kept["allocation"] == "numeral=2.0,face=1.0,ace=1.0"
-    again = in_process("sim.run", *argv, "--allocation", "numeral=2.0, face=1,ace=1")
-    assert again.returncode == 0, again.stderr
-    assert read_sealed(out / "strata.json") == kept
+    assert kept["allocation"] == "numeral=1/2,face=1/4,ace=1/4"
+    for spelling in ("numeral=2.0, face=1,ace=1", "numeral=4,face=2,ace=2", "ace=1/4,face=0.25,numeral=0.5"):
+        again = in_process("sim.run", *argv, "--allocation", spelling)
+        assert again.returncode == 0, again.stderr
+        assert read_sealed(out / "strata.json") == kept
+    (out / "strata.json").write_text(json.dumps(sealed(dict(kept, allocation="numeral=2.0,face=1.0,ace=1.0"))))
+    assert in_process("sim.run", *argv, "--allocation", "numeral=2,face=1,ace=1").returncode == 0
     other = in_process("sim.run", *argv, "--allocation", "numeral=1,face=1,ace=1")
     assert other.returncode == 2 and "differs in: allocation" in other.stderr
 
