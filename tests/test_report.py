@@ -448,7 +448,7 @@ def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_dr
 
     # A crossing sim.sweep could not resolve is named in words and not drawn; a resolved one is.
     fake = tmp_path / "fake"
-    fake.mkdir()
+    shutil.copytree(runs["sweep"], fake)  # its settings' folders too, which the report checks
     crossing = dict(result, balance_point={"first_dealer_wins": 7.5}, balance_bracket={"first_dealer_wins": None})
     (fake / "sweep.json").write_text(json.dumps(sealed(crossing)))
     assert report_main([str(fake), "--out", str(tmp_path / "fake-report")]) == 0
@@ -492,7 +492,13 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     first = table["settings"][0]["metrics"]["dealer_advantage"]["value"]
     assert text.count(json.dumps(first)) >= 1
     (altered / "sweep.json").write_text(text.replace(json.dumps(first), "123456789.0", 1))
-    cases = [([runs["bridgette"], tmp_path / "missing"], "does not exist"),
+    gone = tmp_path / "gone-setting"  # a setting's run folder deleted since: its figures have nothing behind them
+    shutil.copytree(runs["sweep"], gone)
+    setting = gone / Path(table["settings"][1]["run"]).name
+    shutil.rmtree(setting)
+    cases = [([gone], f"{setting}, a setting of {gone}, cannot be read ({setting} does not exist): rerun the "
+                      f"sweep's command"),
+             ([runs["bridgette"], tmp_path / "missing"], "does not exist"),
              ([edited], "sweep.json is unreadable or not a sweep's"),
              ([altered], "sweep.json is damaged (its checksum does not match its content)"),
              ([runs["bridgette"], runs["bid-euchre"]], "different game (bridgette and bid-euchre)"),

@@ -245,7 +245,7 @@ def test_a_stopped_stratified_run_is_not_taken_by_another_stratification(tmp_pat
 def test_a_strata_file_edited_by_hand_is_named_not_reported(tmp_path):
     """strata.json checks itself: a number edited by hand (the report would show it as the
     run's) makes analysis.report end in one line naming the file, exit 2, nothing written;
-    the file as the run wrote it reports."""
+    the file as the run wrote it reports, and a stratum folder damaged since is named too."""
     out = tmp_path / "s"
     assert in_process("sim.run", "--deals", "60", "--stratify", "upcard_class", "--quiet", "--out", out).returncode == 0
     text = (out / "strata.json").read_text()
@@ -256,6 +256,13 @@ def test_a_strata_file_edited_by_hand_is_named_not_reported(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"{out / 'strata.json'} is damaged (its checksum does not match its content)" in result.stderr
     assert not (tmp_path / "r2").exists()
+    # A stratum's run damaged since (its summary gone): named, not reported from strata.json alone.
+    (out / "strata.json").write_text(text)
+    (out / "stratum-face" / "summary.json").unlink()
+    result = in_process("analysis.report", out, "--out", tmp_path / "r3")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{out / 'stratum-face'}, a stratum of {out}, cannot be read" in result.stderr
+    assert not (tmp_path / "r3").exists()
 
 
 def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():

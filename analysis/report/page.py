@@ -393,6 +393,25 @@ def as_written(file: Path, maker: str, build):
         raise ReportError(f"{file} is not as {maker} wrote it ({type(exc).__name__}: {exc})") from None
 
 
+def check_parts(folder: Path, parts, what: str, command: str) -> None:
+    """Each run folder (``parts``: their paths as a sweep or a stratified run kept them)
+    still in ``folder`` and whole: a finished run, or a multilevel folder with its
+    estimate. A ReportError naming the first that is not, as ``what`` of the folder: its
+    figures would be reported with nothing behind them. ``command`` plays it again."""
+    from sim.store import finished_manifest, read_sealed, read_summary
+
+    for part in parts:
+        run = folder / Path(str(part)).name  # its own name, wherever the folder has been moved
+        try:
+            if (run / "multilevel.json").is_file() or (run / "target.npz").is_file():
+                read_sealed(run / "multilevel.json")
+            else:
+                read_summary(run, finished_manifest(run))
+        except (OSError, ValueError) as exc:
+            raise ReportError(f"{run}, {what} of {folder}, cannot be read ({exc}): rerun {command}, which "
+                              f"plays it again") from None
+
+
 def releases_folders(build):
     """A report builder that releases the locks of the folders it wrote in, however it ends;
     one that fails leaves a folder that was new or empty as it found it (a half-written

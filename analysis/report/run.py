@@ -293,6 +293,7 @@ def build_strata_report(path: Path, out=None) -> Path:
         result = read_sealed(path / "strata.json")
     except DamagedError as exc:  # edited, cut short: named, never reported
         raise ReportError(str(exc)) from None
+    page.check_parts(path, [s["folder"] for s in result["strata"]], "a stratum", "the stratified run's command")
     out = page.report_folder(Path(out) if out is not None else path / "report")
     game, rep = result["game"], page.Report(None, out)
     top = []

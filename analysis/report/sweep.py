@@ -78,6 +78,8 @@ def read_sweep(path: Path) -> dict:
         ok = False
     if not ok:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
+    page.check_parts(path, [s.get("run", "") for s in result["settings"]], "a setting",
+                     "the sweep's command (python -m sim.sweep)")
     return result
 
 
