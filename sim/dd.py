@@ -48,6 +48,13 @@ def _hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[int]]:
     return out
 
 
+def _switch(value, name: str) -> bool:
+    """A true/false argument: a TypeError for anything else (the text "no" would be true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r:.60}")
+    return bool(value)
+
+
 def _mask(cards) -> np.uint64:
     m = 0
     for c in cards:
@@ -64,6 +71,21 @@ class Solver:
     ctx: np.ndarray = field(init=False)
 
     def __post_init__(self):
+        if isinstance(self.flags, (bool, np.bool_)) or not isinstance(self.flags, (int, np.integer)):
+            raise TypeError(f"flags must be a whole number of kernels.dd technique bits, got {self.flags!r:.60}")
+        if not 0 <= self.flags <= dd.ALL_TECHNIQUES or self.flags & ~dd.ALL_TECHNIQUES:
+            raise ValueError(f"flags must hold only the bits of kernels.dd.ALL_TECHNIQUES ({dd.ALL_TECHNIQUES}), "
+                             f"got {self.flags}")
+        t = self.table
+        if not isinstance(t, np.ndarray) or t.dtype != dd.TT_DTYPE or t.ndim != 1:
+            raise TypeError("table must be a transposition table of kernels.dd.new_table(bits), got "
+                            + (f"an array of {t.dtype} and shape {t.shape}" if isinstance(t, np.ndarray)
+                               else f"{t!r:.60}"))
+        size = t.shape[0]
+        if size < 2 or size & (size - 1) or not t.flags.writeable or not t.flags.c_contiguous:
+            # a search indexes it by its size minus 2 as a mask: any other size reads outside it
+            raise ValueError(f"table must hold 2**bits entries, bits 1 or more, writeable and in one piece "
+                             f"(kernels.dd.new_table(bits)), got {size:,} entries")
         self.ctx = dd.new_context(self.flags)
 
     @property
@@ -91,7 +113,7 @@ class Solver:
             raise PositionError("the hands hold unequal numbers of cards (with a card led, the other one more)")
         self.ctx["hands"][0, :2] = (_mask(hands[0]), _mask(hands[1]))
         self.ctx["trump"] = trump
-        self.ctx["when_void"] = bool(when_void)
+        self.ctx["when_void"] = _switch(when_void, "when_void")
 
     # --- Bridgette and Draw Bridge (B-7..B-10, D-4) ---
 
@@ -128,6 +150,7 @@ class Solver:
         return values
 
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
+        double_deck, joker = _switch(double_deck, "double_deck"), _switch(joker, "joker")
         deck = EUCHRE_JOKER + 1 if joker else 48 if double_deck else 24
         out_seat = _whole(out_seat, "out_seat", -1, 3)
         hands = _hands(hands, 4, deck, aside=out_seat)
@@ -142,6 +165,7 @@ class Solver:
                  for seat, card in trick]
         if any(card in hand for _, card in trick for seat, hand in enumerate(hands) if seat != out_seat):
             raise PositionError("a card played to the trick is still in a hand")
+        _euchre_turns(hands, to_move, trick, out_seat)
         masks = np.array([_mask(hand) for hand in hands], dtype=np.uint64)
         leader = trick[0][0] if trick else to_move
         lead = best = best_seat = -1
@@ -156,6 +180,23 @@ class Solver:
         if values is not None:
             values.update((c, int(v)) for c, v in enumerate(out) if v >= 0)
         return int(value)
+
+
+def _euchre_turns(hands, to_move: int, trick, out_seat: int) -> None:
+    """The trick's seats in turn from its leader (the set-aside seat skipped), ``to_move``
+    next, and each hand's size as those turns leave it: one card fewer for the seats that
+    played to the trick. A PositionError otherwise."""
+    leader = trick[0][0] if trick else to_move
+    if out_seat in (leader, to_move):
+        raise PositionError(f"seat {out_seat} is set aside (out_seat): it neither leads nor plays")
+    order = [s % 4 for s in range(leader, leader + 4) if s % 4 != out_seat]
+    if len(trick) >= len(order) or [seat for seat, _ in trick] + [to_move] != order[:len(trick) + 1]:
+        raise PositionError(f"from the trick's leader, seat {leader}, the seats play in turn {order}: the trick's "
+                            f"seats {[s for s, _ in trick]} then to_move {to_move} break that order")
+    size = len(hands[to_move])
+    played = {seat for seat, _ in trick}
+    if any(len(hands[s]) != size - (s in played) for s in order):
+        raise PositionError("the hands hold unequal numbers of cards (a seat that played to the trick one fewer)")
 
 
 @lru_cache(maxsize=None)

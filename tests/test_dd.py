@@ -447,6 +447,13 @@ def test_positions_alike_have_equal_values():
     (lambda s: s.contract_tricks(([12, 25],), -1, 0), "hands must be 2 lists of card ids"),
     (lambda s: s.euchre_tricks(([5, 48], [4, 10], [3, 9], [2, 8]), 0, 0), "must be a whole number from 0 to 23"),
     (lambda s: s.euchre_tricks(([5], [4, 10], [3, 9], [2, 8]), 0, 1, trick=[(0, 5)]), "still in a hand"),
+    (lambda s: s.euchre_tricks(([0, 1, 4], [2], [6, 7], [8, 9, 10, 11]), 0, 0), "unequal numbers of cards"),
+    (lambda s: s.euchre_tricks(([11], [4, 10], [3, 9], [2, 8]), 0, 2, trick=[(0, 5)]), "the seats play in turn"),
+    (lambda s: s.euchre_tricks(([11], [4], [3, 9], [2, 8]), 0, 2, trick=[(0, 5), (0, 10)]), "play in turn"),
+    (lambda s: s.euchre_tricks(([11], [4], [3, 9], [2, 8, 7]), 0, 3, trick=[(0, 5), (1, 10)], out_seat=2),
+     "unequal numbers of cards"),
+    (lambda s: s.euchre_tricks(([5, 11], [4, 10], [3, 9], [2, 8]), 0, 2, out_seat=2), "seat 2 is set aside"),
+    (lambda s: s.euchre_tricks(([11], [4, 10], [3], [2, 8]), 0, 3, trick=[(2, 9)], out_seat=2), "set aside"),
 ])
 def test_a_position_the_solver_cannot_take_is_named_before_any_search(call, words):
     """Out-of-range seats, strains, cards or trick entries reached the search unchecked and
@@ -457,6 +464,31 @@ def test_a_position_the_solver_cannot_take_is_named_before_any_search(call, word
 
     with pytest.raises(PositionError, match=words):
         call(sdd.Solver())
+
+
+def test_a_solver_refuses_a_table_flags_or_switches_it_cannot_use():
+    """A table of 0 or 1 entries crashed the interpreter at the first solve (the search
+    masks its index with the size minus 2), one of another type failed after 20 s of numba
+    typing, and the text "no" was read as a true switch. Each is named before any search."""
+    from kernels.dd.context import new_table
+
+    for kwargs, error, words in (({"table": new_table(0)}, ValueError, "table must hold 2\\*\\*bits entries"),
+                                 ({"table": new_table(4)[::2]}, ValueError, "in one piece"),
+                                 ({"table": np.zeros(8)}, TypeError, "an array of float64"),
+                                 ({"table": None}, TypeError, "got None"),
+                                 ({"flags": 2**70}, ValueError, "only the bits"),
+                                 ({"flags": "x"}, TypeError, "flags must be a whole number")):
+        with pytest.raises(error, match=words):
+            sdd.Solver(**kwargs)
+    small = sdd.Solver(table=new_table(1))  # the smallest table works: one bucket of two entries
+    assert small.contract_tricks(([0, 1, 14], [2, 15, 16]), 0, 0) == sdd.Solver().contract_tricks(
+        ([0, 1, 14], [2, 15, 16]), 0, 0)
+    s = sdd.Solver()
+    for call, name in ((lambda: s.contract_tricks(([0], [1]), 0, 0, when_void="no"), "when_void"),
+                       (lambda: s.euchre_tricks(([0], [1], [2], [3]), 0, 0, double_deck="no"), "double_deck"),
+                       (lambda: s.euchre_tricks(([0], [1], [2], [3]), 0, 0, joker=1), "joker")):
+        with pytest.raises(TypeError, match=f"{name} must be True or False"):
+            call()
 
 
 def test_the_hand_set_aside_may_repeat_a_card_and_changes_nothing():

@@ -160,6 +160,25 @@ def test_bad_arguments():
         par(np.zeros((4, 2)), None, 0, rules_for("draw-bridge"))
     with pytest.raises(TypeError):
         par(table([7] * 5, [6] * 5), None, 0, rules_for("bid-euchre"))
+    # Before: IndexError, OverflowError, numpy's words, or a par for an impossible deal
+    # (six-card hands taking 13 tricks gave 7NT; 6.5 tricks were cut to 6; a bid of -1 was 7NT).
+    from sim.dd import PositionError
+    from sim.par import contract_score
+
+    six = (list(range(6)), list(range(6, 12)))
+    for call, error, words in (
+            (lambda: par(np.full((5, 2), 13), six, 0, rules), ValueError, "whole tricks 0..6"),
+            (lambda: par(np.full((5, 2), 6.5), six, 0, rules), ValueError, "whole tricks"),
+            (lambda: par([[1, 2], [3]], None, 0, rules_for("draw-bridge")), ValueError, "5 strains x 2"),
+            (lambda: par(np.full((5, 2), 3), ([0],), 0, rules), PositionError, "hands must be 2 lists"),
+            (lambda: par(np.full((5, 2), 1), ([99], [1]), 0, rules), PositionError, "from 0 to 54, got 99"),
+            (lambda: par(np.full((5, 2), 1), ([0, 2], [1]), 0, rules), PositionError, "unequal numbers"),
+            (lambda: par(np.full((5, 2), 3), six, True, rules), ValueError, "the dealer must be"),
+            (lambda: contract_score(np.full((5, 2), 3), rules, -1, 0, 0), ValueError, "bid must be"),
+            (lambda: contract_score(np.full((5, 2), 3), rules, 3, 2, 0), ValueError, "declarer must be"),
+            (lambda: contract_score(np.full((5, 2), 3), rules, 3, 0, 3), ValueError, "doubled")):
+        with pytest.raises(error, match=words):
+            call()
 
 
 # --- Properties on random tables and hands ---------------------------------------------------
