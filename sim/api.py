@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -23,7 +22,9 @@ from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import searches
-from sim.resolve import check_kind, check_rules, checked, resolve_policies, resolve_rules, texts
+from sim.resolve import (
+    check_kind, check_path, check_rules, checked, resolve_policies, resolve_rules, texts, use_threads,
+)
 from sim.rules import variant_game
 from sim.store import (
     RECORD_MODES, RunConfig, RunError, RunFolder, finished_manifest, load_records, read_manifest, read_summary,
@@ -242,15 +243,6 @@ class Run:
         return load_records(self.path, "games", columns, filter)
 
 
-def _use_threads(threads: int) -> None:
-    """numba's threads for the kernels: a RunError beyond those this machine has."""
-    import numba
-
-    if threads > numba.config.NUMBA_NUM_THREADS:
-        raise RunError(f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
-    numba.set_num_threads(threads)
-
-
 def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
              threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False,
@@ -285,7 +277,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None and cluster is None:
-        _use_threads(threads)
+        use_threads(threads)
     deal_run = dealing is not None and dealing.deal_run
     path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
@@ -334,7 +326,7 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     if threads is not None:
         threads = checked("threads", whole_count, threads)
         if cluster is None:
-            _use_threads(threads)
+            use_threads(threads)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
                           None if metrics is None else parse_metrics(metrics), dealing, until, out,
                           cluster=cluster, threads=threads)
@@ -349,12 +341,8 @@ def _common(game, rules, out, dealing) -> str:
 
     check_kind("game", game, str, f"a game's name ({', '.join(GAME_NAMES)}) or None")
     check_rules(rules)
-    check_kind("out", out, (str, os.PathLike), "a folder's path or None")
+    check_path("out", out)
     check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
-    if out is not None and not str(out).strip():
-        raise RunError("out: an empty path names no folder")
-    if out is not None and "\0" in str(out):
-        raise RunError(f"out: {str(out)!r} holds a NUL character, which no path can")
     if game is None:
         return variant_game(rules) or DEFAULT_GAME
     game_info(game)  # a GameError names an unknown game

@@ -145,6 +145,29 @@ def check_rules(game: str, rules) -> None:
         raise RunError(reason)
 
 
+def _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds):
+    """ladder's arguments, checked as sim.simulate checks its own: (seed, games, dd_games,
+    rules), the rules the game's (None: its defaults), or a TypeError or ValueError naming
+    the argument."""
+    from sim.cli import seed_number, whole_count
+    from sim.resolve import checked
+    from sim.rules import RulesError
+
+    module = game_module(game)
+    if rules is None:
+        rules = module.RULES()
+    elif not isinstance(rules, module.RULES):
+        raise RulesError(f"rules must be {game}'s rules (sim.rules.rules_for({game!r}, ...)), got "
+                         f"{type(rules).__name__}")
+    if isinstance(worlds, str) or not isinstance(worlds, (list, tuple)) or not worlds:
+        raise TypeError(f"worlds must be a list of pimc's world counts, e.g. (2, 16), got {worlds!r:.60}")
+    for name, value in [*(("worlds", w) for w in worlds), ("bid_worlds", bid_worlds)]:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must hold whole numbers, got {value!r:.60}")
+    return (checked("seed", seed_number, seed), checked("games", whole_count, games),
+            checked("dd_games", whole_count, dd_games), rules)
+
+
 def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAULT_WORLDS, progress=None,
            bid_worlds: int = 0) -> dict:
     """Every rung's match against the heuristic, --dd run and speed: the JSON-ready result.
@@ -159,12 +182,13 @@ def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAUL
     from sim.policies import parse_policy
     from sim.rules import overrides
 
+    seed, games, dd_games, rules = _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds)
     check_rules(game, rules)
     baseline = parse_policy(BASELINE, game)
+    ladder_rungs = rungs(game, worlds, bid_worlds)  # each checked before the kernels warm up
     threads = numba.get_num_threads()
     compile_seconds = warm_up(game, rules, seed, progress)
     out = []
-    ladder_rungs = rungs(game, worlds, bid_worlds)
     for k, (label, policy) in enumerate(ladder_rungs, 1):
         if progress is not None:
             progress(f"rung {k}/{len(ladder_rungs)}: {label}: a duplicate match of {plural(games, 'game')} "

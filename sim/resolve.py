@@ -115,6 +115,25 @@ def check_kind(name: str, value, kinds: tuple, takes: str) -> None:
         raise TypeError(f"{name} must be {takes}, got {value!r}")
 
 
+def check_path(name: str, value, takes: str = "a folder's path or None") -> None:
+    """A TypeError unless ``value`` is None or a path; a RunError for one that names nothing
+    (an empty path is the folder the program is in) or holds a NUL, which no path can."""
+    check_kind(name, value, (str, os.PathLike), takes)
+    if value is not None and not str(value).strip():
+        raise RunError(f"{name}: an empty path names no folder")
+    if value is not None and "\0" in str(value):
+        raise RunError(f"{name}: {str(value)!r} holds a NUL character, which no path can")
+
+
+def use_threads(threads: int) -> None:
+    """numba's threads for the kernels: a RunError beyond those this machine has."""
+    import numba
+
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise RunError(f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
+    numba.set_num_threads(threads)
+
+
 def check_rules(rules) -> None:
     """A TypeError unless ``rules`` is None or a form sim.rules can read; a RulesError for
     an empty path."""

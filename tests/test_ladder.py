@@ -339,3 +339,21 @@ def test_a_dead_writers_temporary_does_not_keep_a_ladder_from_its_folder(tmp_pat
     dead.write_text("{")
     assert main(["--game", "bid-euchre", "--games", "2", "--worlds", "1", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["ladder.csv", "ladder.json"]
+
+
+def test_the_ladders_python_function_checks_its_arguments_before_warming_up():
+    """sim.ladder.ladder took a negative seed (numpy's OverflowError), no rules or another
+    game's (AttributeError), dd_games 0 (a TypeError from inside) and worlds as a text
+    (read digit by digit). Each is named before any kernel warms up."""
+    from sim.ladder import ladder
+    from sim.rules import RulesError, rules_for
+
+    rules = rules_for("bridgette")
+    for args, error, words in (((rules, -1, 1, 1, (1,)), ValueError, "seed: the seed must be in"),
+                               (({}, 1, 1, 1, (1,)), RulesError, "rules must be bridgette's rules"),
+                               ((rules_for("bid-euchre"), 1, 1, 1, (1,)), RulesError, "got BidEuchreRules"),
+                               ((rules, 1, 1, 0, (1,)), ValueError, "dd_games: '0' is not a whole number"),
+                               ((rules, 1, 1, 1, "16"), TypeError, "worlds must be a list"),
+                               ((rules, 1, 1, 1, (0,)), ValueError, "pimc:worlds must be a whole number")):
+        with pytest.raises(error, match=re.escape(words)):
+            ladder("bridgette", *args, progress=lambda line: pytest.fail(f"warmed up: {line}"))

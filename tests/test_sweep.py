@@ -237,3 +237,42 @@ def test_a_folder_named_like_a_formula_reaches_the_csv_as_text(tmp_path, monkeyp
     assert rows and all(r["run"].startswith("'=1+2/0") for r in rows)
     assert [csv_safe(c) for c in ("@SUM(1)", "-x", "+105.27", "-0.5", "1,200", 3.0, None, "\tx")] == [
         "'@SUM(1)", "'-x", "+105.27", "-0.5", "1,200", 3.0, None, "'\tx"]
+
+
+def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_theirs(tmp_path):
+    """sim.sweep.sweep took seeds, counts, threads and paths of any kind (an OverflowError
+    from numpy, numba's or pathlib's words; seed 1.5 played seed 1); parse_vary read a text
+    letter by letter; plot drew over any file (a run's manifest, a user's PNG) and
+    save_tables wrote into any folder. Each is named now, and nothing of another's is touched."""
+    import sim
+    from sim.sweep import plot, save_tables, sweep
+
+    grid = parse_vary("exchange.nondealer_draw=2,6")  # one text, as a list of one
+    assert grid == parse_vary(["exchange.nondealer_draw=2,6"])
+    out = tmp_path / "sweep"
+    for kwargs, error, words in (({"seed": -1}, ValueError, "seed: the seed must be in 0 .. 2**64-1"),
+                                 ({"seed": 1.5}, ValueError, "seed: '1.5' is not an integer seed"),
+                                 ({"games": None}, ValueError, "games: 'None' is not a number"),
+                                 ({"threads": 0}, ValueError, "threads: '0' is not a whole number"),
+                                 ({"block_size": 0}, ValueError, "block_size: '0' is not a whole number"),
+                                 ({"out": "a\0b"}, ValueError, "holds a NUL character"),
+                                 ({"plot_path": 5}, TypeError, "plot_path must be a PNG file's path"),
+                                 ({"dealing": 5}, TypeError, "dealing must be a sim.dealing.Dealing"),
+                                 ({"grid": "exchange.nondealer_draw=2,6"}, TypeError, "grid must be parse_vary's")):
+        args = {"game": "bridgette", "grid": grid, "games": 20, "out": out, **kwargs}
+        with pytest.raises(error) as caught:
+            sweep(**args)
+        assert words in str(caught.value)
+    assert not out.exists()
+    result = sweep("bridgette", grid, 20, out=out)
+    run = sim.simulate(games=5, out=tmp_path / "run")
+    before = {p.name: p.read_bytes() for p in run.path.iterdir() if p.is_file()}
+    (tmp_path / "mine.png").write_bytes(b"the user's own picture")
+    for path in (run.path / "manifest.json", tmp_path / "mine.png"):
+        with pytest.raises(SweepError, match="give a path ending in .png|not this sweep's plot, so it is kept"):
+            plot(result, path)
+    with pytest.raises(SweepError, match="is not a sweep's folder"):
+        save_tables(dict(result, out=str(run.path)))
+    assert {p.name: p.read_bytes() for p in run.path.iterdir() if p.is_file()} == before
+    assert (tmp_path / "mine.png").read_bytes() == b"the user's own picture"
+    assert plot(result, out / "sweep.png").is_file() and save_tables(result)[0] == out / "sweep.json"

@@ -4,7 +4,7 @@ beside its difference from the first setting, balance points, tables and a plot
 
 The package keeps its concerns apart, a file per concern:
 
-- ``grid``: the settings of the --vary grid, their options and folder names;
+- ``grid``: the settings of the --vary grid, their options and folder names, a sweep's folder;
 - ``balance``: where a metric crosses its even value, and the settings that bracket it;
 - ``play``: every setting played (a run, or a multilevel estimate) and the result;
 - ``output``: the tables, the report and the plot;
@@ -13,9 +13,11 @@ The package keeps its concerns apart, a file per concern:
 Every name other modules use is importable from ``sim.sweep`` itself.
 """
 
-from sim.sweep.grid import SweepError, folder_name, numeric_axis, parse_vary, setting_options, settings_of  # noqa: F401
+from sim.sweep.grid import (  # noqa: F401
+    SweepError, folder_name, is_sweep_folder, numeric_axis, parse_vary, setting_options, settings_of,
+)
 from sim.sweep.balance import balance_bracket, balance_point  # noqa: F401
-from sim.sweep.play import default_sweep_out, is_sweep_folder, sweep  # noqa: F401
+from sim.sweep.play import default_sweep_out, sweep  # noqa: F401
 from sim.sweep.output import (  # noqa: F401
     PNG_SIGNATURE, TABLE_COLUMNS, check_plot_path, format_report, plot, save_tables,
 )

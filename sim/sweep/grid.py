@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
+from pathlib import Path
 
 from sim.custom import split_items
 from sim.rules import parse_set
-from sim.store import setting_folder
+from sim.store import SETTING_FOLDER, holds_runs, setting_folder
 
 
 class SweepError(ValueError):
@@ -22,7 +24,11 @@ MAX_SETTINGS = 10_000
 
 def parse_vary(items, set_options=()) -> list[tuple[str, list]]:
     """[(dotted key, [(text, value), ...]), ...] from the --vary flags; values are read as
-    --set reads them (TOML literal, else a bare string) and checked by the rules later."""
+    --set reads them (TOML literal, else a bare string) and checked by the rules later.
+    ``items``: one "TABLE.KEY=V1,V2,..." text or a list of them."""
+    items = [items] if isinstance(items, str) else items
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise SweepError(f"--vary takes TABLE.KEY=V1,V2,... texts, one or a list, got {items!r:.80}")
     grid, fixed = [], {f"{t}.{k}" for t, table in parse_set(set_options).items() for k in table}
     for item in items:
         key, eq, raw = item.partition("=")
@@ -73,3 +79,11 @@ def setting_options(setting: dict) -> list[str]:
 def numeric_axis(grid) -> bool:
     """A single key with numbers for values: a numeric grid with a balance point."""
     return len(grid) == 1 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v in grid[0][1])
+
+
+def is_sweep_folder(out: Path, names) -> bool:
+    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
+    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
+    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
+        return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
+    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png"))

@@ -13,8 +13,8 @@ from sim.cli import file_in_the_way, plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import RunError, csv_bytes, sealed, temporary, write_atomic, write_json
-from sim.sweep.grid import SweepError
+from sim.store import RunError, csv_bytes, listing, sealed, temporary, write_atomic, write_json
+from sim.sweep.grid import SweepError, is_sweep_folder
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
@@ -101,8 +101,13 @@ TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_f
 
 def save_tables(result: dict) -> tuple[Path, Path]:
     """The result as ``sweep.json`` (what --json prints) and ``sweep.csv`` (one row per
-    setting and metric, fractions as fractions) in the sweep's folder."""
+    setting and metric, fractions as fractions) in the sweep's folder: a SweepError where
+    ``result["out"]`` is no sweep's folder (a run's, a user's), whose files it would replace."""
     out = Path(result["out"])
+    names = listing(out)
+    if names is None or not is_sweep_folder(out, names):
+        raise SweepError(f"{out} is not a sweep's folder (its settings' runs, tables and plot): the tables are "
+                         f"written there only")
     rows = []
     for row in result["settings"]:
         for name, v in row["metrics"].items():
@@ -197,7 +202,9 @@ def _interval(m, ci, signed: bool) -> str:
 def plot(result: dict, path) -> Path:
     """Each metric against the varied setting, one panel per metric, with each setting's
     own 95% interval (the paired differences are in the sweep's report, apart: python -m
-    analysis.report SWEEP), and the balance point only where its bracket is resolved."""
+    analysis.report SWEEP), and the balance point only where its bracket is resolved. The
+    path is checked first (check_plot_path): a file there that is not this sweep's plot is kept."""
+    check_plot_path(Path(path), result["out"])
     import matplotlib
 
     matplotlib.use("Agg")

@@ -15,9 +15,9 @@ from sim.custom import Custom
 from sim.headline import sweep_metric
 from sim.metrics import MetricsError, custom_metric, resolve_metrics
 from sim.run_records import open_run
-from sim.store import SETTING_FOLDER, claim, holds_runs
+from sim.store import SETTING_FOLDER, claim
 from sim.sweep.balance import balance_bracket, balance_point
-from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
+from sim.sweep.grid import SweepError, folder_name, is_sweep_folder, numeric_axis, setting_options, settings_of
 from sim.sweep.output import check_plot_path
 
 
@@ -75,7 +75,23 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     each setting's cap.
     """
     from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
+    from sim.cli import block_size as block_size_count, seed_number, whole_count
+    from sim.dealing import Dealing
+    from sim.resolve import check_kind, check_path, checked, use_threads
 
+    # The arguments checked as sim.simulate checks its own, before anything is played.
+    games, seed = checked("games", whole_count, games), checked("seed", seed_number, seed)
+    if block_size is not None:
+        block_size = checked("block_size", block_size_count, block_size)
+    if threads is not None:
+        threads = checked("threads", whole_count, threads)
+    check_path("out", out)
+    check_path("plot_path", plot_path, "a PNG file's path or None")
+    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
+    if not isinstance(grid, (list, tuple)) or not grid or not all(
+            isinstance(axis, tuple) and len(axis) == 2 and isinstance(axis[0], str) for axis in grid):
+        raise TypeError(f"grid must be parse_vary's list of (KEY, values), e.g. "
+                        f"parse_vary(['exchange.nondealer_draw=2,6']), got {grid!r:.80}")
     if until is not None and not controls:
         raise SweepError("--until needs --control: a plain sweep plays the same games in every setting")
     if controls:
@@ -119,9 +135,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games, dealing is not None)
     block_size = block_size or DEFAULT_BLOCK_SIZE
     if cluster is None and threads is not None:
-        import numba
-
-        numba.set_num_threads(threads)
+        use_threads(threads)
     with ExitStack() as stack:
         # This sweep's alone while its settings play (the tables are written whole, after).
         stack.callback(claim(out, is_sweep_folder, "sweep").release)
@@ -258,9 +272,3 @@ def refuse_another_sweep(out: Path, names: set) -> None:
         raise SweepError(f"output folder {out} holds another sweep's setting {other[0]}; use another --out")
 
 
-def is_sweep_folder(out: Path, names) -> bool:
-    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
-    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
-    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
-        return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
-    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png"))
