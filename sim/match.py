@@ -150,10 +150,18 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     """A duplicate match of policy ``a`` against ``b``; the JSON-ready result.
 
     ``cluster`` (a Dask scheduler address, ``local:N`` or a ``distributed.Client``) plays
-    the blocks on its workers, ``threads`` numba threads each; the result is the same.
+    the blocks on its workers, ``threads`` numba threads each (without one, this process's
+    threads); the result is the same.
     """
+    from sim.cli import whole_count
+    from sim.resolve import checked, use_threads
+
     module = game_module(game)
     games, seed, rules = _checked_arguments(game, module, a, b, games, seed, rules)
+    if threads is not None:
+        threads = checked("threads", whole_count, threads)
+        if cluster is None:
+            use_threads(threads)
     block = block_games(rules)
     jobs = ((game, rules, a, b, seed, first, min(block, games - first)) for first in range(0, games, block))
     per_deal, per_game, per_win = _PerDeal(), _Moments(), _Moments()

@@ -236,6 +236,8 @@ def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
             out.append(item)
         elif not isinstance(item, str) or not item.strip():
             raise MetricsError(f"a metric is a builtin name or NAME = EXPRESSION, got {short(repr(item))}")
+        elif item.strip() == "deals_per_game" and deal_run:
+            raise MetricsError("deals_per_game is 1 in a run of single deals (--deals): each deal is its own game")
         elif item.strip() in METRICS:
             out.append(METRICS[item.strip()])
         elif item.strip().isidentifier():

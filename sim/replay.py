@@ -200,6 +200,8 @@ def replay_case(case: dict, engine: str) -> dict:
     """One case's outcome in the chosen engine, or an "unsupported" marker."""
     from sim.games import game_module
 
+    if engine not in ("kernel", "reference"):
+        raise ValueError(f"engine must be 'kernel' or 'reference', got {engine!r:.60}")
     game = case["game"]
     if game not in GAMES:
         return {"error": "unsupported", "message": f"game {_shown(game)} is unknown"}

@@ -187,6 +187,8 @@ def test_a_win_rate_every_pair_shares_gets_the_wilson_interval_not_one_of_no_wid
     ({"games": 0}, "RunError", "games: '0' is not a whole number of at least 1"),
     ({"games": True}, "RunError", "games: 'True' is not a number"),  # as sim.simulate says it
     ({"rules": {"exchange": {}}}, "RulesError", "rules must be bridgette's rules"),
+    ({"threads": 0}, "RunError", "threads: '0' is not a whole number"),  # ignored without a cluster before
+    ({"threads": 10**6}, "RunError", "threads=1000000 exceeds the"),
 ])
 def test_play_match_checks_its_arguments_as_simulate_does(kwargs, error, words):
     """A policy given as text or parsed for another game, a seed or count out of range, and

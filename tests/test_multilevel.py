@@ -516,6 +516,21 @@ def test_the_python_api_names_arguments_of_the_wrong_kind(tmp_path):
         with pytest.raises(DealingError, match="takes a text or a list of texts"):
             parse("deals", **kwargs)
     assert parse("deals", predeal="0=CG").predeal == {0: ("CG",)}  # one text, not its letters
+    # A metric --until names is whole as --metrics' are (its 'by' was dropped in silence);
+    # deals_per_game is 1 on every deal (an estimate of 1 [1, 1] was given).
+    for kwargs, words in ((dict(until="x = mean(made) by level:0.1", control_deals=None), "drop 'by COLUMN'"),
+                          (dict(metrics=["deals_per_game"]), "deals_per_game is 1 in a run of single deals")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            sim.estimate(**{**base, **kwargs})
+    # A run folder or a name the system cannot look at is no multilevel folder (OSError before).
+    played = sim.simulate(games=5, dealing=parse("deals"), out=tmp_path / "plain")
+    for path in (played.path, "a" * 5000):
+        with pytest.raises(ml.MultilevelError, match="holds no multilevel folder"):
+            ml.read_folder(path)
+    with pytest.raises(ml.MultilevelError, match="was played without --dd"):  # pyarrow's words before
+        ml.level_from_run(played.path, dd=True)
+    with pytest.raises(TypeError, match="dd must be True or False"):
+        ml.level_from_run(played.path, dd="yes")
 
 
 def test_an_until_no_run_can_be_sized_for_is_one_line(capsys):

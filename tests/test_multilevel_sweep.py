@@ -49,7 +49,8 @@ def test_a_difference_of_estimates_that_cannot_be_paired_is_refused():
     assert ml.estimate_difference(a, made(y, key=(1, b"other conditions")))["diff"] == 0  # one seed's shuffles
     for other, words in ((made(y, key=(2, b"plan")), "of other deals"),
                          (made(y, influence=False), "b is made without it"),
-                         ([1, 2], "b is list")):
+                         ([1, 2], "b is list"),
+                         ({"influence": [1, 2]}, "b is made without it")):
         with pytest.raises(ml.MultilevelError, match=words):
             ml.estimate_difference(a, other)
 

@@ -29,6 +29,13 @@ def test_golden(engine, game, line, case):
         assert outcome == case["expect"]
 
 
+def test_an_engine_other_than_the_two_is_refused(golden_path):
+    """replay_case took any other engine name for the reference, in silence."""
+    case = json.loads(golden_path.read_text().splitlines()[0])
+    with pytest.raises(ValueError, match="engine must be 'kernel' or 'reference', got 'nosuch'"):
+        replay.replay_case(case, "nosuch")
+
+
 def test_golden_file_has_every_kind_of_bridgette_case():
     assert len(BRIDGETTE) == 20
     assert {c["expect"].get("error") for _, c in BRIDGETTE} >= {None, "B-6", "C-3", "B-10", "B-8"}

@@ -31,11 +31,24 @@ from sim.cli import OneLineParser, path_text
 
 
 def build(paths, out=None, metrics=None) -> Path:
-    """The report the folders call for (see the module's docstring); the path of index.html."""
+    """The report the folders call for (see the module's docstring); the path of index.html.
+    ``paths``: one folder (a path), or a list of one folder or of two runs to compare."""
+    import os
+
     from analysis.report.comparison import build_comparison_report
     from analysis.report.sweep import build_sweep_report, is_sweep
     from sim.multilevel.folders import is_multilevel_folder
+    from sim.resolve import check_path
 
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    if not isinstance(paths, (list, tuple)) or len(paths) not in (1, 2) or not all(
+            isinstance(p, (str, os.PathLike)) for p in paths):
+        raise ReportError(f"give one folder, or two runs to compare (paths), got {paths!r:.80}")
+    try:
+        for path in [*paths, out]:
+            check_path("a folder" if path is not out else "out", path)
+    except (TypeError, ValueError) as exc:
+        raise ReportError(str(exc)) from None
     if len(paths) == 2:
         return build_comparison_report(paths[0], paths[1], out, metrics)
     if metrics is not None:

@@ -261,7 +261,8 @@ def estimate_difference(a: dict, b: dict) -> dict:
     influences, or estimates of other seeds' deals (dealing conditions may differ: deal i
     of a seed shares its shuffle under any of them)."""
     for name, e in (("a", a), ("b", b)):
-        if not isinstance(e, dict) or "influence" not in e:
+        if not isinstance(e, dict) or not {"influence", "segments", "fitted", "value", "variance",
+                                           "coefficient_variance"} <= set(e):
             what = "made without it" if isinstance(e, dict) else f"{type(e).__name__}"
             raise MultilevelError(f"estimate_difference pairs estimates of nested_estimate(..., influence=True), "
                                   f"which hold each deal's influence; {name} is {what}")

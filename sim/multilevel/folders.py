@@ -40,6 +40,8 @@ def read_folder(path) -> dict:
     if not isinstance(path, (str, Path)):
         raise MultilevelError(f"a multilevel folder is a path, not {type(path).__name__} {path!r}")
     path = Path(path)
+    if not is_multilevel_folder(path):  # one the system cannot look at (too long a name) too
+        raise MultilevelError(f"{path} holds no multilevel folder (sim.run --deals N --control LEVEL)")
     if not (path / "multilevel.json").exists():
         raise MultilevelError(f"{path} holds no multilevel.json: the run is not finished (rerun its sim.run "
                               f"--control command to finish it)")

@@ -470,13 +470,19 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
     ``choices``: with its choice_columns (contract games)."""
     import pyarrow as pa
 
-    from sim.resolve import resolve_rules
+    from sim.resolve import check_kind, resolve_rules
     from sim.metrics import custom_metric, resolve_metrics
     from sim.run_records import RunRecords
 
+    if not isinstance(dd, bool):
+        raise TypeError(f"dd must be True or False, got {dd!r:.60}")
+    check_kind("name", name, str, "a level's name (text) or None")
     run = RunRecords(path)
     if not run.deal_run:
         raise MultilevelError(f"{path} plays whole games; a level is a deal run (--deals)")
+    if dd and not run.config.get("dd"):
+        raise MultilevelError(f"{path} was played without --dd: its contracts have no double-dummy tricks to "
+                              f"score (play it with --dd, or read it with dd=False)")
     spec = resolve_metrics([metric] if isinstance(metric, str) else metric, deal_run=True)[0]
     bound = custom_metric(spec, [run]) if _is_custom(spec) else spec
     ys, ns = [], []

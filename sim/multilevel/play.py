@@ -76,8 +76,6 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     if deals < MIN_TARGET_DEALS:  # said before anything is played or kept
         raise MultilevelError(f"--control: the target needs at least {MIN_TARGET_DEALS} deals, got --deals {deals:,}")
     specs = resolve_metrics(metrics or ["dealer_advantage"], deal_run=True)
-    if any(getattr(m, "by", None) for m in specs):
-        raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
     runs = [lv for lv in levels if lv.kind != "hand"]
     hand = any(lv.kind == "hand" for lv in levels)
     if hand and (not game_info(game).hand_features or dealing.conditioned):
@@ -108,6 +106,8 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
                 specs = resolve_metrics([metric_name], deal_run=True) + specs
             except MetricsError as exc:
                 raise MultilevelError(f"--until: {exc}") from None
+    if any(getattr(m, "by", None) for m in specs):  # those of --until too
+        raise MultilevelError("--control estimates whole metrics: drop 'by COLUMN'")
     plan, _ = checked_plan(game, rules, dealing)
     from sim.resolve import resolve_policies
 
