@@ -298,6 +298,29 @@ def test_a_control_that_never_varies_is_left_out_and_a_rate_stays_within_0_and_1
     assert page.count('<span class="warn">warning</span> (') == len(w["warnings"]) + len(
         json.loads((out / "multilevel.json").read_text())["metrics"]["dealer_advantage"]["warnings"]) > 0
 
+def test_levels_and_features_that_are_no_numbers_are_named():
+    """The estimator's own inputs: a NaN reached LAPACK (a LinAlgError and its line on
+    stderr), a negative or zero time a ZeroDivisionError, text or a wrong shape numpy's
+    words, a control given as text an AttributeError. Each is a MultilevelError naming it."""
+    y, n = np.arange(100.0) % 7, np.ones(100)
+    target, control = ml.LevelData("t", y[:50], n[:50], seconds=1.0), ml.LevelData("c", y, n, seconds=0.1)
+    for make, words in ((lambda: ml.LevelData("c", np.r_[np.nan, y[1:]], n), "y holds a value that is no finite"),
+                        (lambda: ml.LevelData("c", y, n, seconds=-1.0), "seconds must be a number of 0 or more"),
+                        (lambda: ml.LevelData("c", y, n, extra=np.ones(7)), "extra must hold a row of values per"),
+                        (lambda: ml.LevelData("c", "abc", n), "y must be numbers"),
+                        (lambda: ml.LevelData("c", y + 1j, n), "y must be numbers"),
+                        (lambda: ml.LevelData(None, y, n), "a level's name is text"),
+                        (lambda: ml.Features(("a",), np.ones(300), np.ones(1)), "a column per name"),
+                        (lambda: ml.Features(("a",), np.ones((300, 1)), [np.inf]), "no finite number"),
+                        (lambda: ml.nested_estimate(target, "abc"), "a list of control LevelData"),
+                        (lambda: ml.nested_estimate(target, [control], "hand"), "features must be Features"),
+                        (lambda: ml.allocation("t"), "allocation takes a target LevelData"),
+                        (lambda: ml.allocation(target, [ml.LevelData("c", y, n, seconds=0.0)]), "above 0")):
+        with pytest.raises(ml.MultilevelError, match=words):
+            make()
+    assert ml.allocation(target, [control])["best"]["chain"] in ([], [0])
+
+
 def test_a_rate_at_its_bound_on_every_target_deal_gets_wilsons_interval():
     """No failure among 50 target deals (a control that varies beside them): the interval
     was [0, 0], a certainty so few deals cannot give. It is Wilson's now, as a plain run's

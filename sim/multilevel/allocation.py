@@ -31,9 +31,13 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
     with their seconds. Returns per hierarchy the variance saved at equal wall time,
     w0 / (sum_j sqrt(a_j w_j))^2, and for the best its ratios m_j / m0 and the seconds a
     target deal stands for (``seconds_per_unit_variance``: T * Var / s0^2)."""
+    if not isinstance(target, LevelData) or isinstance(controls, (str, LevelData)) or not all(
+            isinstance(c, LevelData) for c in controls) or not isinstance(features, (Features, type(None))):
+        raise MultilevelError("allocation takes a target LevelData, a list of control LevelData and Features "
+                              "or None")
     m0 = target.deals
-    if target.seconds is None or any(c.seconds is None for c in controls):
-        raise MultilevelError("the allocation needs each level's seconds")
+    if not all(lv.seconds for lv in [target, *controls]):  # a level of no cost would take every deal
+        raise MultilevelError("the allocation needs each level's seconds, above 0")
     u0 = target.linearised()
     s0 = float(u0.var(ddof=1))
     w0 = target.seconds / m0

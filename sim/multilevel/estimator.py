@@ -32,12 +32,17 @@ class LevelData:
     extra: np.ndarray | None = None  # more per-deal values of the level (its choices), means unknown
 
     def __post_init__(self):
-        self.y = np.asarray(self.y, dtype=np.float64)
-        self.n = np.asarray(self.n, dtype=np.float64)
-        if self.extra is not None:
-            self.extra = np.asarray(self.extra, dtype=np.float64).reshape(len(self.y), -1)
+        if not isinstance(self.name, str):
+            raise MultilevelError(f"a level's name is text, got {self.name!r:.60}")
+        self.y, self.n = (_finite(v, f"level {self.name}: {what}") for v, what in ((self.y, "y"), (self.n, "n")))
         if self.y.shape != self.n.shape or self.y.ndim != 1:
             raise MultilevelError(f"level {self.name}: y and n must be two arrays of one length")
+        if self.extra is not None:
+            self.extra = _finite(self.extra, f"level {self.name}: extra")
+            if len(self.extra) != len(self.y) or self.extra.ndim not in (1, 2):
+                raise MultilevelError(f"level {self.name}: extra must hold a row of values per deal of y")
+            self.extra = self.extra.reshape(len(self.y), -1)
+        self.seconds = _seconds(self.seconds, f"level {self.name}")
 
     @property
     def deals(self) -> int:
@@ -87,9 +92,38 @@ class Features:
     means: np.ndarray
     seconds: float | None = None
 
+    def __post_init__(self):
+        self.x, self.means = _finite(self.x, "the features' x"), _finite(self.means, "the features' means")
+        if self.x.ndim != 2 or self.means.shape != (self.x.shape[1],) or len(self.names) != len(self.means):
+            raise MultilevelError("the features: x holds a row per deal and a column per name, means one "
+                                  "value per name")
+        self.seconds = _seconds(self.seconds, "the features")
+
     @property
     def deals(self) -> int:
         return len(self.x)
+
+
+def _finite(values, what: str) -> np.ndarray:
+    """``values`` as an array of finite floats, else a MultilevelError naming ``what``."""
+    try:
+        if np.iscomplexobj(values):
+            raise TypeError
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise MultilevelError(f"{what} must be numbers, got {values!r:.60}") from None
+    if not np.all(np.isfinite(array)):
+        raise MultilevelError(f"{what} holds a value that is no finite number (NaN or infinite)")
+    return array
+
+
+def _seconds(seconds, what: str) -> float | None:
+    if seconds is None:
+        return None
+    if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, (int, float, np.number)) \
+            or not math.isfinite(seconds) or seconds < 0:
+        raise MultilevelError(f"{what}: seconds must be a number of 0 or more, or None, got {seconds!r:.60}")
+    return float(seconds)
 
 
 def _regress(u0, v):
@@ -146,6 +180,11 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     ``influence``: also each deal's influence on the estimate and the segments' bounds, for
     estimate_difference (numpy arrays: not for JSON). ``within``: the range of the metric's
     values (a rate's 0 to 1), which its intervals are cut to (sim.ratio.interval)."""
+    if not isinstance(target, LevelData) or isinstance(controls, (str, LevelData)) or not all(
+            isinstance(c, LevelData) for c in controls):
+        raise MultilevelError("nested_estimate takes a target LevelData and a list of control LevelData")
+    if features is not None and not isinstance(features, Features):
+        raise MultilevelError(f"features must be Features or None, got {type(features).__name__}")
     controls = sorted(controls, key=lambda c: c.deals)
     m0 = target.deals
     controls, features, regressors = lean(target, controls, features)
