@@ -197,11 +197,14 @@ def check_case(case) -> None:
 
 
 def replay_case(case: dict, engine: str) -> dict:
-    """One case's outcome in the chosen engine, or an "unsupported" marker."""
+    """One case's outcome in the chosen engine, or an "unsupported" marker. A case that is
+    not of the replay format (check_case: a field missing or of the wrong type) is a
+    MalformedCase, as the command names it, before either engine sees it."""
     from sim.games import game_module
 
     if engine not in ("kernel", "reference"):
         raise ValueError(f"engine must be 'kernel' or 'reference', got {engine!r:.60}")
+    check_case(case)
     game = case["game"]
     if game not in GAMES:
         return {"error": "unsupported", "message": f"game {_shown(game)} is unknown"}

@@ -1,6 +1,7 @@
 """Golden deals in both engines, and the sim.replay command line."""
 
 import json
+import re
 import random
 
 import pytest
@@ -34,6 +35,24 @@ def test_an_engine_other_than_the_two_is_refused(golden_path):
     case = json.loads(golden_path.read_text().splitlines()[0])
     with pytest.raises(ValueError, match="engine must be 'kernel' or 'reference', got 'nosuch'"):
         replay.replay_case(case, "nosuch")
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+@pytest.mark.parametrize("field, value, words", [
+    ("dealer", "0", '"dealer" must be a seat'), ("dealer", 5, '"dealer" must be a seat'),
+    ("dealer", None, '"dealer" must be a seat'), ("hands", None, '"hands" must be a list of card lists'),
+    ("calls", None, '"calls" must be a list of calls'), ("play", [["AS"]], '"play" must be'),
+])
+def test_both_engines_name_a_case_of_the_wrong_form_as_the_command_does(golden_path, engine, field, value, words):
+    """replay_case from Python: the kernel engine took dealer "0" or 5 as a seat (and named
+    another rule than the referee's) or raised KeyError and TypeError from inside, the
+    referee some of the same; both name the field now, as python -m sim.replay does."""
+    case = json.loads(golden_path.read_text().splitlines()[0])
+    with pytest.raises(replay.MalformedCase, match=re.escape(words)):
+        replay.replay_case(dict(case, **{field: value}), engine)
+    without = {k: v for k, v in case.items() if k != "dealer"}
+    with pytest.raises(replay.MalformedCase, match='missing "dealer"'):
+        replay.replay_case(without, engine)
 
 
 def test_golden_file_has_every_kind_of_bridgette_case():
