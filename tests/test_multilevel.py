@@ -359,9 +359,12 @@ def test_a_damaged_level_file_is_one_line_to_the_run_and_to_compare(tmp_path, ca
         assert err.count("\n") == 1 and f"cannot read {copy / name}" in err
 
 
-def _rewritten(path, name, value):
+def _rewritten(path, name, value, seal=True):
     """The level file ``path`` with its array ``name`` replaced by ``value(arrays)`` (None:
-    removed), every other array kept."""
+    removed), every other array kept; ``seal``: its checksum made again to match, so that
+    the checks of each array are reached (as for an older release's file, unsealed)."""
+    from sim.multilevel.levels import CHECKSUM_ARRAY, level_checksum
+
     with np.load(path) as held:
         arrays = {k: held[k] for k in held.files}
     replaced = value(arrays)
@@ -369,11 +372,15 @@ def _rewritten(path, name, value):
         del arrays[name]
     else:
         arrays[name] = replaced
+    if seal:
+        arrays[CHECKSUM_ARRAY] = np.array(level_checksum(arrays))
     with open(path, "wb") as fh:
         np.savez(fh, **arrays)
 
 
-LEVEL_DAMAGE = [  # (file, array, new value, what the line says)
+LEVEL_DAMAGE = [  # (file, array, new value, what the line says); each sealed again but the first two
+    ("target.npz", "y0", lambda a: a["y0"] + 1000.0, "it is damaged (its checksum does not match its content)"),
+    ("control-1.npz", "y0", lambda a: np.where(np.arange(len(a["y0"])) == 3, a["y0"] + 7, a["y0"]), "damaged"),
     ("target.npz", "y0", lambda a: np.full(len(a["y0"]), np.nan), "y0 holds a value that is not a finite number"),
     ("control-1.npz", "n0", lambda a: np.full(len(a["n0"]), np.inf), "n0 holds a value that is not a finite number"),
     ("target.npz", "n0", lambda a: -a["n0"], "a count is negative"),
@@ -394,10 +401,12 @@ LEVEL_DAMAGE = [  # (file, array, new value, what the line says)
 def test_a_level_file_holding_what_no_run_wrote_is_named_never_estimated(tmp_path, capsys, name, array, value, words):
     """A level file whose arrays are readable but not a level's (NaN or infinite values,
     negative or fractional counts, text, times no run took, choices of another shape or
-    none, an array no level writes) is named in
-    one line (exit 2) by the rerun, which writes nothing, and by analysis.compare: an
-    estimate is never made from it (before, NaN gave a result of NaN with exit 0, written
-    over the good multilevel.json, and other damage a traceback or a changed answer)."""
+    none, an array no level writes) or whose values were edited (its checksum no longer
+    matches: before, the rerun estimated from them and sealed the changed answer over the
+    good multilevel.json) is named in one line (exit 2) by the rerun, which writes nothing,
+    and by analysis.compare: an estimate is never made from it (before, NaN gave a result of
+    NaN with exit 0, written over the good multilevel.json, and other damage a traceback or
+    a changed answer)."""
     from analysis.compare import main as compare_main
     from sim.run import main
 
@@ -405,7 +414,7 @@ def test_a_level_file_holding_what_no_run_wrote_is_named_never_estimated(tmp_pat
     whole, copy = tmp_path / "whole", tmp_path / "copy"
     assert main([*args, "--out", str(whole)]) == 0
     shutil.copytree(whole, copy)
-    _rewritten(copy / name, array, value)
+    _rewritten(copy / name, array, value, seal="damaged" not in words)
     before = {p.name: p.read_bytes() for p in copy.iterdir()}
     capsys.readouterr()
     assert main([*args, "--out", str(copy)]) == 2

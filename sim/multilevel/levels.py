@@ -161,6 +161,21 @@ CHOICE_COLUMNS = 6 + len(TRICK_SHIFTS) + len(CONTRACT_SHIFTS)  # choice_columns 
 MOST_SECONDS = 1e9  # a level's playing time, far beyond any run's: more is not a time
 
 
+CHECKSUM_ARRAY = "checksum"  # a level file's seal: a value edited by hand is named, never estimated from
+
+
+def level_checksum(arrays: dict) -> str:
+    """The checksum of a level file's arrays (but its own): each one's name, type, shape and
+    bytes, in the order of their names."""
+    from sim.store import digest
+
+    parts = []
+    for name in sorted(k for k in arrays if k != CHECKSUM_ARRAY):
+        a = np.ascontiguousarray(arrays[name])
+        parts += [name.encode(), a.dtype.str.encode(), repr(a.shape).encode(), a.tobytes()]
+    return digest(b"\0".join(parts))
+
+
 def level_values(arrays: dict, metrics: int, contract: bool):
     """(values, choices, use_choices, seconds) of a level file's ``arrays``, checked to be
     what LevelPlayer.save wrote and nothing else: per metric k, ``y{k}`` and ``n{k}`` of
@@ -179,10 +194,14 @@ def level_values(arrays: dict, metrics: int, contract: bool):
             raise ValueError(f"{name} holds a value that is not a finite number")
         return a
 
-    written = {"key", "seconds", "use_choices", "choices", *(f"{v}{k}" for k in range(metrics) for v in "yn")}
+    written = {"key", "seconds", "use_choices", "choices", CHECKSUM_ARRAY,
+               *(f"{v}{k}" for k in range(metrics) for v in "yn")}
     other = sorted(set(arrays) - written)
     if other:
         raise ValueError(f"it holds {other[0]}, which no level writes")
+    # An older release's file has none: read as it is, field by field, as an unsealed JSON file.
+    if CHECKSUM_ARRAY in arrays and str(arrays[CHECKSUM_ARRAY]) != level_checksum(arrays):
+        raise ValueError("it is damaged (its checksum does not match its content)")
     try:
         values = [(numbers(f"y{k}", 1), numbers(f"n{k}", 1)) for k in range(metrics)]
         seconds = numbers("seconds", 1)
@@ -345,9 +364,11 @@ class LevelPlayer:
         arrays.update({f"n{k}": n for k, (_, n) in enumerate(self.values)})
         if self.choices is not None:
             arrays["choices"] = self.choices
+        arrays.update(key=np.array(self.key()), seconds=np.array([self.seconds, *self.largest]),
+                      use_choices=np.array(self.use_choices))
+        arrays[CHECKSUM_ARRAY] = np.array(level_checksum(arrays))
         buffer = io.BytesIO()
-        np.savez(buffer, key=np.array(self.key()), seconds=np.array([self.seconds, *self.largest]),
-                 use_choices=np.array(self.use_choices), **arrays)
+        np.savez(buffer, **arrays)
         write_atomic(path, buffer.getvalue())
 
     def resume(self, path: Path) -> bool:
