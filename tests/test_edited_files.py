@@ -99,6 +99,14 @@ def test_a_sweep_or_strata_summary_edited_by_hand_is_named_and_no_report_is_left
     assert not out.exists()
 
 
+def test_a_missing_level_file_is_named_in_words(folders, tmp_path, capsys):
+    """A control's file deleted: "it is missing", not the system's errno and the path twice."""
+    ml = copy(folders, "multilevel", tmp_path)
+    (ml / "control-1.npz").unlink()
+    fails_in_one_line(report_main([str(ml), "--out", str(tmp_path / "r")]), capsys.readouterr().err,
+                      f"cannot read {ml / 'control-1.npz'}: it is missing (the run's command run again plays it")
+
+
 @pytest.mark.parametrize("bad", [{"level": 3}, [("score0", ">", 2**70)], [("nowhere", "=", 1)]])
 def test_a_filter_the_records_cannot_take_is_a_run_error(folders, bad):
     with pytest.raises(RunError, match="cannot be applied"):

@@ -131,10 +131,40 @@ def test_a_damaged_summary_is_named_and_written_again_on_resume(whole, copy, cap
                       copy if how == "delete" else copy / "summary.json")
     with pytest.raises(RunError, match="summary.json"):
         sim.load_run(copy)
-    status, err = resume(copy, capsys)
-    assert status == 0 and err == ""
+    status, err = resume(copy, capsys)  # mended, and said so in one line (before: in silence)
+    assert status == 0 and err.count("\n") == 1 and err.startswith("summary.json is written again from the blocks: ")
     assert files(copy) == files(whole)
     assert sim.load_run(copy).summary == sim.load_run(whole).summary
+    assert resume(copy, capsys) == (0, "")  # whole again: nothing to say
+
+
+def test_a_manifest_whose_configuration_was_edited_is_named_and_its_blocks_kept(copy, capsys):
+    """The seed edited in a finished run's manifest: the command of the edited seed played
+    every block again over the run's own (each was "another run's"), and the command of the
+    run's seed said the folder held another configuration. Both name the edited manifest
+    now, and nothing is changed; one block copied in from another run is still played again."""
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["config"]["seed"] = 4
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    before = everything(copy)
+    for seed in ("3", "4"):
+        args = [*RUN, "--out", str(copy)]
+        args[args.index("--seed") + 1] = seed
+        status = run_main(args)
+        fails_in_one_line(status, capsys.readouterr().err, f"{copy / 'manifest.json'} does not hold the "
+                                                           f"configuration its run was played by")
+    assert everything(copy) == before
+
+
+def test_a_folder_of_user_files_named_like_a_runs_is_not_called_a_run(tmp_path, capsys):
+    """A records folder holding a user's notes (no block, no record file) was "a run's
+    blocks but no manifest.json"; it is a folder that is not a run's, and is left as it is."""
+    out = tmp_path / "mine"
+    (out / "records").mkdir(parents=True)
+    (out / "records" / "notes.txt").write_text("mine")
+    fails_in_one_line(run_main([*RUN, "--out", str(out)]), capsys.readouterr().err,
+                      f"output folder {out} is not empty and is not a run folder")
+    assert (out / "records" / "notes.txt").read_text() == "mine"
 
 
 @pytest.mark.parametrize("how", ["truncate", "empty", "delete"])
@@ -836,3 +866,15 @@ def test_a_thread_count_numba_cannot_take_is_one_line(tmp_path, value):
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr == (f"python -m {module}: NUMBA_NUM_THREADS={value!r} is not a thread count: set it to "
                                  f"a whole number from 1 to 4,096, or unset it\n")
+
+
+def test_games_edited_apart_from_its_blocks_is_named_as_such(copy, capsys):
+    """config.games edited from 40 to 20 (2 blocks of 10, where the manifest counts 4): the
+    words named the untouched blocks field "missing or out of range"; they say now that
+    the two do not agree."""
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["config"]["games"] = 20
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RunError, match=r"blocks is missing or does not fit games \(20\) in blocks of block_size "
+                                       r"\(10\)"):
+        sim.load_run(copy)

@@ -496,8 +496,12 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     shutil.copytree(runs["sweep"], gone)
     setting = gone / Path(table["settings"][1]["run"]).name
     shutil.rmtree(setting)
+    lost = tmp_path / "lost-manifest"  # a setting that cannot resume: its folder is to go first, as sim.sweep says
+    shutil.copytree(runs["sweep"], lost)
+    (lost / setting.name / "manifest.json").unlink()
     cases = [([gone], f"{setting}, a setting of {gone}, cannot be read ({setting} does not exist): rerun the "
                       f"sweep's command"),
+             ([lost], "(no manifest.json)): remove that folder, then rerun the sweep's command"),
              ([runs["bridgette"], tmp_path / "missing"], "does not exist"),
              ([edited], "sweep.json is unreadable or not a sweep's"),
              ([altered], "sweep.json is damaged (its checksum does not match its content)"),

@@ -398,7 +398,7 @@ def check_parts(folder: Path, parts, what: str, command: str) -> None:
     still in ``folder`` and whole: a finished run, or a multilevel folder with its
     estimate. A ReportError naming the first that is not, as ``what`` of the folder: its
     figures would be reported with nothing behind them. ``command`` plays it again."""
-    from sim.store import finished_manifest, read_sealed, read_summary
+    from sim.store import finished_manifest, lost_manifest, read_sealed, read_summary
 
     for part in parts:
         run = folder / Path(str(part)).name  # its own name, wherever the folder has been moved
@@ -408,8 +408,9 @@ def check_parts(folder: Path, parts, what: str, command: str) -> None:
             else:
                 read_summary(run, finished_manifest(run))
         except (OSError, ValueError) as exc:
-            raise ReportError(f"{run}, {what} of {folder}, cannot be read ({exc}): rerun {command}, which "
-                              f"plays it again") from None
+            advice = (f"remove that folder, then rerun {command}" if lost_manifest(run)  # it cannot resume
+                      else f"rerun {command}, which plays it again")
+            raise ReportError(f"{run}, {what} of {folder}, cannot be read ({exc}): {advice}") from None
 
 
 def releases_folders(build):

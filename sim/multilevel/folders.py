@@ -70,6 +70,9 @@ def read_folder(path) -> dict:
                                                                  game_info(key["game"]).dd_solver == "contract")
         except MultilevelError:
             raise
+        except FileNotFoundError:
+            raise MultilevelError(f"cannot read {path / file}: it is missing (the run's command run again plays "
+                                  f"it again)") from None
         except (*UNREADABLE, KeyError, TypeError) as exc:
             raise MultilevelError(f"cannot read {path / file}: {exc}") from None
         if len(values[0][0]) < sizes[len(levels)]:

@@ -38,7 +38,9 @@ from sim.store.checksums import digest, file_entry, file_problem, read_sealed, r
 from sim.store.writing import (  # noqa: F401
     TEMPORARY, csv_bytes, csv_safe, remove_dead_temporaries, temporary, write_atomic, write_json, write_records,
 )
-from sim.store.lock import FolderLock, claim, holds_runs, listing, make_folder, refuse_foreign  # noqa: F401
+from sim.store.lock import (  # noqa: F401
+    FolderLock, claim, holds_runs, listing, lost_manifest, make_folder, refuse_foreign,
+)
 from sim.store.folder import RunFolder, block_aggregates, record_entries  # noqa: F401
 from sim.store.reading import (  # noqa: F401
     check_records, finished_manifest, load_records, read_block, read_manifest, read_summary, run_path,

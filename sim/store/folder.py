@@ -11,7 +11,7 @@ from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
 from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
-from sim.store.reading import block_files, read_manifest
+from sim.store.reading import block_files, check_played_by, manifest_edited, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
 
@@ -75,6 +75,8 @@ class RunFolder:
             manifest["blocks_done"]  # noqa: B018 - a required key
         except KeyError:
             raise RunError(f"{self.manifest_path} is unreadable or not a run manifest (no blocks_done)") from None
+        if manifest_edited(self.path, manifest):  # named as such, its blocks kept: never played over
+            check_played_by(self.path, manifest)
         refuse_another(self.path, "a run", identity, theirs, RunError)
         return manifest
 
@@ -165,6 +167,10 @@ class RunFolder:
         for folder in (self.path, self.path / "records", self.path / "blocks"):
             remove_dead_temporaries(folder)
         text = (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode()
+        if self.manifest.get("complete"):  # a finished run again: its summary, if damaged since, is said to be mended
+            problem = file_problem(self.path / "summary.json", self.manifest.get("summary"))
+            if problem is not None:
+                self._notify(f"summary.json is written again from the blocks: {problem.why}")
         write_atomic(self.path / "summary.json", text)
         self.manifest.update(complete=True, timing=timing, blocks_done=sorted(self._done), summary=file_entry(text))
         if until is not None:

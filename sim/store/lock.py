@@ -136,12 +136,19 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
 
 def lost_manifest(folder: Path) -> bool:
     """Whether ``folder`` holds a run's blocks or records but not its manifest.json (removed,
-    or lost with a disk): a run that cannot say its configuration, so cannot be resumed."""
+    or lost with a disk): a run that cannot say its configuration, so cannot be resumed. A
+    ``blocks`` or ``records`` folder of other files (a user's) is no run's."""
     try:
-        return (any((folder / sub).is_dir() for sub in ("blocks", "records"))
-                and not (folder / "manifest.json").exists())
+        if (folder / "manifest.json").exists():
+            return False
+        return any(RUN_FILE.fullmatch(f"{sub}/{name}") for sub in ("blocks", "records") if (folder / sub).is_dir()
+                   for name in os.listdir(folder / sub))
     except OSError:
         return False
+
+
+# The files a run keeps in its blocks and records folders (a block's aggregates, its records).
+RUN_FILE = re.compile(r"blocks/\d{6,}\.json|records/(deals|games)-\d{6,}\.parquet")
 
 
 def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str, ...] = ()) -> bool:

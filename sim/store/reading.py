@@ -74,12 +74,14 @@ def manifest_problem(manifest: dict) -> str | None:
               "until": blocks is None or "until" not in manifest or not _until_problem(manifest["until"], games, blocks),
               "timing": not _timing_problem(manifest.get("timing", {}))}
     wrong = [name for name, ok in checks.items() if not ok]
+    if wrong[:1] == ["blocks"] and blocks is not None:  # a count of its games' blocks, which do not agree
+        return f"blocks is missing or does not fit games ({games}) in blocks of block_size ({size})"
     return f"{wrong[0]} is missing or out of range" if wrong else None
 
 
 def read_manifest(path: Path, played_by: bool = True) -> dict:
     """A run folder's manifest, checked (``manifest_problem``) and, for its readers
-    (``played_by``), held against its first block (``_played_by``); RunError in one line
+    (``played_by``), held against its first block (``check_played_by``); RunError in one line
     naming what is wrong. A run resumed leaves the blocks to its own checks: it names a
     configuration of another run, and plays again a block of another."""
     file = Path(path) / "manifest.json"
@@ -88,7 +90,7 @@ def read_manifest(path: Path, played_by: bool = True) -> dict:
     if problem:
         raise RunError(f"{file} is unreadable or not a run manifest ({problem})")
     if played_by:
-        _played_by(Path(path), manifest)
+        check_played_by(Path(path), manifest)
     return manifest
 
 
@@ -167,7 +169,7 @@ def finished_manifest(path: Path) -> dict:
     return manifest
 
 
-def _played_by(path: Path, manifest: dict) -> None:
+def check_played_by(path: Path, manifest: dict) -> None:
     """A RunError where the manifest's configuration is not the one its first block done was
     played by (the digest each block file of this release carries): a configuration edited
     by hand, which the readers would otherwise take as the run's rules, policies and dealing.
@@ -182,6 +184,21 @@ def _played_by(path: Path, manifest: dict) -> None:
     if played is not None and played != run_digest(manifest["config"]):
         raise RunError(f"{path}/manifest.json does not hold the configuration its run was played by ({block_path} "
                        "holds another): one of them was edited or copied in")
+
+
+def manifest_edited(path: Path, manifest: dict) -> bool:
+    """Whether the manifest's configuration, not its blocks, is the odd one: the first
+    blocks done (up to three, at least two) were all played by one other configuration. A
+    resumed run then refuses the folder rather than play every block again (one block of
+    another run, copied in, is played again)."""
+    played = set()
+    done = sorted(i for i in manifest.get("blocks_done") or () if isinstance(i, int))[:3]
+    for index in done:
+        try:
+            played.add(read_sealed(path / "blocks" / f"{index:06d}.json").get(RUN))
+        except DamagedError:
+            return False
+    return len(done) >= 2 and len(played) == 1 and None not in played and played != {run_digest(manifest["config"])}
 
 
 def read_summary(path: Path, manifest: dict) -> dict:
