@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import socket
+import struct
 import threading
 import time
 from contextlib import contextmanager
@@ -45,11 +46,11 @@ def parse_address(text: str) -> str | int:
     text = str(text).strip()
     if text.startswith(LOCAL):
         n = text[len(LOCAL):]
-        if not (n.isascii() and n.isdigit() and len(n) <= 6) or int(n) < 1:
-            raise RunError(f"'{text}': local:N needs a whole number N of at least 1 worker processes")
+        if not (n.isascii() and n.isdigit()) or not n.strip("0"):
+            raise RunError(f"'{text:.80}': local:N needs a whole number N of at least 1 worker processes")
         cores = os.cpu_count() or 1
-        if int(n) > cores:  # each process would share a core with another: slower, not faster
-            raise RunError(f"'{text}': this machine has {cores} cores, so local:N takes at most {cores} worker "
+        if len(n.lstrip("0")) > 6 or int(n) > cores:  # each process would share a core: slower, not faster
+            raise RunError(f"'{text:.80}': this machine has {cores} cores, so local:N takes at most {cores} worker "
                            "processes")
         return int(n)
     if text.startswith(("tls://", "ucx://")):
@@ -308,23 +309,29 @@ def open_cluster(cluster, threads: int | None = None):
         quiet.setLevel(level)
 
 
+GREETING_MOST = 1 << 16  # bytes: a scheduler's greeting is a few dozen
+
+
 def _greets(address: str) -> None:
-    """A RunError unless what listens at a tcp:// ``address`` speaks first within
-    CONNECT_TIMEOUT_S, as a Dask scheduler greets every connection: a port that takes the
-    connection and stays silent (a stopped scheduler, another kind of server) would hold the
-    Client's handshake for good; a refused connection is said at once. Other faults (an
-    unreachable host) are the Client's to say."""
+    """A RunError unless what listens at a tcp:// ``address`` greets as a Dask scheduler
+    within CONNECT_TIMEOUT_S: one message (its length, then its frames' count and lengths,
+    then the frames) whose frame is a msgpack map naming the scheduler's Python. A port that
+    takes the connection and stays silent, or says a few bytes and waits (a stopped
+    scheduler, another kind of server), would hold the Client's handshake for good, and one
+    that speaks another protocol had its words read as a length (an "allocation of 3 EiB");
+    a refused connection is said at once. Other faults (an unreachable host) are the
+    Client's to say."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
     if parts.scheme != "tcp":
         return  # ws:// and wss://: the client speaks first
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
     try:
         with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_S) as conn:
-            conn.settimeout(CONNECT_TIMEOUT_S)
-            if conn.recv(1):
+            reason = _greeting_problem(lambda size: _received(conn, size, deadline))
+            if reason is None:
                 return
-            reason = "it closed the connection without a word"
     except TimeoutError:
         reason = f"no answer within {CONNECT_TIMEOUT_S} s"
     except ConnectionRefusedError:
@@ -332,3 +339,42 @@ def _greets(address: str) -> None:
     except OSError:
         return
     raise RunError(f"cannot reach the Dask scheduler at {address} ({reason}); is a scheduler running there?")
+
+
+def _received(conn, size: int, deadline: float) -> bytes:
+    """``size`` bytes from ``conn`` by ``deadline`` (TimeoutError), or fewer where it closes."""
+    data = b""
+    while len(data) < size:
+        conn.settimeout(max(deadline - time.monotonic(), 0.001))
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _greeting_problem(read) -> str | None:
+    """Why the bytes ``read(n)`` gives are no Dask scheduler's greeting, or None."""
+    import msgpack
+
+    first = read(8)
+    if not first:
+        return "it closed the connection without a word"
+    if len(first) < 8:
+        return "it answers in another protocol, not a Dask scheduler's"
+    total = struct.unpack("<Q", first)[0]
+    if not 16 <= total <= GREETING_MOST:
+        return "it answers in another protocol, not a Dask scheduler's"
+    body = read(total)
+    frames = struct.unpack_from("<Q", body)[0] if len(body) == total else 0
+    if not 1 <= frames <= (total - 8) // 8:
+        return "it answers in another protocol, not a Dask scheduler's"
+    lengths = struct.unpack_from(f"<{frames}Q", body, 8)
+    if 8 + 8 * frames + sum(lengths) != total:
+        return "it answers in another protocol, not a Dask scheduler's"
+    try:
+        greeting = msgpack.unpackb(body[8 + 8 * frames:8 + 8 * frames + lengths[0]])
+    except Exception:  # noqa: BLE001 - any bytes msgpack cannot read are no greeting
+        greeting = None
+    return None if isinstance(greeting, dict) and "python" in greeting else \
+        "it answers in another protocol, not a Dask scheduler's"

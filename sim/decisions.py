@@ -49,14 +49,23 @@ def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None 
                     only=DECISION_NAMES, cluster=None, progress=None) -> list[dict]:
     """The match of each one-decision player against the heuristic (``one_decision_players``),
     as sim.match reports it, with the decision and its rules named; ``progress`` is called
-    with each decision before its match."""
+    with each decision before its match. A ``cluster`` is reached once, before any match
+    (an address no scheduler answers is said before anything is played)."""
+    from contextlib import ExitStack
+
     search = search if search is not None else parse_policy("search", game)
     rows = []
-    for decision, decided_by, a, b in one_decision_players(game, search, only):
-        if progress:
-            progress(decision)
-        result = play_match(game, a, b, games, seed, rules, cluster)
-        rows.append({"decision": decision, "rules": decided_by, **result})
+    with ExitStack() as stack:
+        if cluster is not None:
+            from sim.cluster import open_cluster
+
+            pool = stack.enter_context(open_cluster(cluster, None))
+            cluster = pool.client
+        for decision, decided_by, a, b in one_decision_players(game, search, only):
+            if progress:
+                progress(decision)
+            result = play_match(game, a, b, games, seed, rules, cluster)
+            rows.append({"decision": decision, "rules": decided_by, **result})
     return rows
 
 

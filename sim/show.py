@@ -98,15 +98,14 @@ def from_run(args, parser):
     from sim.resolve import resolve_policies, resolve_rules
     from sim.dealing import from_dict, plan
     from sim.store import RunError, read_manifest
-    from sim.store.reading import not_a_run_folder
+    from sim.store.reading import check_run_folder
 
     given = [flag for flag, value in (("--seed", args.seed), ("--rules", args.rules), ("--set", args.set_options),
                                       ("--policy", args.policy)) if value]
     if given:
         parser.error(f"{given[0]} comes from the run folder's manifest; leave it out with RUN_DIR")
     folder = Path(args.run)
-    if not (folder / "manifest.json").is_file():
-        raise RunError(not_a_run_folder(folder))
+    check_run_folder(folder)
     manifest = read_manifest(folder)
     try:
         config = manifest["config"]

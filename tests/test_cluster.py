@@ -177,6 +177,7 @@ def test_interrupted_client_resumes(cluster, threaded, tmp_path):
     ("sim.match", "tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1 (connection refused)"),
     ("sim.run", "local:0", "local:N needs a whole number N of at least 1"),
     ("sim.match", "local:100000", f"this machine has {os.cpu_count()} cores, so local:N takes at most"),
+    ("sim.run", "local:99999999999999999999", "local:N takes at most"),  # not "needs ... at least 1"
     ("sim.run", "not an address", "neither a scheduler address"),
     ("sim.match", "tcp://127.0.0.1", "neither a scheduler address"),
     ("sim.run", "tls://127.0.0.1:1", "a run reaches its scheduler over tcp://, ws:// or wss://"),
@@ -193,13 +194,17 @@ def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("reply", [b"\xff" * 64 + b"not dask" * 100, None], ids=["garbage", "silence"])
-def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply):
-    """A port that answers, but not as a Dask scheduler (garbage bytes), or takes the
-    connection and says nothing (a stopped scheduler, an HTTP server), is one line and exit
-    status 2 within seconds, with no second traceback from the half-made client as the
-    process ends (before: numpy's MemoryError, 'Unable to allocate 3.01 EiB', as a
-    traceback; silence: a wait without end)."""
+@pytest.mark.parametrize("reply, words", [
+    (b"\xff" * 64 + b"not dask" * 100, "another protocol"), (None, "no answer within 3 s"),
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "another protocol"), (b"READY\r\n", "no answer within 3 s"),
+    ((100).to_bytes(8, "little"), "no answer within 3 s"),
+], ids=["garbage", "silence", "http", "a-word-then-silence", "a-length-then-silence"])
+def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply, words):
+    """A port that answers, but not as a Dask scheduler (garbage bytes, HTTP), takes the
+    connection and says nothing (a stopped scheduler), or says a few bytes and then nothing,
+    is one line and exit status 2 within seconds, with no second traceback from the
+    half-made client as the process ends (before: numpy's MemoryError, 'Unable to allocate
+    3.01 EiB', as a traceback or as the reason; silence after a word: a wait without end)."""
     import socket
     import threading
 
@@ -217,10 +222,9 @@ def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply):
             except OSError:
                 continue
             with conn:
-                if reply is None:
-                    done.wait()
-                else:
+                if reply is not None:
                     conn.sendall(reply)
+                done.wait()  # the connection held open: a client waiting for more waits on
 
     thread = threading.Thread(target=answer, daemon=True)
     thread.start()
@@ -234,6 +238,7 @@ def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply):
         thread.join()
         server.close()
     assert result.returncode == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
+    assert words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not out.exists() and time.monotonic() - began < 20
 

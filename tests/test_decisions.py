@@ -59,6 +59,8 @@ def test_the_table_is_the_matches_of_sim_match(capsys):
     (["--games", "0"], "--games"),
     (["--games", "2", "--only", "draw phase"], "bridgette has no draw phase to search (its decisions: calls, "
                                                "exchange, card play)"),
+    # Reached before the first match: "playing calls ..." printed before the error was a second line.
+    (["--games", "2", "--cluster", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
 ])
 def test_bad_input_is_one_line_and_status_2(argv, named, capsys):
     try:

@@ -878,3 +878,24 @@ def test_games_edited_apart_from_its_blocks_is_named_as_such(copy, capsys):
     with pytest.raises(RunError, match=r"blocks is missing or does not fit games \(20\) in blocks of block_size "
                                        r"\(10\)"):
         sim.load_run(copy)
+
+
+def test_a_run_folder_whose_name_is_not_utf8_is_named_by_its_readers(whole, tmp_path, capsys):
+    """A finished run moved to a name that is not UTF-8 (Latin-1 bytes): sim.show ended in a
+    traceback from inside pyarrow, the report blamed a good Parquet file. Each reader says
+    what is wrong with the name, as sim.run does of such an --out."""
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9"))
+    shutil.copytree(whole, odd)
+    words = "\\udce9' is not UTF-8 (Parquet files need one)"
+    fails_in_one_line(show_main([str(odd), "--deal", "0"]), capsys.readouterr().err, words)
+    fails_in_one_line(report_main([str(odd), "--out", str(tmp_path / "r")]), capsys.readouterr().err, words)
+    fails_in_one_line(compare_main([str(whole), str(odd)]), capsys.readouterr().err, words)
+    with pytest.raises(RunError, match="is not UTF-8"):
+        sim.load_run(odd)
+
+
+def test_show_names_a_path_that_is_no_folder_as_the_other_readers_do(whole, tmp_path, capsys):
+    """sim.show said "is not a run folder (no manifest.json)" of a path that does not exist
+    and of a file; it says what analysis.compare and the report say."""
+    for path, words in ((tmp_path / "nowhere", "does not exist"), (whole / "manifest.json", "is not a folder")):
+        fails_in_one_line(show_main([str(path), "--deal", "0"]), capsys.readouterr().err, f"{path} {words}")

@@ -201,6 +201,9 @@ def test_the_last_readers_take_ascii_digits_and_refuse_rounding(tmp_path):
 
     result = in_process("sim.show", "--seed", "1", "--index", "0", "--deal", "\u0661")
     assert result.returncode == 2 and "'\u0661' is not a deal's index" in result.stderr
+    for huge in ("99999999999999999999999", "1e30"):  # named as given, not as 2**64, its stand-in
+        result = in_process("sim.show", "--seed", "1", "--index", "0", "--deal", huge)
+        assert result.returncode == 2 and f"'{huge}' is beyond the deals of any game" in result.stderr
     with pytest.raises(CustomError, match="balance needs 0 or a number of at least 1e-300"):
         parse_custom("m = mean(score0) balance 1e-400")
 

@@ -135,6 +135,8 @@ def deal_index(value) -> int:
     number = _integer(value, "a deal's index")
     if number < 0:
         raise ValueError(f"a deal's index is 0 or more, got {quoted(value)}")
+    if number >= 2**63:  # read as one past 2**64 (_integer): named as given, never as that stand-in
+        raise ValueError(f"{quoted(value)} is beyond the deals of any game")
     return number
 
 

@@ -84,6 +84,10 @@ def read_manifest(path: Path, played_by: bool = True) -> dict:
     (``played_by``), held against its first block (``check_played_by``); RunError in one line
     naming what is wrong. A run resumed leaves the blocks to its own checks: it names a
     configuration of another run, and plays again a block of another."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:  # pyarrow would fail on every record file, deep inside
+        raise RunError(f"run folder name {str(path)!a} is not UTF-8 (Parquet files need one): rename it") from None
     file = Path(path) / "manifest.json"
     manifest = read_sealed(file, "is unreadable or not a run manifest")
     problem = manifest_problem(manifest)
@@ -129,13 +133,9 @@ def not_a_run_folder(path: Path) -> str:
     return f"{path} is not a run folder (no manifest.json)"
 
 
-def finished_manifest(path: Path) -> dict:
-    """The manifest of a finished run folder, checked as the commands that read runs need it
-    (game, seed, games, block size, records, blocks): a RunError in one line naming what is
-    wrong, from a folder that is missing or none to a run not yet finished."""
-    from sim.games import GAMES
-
-    path = Path(path)
+def check_run_folder(path: Path) -> None:
+    """A RunError unless ``path`` is a folder holding a manifest.json: one that does not
+    exist, a file, a name the system cannot take, or another command's folder, in words."""
     try:
         if not path.exists():
             raise RunError(f"{path} does not exist")
@@ -146,6 +146,16 @@ def finished_manifest(path: Path) -> dict:
         raise RunError(f"{path} cannot be read as a run folder: {exc.strerror}") from None
     if not found:
         raise RunError(not_a_run_folder(path))
+
+
+def finished_manifest(path: Path) -> dict:
+    """The manifest of a finished run folder, checked as the commands that read runs need it
+    (game, seed, games, block size, records, blocks): a RunError in one line naming what is
+    wrong, from a folder that is missing or none to a run not yet finished."""
+    from sim.games import GAMES
+
+    path = Path(path)
+    check_run_folder(path)
     manifest = read_manifest(path)
     try:
         config = manifest["config"]
