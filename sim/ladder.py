@@ -47,8 +47,11 @@ def worlds_list(text: str) -> tuple[int, ...]:
             parse_policy(f"pimc:worlds={item.strip()}")
         except PolicyError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-        values.append(int(float(item)))
-    return tuple(dict.fromkeys(values))
+        value = int(float(item))
+        if value in values:  # one rung per count: a second would play the same match again
+            raise argparse.ArgumentTypeError(f"{text} lists {value} twice")
+        values.append(value)
+    return tuple(values)
 
 
 def bid_worlds_count(text: str) -> int:
@@ -164,6 +167,8 @@ def _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds):
     for name, value in [*(("worlds", w) for w in worlds), ("bid_worlds", bid_worlds)]:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{name} must hold whole numbers, got {value!r:.60}")
+    if len(set(worlds)) < len(worlds):
+        raise ValueError(f"worlds lists a count twice ({worlds!r:.60}): one rung per count")
     return (checked("seed", seed_number, seed), checked("games", whole_count, games),
             checked("dd_games", whole_count, dd_games), rules)
 

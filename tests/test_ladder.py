@@ -228,6 +228,7 @@ def test_rerun_over_its_own_folder_and_refuse_others(tmp_path):
     (["--worlds", "0"], "pimc:worlds must be a whole number from 1 to 1000000, got '0'"),
     (["--worlds", "x"], "pimc:worlds must be a number, got 'x'"),
     (["--worlds", "4,2.5"], "got '2.5'"),
+    (["--worlds", "1,1"], "1,1 lists 1 twice"),  # one rung per count (the second was dropped in silence)
     (["--bid-worlds", "-1"],
      "pimc:bid_worlds must be 0 (the heuristic's choice) or a whole number from 1 to 1000000, got '-1'"),
     (["--bid-worlds", "x"], "pimc:bid_worlds must be a number, got 'x'"),
