@@ -216,7 +216,8 @@ def replay_case(case: dict, engine: str) -> dict:
 
 def with_card_at_fault(case: dict, outcome: dict) -> dict:
     """A deal that does not match its deck (an error at "hands" or "stock") names in "card"
-    the first card dealt that the deck does not hold, or holds fewer times, if there is one."""
+    the first card that the deck does not hold, or holds fewer times, if there is one, in
+    the line's order: hand by hand, then the stock."""
     if outcome.get("at") not in ("hands", "stock"):
         return outcome
     referee = importlib.import_module(GAMES[case["game"]].referee)

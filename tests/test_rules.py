@@ -200,6 +200,25 @@ def test_to_dict_round_trips():
     assert kernel_rules(rules).params.tobytes() == kernel_rules(BridgetteRules.from_dict(rules.to_dict())).params.tobytes()
 
 
+@pytest.mark.parametrize("game, tables", [
+    # E-10: the double deck's defaults are 2 cards asked, ask_all 24, moon_all 48 (E-7): the
+    # single deck's values under it were left out of a replay line and read back as those.
+    ("bid-euchre", {"variant": {"double_deck": True}, "auction": {"ask_cards": 1},
+                    "scoring": {"ask_all": 12, "moon_all": 24}}),
+    ("bid-euchre", {"variant": {"double_deck": True}}),
+    ("bid-euchre", {"variant": {"joker": True}, "auction": {"stick_the_dealer": True}}),
+    ("bridgette", {"deck": {"colons": ["royal"]}, "exchange": {"nondealer_draw": 4}}),
+    ("draw-bridge", {"scoring": {"undertricks": "bridge"}}),
+])
+def test_the_options_written_for_a_replay_read_back_as_the_rules(game, tables):
+    """sim.show --json and a ladder's folder write a rule set as its options that differ
+    from the defaults (sim.rules.overrides): read back, they must give the same rules."""
+    from sim.rules import overrides
+
+    rules = rules_for(game, tables)
+    assert rules_for(game, overrides(rules)) == rules
+
+
 @pytest.mark.parametrize("call, words", [
     (lambda: rules_for("bridgette", {1: {}}), "rules must be a dict of option tables named by strings"),
     (lambda: rules_for(["bridgette"]), "unknown game ['bridgette']"),

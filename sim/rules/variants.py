@@ -174,11 +174,23 @@ def merge_tables(base: dict, overrides: dict) -> dict:
 
 
 def overrides(rules) -> dict:
-    """The options of ``rules`` that differ from the defaults, nested as in a variant file."""
-    default = type(rules)().to_dict()
-    changed = {}
-    for table, values in rules.to_dict().items():
-        diff = {k: v for k, v in values.items() if v != default[table][k]}
-        if diff:
-            changed[table] = diff
+    """The options of ``rules`` that differ from the defaults, nested as in a variant file:
+    read back, they give ``rules``. A default that another option moves (Bid Euchre's double
+    deck asks for 2 cards, E-10) is written where the rules keep the other value: the double
+    deck with ``ask_cards = 1`` says so, where the plain default 1 would be left out and read
+    back as 2."""
+    written = rules.to_dict()
+    changed = _differing(written, type(rules)().to_dict())
+    for table, values in _differing(written, type(rules).from_dict(changed).to_dict()).items():
+        changed.setdefault(table, {}).update(values)
     return changed
+
+
+def _differing(tables: dict, others: dict) -> dict:
+    """The options of ``tables`` whose values ``others`` do not hold, nested as they are."""
+    out = {}
+    for table, values in tables.items():
+        diff = {k: v for k, v in values.items() if v != others[table][k]}
+        if diff:
+            out[table] = diff
+    return out
