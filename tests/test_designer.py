@@ -331,7 +331,7 @@ def test_show_a_deal_row_of_a_game_run(tmp_path, capsys):
                           ([str(run.path), "--deal", "0", "--seed", "3"], "--seed comes from the run folder"),
                           ([str(run.path), "--deal", "0", "--game", "bid-euchre"], "is a draw-bridge run"),
                           ([str(run.path), "--index", "30"], "played games 0..29"),
-                          ([str(tmp_path / "none"), "--deal", "0"], "is not a run folder"),
+                          ([str(tmp_path / "none"), "--deal", "0"], "none does not exist"),
                           (["--seed", "1"], "required: --index")]:
         try:
             status = show(argv)
