@@ -89,7 +89,7 @@ def metric_interval(source, metric: str, by: str | None = None, game: str | None
     value it holds, {value: result}. A result is {"value", "ci95", "games", "n"} (n: the
     sum of the denominator, e.g. the rows counted); a builtin metric of a run that kept no
     records comes from its summary (``n`` None). Bad input is a MetricsError in one line."""
-    if by is not None and not (isinstance(by, str) and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", by)):
+    if by is not None and not (isinstance(by, str) and by.strip().isidentifier()):  # as the grammar reads a name
         raise MetricsError(f"by takes one column's name, e.g. by='upcard_class', got {by!r:.60} (a condition goes "
                            f"in the metric: mean(EXPR) where COND)")
     if isinstance(metric, str) and metric.strip() in METRICS:

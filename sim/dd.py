@@ -22,14 +22,14 @@ class PositionError(ValueError):
     would send the search through memory it never set."""
 
 
-def _whole(value, name: str, lo: int, hi: int) -> int:
+def whole_in(value, name: str, lo: int, hi: int) -> int:
     """``value`` as an int from ``lo`` to ``hi``, else a PositionError naming it."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
         raise PositionError(f"{name} must be a whole number from {lo} to {hi}, got {value!r}")
     return int(value)
 
 
-def _hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[int]]:
+def checked_hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[int]]:
     """``seats`` hands of card ids below ``deck``, no card held twice (but by the hand of
     seat ``aside``, which the search sets aside)."""
     if not isinstance(hands, (list, tuple)) or len(hands) != seats:
@@ -38,7 +38,7 @@ def _hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[int]]:
     for seat, hand in enumerate(hands):
         if not isinstance(hand, (list, tuple, set, frozenset, np.ndarray)):
             raise PositionError(f"hand {seat} must be a list of card ids, got {hand!r:.60}")
-        cards = [_whole(c, f"a card of hand {seat}", 0, deck - 1) for c in hand]
+        cards = [whole_in(c, f"a card of hand {seat}", 0, deck - 1) for c in hand]
         twice = next((c for c in cards if c in seen or cards.count(c) > 1), None)
         if twice is not None and seat != aside:
             raise PositionError(f"card {twice} is held twice")
@@ -73,6 +73,7 @@ class Solver:
     def __post_init__(self):
         if isinstance(self.flags, (bool, np.bool_)) or not isinstance(self.flags, (int, np.integer)):
             raise TypeError(f"flags must be a whole number of kernels.dd technique bits, got {self.flags!r:.60}")
+        self.flags = int(self.flags)  # numpy's unsigned types refuse the mask below
         if not 0 <= self.flags <= dd.ALL_TECHNIQUES or self.flags & ~dd.ALL_TECHNIQUES:
             raise ValueError(f"flags must hold only the bits of kernels.dd.ALL_TECHNIQUES ({dd.ALL_TECHNIQUES}), "
                              f"got {self.flags}")
@@ -102,11 +103,11 @@ class Solver:
 
     def _contract(self, hands, trump, when_void, to_move=0, lead=-1, barred=-1):
         """The position into the context, each number checked first (PositionError)."""
-        hands = _hands(hands, 2, N_CARDS)
-        trump = _whole(trump, "trump", -1, 3)
-        to_move = _whole(to_move, "to_move", 0, 1)
-        lead = _whole(lead, "lead", -1, N_CARDS - 1)
-        _whole(barred, "barred", -1, 3)
+        hands = checked_hands(hands, 2, N_CARDS)
+        trump = whole_in(trump, "trump", -1, 3)
+        to_move = whole_in(to_move, "to_move", 0, 1)
+        lead = whole_in(lead, "lead", -1, N_CARDS - 1)
+        whole_in(barred, "barred", -1, 3)
         if lead >= 0 and any(lead in hand for hand in hands):
             raise PositionError(f"lead {lead} is still in a hand: the card led is played")
         if len(hands[to_move]) != len(hands[1 - to_move]) + (lead >= 0):
@@ -152,16 +153,16 @@ class Solver:
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
         double_deck, joker = _switch(double_deck, "double_deck"), _switch(joker, "joker")
         deck = EUCHRE_JOKER + 1 if joker else 48 if double_deck else 24
-        out_seat = _whole(out_seat, "out_seat", -1, 3)
-        hands = _hands(hands, 4, deck, aside=out_seat)
+        out_seat = whole_in(out_seat, "out_seat", -1, 3)
+        hands = checked_hands(hands, 4, deck, aside=out_seat)
         if not joker and any(c == EUCHRE_JOKER for hand in hands for c in hand):
             raise PositionError("the joker (48) is in a hand without joker=True")
-        trump = _whole(trump, "trump", 0, 3)
-        to_move = _whole(to_move, "to_move", 0, 3)
+        trump = whole_in(trump, "trump", 0, 3)
+        to_move = whole_in(to_move, "to_move", 0, 3)
         if not isinstance(trick, (list, tuple)) or len(trick) > 3 or not all(
                 isinstance(t, (list, tuple)) and len(t) == 2 for t in trick):
             raise PositionError("trick must be up to 3 (seat, card) pairs played to the trick, leader first")
-        trick = [(_whole(seat, "a trick's seat", 0, 3), _whole(card, "a trick's card", 0, deck - 1))
+        trick = [(whole_in(seat, "a trick's seat", 0, 3), whole_in(card, "a trick's card", 0, deck - 1))
                  for seat, card in trick]
         if any(card in hand for _, card in trick for seat, hand in enumerate(hands) if seat != out_seat):
             raise PositionError("a card played to the trick is still in a hand")

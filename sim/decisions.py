@@ -55,16 +55,17 @@ def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None 
 
     search = search if search is not None else parse_policy("search", game)
     rows = []
+    threads = None
     with ExitStack() as stack:
         if cluster is not None:
             from sim.cluster import open_cluster
 
             pool = stack.enter_context(open_cluster(cluster, None))
-            cluster = pool.client
+            cluster, threads = pool.client, pool.threads  # the threads it chose for each worker
         for decision, decided_by, a, b in one_decision_players(game, search, only):
             if progress:
                 progress(decision)
-            result = play_match(game, a, b, games, seed, rules, cluster)
+            result = play_match(game, a, b, games, seed, rules, cluster, threads)
             rows.append({"decision": decision, "rules": decided_by, **result})
     return rows
 

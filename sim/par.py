@@ -108,30 +108,29 @@ def _game(rules):
 
 
 def _tricks_table(table, most: int = 13) -> np.ndarray:
-    """``table`` as the (5, 2) whole numbers of tricks, 0 to ``most``, it must be."""
+    """``table`` as the (5, 2) whole numbers of tricks, 0 to ``most``, it must be (else a
+    PositionError, as every argument of a position)."""
     try:
         array = np.asarray(table)
     except ValueError:  # rows of unequal lengths
         array = np.zeros(0)
     if array.shape != (5, 2) or array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)) \
             or np.any(array % 1) or array.min() < 0 or array.max() > most:
-        raise ValueError(f"the table must be 5 strains x 2 declarers of whole tricks 0..{most}")
+        from sim.dd import PositionError
+
+        raise PositionError(f"the table must be 5 strains x 2 declarers of whole tricks 0..{most}")
     return array.astype(np.int64)
-
-
-def _seat(value, name: str, seats: int = 2) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < seats:
-        raise ValueError(f"{name} must be a whole number from 0 to {seats - 1}, got {value!r:.60}")
-    return int(value)
 
 
 def contract_score(table, rules, bid: int, declarer: int, doubled: int) -> tuple[int, int]:
     """The score per seat of contract ``bid`` (ladder index) by ``declarer``, doubled 0/1/2,
     the declarer taking ``table[strain, declarer]`` tricks."""
+    from sim.dd import whole_in
+
     score_deal = _game(rules)[0]
     table = _tricks_table(table)
-    bid, declarer = _seat(bid, "bid", N_BIDS), _seat(declarer, "declarer")
-    doubled = _seat(doubled, "doubled (0, 1 doubled, 2 redoubled)", 3)
+    bid, declarer = whole_in(bid, "bid", 0, N_BIDS - 1), whole_in(declarer, "declarer", 0, 1)
+    doubled = whole_in(doubled, "doubled (0, 1 doubled, 2 redoubled)", 0, 2)
     strain = int(BID_STRAIN[bid])
     gain, loss = score_deal(rules, int(BID_LEVEL[bid]), STRAINS[strain], doubled, int(table[strain, declarer]))
     return (gain, loss) if declarer == 0 else (loss, gain)
@@ -141,17 +140,17 @@ def par(table, hands, dealer: int, rules) -> Par:
     """The par of a deal: ``table`` the (5, 2) double-dummy tricks (``sim.dd.contract_table``),
     ``hands`` the two hands at the start of the auction as card ids (for B-6; may be None
     in Draw Bridge), ``dealer`` the seat that calls first, ``rules`` the game's rules."""
-    from sim.dd import PositionError, _hands
+    from sim.dd import PositionError, checked_hands, whole_in
 
     _, lowest, (min_trump, nt_all, jump_min) = _game(rules)
-    dealer = _seat(dealer, "the dealer")
+    dealer = whole_in(dealer, "the dealer", 0, 1)
     if hands is None:
         if min_trump or nt_all or jump_min:
             raise ValueError("Bridgette's B-6 restrictions need both hands")
         masks = (np.uint64(0), np.uint64(0))
         table = _tricks_table(table)
     else:
-        hands = _hands(hands, 2, N_CARDS)
+        hands = checked_hands(hands, 2, N_CARDS)
         if len(hands[0]) != len(hands[1]):
             raise PositionError("the hands hold unequal numbers of cards")
         table = _tricks_table(table, len(hands[0]))  # no side takes more tricks than its cards

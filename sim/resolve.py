@@ -115,12 +115,13 @@ def check_kind(name: str, value, kinds: tuple, takes: str) -> None:
         raise TypeError(f"{name} must be {takes}, got {value!r}")
 
 
-def check_path(name: str, value, takes: str = "a folder's path or None") -> None:
-    """A TypeError unless ``value`` is None or a path; a RunError for one that names nothing
-    (an empty path is the folder the program is in) or holds a NUL, which no path can."""
+def check_path(name: str, value, takes: str = "a folder's path or None", names: str = "folder") -> None:
+    """A TypeError unless ``value`` is None or a path (of a ``names``: a folder, a file); a
+    RunError for one that names nothing (an empty path is the folder the program is in) or
+    holds a NUL, which no path can."""
     check_kind(name, value, (str, os.PathLike), takes)
     if value is not None and not str(value).strip():
-        raise RunError(f"{name}: an empty path names no folder")
+        raise RunError(f"{name}: an empty path names no {names}")
     if value is not None and "\0" in str(value):
         raise RunError(f"{name}: {str(value)!r} holds a NUL character, which no path can")
 

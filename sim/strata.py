@@ -130,9 +130,11 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[Fraction]:
             share = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             share = Fraction(-1)
-        if not eq or name.strip() not in names or not 0 < share <= 1e9:  # shares in proportion; summed below
-            raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares above 0 and up to 1e9 "
-                               f"of every stratum ({', '.join(n + '=...' for n in names)}), got '{text}'")
+        # Shares in proportion; from 1e-9, so that each one's exact share of their sum stays short.
+        if not eq or name.strip() not in names or not Fraction(1, 10**9) <= share <= 10**9:
+            raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares from 1e-9 to 1e9 (a "
+                               f"number or a fraction such as 1/3) of every stratum "
+                               f"({', '.join(n + '=...' for n in names)}), got '{text}'")
         if name.strip() in shares:
             raise DealingError(f"--allocation '{text}' gives {name.strip()} twice")
         shares[name.strip()] = share

@@ -480,6 +480,7 @@ def test_a_solver_refuses_a_table_flags_or_switches_it_cannot_use():
                                  ({"flags": "x"}, TypeError, "flags must be a whole number")):
         with pytest.raises(error, match=words):
             sdd.Solver(**kwargs)
+    assert sdd.Solver(flags=np.uint64(dd.ALL_TECHNIQUES)).flags == dd.ALL_TECHNIQUES  # numpy's types are whole too
     small = sdd.Solver(table=new_table(1))  # the smallest table works: one bucket of two entries
     assert small.contract_tricks(([0, 1, 14], [2, 15, 16]), 0, 0) == sdd.Solver().contract_tricks(
         ([0, 1, 14], [2, 15, 16]), 0, 0)

@@ -88,3 +88,24 @@ def test_table_columns_stay_apart_when_an_interval_cannot_be_given():
            "a_game_win_ci95": None, "points_and_wins_disagree": None}
     line = decisions.table_lines([row])[1]
     assert "+372.83]  " in line and line.endswith("50.0% (no interval from one pair)")
+
+
+def test_the_matches_play_on_the_cluster_reached_once_with_its_threads(monkeypatch):
+    """sim.decisions reaches its cluster once and plays every match on it with the threads
+    it chose per worker (before: the matches reopened it without them, and a local:N
+    cluster's workers each took every core)."""
+    import contextlib
+
+    import sim.cluster
+
+    opened, played = [], []
+
+    @contextlib.contextmanager
+    def fake_cluster(address, threads):
+        opened.append(address)
+        yield type("Pool", (), {"client": "the client", "threads": 3})()
+
+    monkeypatch.setattr(sim.cluster, "open_cluster", fake_cluster)
+    monkeypatch.setattr(decisions, "play_match", lambda *args: played.append(args[-2:]) or {})
+    decisions.where_points_go("bridgette", 2, search=parse_policy("search", "bridgette"), cluster="local:2")
+    assert opened == ["local:2"] and played and set(played) == {("the client", 3)}

@@ -109,8 +109,11 @@ def test_allocations():
     assert np.abs(np.array(neyman) - 10_000 * raw / raw.sum()).max() <= 2 and sum(neyman) == 10_000
     with pytest.raises(dealing.DealingError, match="give a share to every stratum"):
         strata.allocate(s, 100, "ace=1")
-    with pytest.raises(dealing.DealingError, match="shares above 0 and up to 1e9 of every stratum"):  # sum overflows
-        strata.allocate(s, 100, "numeral=1e308,face=1e308,ace=1")
+    for shares in ("numeral=1e308,face=1e308,ace=1",  # their sum would overflow
+                   "numeral=1e-300,face=1,ace=1"):  # its exact share of the sum, 300 digits long
+        with pytest.raises(dealing.DealingError, match=r"shares from 1e-9 to 1e9 \(a number or a fraction"):
+            strata.allocate(s, 100, shares)
+    assert strata.allocate(s, 1000, "ace=1/2,face=1/4,numeral=1/4") == [250, 250, 500]
     with pytest.raises(dealing.DealingError, match="'ace=1,face=1,numeral=1,ace=1' gives ace twice"):
         strata.allocate(s, 100, "ace=1,face=1,numeral=1,ace=1")
 

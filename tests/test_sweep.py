@@ -268,11 +268,27 @@ def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_
     run = sim.simulate(games=5, out=tmp_path / "run")
     before = {p.name: p.read_bytes() for p in run.path.iterdir() if p.is_file()}
     (tmp_path / "mine.png").write_bytes(b"the user's own picture")
-    for path in (run.path / "manifest.json", tmp_path / "mine.png"):
-        with pytest.raises(SweepError, match="give a path ending in .png|not this sweep's plot, so it is kept"):
+    for path, words in ((run.path / "manifest.json", "give a path ending in .png"),
+                        (tmp_path / "mine.png", "not this sweep's plot, so it is kept")):
+        with pytest.raises(SweepError, match=words):
             plot(result, path)
     with pytest.raises(SweepError, match="is not a sweep's folder"):
         save_tables(dict(result, out=str(run.path)))
     assert {p.name: p.read_bytes() for p in run.path.iterdir() if p.is_file()} == before
     assert (tmp_path / "mine.png").read_bytes() == b"the user's own picture"
     assert plot(result, out / "sweep.png").is_file() and save_tables(result)[0] == out / "sweep.json"
+
+
+def test_a_plot_drawn_inside_the_sweeps_folder_is_the_sweeps_own(tmp_path):
+    """--plot OUT/fig.png: the sweep played, drew its plot, then refused its own folder as
+    one holding a file it did not write (fig.png), and kept no tables; a rerun was refused
+    too. The folder's PNG this sweep drew is its own; a user's PNG there is still named."""
+    out = tmp_path / "sweep"
+    args = ["--vary", "exchange.nondealer_draw=2,4", "--games", "10", "--quiet", "--out", str(out)]
+    for _ in range(2):  # the run, then the same command again
+        assert main([*args, "--plot", str(out / "fig.png")]) == 0
+        assert (out / "sweep.json").is_file() and (out / "fig.png").is_file()
+    (out / "mine.png").write_bytes(b"the user's own picture")
+    result = in_process("sim.sweep", *args)
+    assert result.returncode == 2 and "holds files this command did not write beside its own (mine.png)" in \
+        result.stderr

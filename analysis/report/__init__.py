@@ -45,8 +45,8 @@ def build(paths, out=None, metrics=None) -> Path:
             isinstance(p, (str, os.PathLike)) for p in paths):
         raise ReportError(f"give one folder, or two runs to compare (paths), got {paths!r:.80}")
     try:
-        for path in [*paths, out]:
-            check_path("a folder" if path is not out else "out", path)
+        for name, path in [*(("paths", p) for p in paths), ("out", out)]:
+            check_path(name, path)
     except (TypeError, ValueError) as exc:
         raise ReportError(str(exc)) from None
     if len(paths) == 2:

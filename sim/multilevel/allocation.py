@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from sim.multilevel.estimator import Features, LevelData, MultilevelError, _regress
+from sim.multilevel.estimator import Features, LevelData, MultilevelError, _regress, checked_levels
 from sim.summary import Z95
 
 
@@ -31,10 +31,7 @@ def allocation(target: LevelData, controls=(), features: Features | None = None)
     with their seconds. Returns per hierarchy the variance saved at equal wall time,
     w0 / (sum_j sqrt(a_j w_j))^2, and for the best its ratios m_j / m0 and the seconds a
     target deal stands for (``seconds_per_unit_variance``: T * Var / s0^2)."""
-    if not isinstance(target, LevelData) or isinstance(controls, (str, LevelData)) or not all(
-            isinstance(c, LevelData) for c in controls) or not isinstance(features, (Features, type(None))):
-        raise MultilevelError("allocation takes a target LevelData, a list of control LevelData and Features "
-                              "or None")
+    controls = checked_levels("allocation", target, controls, features)
     m0 = target.deals
     if not all(lv.seconds for lv in [target, *controls]):  # a level of no cost would take every deal
         raise MultilevelError("the allocation needs each level's seconds, above 0")

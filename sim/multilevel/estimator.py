@@ -104,6 +104,19 @@ class Features:
         return len(self.x)
 
 
+def checked_levels(caller: str, target, controls, features) -> list:
+    """``controls`` as a list, once the target is a LevelData, each control one and the
+    features Features or None; a MultilevelError naming ``caller`` otherwise."""
+    if isinstance(controls, (str, LevelData)) or not hasattr(controls, "__iter__"):
+        raise MultilevelError(f"{caller} takes a list of control LevelData, got {type(controls).__name__}")
+    controls = list(controls)  # a generator is read once
+    if not isinstance(target, LevelData) or not all(isinstance(c, LevelData) for c in controls):
+        raise MultilevelError(f"{caller} takes a target LevelData and a list of control LevelData")
+    if features is not None and not isinstance(features, Features):
+        raise MultilevelError(f"features must be Features or None, got {type(features).__name__}")
+    return controls
+
+
 def _finite(values, what: str) -> np.ndarray:
     """``values`` as an array of finite floats, else a MultilevelError naming ``what``."""
     try:
@@ -180,12 +193,7 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
     ``influence``: also each deal's influence on the estimate and the segments' bounds, for
     estimate_difference (numpy arrays: not for JSON). ``within``: the range of the metric's
     values (a rate's 0 to 1), which its intervals are cut to (sim.ratio.interval)."""
-    if not isinstance(target, LevelData) or isinstance(controls, (str, LevelData)) or not all(
-            isinstance(c, LevelData) for c in controls):
-        raise MultilevelError("nested_estimate takes a target LevelData and a list of control LevelData")
-    if features is not None and not isinstance(features, Features):
-        raise MultilevelError(f"features must be Features or None, got {type(features).__name__}")
-    controls = sorted(controls, key=lambda c: c.deals)
+    controls = sorted(checked_levels("nested_estimate", target, controls, features), key=lambda c: c.deals)
     m0 = target.deals
     controls, features, regressors = lean(target, controls, features)
     for c in controls:

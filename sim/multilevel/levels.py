@@ -495,8 +495,9 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
     from sim.metrics import custom_metric, resolve_metrics
     from sim.run_records import RunRecords
 
-    if not isinstance(dd, bool):
+    if not isinstance(dd, (bool, np.bool_)):
         raise TypeError(f"dd must be True or False, got {dd!r:.60}")
+    dd = bool(dd)
     check_kind("name", name, str, "a level's name (text) or None")
     run = RunRecords(path)
     if not run.deal_run:

@@ -11,7 +11,7 @@ from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
 from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
-from sim.store.reading import block_files, check_played_by, manifest_edited, read_manifest
+from sim.store.reading import block_files, check_played_by, check_utf8_name, manifest_edited, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
 
@@ -28,10 +28,7 @@ class RunFolder:
         self.config = config
         self.manifest_path = self.path / "manifest.json"
         self._notify = notify or say
-        try:
-            str(self.path).encode("utf-8")
-        except UnicodeEncodeError:
-            raise RunError(f"output folder name {str(self.path)!a} is not UTF-8 (Parquet files need one)") from None
+        check_utf8_name(self.path, "output folder")
         # Checked before the lock file is made in the folder, and again once it is locked.
         names = listing(self.path)
         if names and "manifest.json" not in names:

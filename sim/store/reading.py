@@ -79,15 +79,21 @@ def manifest_problem(manifest: dict) -> str | None:
     return f"{wrong[0]} is missing or out of range" if wrong else None
 
 
+def check_utf8_name(path, what: str) -> None:
+    """A RunError where ``path`` is not UTF-8: pyarrow fails on every record file of such a
+    folder, deep inside (a name in Latin-1 bytes, say)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RunError(f"{what} name {str(path)!a} is not UTF-8 (Parquet files need one)") from None
+
+
 def read_manifest(path: Path, played_by: bool = True) -> dict:
     """A run folder's manifest, checked (``manifest_problem``) and, for its readers
     (``played_by``), held against its first block (``check_played_by``); RunError in one line
     naming what is wrong. A run resumed leaves the blocks to its own checks: it names a
     configuration of another run, and plays again a block of another."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:  # pyarrow would fail on every record file, deep inside
-        raise RunError(f"run folder name {str(path)!a} is not UTF-8 (Parquet files need one): rename it") from None
+    check_utf8_name(path, "run folder")
     file = Path(path) / "manifest.json"
     manifest = read_sealed(file, "is unreadable or not a run manifest")
     problem = manifest_problem(manifest)

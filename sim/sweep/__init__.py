@@ -4,21 +4,19 @@ beside its difference from the first setting, balance points, tables and a plot
 
 The package keeps its concerns apart, a file per concern:
 
-- ``grid``: the settings of the --vary grid, their options and folder names, a sweep's folder;
+- ``grid``: the settings of the --vary grid, their options and folder names;
 - ``balance``: where a metric crosses its even value, and the settings that bracket it;
 - ``play``: every setting played (a run, or a multilevel estimate) and the result;
-- ``output``: the tables, the report and the plot;
+- ``output``: the tables, the report and the plot, and what a sweep's folder holds;
 - ``cli``: the command.
 
 Every name other modules use is importable from ``sim.sweep`` itself.
 """
 
-from sim.sweep.grid import (  # noqa: F401
-    SweepError, folder_name, is_sweep_folder, numeric_axis, parse_vary, setting_options, settings_of,
-)
+from sim.sweep.grid import SweepError, folder_name, numeric_axis, parse_vary, setting_options, settings_of  # noqa: F401
 from sim.sweep.balance import balance_bracket, balance_point  # noqa: F401
 from sim.sweep.play import default_sweep_out, sweep  # noqa: F401
 from sim.sweep.output import (  # noqa: F401
-    PNG_SIGNATURE, TABLE_COLUMNS, check_plot_path, format_report, plot, save_tables,
+    PNG_SIGNATURE, TABLE_COLUMNS, check_plot_path, format_report, is_sweep_folder, plot, save_tables,
 )
 from sim.sweep.cli import build_parser, main  # noqa: F401

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from pathlib import Path
 
 from sim.custom import split_items
 from sim.rules import parse_set
-from sim.store import SETTING_FOLDER, holds_runs, setting_folder
+from sim.store import setting_folder
 
 
 class SweepError(ValueError):
@@ -79,11 +77,3 @@ def setting_options(setting: dict) -> list[str]:
 def numeric_axis(grid) -> bool:
     """A single key with numbers for values: a numeric grid with a balance point."""
     return len(grid) == 1 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v in grid[0][1])
-
-
-def is_sweep_folder(out: Path, names) -> bool:
-    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its plot."""
-    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
-    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
-        return not set(names) - set(settings) - {"sweep.json", "sweep.csv", "sweep.png"}
-    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png"))

@@ -6,6 +6,7 @@ import errno
 import hashlib
 import io
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from sim.cli import file_in_the_way, plural, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import RunError, csv_bytes, listing, sealed, temporary, write_atomic, write_json
-from sim.sweep.grid import SweepError, is_sweep_folder
+from sim.store import (
+    SETTING_FOLDER, RunError, csv_bytes, holds_runs, listing, sealed, temporary, write_atomic, write_json,
+)
+from sim.sweep.grid import SweepError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
@@ -97,6 +100,20 @@ def _png_text(kind: bytes, data: bytes):
 
 TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
                  "minus_first_hi95", "paired", "variance_saved", "run")
+
+
+def is_sweep_folder(out: Path, names) -> bool:
+    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its
+    plots (``sweep.png``, or another PNG this sweep drew there with --plot)."""
+    plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
+    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
+    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
+        return not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
+    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png", *plots))
+
+
+def _is_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def save_tables(result: dict) -> tuple[Path, Path]:

@@ -17,8 +17,8 @@ from sim.metrics import MetricsError, custom_metric, resolve_metrics
 from sim.run_records import open_run
 from sim.store import SETTING_FOLDER, claim
 from sim.sweep.balance import balance_bracket, balance_point
-from sim.sweep.grid import SweepError, folder_name, is_sweep_folder, numeric_axis, setting_options, settings_of
-from sim.sweep.output import check_plot_path
+from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
+from sim.sweep.output import check_plot_path, is_sweep_folder
 
 
 def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra,
@@ -86,10 +86,10 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     if threads is not None:
         threads = checked("threads", whole_count, threads)
     check_path("out", out)
-    check_path("plot_path", plot_path, "a PNG file's path or None")
+    check_path("plot_path", plot_path, "a PNG file's path or None", "file")
     check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
     if not isinstance(grid, (list, tuple)) or not grid or not all(
-            isinstance(axis, tuple) and len(axis) == 2 and isinstance(axis[0], str) for axis in grid):
+            isinstance(axis, (list, tuple)) and len(axis) == 2 and isinstance(axis[0], str) for axis in grid):
         raise TypeError(f"grid must be parse_vary's list of (KEY, values), e.g. "
                         f"parse_vary(['exchange.nondealer_draw=2,6']), got {grid!r:.80}")
     if until is not None and not controls:
