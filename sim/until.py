@@ -66,6 +66,11 @@ def parse_until(text, any_metric: bool = False) -> Until:
             raise RunError(f"--until: the half-width must lie from {SMALLEST_WIDTH:g} to {LARGEST_WIDTH:g}, "
                            f"got '{width.strip()}'")
         until = Until(metric.strip(), value)
+    from sim.metrics import METRICS
+
+    if until.metric in METRICS and METRICS[until.metric].within is not None and until.width >= 1:
+        raise RunError(f"--until: {until.metric} is a share from 0 to 1, which a half-width of {until.width:g} "
+                       f"spans whole: give one below 1 (0.01 is one percentage point)")
     if not any_metric and until.metric not in INTERVALS:
         import difflib
 

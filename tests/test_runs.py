@@ -588,6 +588,8 @@ def test_until_capped_at_one_game_says_it_has_no_interval(tmp_path):
     ("dealer_advantage:-1", "the half-width must be a positive number, got '-1'"),
     ("dealer_advantage:nan", "the half-width must be a positive number"),
     ("dealer_advantage", "needs METRIC:HALF_WIDTH"),
+    # A share's whole range within the half-width: met before any game (it was accepted).
+    ("contract_made:5", "contract_made is a share from 0 to 1, which a half-width of 5 spans whole"),
 ])
 def test_until_bad_specs_exit_2_with_one_line_before_playing(tmp_path, spec, message):
     out = tmp_path / "never"
