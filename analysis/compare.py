@@ -37,22 +37,28 @@ def format_report(result: dict) -> str:
     if result.get("paired", True) and "conditions" in result.get("pairing", ""):
         lines.append(f"  pairing: {result['pairing']}")
     lines += ["", *compare_headline(result)]
-    labels = {name: f"{r['label']} ({r['unit']})" for name, r in result["metrics"].items()}
-    width = max(len(label) for label in labels.values()) + 2
-    lines += ["", f"{'metric':{width}s}{'A':>12s}{'B':>12s}{'B - A':>12s}{'95% CI':>26s}{'variance saved':>16s}"]
+    rows = []  # label, A, B, B - A, then the interval and the variance saved, or the note of no difference
     for name, r in result["metrics"].items():
         m = shown(name, r)
-        label = labels[name]
+        label = f"{r['label']} ({r['unit']})"
         if r["diff"] is None:
-            lines.append(f"{label:{width}s}{'-':>12s}{'-':>12s}{'-':>12s}   {r.get('note', 'not measurable')}")
+            rows.append((label, "-", "-", "-", None, r.get("note", "not measurable")))
             continue
         ci = "-" if r["ci95"] is None else f"[{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]"
         if r["paired"]:
             saved = "-" if r["variance_reduction"] is None else f"{100 * r['variance_reduction']:z.0f}%"
         else:
             saved = "unpaired"
-        lines.append(f"{label:{width}s}{m.format(r['a']):>12s}{m.format(r['b']):>12s}{m.format(r['diff'], True):>12s}"
-                     f"{ci:>26s}{saved:>16s}")
+        rows.append((label, m.format(r["a"]), m.format(r["b"]), m.format(r["diff"], True), ci, saved))
+    # Each column as wide as its widest cell needs (large custom metrics run to 13 digits and more).
+    widths = [max(len(row[0]) for row in rows) + 2,
+              *(max(12, 2 + max(len(row[k]) for row in rows)) for k in (1, 2, 3)),
+              max(26, 2 + max(len(row[4] or "") for row in rows)), 16]
+    lines += ["", f"{'metric':{widths[0]}s}{'A':>{widths[1]}s}{'B':>{widths[2]}s}{'B - A':>{widths[3]}s}"
+                  f"{'95% CI':>{widths[4]}s}{'variance saved':>{widths[5]}s}"]
+    for label, a, b, diff, ci, last in rows:
+        cells = f"{label:{widths[0]}s}{a:>{widths[1]}s}{b:>{widths[2]}s}{diff:>{widths[3]}s}"
+        lines.append(f"{cells}   {last}" if ci is None else f"{cells}{ci:>{widths[4]}s}{last:>{widths[5]}s}")
     if result.get("paired", True):
         lines += ["", f"95% intervals of B - A paired {unit[:-1]} by {unit[:-1]}; variance saved: how much smaller "
                       f"the variance of B - A is than for two independent runs of the same size"]

@@ -32,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from sim.cli import one_line
 from sim.custom import Column, Custom, CustomError, bind, decode, group, parse_custom, short, split_items
 from sim.games import GameInfo, game_info
 from sim.ratio import SHARE, ratio_estimate, ratio_sums
@@ -39,7 +40,11 @@ from sim.summary import Z95
 
 
 class MetricsError(ValueError):
-    """A run folder or metric request the metrics cannot use (one line for the user)."""
+    """A run folder or metric request the metrics cannot use: one line for the user, a
+    value it quotes shown with its control characters escaped (sim.cli.one_line)."""
+
+    def __str__(self) -> str:
+        return one_line(super().__str__())
 
 
 def _sum_exact(local, values, count: int):

@@ -46,8 +46,19 @@ def ratio_sums(y, n) -> dict:
     """Exact sums over games of y, n, y^2, y n and n^2: the block aggregate of one ratio
     metric, merged by adding (sim.summary.merge)."""
     y, n = np.asarray(y, dtype=np.int64), np.asarray(n, dtype=np.int64)
-    return {"games": len(y), "y": int(y.sum()), "n": int(n.sum()), "yy": int(y @ y), "yn": int(y @ n),
-            "nn": int(n @ n)}
+    ones = np.ones(len(y), np.int64)
+    return {"games": len(y), "y": _exact_dot(y, ones), "n": _exact_dot(n, ones), "yy": _exact_dot(y, y),
+            "yn": _exact_dot(y, n), "nn": _exact_dot(n, n)}
+
+
+def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """sum(a * b) of two int64 arrays, exactly: numpy's own where no product or partial sum
+    can pass int64 (every run's scores), else in Python's integers (a metric's values near
+    its 2**40 bound: squared, they pass 2**63 and numpy would wrap them in silence)."""
+    most = int(np.abs(a).max(initial=0)) * int(np.abs(b).max(initial=0)) * len(a)
+    if most < 2**63:
+        return int(a @ b)
+    return sum(x * y for x, y in zip(a.tolist(), b.tolist()))
 
 
 def ratio_variance(sums: dict):

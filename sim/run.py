@@ -261,8 +261,9 @@ def dealing_line(section: dict) -> str:
     """A deal run's dealing, and the acceptance rate of its ranges where it has some."""
     line = section["description"]
     if "tries" in section:
-        line += (f"; {section['acceptance']:.2%} of the deals tried met the conditions "
-                 f"({section['tries']:,} tried for {section['deals']:,})")
+        rate = section["acceptance"]  # a rare one in significant digits: 0.00053%, not 0.00%
+        shown = f"{rate:.2%}" if rate >= 1e-4 or rate == 0 else f"{100 * rate:.2g}%"
+        line += f"; {shown} of the deals tried met the conditions ({section['tries']:,} tried for {section['deals']:,})"
     return line
 
 

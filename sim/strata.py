@@ -126,8 +126,8 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[Fraction]:
     shares = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
-        try:
-            share = Fraction(value.strip())
+        try:  # ASCII digits, as every number of the command line (Fraction reads other scripts' too)
+            share = Fraction(value.strip()) if value.isascii() else Fraction(-1)
         except (ValueError, ZeroDivisionError):
             share = Fraction(-1)
         # Shares in proportion; from 1e-9, so that each one's exact share of their sum stays short.

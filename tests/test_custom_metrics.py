@@ -98,6 +98,37 @@ def test_large_values_stay_exact():
     assert m.result()["a"] == float(Fraction(sum(int(v) for v in y), sum(int(v) for v in n)))
 
 
+def test_a_ratios_sums_stay_exact_past_int64(tmp_path):
+    """ratio_sums squared per-game sums in int64: past about 3e9 a game they wrapped in
+    silence, and a metric scaled by a million had an interval of no width (analysis.compare
+    then said "B lower" where the same metric unscaled showed no difference). The sums are
+    exact, and a scaled metric's interval is the metric's, scaled."""
+    import analysis
+    import sim
+    from sim.ratio import ratio_sums
+
+    y = np.array([3_000_000_000, -5_000_000_000, 6 * 2**40])
+    assert ratio_sums(y, np.ones(3))["yy"] == sum(int(v) ** 2 for v in y)
+    run = sim.simulate(games=30, seed=3, out=tmp_path / "run")
+    plain, scaled = (analysis.interval(run, f"m = mean(total0 * {k})") for k in (1, 1_000_000))
+    assert scaled["ci95"] == pytest.approx([1_000_000 * x for x in plain["ci95"]], rel=1e-9)
+    assert scaled["ci95"][1] - scaled["ci95"][0] > 1e8
+
+
+def test_a_long_number_and_a_line_break_are_named_in_one_line(tmp_path):
+    """A 5,000-digit number gave Python's own words on its integer limit; a quoted value
+    holding an escaped line break was quoted with the break itself, two lines."""
+    import analysis
+    import sim
+
+    run = sim.simulate(games=5, out=tmp_path / "run")
+    for text, words in (("m = mean(" + "9" * 5000 + ")", "holds a number of 5,000 digits"),
+                        ("m = mean(upcard_group == 'ac\\ne')", "has no value 'ac\\ne'")):
+        with pytest.raises(MetricsError) as caught:
+            analysis.interval(run, text)
+        assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
 # --- Real runs against pandas ---------------------------------------------------------------
 
 def ratio(y: pd.Series, n: pd.Series, games: int):

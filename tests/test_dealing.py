@@ -216,6 +216,11 @@ def test_a_deal_run_resumes_to_the_same_records_and_reports_its_acceptance(tmp_p
     assert json.loads((out / "summary.json").read_text()) == summary
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["dealing"]["upcard"] == ["ace"]
+    # A rare condition's rate in significant digits (it read 0.00% before).
+    from sim.run import dealing_line
+
+    assert "; 0.00053% of the deals tried" in dealing_line({"description": "", "tries": 94_422_774,
+                                                            "acceptance": 500 / 94_422_774, "deals": 500})
 
 
 @pytest.mark.parametrize("args,message", [

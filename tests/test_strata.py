@@ -110,7 +110,8 @@ def test_allocations():
     with pytest.raises(dealing.DealingError, match="give a share to every stratum"):
         strata.allocate(s, 100, "ace=1")
     for shares in ("numeral=1e308,face=1e308,ace=1",  # their sum would overflow
-                   "numeral=1e-300,face=1,ace=1"):  # its exact share of the sum, 300 digits long
+                   "numeral=1e-300,face=1,ace=1",  # its exact share of the sum, 300 digits long
+                   "numeral=\u0661,face=1,ace=1"):  # another script's digit one, as no number is read
         with pytest.raises(dealing.DealingError, match=r"shares from 1e-9 to 1e9 \(a number or a fraction"):
             strata.allocate(s, 100, shares)
     assert strata.allocate(s, 1000, "ace=1/2,face=1/4,numeral=1/4") == [250, 250, 500]

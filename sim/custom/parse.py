@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim.cli import decimal_text, quoted
+from sim.cli import decimal_text, one_line, quoted
 
 FUNCTIONS = ("abs", "min", "max")
 SHAPE = ("a custom metric is NAME = mean(EXPR) or NAME = sum(EXPR) / sum(EXPR), then optionally where CONDITION "
@@ -19,8 +20,11 @@ MAX_DEPTH = 200  # nesting an expression may have: far beyond any metric, well w
 
 
 class CustomError(ValueError):
-    """A custom metric that cannot be read or evaluated (one line; sim.metrics raises
-    it as its MetricsError)."""
+    """A custom metric that cannot be read or evaluated (one line, its quoted values'
+    control characters escaped; sim.metrics raises it as its MetricsError)."""
+
+    def __str__(self) -> str:
+        return one_line(super().__str__())
 
 
 def split_items(text: str) -> list[str]:
@@ -154,6 +158,10 @@ def _first_line(exc) -> str:
 def _parse(custom: Custom, text: str) -> ast.expr:
     """An expression's tree, refused when nested deeper than MAX_DEPTH (so that evaluating
     it never meets Python's recursion limit)."""
+    long = re.search(r"\d{4000,}", text)  # Python reads none past 4,300 digits, in its own words
+    if long:
+        raise custom.error(f"'{short(text)}' holds a number of {len(long[0]):,} digits: no metric's value "
+                           f"reaches it")
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
