@@ -239,6 +239,14 @@ def bridge_layout(deck, up_pos: int) -> Layout:
     return Layout(deck, names, 2, 13, 26, -1, up_pos, features)
 
 
+def _card_hint(text: str, lay: Layout) -> str:
+    """'; did you mean 'TS'?' for a card named another common way (10S, ts; the joker as JK
+    or JOKER), or ''."""
+    guess = text.strip().upper().replace("10", "T")
+    guess = "JO" if guess in ("JK", "JKR", "JOKER") else guess
+    return f"; did you mean '{guess}'? (a card is its rank, T for ten, then its suit)" if guess in lay.names else ""
+
+
 def upcard_mask(lay: Layout, items) -> int:
     """The allowed up-cards: named cards and classes (B-3)."""
     from kernels.cards import CARD_CLASS, COLON_GRAND, COLON_LITTLE
@@ -255,7 +263,8 @@ def upcard_mask(lay: Layout, items) -> int:
         elif item in lay.names:
             mask |= 1 << lay.names[item][0]
         else:
-            raise DealingError(f"--upcard: '{item}' is not a card of this deck nor one of {', '.join(UPCARD_CLASSES)}")
+            raise DealingError(f"--upcard: '{item}' is not a card of this deck nor one of {', '.join(UPCARD_CLASSES)}"
+                               f"{_card_hint(item, lay)}")
     return mask
 
 
@@ -289,7 +298,7 @@ def plan(game: str, rules, dealing: Dealing) -> np.ndarray:
         mask = 0
         for name in cards:
             if name not in lay.names:
-                raise DealingError(f"--predeal: '{name}' is not a card of this deck")
+                raise DealingError(f"--predeal: '{name}' is not a card of this deck{_card_hint(name, lay)}")
             copies = [c for c in lay.names[name] if c not in taken]
             if not copies:
                 raise DealingError(f"--predeal: {name} is predealt more times than the deck holds it")
