@@ -23,7 +23,8 @@ from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import searches
 from sim.resolve import (
-    check_kind, check_path, check_rules, checked, resolve_policies, resolve_rules, texts, use_threads,
+    check_kind, check_path, check_rules, check_switch, checked, resolve_policies, resolve_rules, texts,
+    use_threads,
 )
 from sim.rules import variant_game
 from sim.store import (
@@ -270,8 +271,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     games, block_size = checked("games", whole_count, games), checked("block_size", block_size_count, block_size)
     seed = checked("seed", seed_number, seed)
     game = _common(game, rules, out, dealing)
-    if not isinstance(dd, bool):
-        raise TypeError(f"dd must be True or False, got {dd!r}")
+    dd = check_switch("dd", dd)
     if threads is not None:
         threads = checked("threads", whole_count, threads)
     resolved = resolve_rules(game, rules, set_options)

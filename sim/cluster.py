@@ -360,21 +360,19 @@ def _greeting_problem(read) -> str | None:
     first = read(8)
     if not first:
         return "it closed the connection without a word"
-    if len(first) < 8:
-        return "it answers in another protocol, not a Dask scheduler's"
-    total = struct.unpack("<Q", first)[0]
+    other = "it answers in another protocol, not a Dask scheduler's"
+    total = struct.unpack("<Q", first)[0] if len(first) == 8 else 0
     if not 16 <= total <= GREETING_MOST:
-        return "it answers in another protocol, not a Dask scheduler's"
+        return other
     body = read(total)
     frames = struct.unpack_from("<Q", body)[0] if len(body) == total else 0
     if not 1 <= frames <= (total - 8) // 8:
-        return "it answers in another protocol, not a Dask scheduler's"
+        return other
     lengths = struct.unpack_from(f"<{frames}Q", body, 8)
     if 8 + 8 * frames + sum(lengths) != total:
-        return "it answers in another protocol, not a Dask scheduler's"
+        return other
     try:
         greeting = msgpack.unpackb(body[8 + 8 * frames:8 + 8 * frames + lengths[0]])
     except Exception:  # noqa: BLE001 - any bytes msgpack cannot read are no greeting
         greeting = None
-    return None if isinstance(greeting, dict) and "python" in greeting else \
-        "it answers in another protocol, not a Dask scheduler's"
+    return None if isinstance(greeting, dict) and "python" in greeting else other

@@ -15,6 +15,7 @@ import numpy as np
 from kernels import dd
 from kernels.cards import EUCHRE_BITS, EUCHRE_JOKER, N_CARDS
 from kernels.tricks import euchre_beats_nb
+from sim.resolve import check_switch
 
 
 class PositionError(ValueError):
@@ -46,13 +47,6 @@ def checked_hands(hands, seats: int, deck: int, aside: int = -1) -> list[list[in
             seen.update(cards)
         out.append(cards)
     return out
-
-
-def _switch(value, name: str) -> bool:
-    """A true/false argument: a TypeError for anything else (the text "no" would be true)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r:.60}")
-    return bool(value)
 
 
 def _mask(cards) -> np.uint64:
@@ -114,7 +108,7 @@ class Solver:
             raise PositionError("the hands hold unequal numbers of cards (with a card led, the other one more)")
         self.ctx["hands"][0, :2] = (_mask(hands[0]), _mask(hands[1]))
         self.ctx["trump"] = trump
-        self.ctx["when_void"] = _switch(when_void, "when_void")
+        self.ctx["when_void"] = check_switch("when_void", when_void)
 
     # --- Bridgette and Draw Bridge (B-7..B-10, D-4) ---
 
@@ -151,7 +145,7 @@ class Solver:
         return values
 
     def _euchre(self, hands, trump, to_move, trick, out_seat, double_deck, joker, values):
-        double_deck, joker = _switch(double_deck, "double_deck"), _switch(joker, "joker")
+        double_deck, joker = check_switch("double_deck", double_deck), check_switch("joker", joker)
         deck = EUCHRE_JOKER + 1 if joker else 48 if double_deck else 24
         out_seat = whole_in(out_seat, "out_seat", -1, 3)
         hands = checked_hands(hands, 4, deck, aside=out_seat)
@@ -184,9 +178,9 @@ class Solver:
 
 
 def _euchre_turns(hands, to_move: int, trick, out_seat: int) -> None:
-    """The trick's seats in turn from its leader (the set-aside seat skipped), ``to_move``
-    next, and each hand's size as those turns leave it: one card fewer for the seats that
-    played to the trick. A PositionError otherwise."""
+    """C-2, E-6: the trick's seats in turn from its leader (the seat sitting out skipped),
+    ``to_move`` next, and each hand's size as those turns leave it: one card fewer for the
+    seats that played to the trick. A PositionError otherwise."""
     leader = trick[0][0] if trick else to_move
     if out_seat in (leader, to_move):
         raise PositionError(f"seat {out_seat} is set aside (out_seat): it neither leads nor plays")

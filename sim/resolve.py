@@ -8,6 +8,8 @@ import operator
 import os
 import re
 
+import numpy as np
+
 from sim.games import game_info, game_module
 from sim.policies import PolicyError, parse_policy
 from sim.rules import RulesError, dict_tables, merge_tables, parse_set, read_variant
@@ -124,6 +126,14 @@ def check_path(name: str, value, takes: str = "a folder's path or None", names: 
         raise RunError(f"{name}: an empty path names no {names}")
     if value is not None and "\0" in str(value):
         raise RunError(f"{name}: {str(value)!r} holds a NUL character, which no path can")
+
+
+def check_switch(name: str, value) -> bool:
+    """``value`` as a bool: a TypeError naming the argument ``name`` for anything but True or
+    False (numpy's too), such as the text "no", which Python would take as true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r:.60}")
+    return bool(value)
 
 
 def use_threads(threads: int) -> None:

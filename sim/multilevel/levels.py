@@ -491,13 +491,11 @@ def level_from_run(path, metric="dealer_advantage", dd: bool = False, name: str 
     ``choices``: with its choice_columns (contract games)."""
     import pyarrow as pa
 
-    from sim.resolve import check_kind, resolve_rules
+    from sim.resolve import check_kind, check_switch, resolve_rules
     from sim.metrics import custom_metric, resolve_metrics
     from sim.run_records import RunRecords
 
-    if not isinstance(dd, (bool, np.bool_)):
-        raise TypeError(f"dd must be True or False, got {dd!r:.60}")
-    dd = bool(dd)
+    dd = check_switch("dd", dd)
     check_kind("name", name, str, "a level's name (text) or None")
     run = RunRecords(path)
     if not run.deal_run:

@@ -11,7 +11,7 @@ from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
 from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
 from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
-from sim.store.reading import block_files, check_played_by, check_utf8_name, manifest_edited, read_manifest
+from sim.store.reading import block_files, check_played_by, check_utf8_name, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
 
@@ -72,8 +72,7 @@ class RunFolder:
             manifest["blocks_done"]  # noqa: B018 - a required key
         except KeyError:
             raise RunError(f"{self.manifest_path} is unreadable or not a run manifest (no blocks_done)") from None
-        if manifest_edited(self.path, manifest):  # named as such, its blocks kept: never played over
-            check_played_by(self.path, manifest)
+        check_played_by(self.path, manifest, blocks=3)  # an edited manifest is named, its blocks never played over
         refuse_another(self.path, "a run", identity, theirs, RunError)
         return manifest
 

@@ -185,36 +185,26 @@ def finished_manifest(path: Path) -> dict:
     return manifest
 
 
-def check_played_by(path: Path, manifest: dict) -> None:
-    """A RunError where the manifest's configuration is not the one its first block done was
-    played by (the digest each block file of this release carries): a configuration edited
-    by hand, which the readers would otherwise take as the run's rules, policies and dealing.
-    A block file missing or damaged is left to the reader that needs it to name."""
-    if not manifest.get("blocks_done"):
-        return
-    block_path = path / "blocks" / f"{min(manifest['blocks_done']):06d}.json"
-    try:
-        played = read_sealed(block_path).get(RUN)
-    except DamagedError:
-        return
-    if played is not None and played != run_digest(manifest["config"]):
-        raise RunError(f"{path}/manifest.json does not hold the configuration its run was played by ({block_path} "
-                       "holds another): one of them was edited or copied in")
-
-
-def manifest_edited(path: Path, manifest: dict) -> bool:
-    """Whether the manifest's configuration, not its blocks, is the odd one: the first
-    blocks done (up to three, at least two) were all played by one other configuration. A
-    resumed run then refuses the folder rather than play every block again (one block of
-    another run, copied in, is played again)."""
+def check_played_by(path: Path, manifest: dict, blocks: int = 1) -> None:
+    """A RunError where the manifest's configuration is not the one its first ``blocks``
+    blocks done were all played by (the digest each block file of this release carries): a
+    configuration edited by hand, which the readers would otherwise take as the run's rules,
+    policies and dealing. Readers look at the first block; a resumed run at the first three,
+    refusing where at least two agree against the manifest, so that one block of another
+    run copied in is played again rather than the whole folder refused. A block file
+    missing or damaged is left to the reader that needs it to name."""
+    done = sorted(i for i in manifest.get("blocks_done") or () if isinstance(i, int))[:blocks]
     played = set()
-    done = sorted(i for i in manifest.get("blocks_done") or () if isinstance(i, int))[:3]
     for index in done:
         try:
             played.add(read_sealed(path / "blocks" / f"{index:06d}.json").get(RUN))
         except DamagedError:
-            return False
-    return len(done) >= 2 and len(played) == 1 and None not in played and played != {run_digest(manifest["config"])}
+            return
+    if len(done) >= min(blocks, 2) and len(played) == 1 and None not in played \
+            and played != {run_digest(manifest["config"])}:
+        raise RunError(f"{path}/manifest.json does not hold the configuration its run was played by "
+                       f"({path / 'blocks' / f'{done[0]:06d}.json'} holds another): one of them was edited or "
+                       f"copied in")
 
 
 def read_summary(path: Path, manifest: dict) -> dict:
