@@ -23,8 +23,8 @@ from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.policies import searches
 from sim.resolve import (
-    check_kind, check_path, check_rules, check_switch, checked, resolve_policies, resolve_rules, texts,
-    use_threads,
+    check_kind, check_path, check_rules, check_switch, checked, in_argument_words, resolve_policies, resolve_rules,
+    texts, use_threads,
 )
 from sim.rules import variant_game
 from sim.store import (
@@ -244,6 +244,7 @@ class Run:
         return load_records(self.path, "games", columns, filter)
 
 
+@in_argument_words
 def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=None, seed: int = 1,
              out=None, records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
              threads: int | None = None, set_options=(), cluster=None, until=None, dd: bool = False,
@@ -285,6 +286,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     return Run(path)
 
 
+@in_argument_words
 def estimate(game: str | None = None, deals: int = 2_000, policies=None, control=("auto",), control_deals=None,
              metrics=None, rules=None, seed: int = 1, set_options=(), dealing=None, until=None, out=None,
              threads: int | None = None, cluster=None) -> dict:

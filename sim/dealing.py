@@ -165,6 +165,10 @@ def read_conditions(path) -> dict:
     for table in ("predeal", "require"):
         if not isinstance(data.get(table, {}), dict):
             raise DealingError(f"conditions file {path}: [{table}] must be a table of seats")
+    dealer = data.get("dealer", "alternate")
+    if isinstance(dealer, bool) or not isinstance(dealer, (int, str)):  # shown as TOML writes it
+        shown = {bool: str(dealer).lower(), dict: "a table", list: "a list"}.get(type(dealer), str(dealer))
+        raise DealingError(f"conditions file {path}: dealer must be alternate or a seat number, got {shown}")
     return {"dealer": None if "dealer" not in data else str(data["dealer"]),
             "upcard": None if "upcard" not in data else words(data["upcard"], "upcard"),
             "predeal": [f"{s}={words(v, f'predeal.{s}')}" for s, v in data.get("predeal", {}).items()],

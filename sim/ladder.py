@@ -24,6 +24,7 @@ import numpy as np
 from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, say, stopped
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
+from sim.resolve import in_argument_words
 from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
 
@@ -173,6 +174,7 @@ def _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds):
             checked("dd_games", whole_count, dd_games), rules)
 
 
+@in_argument_words
 def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAULT_WORLDS, progress=None,
            bid_worlds: int = 0) -> dict:
     """Every rung's match against the heuristic, --dd run and speed: the JSON-ready result.
@@ -404,8 +406,9 @@ def main(argv=None) -> int:
         with prepare_out(out, {"game": args.game, "seed": args.seed, "games": args.games,
                                "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
                                "bid_worlds": args.bid_worlds, "rules": overrides(rules)}):
-            result = ladder(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
-                            lambda line: say(f"ladder: {line}"), args.bid_worlds)
+            # ladder itself, not its Python API's wrapper: the command's errors name its flags
+            result = ladder.__wrapped__(args.game, rules, args.seed, args.games, args.dd_games or args.games,
+                                        args.worlds, lambda line: say(f"ladder: {line}"), args.bid_worlds)
             write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
         _remove_if_empty(out, made)

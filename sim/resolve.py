@@ -4,6 +4,9 @@ Every command and the Python API (sim.api) resolve their inputs here."""
 
 from __future__ import annotations
 
+import copy
+import functools
+import inspect
 import operator
 import os
 import re
@@ -143,6 +146,37 @@ def use_threads(threads: int) -> None:
     if threads > numba.config.NUMBA_NUM_THREADS:
         raise RunError(f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
     numba.set_num_threads(threads)
+
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)( N\b)?")
+_FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid"}  # an argument named otherwise
+
+
+def in_argument_words(function):
+    """A Python API function whose errors name its arguments where the command's shared
+    checks name flags: ``--control-deals 10: ...`` is ``control_deals 10: ...`` from
+    ``sim.estimate``. A flag that is none of the function's arguments stays as written."""
+    parameters = set(inspect.signature(function).parameters)
+
+    def argument(match):
+        name = _FLAG_ARGUMENTS.get(match[1], match[1].replace("-", "_"))
+        if match[0] == "--deals N" and "deals" not in parameters and "dealing" in parameters:
+            return 'dealing=sim.dealing.parse("deals")'
+        return next((n + (match[2] or "") for n in (name, name + "s") if n in parameters), match[0])
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except ValueError as exc:
+            words = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else None
+            if words is None or _FLAG.sub(argument, words) == words:
+                raise
+            reworded = copy.copy(exc)
+            reworded.args = (_FLAG.sub(argument, words),)
+            raise reworded from None
+
+    return call
 
 
 def check_rules(rules) -> None:

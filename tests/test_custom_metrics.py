@@ -127,6 +127,11 @@ def test_a_long_number_and_a_line_break_are_named_in_one_line(tmp_path):
         with pytest.raises(MetricsError) as caught:
             analysis.interval(run, text)
         assert words in str(caught.value) and "\n" not in str(caught.value)
+    # A 100,000-letter column name was quoted whole: the line keeps its start and its end.
+    with pytest.raises(MetricsError) as caught:
+        analysis.interval(run, "m = mean(" + "a" * 100_000 + ")")
+    assert str(caught.value).startswith("metric 'm': no column 'aaa") and str(caught.value).endswith("abandoned)")
+    assert "characters left out" in str(caught.value) and len(str(caught.value)) < 2_100
 
 
 # --- Real runs against pandas ---------------------------------------------------------------
@@ -228,6 +233,8 @@ def test_bid_euchre_bid_of_4_and_void_hands(tmp_path):
     ("m = mean(made) where level == 4 & made", "& and | join conditions"),
     ("m = mean(score0 / 2)", "write a ratio as sum(A) / sum(B)"),
     ("m = mean(score0 * 0.5)", "numbers in a metric are whole"),
+    ("m = mean(score0 > 0x1f)", "'0x1f' is no number as a metric writes one: decimal digits"),  # 31 before
+    ("m = mean(score0 > 1) where total0 > 0B1", "'0B1' is no number as a metric writes one"),
     ("m = mean(__import__('os').getcwd())", "is not allowed in a metric"),
     ("m = mean(open('x'))", "unknown function 'open'"),
     ("m = mean(made) where level", "'level' is not a condition"),

@@ -797,6 +797,31 @@ def test_a_folder_of_another_run_is_refused_and_kept(tmp_path, capsys):
     assert (out / "control-1.npz").read_bytes() == b"not a level"
 
 
+def test_the_python_api_names_its_arguments_where_the_command_names_flags(tmp_path):
+    """The checks the command and the Python API share speak of flags; from sim.estimate,
+    sim.simulate and sim.sweep.sweep they name the arguments instead ("control_deals",
+    not "--control-deals"), and a flag that is no argument of the function stays written
+    as a flag. Nothing is played or kept."""
+    import sim
+    from sim.sweep import sweep
+
+    base = dict(deals=20, policies={"all": STRONG}, control="all=heuristic", out=tmp_path / "e")
+    for kwargs, words in ((dict(control_deals=10), "control_deals 10: a control plays at least the target's 20"),
+                          (dict(control=["all=heuristic", "all=heuristic"], control_deals=None),
+                           "control all=heuristic is given twice"),
+                          (dict(control_deals=100, until="dealer_advantage:5"), "until sizes the levels from a "
+                                                                               "pilot: drop control_deals")):
+        with pytest.raises(ml.MultilevelError) as caught:
+            sim.estimate(**{**base, **kwargs})
+        assert str(caught.value).startswith(words) and "--" not in str(caught.value)
+    with pytest.raises(RunError, match=r"^until: unknown metric 'x' \(.*with --control, any deal metric"):
+        sim.simulate(games=10, until="x:5", out=tmp_path / "s")
+    with pytest.raises(ValueError, match=re.escape('controls plays deal runs: give dealing=sim.dealing.parse("deals")')):
+        sweep("bridgette", [("exchange.nondealer_draw", [4, 5])], games=10, controls=["all=heuristic"],
+              out=tmp_path / "w")
+    assert not list(tmp_path.iterdir())
+
+
 def test_the_python_api_estimates_as_the_command_does(tmp_path, capsys):
     """sim.estimate with the command's arguments gives the figures sim.run --control keeps in
     its folder; its arguments are checked as sim.simulate checks them."""

@@ -76,10 +76,18 @@ CONTROLS = {c: ascii(chr(c))[1:-1] for c in [*range(0x20), 0x7f, *range(0x80, 0x
                                              *range(0x2028, 0x202f), *range(0x2066, 0x206a)] if c != 0x09}
 
 
+LONGEST_LINE = 2_000  # characters of an error line; a value quoted whole could fill a screen or a log
+
+
 def one_line(problem) -> str:
     """An error's text on one line: a line break or another control character in a value
-    it quotes (an argument, a string in a file) is shown escaped, as ``\\n`` or ``\\x1b``."""
-    return str(problem).translate(CONTROLS)
+    it quotes (an argument, a string in a file) is shown escaped, as ``\\n`` or ``\\x1b``,
+    and a line past LONGEST_LINE keeps its start and its end, saying what it left out."""
+    text = str(problem).translate(CONTROLS)
+    if len(text) <= LONGEST_LINE:
+        return text
+    head, tail = LONGEST_LINE * 3 // 4, LONGEST_LINE // 5
+    return f"{text[:head]} ... ({len(text) - head - tail:,} characters left out) ... {text[-tail:]}"
 
 
 def path_text(text: str) -> str:

@@ -170,7 +170,20 @@ def _parse(custom: Custom, text: str) -> ast.expr:
         node = None
     if node is None or _depth(node) > MAX_DEPTH:
         raise custom.error(f"'{short(text)}' is nested too deeply (more than {MAX_DEPTH} levels)")
+    _check_numbers(custom, text, node)
     return node
+
+
+def _check_numbers(custom: Custom, text: str, node: ast.expr) -> None:
+    """Whole numbers written in decimal: Python would also read 0x1f, 0o17 and 0b11."""
+    raw = text.encode()
+    starts = [0] + [m.end() for m in re.finditer(b"\n", raw)]  # each line's first byte, as ast counts them
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and type(n.value) is int:
+            written = raw[starts[n.lineno - 1] + n.col_offset:starts[n.end_lineno - 1] + n.end_col_offset].decode()
+            if not written.replace("_", "").isdigit():
+                raise custom.error(f"'{written}' is no number as a metric writes one: decimal digits "
+                                   f"(1_000 may group them)")
 
 
 def _depth(node: ast.AST) -> int:

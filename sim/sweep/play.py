@@ -14,6 +14,7 @@ from sim.comparison import compare_runs
 from sim.custom import Custom
 from sim.headline import sweep_metric
 from sim.metrics import MetricsError, custom_metric, resolve_metrics
+from sim.resolve import in_argument_words
 from sim.run_records import open_run
 from sim.store import SETTING_FOLDER, claim
 from sim.sweep.balance import balance_bracket, balance_point
@@ -49,6 +50,7 @@ def _play_settings(game, settings, resolved, policies, seed, games, out, records
     return folders
 
 
+@in_argument_words
 def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=(), policies=None,
           out=None, metrics=None, records: str = "deals", block_size: int | None = None,
           cluster=None, threads: int | None = None, log=None, plot_path=None, dealing=None, controls=(),
