@@ -5,6 +5,9 @@ interval by the summaries' estimator (analysis.intervals.metric_interval).
 """
 
 import sim  # noqa: F401 - first, so Ctrl-C while a command starts ends it in one line (sim's docstring)
+from sim.cli import quiet_matplotlib
+
+quiet_matplotlib()  # before any analysis imports matplotlib
 
 
 def __getattr__(name):

@@ -288,6 +288,7 @@ def open_cluster(cluster, threads: int | None = None):
             client = Client(local, set_as_default=False)
         else:
             local = None
+            _has_tls_settings(target)
             _greets(target)
             try:
                 client = Client(target, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
@@ -310,6 +311,16 @@ def open_cluster(cluster, threads: int | None = None):
 
 
 GREETING_MOST = 1 << 16  # bytes: a scheduler's greeting is a few dozen
+
+
+def _has_tls_settings(address: str) -> None:
+    """A RunError for a wss:// address when dask's configuration holds no TLS settings
+    (distributed.comm.tls), without which the client cannot speak TLS at all."""
+    from distributed.security import Security
+
+    if address.startswith("wss://") and Security().get_connection_args("client")["ssl_context"] is None:
+        raise RunError(f"'{address}': wss:// needs TLS settings in dask's configuration (distributed.comm.tls), "
+                       "and none are set: reach the scheduler over tcp:// or ws://")
 
 
 def _greets(address: str) -> None:

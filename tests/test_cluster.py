@@ -182,6 +182,7 @@ def test_interrupted_client_resumes(cluster, threaded, tmp_path):
     ("sim.match", "tcp://127.0.0.1", "neither a scheduler address"),
     ("sim.run", "tls://127.0.0.1:1", "a run reaches its scheduler over tcp://, ws:// or wss://"),
     ("sim.match", "ucx://127.0.0.1:1", "a run reaches its scheduler over tcp://, ws:// or wss://"),
+    ("sim.run", "wss://127.0.0.1:1", "wss:// needs TLS settings in dask's configuration"),  # distributed's words
 ])
 def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     out = tmp_path / "never"

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from sim.metrics import METRICS
 from sim.rules import RulesError
 from sim.store import read_sealed
 from sim.sweep import SweepError, balance_bracket, balance_point, main, parse_vary, settings_of
-from tests.commands import in_process
+from tests.commands import as_process, in_process
 
 
 def test_values_split_outside_brackets_and_read_as_set_does():
@@ -158,6 +159,17 @@ def test_a_real_sweep_through_the_command_line(tmp_path):
         assert 4 <= x <= 12
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert "setting 2/2" in run.stderr
+
+
+def test_matplotlib_says_nothing_where_it_cannot_keep_its_folder(tmp_path):
+    """With HOME a file (no folder matplotlib could make for its cache), matplotlib said in
+    two lines of its own on stderr that it used a temporary one; the plot is drawn the same."""
+    home = tmp_path / "home"
+    home.write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    result = as_process("sim.sweep", "--vary", "exchange.nondealer_draw=4,6", "--games", "20", "--quiet", "--out",
+                        tmp_path / "s", env={**env, "HOME": str(home)})
+    assert result.returncode == 0 and result.stderr == "" and (tmp_path / "s" / "sweep.png").stat().st_size > 0
 
 
 def test_a_folder_of_another_sweep_is_refused_and_kept(tmp_path, capsys):

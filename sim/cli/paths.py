@@ -134,3 +134,11 @@ def _is_folder(path) -> bool:
         return path.is_dir()
     except OSError:  # a name the system cannot take: mkdir says why
         return False
+
+
+def quiet_matplotlib() -> None:
+    """Matplotlib says nothing of its own on stderr: where it cannot write its cache folder
+    (an unwritable HOME) it uses a temporary one, and said so in two lines of warnings."""
+    import logging
+
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)

@@ -10,7 +10,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from sim.cli import file_in_the_way, plural, why_not_made
+from sim.cli import file_in_the_way, plural, quiet_matplotlib, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
@@ -222,6 +222,7 @@ def plot(result: dict, path) -> Path:
     analysis.report SWEEP), and the balance point only where its bracket is resolved. The
     path is checked first (check_plot_path): a file there that is not this sweep's plot is kept."""
     check_plot_path(Path(path), result["out"])
+    quiet_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")
