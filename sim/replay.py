@@ -63,6 +63,10 @@ class Cases:
             except RecursionError:
                 problems.append(f"line {number}: nested too deeply")
                 continue
+            except json.JSONDecodeError as exc:  # its own line and column would count within this line
+                problems.append(f"line {number}: not one JSON object (at character {exc.pos + 1}: "
+                                f"{exc.msg[0].lower()}{exc.msg[1:]})")
+                continue
             except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
                 problems.append(f"line {number}: {one_line(exc)}")
                 continue

@@ -132,7 +132,7 @@ def test_the_api_refuses_what_the_command_line_refuses(tmp_path):
                           ({"games": 2**53 + 1}, f"games: '{2**53 + 1}' is more than the largest count accepted"),
                           ({"games": 10, "block_size": float("inf")}, "block_size: 'inf' is not a finite number"),
                           ({"games": 10, "block_size": 1_000_001}, "block_size: '1000001' is more than"),
-                          ({"games": 10**5, "set_options": ["game.deals=5000"]}, "use --block-size 13,421 or less"),
+                          ({"games": 10**5, "set_options": ["game.deals=5000"]}, "use block_size 13,421 or less"),
                           ({"games": 10, "threads": 100_000}, "threads=100000 exceeds the")):
         with pytest.raises(ValueError) as caught:
             sim.simulate(out=tmp_path / "out", **kwargs)

@@ -100,7 +100,8 @@ def test_cli_mismatch_exits_1(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("bad,expected", [
-    ("{not json", "line 2"),
+    ("{not json", "line 2: not one JSON object (at character 2: expecting property name"),  # not "line 1 column 2"
+    ('{"game": "bridgette"} {}', "line 2: not one JSON object (at character 23: extra data)"),
     ('{"game": "bridgette", "hands": [], "stock": []}', 'line 2: missing "dealer"'),
     ('{"game": "bridgette", "dealer": 3, "hands": [], "stock": []}', "line 2: \"dealer\" must be a seat 0..1"),
     ('{"game": "bridgette", "dealer": 0, "hands": [], "stock": [], "rules": {"deck": {"jokers": 1}}}',

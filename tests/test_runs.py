@@ -470,6 +470,22 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
         run_.deals(columns=["scores0"])
     with pytest.raises(RunError, match="cannot be applied to the deals records"):
         run_.deals(filter=pc.field("nope") > 1)
+    # Filters of tuples are checked in the project's words (pyarrow's: "not enough values to
+    # unpack", "no kernel matching input types (int8, string)", "Malformed filters").
+    both = [("level", ">=", 3), ("upcard_class", "in", ["ace", "face"])]
+    pd.testing.assert_frame_equal(run_.deals(filter=[both, [("made", "==", True)]]), everything[
+        (everything["level"] >= 3) & everything["upcard_class"].isin(["ace", "face"]) | everything["made"]
+    ].reset_index(drop=True))
+    for bad, words in (([("level", ">")], "('level', '>') is no (column, op, value) tuple"),
+                       ([], "a filter is a pyarrow expression or a list of (column, op, value) tuples"),
+                       ([("nope", ">", 1)], "no column 'nope' in the records"),
+                       ([("level", "~", 3)], "'~' is no operator of a filter"),
+                       ([("level", "in", 3)], "'in' takes a list of values, got 3"),
+                       ([("level", ">", "3")], "column 'level' holds numbers, compared with '3'"),
+                       ([("contract", "==", 3)], "column 'contract' holds text, compared with 3"),
+                       ([("made", "==", 1)], "column 'made' holds true or false, compared with 1")):
+        with pytest.raises(RunError, match=re.escape(words)):
+            run_.deals(filter=bad)
     for columns in (5, ["game", 5]):
         with pytest.raises(RunError, match="columns must be a column's name or a list of names, got"):
             run_.deals(columns=columns)

@@ -286,6 +286,45 @@ def run_path(path) -> Path:
     return Path(path)
 
 
+FILTER_OPERATORS = ("=", "==", "!=", "<", ">", "<=", ">=", "in", "not in")  # those pyarrow's filters take
+
+
+def _filter_problem(filter, schema) -> str | None:
+    """What is wrong with a list-of-tuples ``filter`` over the records of ``schema``, in the
+    project's words (pyarrow's name its own insides: "not enough values to unpack", "no
+    kernel matching input types (int8, string)"); None for a good one or an expression,
+    which pyarrow checks."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if filter is None or isinstance(filter, pc.Expression):
+        return None
+    form = "a pyarrow expression or a list of (column, op, value) tuples (a list of such lists: any of them)"
+    if not isinstance(filter, list) or not filter:
+        return f"a filter is {form}"
+    groups = filter if all(isinstance(group, list) for group in filter) else [filter]
+    for term in (term for group in groups for term in (group or [None])):
+        if not isinstance(term, tuple) or len(term) != 3:
+            return f"{term!r:.80} is no (column, op, value) tuple: a filter is {form}"
+        column, op, value = term
+        if not isinstance(column, str) or column not in schema.names:
+            return f"no column {column!r:.80} in the records"
+        if op not in FILTER_OPERATORS:
+            return f"{op!r:.40} is no operator of a filter ({', '.join(FILTER_OPERATORS)})"
+        values = value if op in ("in", "not in") else [value]
+        if op in ("in", "not in") and not isinstance(value, (list, tuple, set, frozenset)):
+            return f"'{op}' takes a list of values, got {value!r:.80}"
+        kind = schema.field(column).type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        holds, takes = (("true or false", (bool, np.bool_)) if pa.types.is_boolean(kind) else
+                        ("text", str) if pa.types.is_string(kind) else ("numbers", (int, float, np.number)))
+        if any(not isinstance(v, takes) or isinstance(v, bool) and holds != "true or false" for v in values):
+            return f"column '{column}' holds {holds}, compared with {value!r:.80}"
+    return None
+
+
 def load_records(path: str | Path, kind: str = "deals", columns=None, filter=None):
     """A run's deal or game records as one pandas DataFrame, in game order.
 
@@ -316,6 +355,9 @@ def load_records(path: str | Path, kind: str = "deals", columns=None, filter=Non
     files = [Path(path) / "records" / f"{kind}-{i:06d}.parquet" for i in range(int(manifest.get("blocks", 0)))]
     check_records(path, files, run_digest(manifest["config"]))
     schemas = [pq.read_schema(f).names for f in files]
+    problem = _filter_problem(filter, pq.read_schema(files[-1]) if files else pa.schema([]))
+    if problem:
+        raise RunError(f"filter {filter!r:.200}: {problem}")
     if columns is not None:
         twice = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
         if twice is not None:
