@@ -406,9 +406,9 @@ def main(argv=None) -> int:
         with prepare_out(out, {"game": args.game, "seed": args.seed, "games": args.games,
                                "dd_games": args.dd_games or args.games, "worlds": list(args.worlds),
                                "bid_worlds": args.bid_worlds, "rules": overrides(rules)}):
-            # ladder itself, not its Python API's wrapper: the command's errors name its flags
-            result = ladder.__wrapped__(args.game, rules, args.seed, args.games, args.dd_games or args.games,
-                                        args.worlds, lambda line: say(f"ladder: {line}"), args.bid_worlds)
+            play = getattr(ladder, "__wrapped__", ladder)  # not the Python API's wrapper: errors name flags
+            result = play(args.game, rules, args.seed, args.games, args.dd_games or args.games, args.worlds,
+                          lambda line: say(f"ladder: {line}"), args.bid_worlds)
             write_files(out, result)  # a folder that takes no file (full, read-only) is a RunError
     except (*USER_ERRORS, LadderError) as exc:
         _remove_if_empty(out, made)

@@ -237,6 +237,8 @@ def test_bid_euchre_bid_of_4_and_void_hands(tmp_path):
     ("m = mean(score0 > 1) where total0 > 0B1", "'0B1' is no number as a metric writes one"),
     ("m = mean(__import__('os').getcwd())", "is not allowed in a metric"),
     ("m = mean(open('x'))", "unknown function 'open'"),
+    ("m = mean(abs(x=level))", "abs() takes its values as written, in order"),  # "unknown function 'abs'"
+    ("m = mean(level))", "a ')' closes a parenthesis that was never opened"),  # "not closed"
     ("m = mean(made) where level", "'level' is not a condition"),
     ("m = mean(score0 // (level - level))", "division by zero"),
     # Whole numbers stay within 2**40 either way, so no value wraps around in 64 bits.

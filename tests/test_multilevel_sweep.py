@@ -35,6 +35,26 @@ def test_a_difference_without_controls_is_the_paired_difference():
     assert got["unpaired_variance"] == pytest.approx(ya.var(ddof=1) / 400 + yb.var(ddof=1) / 400, rel=1e-9)
 
 
+def test_an_estimate_less_itself_is_exactly_zero():
+    """One estimate twice (analysis.compare of a folder with itself): the same fitted
+    coefficients' errors cancel, so the difference is 0 with an interval of no width; it
+    had both coefficient variances, an interval too wide. A control that differs keeps them."""
+    rng = np.random.default_rng(13)
+    cheap = rng.standard_normal(2000)
+    strong = cheap[:200] + 0.3 * rng.standard_normal(200)
+
+    def made(values):
+        return ml.nested_estimate(ml.LevelData("strong", strong, np.ones(200)),
+                                  [ml.LevelData("cheap", values, np.ones(2000))], influence=True)
+
+    one = made(cheap)
+    assert one["coefficient_variance"] > 0
+    assert ml.estimate_difference(one, one) | {"unpaired_variance": 0} == {
+        "diff": 0.0, "variance": 0.0, "ci95": [0.0, 0.0], "unpaired_variance": 0}
+    other = ml.estimate_difference(one, made(cheap + 0.01 * rng.standard_normal(2000)))
+    assert other["variance"] > one["coefficient_variance"]
+
+
 def test_a_difference_of_estimates_that_cannot_be_paired_is_refused():
     """A paired difference needs both estimates' per-deal influences and deals of one seed:
     estimates of other seeds, or one made without its influences, gave a "paired" figure

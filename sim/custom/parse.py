@@ -30,21 +30,28 @@ class CustomError(ValueError):
 def split_items(text: str) -> list[str]:
     """A --metrics list (or sim.sweep's values) split at the commas outside parentheses,
     brackets and quotes, so ``m = mean(made) where bid in ('4', '5')`` stays one item."""
-    items, depth, quote, start = [], 0, None, 0
+    cuts = [i for i, ch, depth in _unquoted(text) if ch == "," and depth == 0]
+    return [text[start + 1:end].strip() for start, end in zip([-1, *cuts], [*cuts, len(text)])]
+
+
+def _unquoted(text: str):
+    """(index, character, depth) of each character of ``text`` outside quotes, ``depth``
+    counting the parentheses and brackets open once it is read."""
+    depth, quote = 0, None
     for i, ch in enumerate(text):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(text[start:i].strip())
-            start = i + 1
-    items.append(text[start:].strip())
-    return items
+        if quote or ch in "\"'":
+            quote = None if ch == quote else quote or ch
+            continue
+        depth += (ch in "([{") - (ch in ")]}")
+        yield i, ch, depth
+
+
+def _unbalanced(text: str) -> str:
+    """What the tokenizer's "EOF in multi-line statement" means in ``text``: a parenthesis
+    closed that was never opened, or one (or a quote) left open."""
+    extra = next((ch for _, ch, depth in _unquoted(text) if depth < 0), None)
+    return f"a '{extra}' closes a parenthesis that was never opened" if extra else \
+        "a parenthesis or a quote is not closed"
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ def parse_custom(text: str) -> Custom:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                   if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
     except tokenize.TokenError:
-        raise CustomError(f"cannot read the metric '{short(text)}': a parenthesis or a quote is not closed") from None
+        raise CustomError(f"cannot read the metric '{short(text)}': {_unbalanced(text)}") from None
     except SyntaxError as exc:
         raise CustomError(f"cannot read the metric '{short(text)}': {_first_line(exc)}") from None
     if len(tokens) < 3 or tokens[0].type != tokenize.NAME or tokens[1].string != "=":
@@ -252,8 +259,11 @@ def _check(custom: Custom, node: ast.expr) -> None:
             fname = n.func.id
             if fname in ("mean", "sum"):
                 raise custom.error(f"{fname}() goes around the whole expression: {SHAPE}")
-            if fname not in FUNCTIONS or n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
+            if fname not in FUNCTIONS:
                 raise custom.error(f"unknown function '{fname}' (functions: {', '.join(FUNCTIONS)})")
+            if n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
+                raise custom.error(f"{fname}() takes its values as written, in order: '{ast.unparse(n)}' names or "
+                                   f"unpacks them")
             if len(n.args) != 1 if fname == "abs" else len(n.args) < 2:
                 raise custom.error(f"{fname}() takes {'one value' if fname == 'abs' else 'two values or more'}")
         if isinstance(n, (ast.Tuple, ast.List)) and not all(isinstance(e, ast.Constant) for e in n.elts):

@@ -321,8 +321,9 @@ def estimate_difference(a: dict, b: dict) -> dict:
     d[:len(b["influence"])] += b["influence"]
     d[:len(a["influence"])] -= a["influence"]
     variance = _segment_variance(d, set(a["segments"]) | set(b["segments"]), max(a["fitted"], b["fitted"]))
-    variance += a["coefficient_variance"] + b["coefficient_variance"]
     diff = b["value"] - a["value"]
+    if diff != 0 or d.any():  # one estimate twice (a folder with itself): the same fit's errors cancel whole
+        variance += a["coefficient_variance"] + b["coefficient_variance"]
     return {"diff": diff, "variance": variance, "ci95": interval(diff, variance, spread(a.get("within"))),
             "unpaired_variance": a["variance"] + b["variance"]}
 

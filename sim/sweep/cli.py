@@ -93,11 +93,10 @@ def main(argv=None) -> int:
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
-        # sweep itself, not its Python API's wrapper: the command's errors name its flags
-        result = sweep.__wrapped__(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy,
-                                   out, metrics, args.records, args.block_size, args.cluster, args.threads, log,
-                                   plot_path, dealing if dealing.deal_run else None, args.control,
-                                   args.control_deals, args.until)
+        play = getattr(sweep, "__wrapped__", sweep)  # not the Python API's wrapper: errors name flags
+        result = play(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy, out, metrics,
+                      args.records, args.block_size, args.cluster, args.threads, log, plot_path,
+                      dealing if dealing.deal_run else None, args.control, args.control_deals, args.until)
         try:  # checked before playing, but a disk can still fill up: the tables are kept all the same
             result["plot"], problem = str(plot(result, plot_path)), None
         except SweepError as exc:
