@@ -17,11 +17,19 @@ import numba
 
 from benchmarks.throughput import machine_facts, machine_line
 from sim.api import resolve_policies, resolve_rules
-from sim.cli import OneLineParser, exit_with, thread_count, whole_number
+from sim.cli import OneLineParser, exit_with, flag_type, thread_count, whole_count, whole_number
 from sim.games import GAME_NAMES, game_module
 
 # Games per timed block: about 20-60 s of --dd work per block on one thread.
 DEFAULT_GAMES = {"bridgette": 100, "draw-bridge": 25, "bid-euchre": 3000}
+
+
+def game_count(text: str) -> tuple[str, int]:
+    """--games GAME=N: a game's name and its games per block."""
+    game, equals, count = text.partition("=")
+    if not equals or game.strip() not in GAME_NAMES:
+        raise ValueError(f"'{text}' is not GAME=N with GAME one of {', '.join(GAME_NAMES)}")
+    return game.strip(), whole_count(count)
 
 
 def measure(game: str, games: int, repeats: int) -> dict:
@@ -44,7 +52,7 @@ def measure(game: str, games: int, repeats: int) -> dict:
 
 def main(argv=None) -> int:
     p = OneLineParser(prog="python -m benchmarks.dd_run", description=__doc__.split("\n\n")[1])
-    p.add_argument("--games", action="append", default=[], metavar="GAME=N",
+    p.add_argument("--games", action="append", type=flag_type(game_count), default=[], metavar="GAME=N",
                    help="games per block for a game (repeatable; default " +
                         ", ".join(f"{g}={n}" for g, n in DEFAULT_GAMES.items()) + ")")
     p.add_argument("--only", action="append", choices=GAME_NAMES, help="measure only these games")
@@ -52,10 +60,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=whole_number, default=2)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    sizes = dict(DEFAULT_GAMES)
-    for item in args.games:
-        game, _, n = item.partition("=")
-        sizes[game] = int(n)
+    sizes = {**DEFAULT_GAMES, **dict(args.games)}
     facts = machine_facts()
     results = []
     if not args.json:

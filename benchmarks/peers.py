@@ -20,6 +20,7 @@ thread) as a cross-check of the limit loops; it is never needed.
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -35,7 +36,7 @@ from numba.core import event
 from benchmarks import limit_loop
 from benchmarks.throughput import machine_facts, machine_line, measure
 from sim.api import resolve_policies, resolve_rules
-from sim.cli import OneLineParser, exit_with, whole_number
+from sim.cli import OneLineParser, exit_with, path_text, whole_number
 from sim.games import game_module
 
 SEED = 1
@@ -130,12 +131,27 @@ def openspiel_figure():
     return Figure("openspiel_euchre", "OpenSpiel euchre, uniform random bots, 1 core", play, 500, "deals"), release
 
 
+def _checked_probe(parser, path):
+    """--probe's script, loaded before anything is timed: exit status 2 with one line where
+    it is no file or no limit_probe.py (its loader is given the file whatever it holds)."""
+    if not os.path.isfile(path):
+        parser.error(f"--probe {path}: no such file")
+    try:
+        probe = load_probe(path)
+    except Exception as exc:  # noqa: BLE001 - the user's script: whatever it raises is named in one line
+        parser.error(f"--probe {path}: cannot be loaded as a Python script ({type(exc).__name__}: {exc})")
+    if not all(callable(getattr(probe, name, None)) for name in ("full2_par", "full4_par")):
+        parser.error(f"--probe {path}: holds no full2_par and full4_par (not a limit_probe.py)")
+    return probe
+
+
 def load_probe(path):
     """Import a limit_probe.py script; it reads its own command line and sets NUMBA_CACHE_DIR
     when imported, so both are put back afterwards (a changed variable would make numba
     reload its configuration, dropping the kernels' cache folder). It is registered as a
     module so that numba's cache can rebuild its functions' environment."""
-    spec = importlib.util.spec_from_file_location("limit_probe", path)
+    spec = importlib.util.spec_from_file_location("limit_probe", path,  # read as Python whatever its name
+                                                  loader=importlib.machinery.SourceFileLoader("limit_probe", path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     argv, cache = sys.argv, os.environ.get("NUMBA_CACHE_DIR")
@@ -179,8 +195,9 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--rounds", type=whole_number, help="timed rounds (default 5, --quick 2)")
     parser.add_argument("--seconds", type=float, help="seconds per timed block (default 1, --quick 0.25)")
-    parser.add_argument("--probe", metavar="PATH", help="also measure this limit_probe.py (optional cross-check)")
+    parser.add_argument("--probe", type=path_text, metavar="PATH", help="also measure this limit_probe.py (optional cross-check)")
     args = parser.parse_args(argv)
+    probe = args.probe and _checked_probe(parser, args.probe)
     if args.seconds is not None and not 0 < args.seconds <= 3600:
         parser.error(f"--seconds {args.seconds:g}: a timed block takes more than 0 and at most 3600 seconds")
     rounds = args.rounds or (2 if args.quick else 5)
@@ -214,18 +231,14 @@ def main(argv=None) -> int:
     warms = [("bid-euchre random", warm_bid), ("bridgette random", warm_bridgette),
              ("limit loops", lambda: (limit_loop.run("two", SEED, 0, 10), limit_loop.run("four", SEED, 0, 10)))]
 
-    if args.probe:
-        if os.path.isfile(args.probe):
-            probe = load_probe(args.probe)
-            chunks = 256
-            figures.append(loop_figure("probe_two", lambda n: probe.full2_par(n, SEED, chunks),
-                                       "limit_probe.py full2_par, 1 thread"))
-            figures.append(loop_figure("probe_four", lambda n: probe.full4_par(n, SEED, chunks),
-                                       "limit_probe.py full4_par, 1 thread"))
-            warms.append(("limit_probe.py", lambda: (probe.full2_par(10, SEED, chunks),
-                                                     probe.full4_par(10, SEED, chunks))))
-        else:
-            say(f"--probe {args.probe}: no such file, not measured")
+    if probe:
+        chunks = 256
+        figures.append(loop_figure("probe_two", lambda n: probe.full2_par(n, SEED, chunks),
+                                   "limit_probe.py full2_par, 1 thread"))
+        figures.append(loop_figure("probe_four", lambda n: probe.full4_par(n, SEED, chunks),
+                                   "limit_probe.py full4_par, 1 thread"))
+        warms.append(("limit_probe.py", lambda: (probe.full2_par(10, SEED, chunks),
+                                                 probe.full4_par(10, SEED, chunks))))
 
     for name, warm in warms:
         seconds, compiled = first_call(warm)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from benchmarks.throughput import ROOT, machine_facts, machine_line
-from sim.cli import OneLineParser, exit_with, whole_number
+from sim.cli import OneLineParser, exit_with, path_text, whole_number
 
 MAIN_JOB = ["--games", "1e6", "--threads", "2"]
 EUCHRE = ["--game", "bid-euchre", "--policy", "all=random", "--games", "20000", "--block-size", "2000",
@@ -57,7 +57,7 @@ def sim_run(checkout: str, args: list, out: str) -> dict:
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m benchmarks.run_path", description=__doc__.split("\n\n")[1])
     parser.add_argument("--rounds", type=whole_number, default=3, help="runs of each command and checkout (default 3)")
-    parser.add_argument("--vs", metavar="PATH", help="another checkout of the project, timed in turn")
+    parser.add_argument("--vs", type=path_text, metavar="PATH", help="another checkout of the project, timed in turn")
     parser.add_argument("--no-main", action="store_true", help="leave out the main job")
     parser.add_argument("--no-euchre", action="store_true", help="leave out Bid Euchre and OpenSpiel")
     args = parser.parse_args(argv)

@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=whole_number, default=50_000, help="games per timed block")
     parser.add_argument("--threads", type=thread_count, nargs="+", default=sorted({1, numba.config.NUMBA_NUM_THREADS}))
     parser.add_argument("--main-job", action="store_true", help="also time sim.run --games 1e6, cold and warm")
-    parser.add_argument("--memory", type=float, default=0, help="also measure sim.run --records none --games N")
+    parser.add_argument("--memory", type=whole_number, default=None, metavar="N", help="also measure sim.run --records none --games N")
     args = parser.parse_args(argv)
     print(machine_line(machine_facts()))
     with tempfile.TemporaryDirectory() as cold:
@@ -114,10 +114,10 @@ def main(argv=None) -> int:
     if args.memory:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "sim.run", "--games", str(int(args.memory)), "--records", "none",
+            subprocess.run([sys.executable, "-m", "sim.run", "--games", str(args.memory), "--records", "none",
                             "--quiet", "--out", out + "/m"], cwd=ROOT, check=True)
             peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-            print(f"sim.run --records none --games {int(args.memory):,}: {time.perf_counter() - start:.0f} s, "
+            print(f"sim.run --records none --games {args.memory:,}: {time.perf_counter() - start:.0f} s, "
                   f"peak memory {peak:.0f} MiB (largest child process)")
     return 0
 
