@@ -170,7 +170,7 @@ def test_ctrl_c_while_a_command_still_imports_is_one_line_and_exit_130(module, t
     ("dd_run", ["--games", "bridge=3"], "argument --games: 'bridge=3' is not GAME=N with GAME one of bridgette"),
     ("throughput", ["--memory", "-1"], "argument --memory: '-1' is not a whole number"),  # taken before
     ("run_path", ["--vs", ""], "argument --vs: an empty path names no file"),  # ran without --vs before
-    ("peers", ["--probe", GOLDEN], f"--probe {GOLDEN}: cannot be loaded as a Python script"),
+    ("peers", ["--probe", str(GOLDEN)], f"--probe {GOLDEN}: cannot be loaded as a Python script"),
     ("peers", ["--probe", "nosuch.py"], "--probe nosuch.py: no such file"),  # measured the rest before
 ])
 def test_benchmarks_refuse_bad_flags_in_one_line(module, argv, problem, capsys):
