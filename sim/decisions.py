@@ -17,6 +17,7 @@ from dataclasses import replace
 from sim.cli import exit_with, plural, say
 from sim.match import _ci, add_match_flags, interrupted, play_match
 from sim.policies import Policy, PolicyError, defaults, parse_policy
+from sim.resolve import in_argument_words
 from sim.run import USER_ERRORS, OneLineParser
 
 # (decision, the ``search`` parameter whose worlds search it, its rules).
@@ -45,15 +46,20 @@ def one_decision_players(game: str, search: Policy, only=DECISION_NAMES) -> list
     return out
 
 
-def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None = None, rules=None,
-                    only=DECISION_NAMES, cluster=None, progress=None) -> list[dict]:
+@in_argument_words
+def where_points_go(game: str, games: int, seed: int = 1, search: Policy | str | None = None, rules=None,
+                    only=None, cluster=None, progress=None) -> list[dict]:
     """The match of each one-decision player against the heuristic (``one_decision_players``),
     as sim.match reports it, with the decision and its rules named; ``progress`` is called
-    with each decision before its match. A ``cluster`` is reached once, before any match
-    (an address no scheduler answers is said before anything is played)."""
+    with each decision before its match. ``search``: the search policy (a Policy or its
+    text; None: its defaults); ``only``: the decisions to measure (None: every one
+    ``search`` searches in ``game``). A ``cluster`` is reached once, before any match (an
+    address no scheduler answers is said before anything is played)."""
     from contextlib import ExitStack
 
-    search = search if search is not None else parse_policy("search", game)
+    players = _checked_players(game, search, only, rules)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function of a decision's name or None, got {progress!r:.60}")
     rows = []
     threads = None
     with ExitStack() as stack:
@@ -62,12 +68,53 @@ def where_points_go(game: str, games: int, seed: int = 1, search: Policy | None 
 
             pool = stack.enter_context(open_cluster(cluster, None))
             cluster, threads = pool.client, pool.threads  # the threads it chose for each worker
-        for decision, decided_by, a, b in one_decision_players(game, search, only):
+        for decision, decided_by, a, b in players:
             if progress:
                 progress(decision)
             result = play_match(game, a, b, games, seed, rules, cluster, threads)
             rows.append({"decision": decision, "rules": decided_by, **result})
     return rows
+
+
+def _checked_players(game: str, search, only, rules) -> list:
+    """``one_decision_players`` once ``search`` is the game's search policy, ``only`` names
+    decisions it searches there, each once, and the rules let it search; a PolicyError
+    (a ValueError) naming what is not."""
+    from sim.dd_run import refusal
+    from sim.games import game_info, game_module
+
+    if search is not None and not isinstance(search, (str, Policy)):
+        raise TypeError(f"search must be a search policy or its text (\"search:call_worlds=16\"), got {search!r:.60}")
+    text = search if isinstance(search, str) else "search"
+    if not isinstance(search, Policy):
+        search = parse_policy(text, game)
+    if search.name != "search":
+        raise PolicyError(f"--search takes the search policy, got '{search.name}'")
+    if search.game != game:
+        raise PolicyError(f"--search holds the parameters of {search.game or 'no game'}, not of {game}: "
+                          f"parse_policy(..., {game!r})")
+    if only is not None:
+        if isinstance(only, str) or not all(isinstance(d, str) for d in only):
+            raise PolicyError(f"--only takes a list of decisions ({', '.join(DECISION_NAMES)}), got {only!r:.60}")
+        if not only:
+            raise PolicyError("--only names no decision")
+        unknown = next((d for d in only if d not in DECISION_NAMES), None)
+        if unknown is not None:
+            raise PolicyError(f"unknown decision '{unknown}' in --only (known: {', '.join(DECISION_NAMES)})")
+        twice = next((d for k, d in enumerate(only) if d in only[:k]), None)
+        if twice is not None:
+            raise PolicyError(f"--only names '{twice}' twice: each decision is measured once")
+        has = [d for d, param, _ in DECISIONS if param in dict(search.params)]
+        missing = next((d for d in only if d not in has), None)
+        if missing is not None:
+            raise PolicyError(f"{game} has no {missing} to search (its decisions: {', '.join(has)})")
+    reason = refusal(game_info(game), rules if rules is not None else game_module(game).RULES(), f"--search {text}")
+    if reason:  # search plays its cards by pimc
+        raise PolicyError(reason)
+    players = one_decision_players(game, search, DECISION_NAMES if only is None else tuple(only))
+    if not players:
+        raise PolicyError(f"--search {text} searches none of the decisions asked for in {game}")
+    return players
 
 
 def table_lines(rows: list[dict]) -> list[str]:
@@ -91,30 +138,14 @@ def main(argv=None) -> int:
     parser.add_argument("--only", metavar="DECISION,...",
                         help=f"decisions to measure (default every one the game has: {', '.join(DECISION_NAMES)})")
     args = parser.parse_args(argv)
-    from sim.dd_run import refusal
-    from sim.games import game_info
     from sim.resolve import resolve_rules
 
     try:
-        only = DECISION_NAMES if args.only is None else tuple(d.strip() for d in args.only.split(","))
-        unknown = [d for d in only if d not in DECISION_NAMES]
-        if unknown:
-            raise PolicyError(f"unknown decision '{unknown[0]}' in --only (known: {', '.join(DECISION_NAMES)})")
-        search = parse_policy(args.search, args.game)
-        if search.name != "search":
-            raise PolicyError(f"--search takes the search policy, got '{search.name}'")
+        only = None if args.only is None else [d.strip() for d in args.only.split(",")]
         rules = resolve_rules(args.game, args.rules, args.set_options)
-        reason = refusal(game_info(args.game), rules, f"--search {args.search}")  # search plays its cards by pimc
-        if reason:
-            raise PolicyError(reason)
-        has = [d for d, param, _ in DECISIONS if param in dict(search.params)]
-        missing = [d for d in only if d not in has] if args.only is not None else []
-        if missing:
-            raise PolicyError(f"{args.game} has no {missing[0]} to search (its decisions: {', '.join(has)})")
-        if not one_decision_players(args.game, search, only):
-            raise PolicyError(f"{args.search} searches none of the decisions asked for in {args.game}")
         progress = None if args.json else (lambda d: say(f"playing {d} ..."))
-        rows = where_points_go(args.game, args.games, args.seed, search, rules, only, args.cluster, progress)
+        play = getattr(where_points_go, "__wrapped__", where_points_go)  # not the API's wrapper: errors name flags
+        rows = play(args.game, args.games, args.seed, args.search, rules, only, args.cluster, progress)
     except USER_ERRORS as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:

@@ -139,8 +139,9 @@ def game_info(name: str) -> GameInfo:
     """The declaration of game ``name``."""
     try:
         return GAMES[name]
-    except KeyError:
-        raise GameError(f"unknown game '{name}' (games: {', '.join(GAME_NAMES)})") from None
+    except (KeyError, TypeError):  # TypeError: a list or another value no game's name can be
+        shown = f"'{name}'" if isinstance(name, str) else f"{name!r:.80}"
+        raise GameError(f"unknown game {shown} (games: {', '.join(GAME_NAMES)})") from None
 
 
 def game_module(name: str):

@@ -190,6 +190,8 @@ def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAUL
     from sim.rules import overrides
 
     seed, games, dd_games, rules = _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function of one line of text or None, got {progress!r:.60}")
     check_rules(game, rules)
     baseline = parse_policy(BASELINE, game)
     ladder_rungs = rungs(game, worlds, bid_worlds)  # each checked before the kernels warm up
@@ -304,7 +306,8 @@ def _is_ladder_folder(out: Path) -> bool:
         return json.loads(read_file(out / "ladder.json")).get("kind") == KIND
     except (OSError, ValueError, AttributeError) as exc:
         if names <= set(FILES) and "ladder.json" in names:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            reason = (exc.strerror or exc if isinstance(exc, OSError) else
+                      "not a JSON object" if isinstance(exc, AttributeError) else "not whole JSON: cut short or altered")
             raise LadderError(f"cannot read {out / 'ladder.json'} ({reason}): remove it to write the ladder there "
                               f"again, or use another --out") from None
         return False

@@ -28,8 +28,8 @@ MAX_LINE = 2**20  # a deal's line is a few kilobytes
 def bounded_lines(fh):
     """The lines of the open file ``fh``, none read past ``MAX_LINE`` characters: a longer
     one (a file that is no replay file: /dev/zero, say) is a MalformedCase, never read whole."""
-    for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE + 1), ""), 1):
-        if len(line) > MAX_LINE:
+    for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE + 2), ""), 1):  # its \r\n not counted
+        if len(line.rstrip("\r\n")) > MAX_LINE:
             raise MalformedCase(f"line {number} is longer than {MAX_LINE:,} characters: not a deal")
         yield line
 
@@ -64,8 +64,10 @@ class Cases:
                 problems.append(f"line {number}: nested too deeply")
                 continue
             except json.JSONDecodeError as exc:  # its own line and column would count within this line
-                problems.append(f"line {number}: not one JSON object (at character {exc.pos + 1}: "
-                                f"{exc.msg[0].lower()}{exc.msg[1:]})")
+                problems.append(f"line {number}: " + ("a byte-order mark starts the line (files joined together?): "
+                                                      "remove it" if exc.msg.startswith("Unexpected UTF-8 BOM") else
+                                                      f"not one JSON object (at character {exc.pos + 1}: "
+                                                      f"{exc.msg[0].lower()}{exc.msg[1:]})"))
                 continue
             except ValueError as exc:  # bad JSON (also a number of thousands of digits), MalformedCase, RulesError
                 problems.append(f"line {number}: {one_line(exc)}")
@@ -158,6 +160,11 @@ EXPECT_TYPES = {
 }
 
 
+def _plain(value) -> bool:
+    """Whether a case's value prints as itself: printable ASCII text (a card's name)."""
+    return isinstance(value, str) and value.isascii() and value.isprintable()
+
+
 def _shown(value) -> str:
     """A value as JSON, cut short: for error lines."""
     text = json.dumps(value)
@@ -208,6 +215,7 @@ def replay_case(case: dict, engine: str) -> dict:
 
     if engine not in ("kernel", "reference"):
         raise ValueError(f"engine must be 'kernel' or 'reference', got {engine!r:.60}")
+    case = _as_read(case)
     check_case(case)
     game = case["game"]
     if game not in GAMES:
@@ -216,6 +224,25 @@ def replay_case(case: dict, engine: str) -> dict:
         return with_card_at_fault(case, game_module(game).replay_deal(case))
     result = importlib.import_module(GAMES[game].referee).replay(case)
     return with_card_at_fault(case, {k: v for k, v in result.items() if k != "message"})
+
+
+def _as_read(case):
+    """A case given from Python as a replay file's line would read: numpy's numbers as
+    Python's, tuples as lists; a value JSON has no form for (a set, whose order is lost) is
+    a MalformedCase naming it."""
+    import numpy as np
+
+    def plain(value):
+        if isinstance(value, (np.integer, np.floating, np.bool_)):
+            return value.item()
+        raise MalformedCase(f"a case holds what a JSON line can: {type(value).__name__} {value!r:.60} is none of it")
+
+    try:
+        return json.loads(json.dumps(case, default=plain))
+    except MalformedCase:
+        raise
+    except (TypeError, ValueError, RecursionError) as exc:  # a dict's key that is no text, nested too deep
+        raise MalformedCase(f"a case holds what a JSON line can: {one_line(exc)}") from None
 
 
 def with_card_at_fault(case: dict, outcome: dict) -> dict:
@@ -245,7 +272,8 @@ def describe(outcome: dict) -> str:
     if "error" in outcome:
         if outcome["error"] == "unsupported":
             return outcome["message"]
-        card = f" (card {outcome['card']})" if "card" in outcome else ""
+        card = outcome.get("card")
+        card = "" if card is None else f" (card {card if _plain(card) else _shown(card)})"
         return f"illegal {outcome['error']} at {outcome.get('at')}{card}"
     if "bid" in outcome:  # Bid Euchre
         if outcome["bid"] == "pass":
@@ -281,13 +309,14 @@ def main(argv=None) -> int:
         return parser.fail(exc)
     if not len(cases):
         return parser.fail(one_line(f"{args.file} holds no deals"))
-    failed = unchecked = 0
+    failed = unchecked = illegal = 0
     for number, case in cases:
         outcome = replay_case(case, args.engine)
         expect = case.get("expect")
         ok = outcome.get("error") != "unsupported" and (expect is None or matches(expect, outcome))
         failed += not ok
         unchecked += expect is None
+        illegal += expect is None and outcome.get("error", "unsupported") != "unsupported"
         game = case["game"] if case["game"] in GAMES else _shown(case["game"])
         if args.json:
             print(json.dumps(outcome))
@@ -301,7 +330,8 @@ def main(argv=None) -> int:
             got = {k: outcome.get(k) for k in (expect if "error" not in outcome else outcome)}
             print(f"line {number}: MISMATCH {game}: expected {json.dumps(expect)}, got {json.dumps(got)}")
     if not args.json:
-        without = f", {unchecked:,} of them without an expect (replayed, not checked)" if unchecked else ""
+        found = f"; {illegal:,} of these illegal" if illegal else ""
+        without = f", {unchecked:,} of them without an expect (replayed, not checked{found})" if unchecked else ""
         print(f"{len(cases) - failed:,} of {len(cases):,} deals OK ({args.engine} engine){without}")
     return 1 if failed else 0
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import deal_number, exit_with, path_text
+from sim.cli import deal_number, exit_with, interruptible, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -116,7 +116,7 @@ def from_run(args, parser):
         raise RunError(f"{folder}/manifest.json is unreadable or not a run manifest") from None
     from sim.version import RULES_VERSION
 
-    if args.game not in (DEFAULT_GAME, game):  # a --game of its own: the run's is another
+    if "game" in parser.given and args.game != game:  # a --game of its own: the run's is another
         parser.error(f"--game {args.game}: {folder} is a {game} run; leave out --game with RUN_DIR")
     if version != RULES_VERSION:
         raise RunError(f"{folder} was played by rules version {version}, this simulator is version "
@@ -161,10 +161,13 @@ def dd_analysis(case: dict) -> dict:
     from sim.dd import Solver
     from sim.solve import card_losses, deal_from_case, solve
 
-    solver = Solver()
-    result = solve(deal_from_case(case, None, "deal"), solver, None)
-    result["cards"] = card_losses(solver, case)
-    return result
+    def analysed():
+        solver = Solver()
+        result = solve(deal_from_case(case, None, "deal"), solver, None)
+        result["cards"] = card_losses(solver, case)
+        return result
+
+    return interruptible(analysed)  # a command hears Ctrl-C while the deal is solved
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from sim.cli import OneLineParser, exit_with, path_text
+from sim.cli import OneLineParser, exit_with, interruptible, path_text
 from sim.files import open_input
 from sim.games import GAME_NAMES, GAMES
 from sim.replay import MalformedCase, SpoolError, one_line, parse_cases
@@ -412,7 +412,7 @@ def main(argv=None) -> int:
 
     solver = Solver()
     for deal in deals:
-        result = solve(deal, solver, k)
+        result = interruptible(lambda: solve(deal, solver, k))  # Ctrl-C heard while a deal is solved
         if args.json:
             print(json.dumps(result), flush=True)
         else:

@@ -6,6 +6,7 @@ its own for the same players.
 """
 
 import json
+import re
 
 import pytest
 
@@ -59,6 +60,7 @@ def test_the_table_is_the_matches_of_sim_match(capsys):
     (["--games", "0"], "--games"),
     (["--games", "2", "--only", "draw phase"], "bridgette has no draw phase to search (its decisions: calls, "
                                                "exchange, card play)"),
+    (["--games", "2", "--only", "calls,calls"], "--only names 'calls' twice"),  # measured twice before
     # Reached before the first match: "playing calls ..." printed before the error was a second line.
     (["--games", "2", "--cluster", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
 ])
@@ -70,6 +72,23 @@ def test_bad_input_is_one_line_and_status_2(argv, named, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and named in err[0]
+
+
+@pytest.mark.parametrize("kwargs,error,named", [
+    (dict(only=[]), ValueError, "only names no decision"),  # an empty list of rows before
+    (dict(only=["zzz"]), ValueError, "unknown decision 'zzz' in only"),
+    (dict(only="calls"), ValueError, "only takes a list of decisions"),
+    (dict(search="heuristic"), ValueError, "search takes the search policy, got 'heuristic'"),
+    (dict(search=5), TypeError, "search must be a search policy or its text"),
+    (dict(search=parse_policy("search", "bridgette")), ValueError,  # a KeyError before
+     "search holds the parameters of bridgette, not of bid-euchre"),
+    (dict(rules=resolve_rules("bid-euchre", "bid-euchre-double-deck")), ValueError, "search search"),
+])
+def test_the_python_api_checks_what_the_command_checks(kwargs, error, named):
+    """decisions.where_points_go refuses what the command refuses, naming its arguments;
+    nothing is played (each refusal comes before the first match)."""
+    with pytest.raises(error, match=re.escape(named)):
+        decisions.where_points_go("bid-euchre", 2, **kwargs)
 
 
 def test_the_double_deck_is_refused_naming_the_search_flag(capsys):

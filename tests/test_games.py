@@ -41,6 +41,8 @@ def test_sides_seats_and_teams():
     assert game_info("draw-bridge").summary_key("contracts_made") == "contracts_made"
     with pytest.raises(GameError, match="unknown game 'whist'"):
         game_module("whist")
+    with pytest.raises(GameError, match=r"unknown game \['bridgette'\] \(games: "):  # "unhashable type" before
+        game_module(["bridgette"])
 
 
 def test_declarations_import_without_numba_or_numpy():

@@ -305,7 +305,7 @@ def test_a_folder_of_another_ladder_is_refused_and_kept(tmp_path, capsys):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
-@pytest.mark.parametrize("damage", ["cut", "folder-csv"])
+@pytest.mark.parametrize("damage", ["cut", "list", "folder-csv"])
 def test_a_damaged_ladder_file_is_named_before_anything_is_played(tmp_path, capsys, damage):
     """A ladder.json that cannot be read is named in one line (before: 'holds no ladder',
     which named no file), and a ladder.csv that is a folder is found before any rung is
@@ -314,9 +314,10 @@ def test_a_damaged_ladder_file_is_named_before_anything_is_played(tmp_path, caps
 
     out = tmp_path / "ladder"
     out.mkdir()
-    if damage == "cut":
-        (out / "ladder.json").write_text('{"kind": "' + KIND)
-        words = f"cannot read {out / 'ladder.json'}"
+    if damage in ("cut", "list"):  # json's and Python's words before: "Unterminated string ...", "'list' object"
+        (out / "ladder.json").write_text('{"kind": "' + KIND if damage == "cut" else "[1]")
+        words = f"cannot read {out / 'ladder.json'} (" + ("not whole JSON: cut short or altered)" if damage == "cut"
+                                                         else "not a JSON object)")
     else:
         (out / "ladder.json").write_text(json.dumps({"kind": KIND}))
         (out / "ladder.csv").mkdir()
@@ -358,3 +359,5 @@ def test_the_ladders_python_function_checks_its_arguments_before_warming_up():
                                ((rules, 1, 1, 1, (0,)), ValueError, "pimc:worlds must be a whole number")):
         with pytest.raises(error, match=re.escape(words)):
             ladder("bridgette", *args, progress=lambda line: pytest.fail(f"warmed up: {line}"))
+    with pytest.raises(TypeError, match="progress must be a function of one line of text or None, got 5"):
+        ladder("bridgette", rules, 1, 1, 1, (1,), progress=5)  # "'int' object is not callable" once warm

@@ -55,6 +55,20 @@ def test_both_engines_name_a_case_of_the_wrong_form_as_the_command_does(golden_p
         replay.replay_case(without, engine)
 
 
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+def test_a_case_from_python_is_read_as_its_json_line(golden_path, engine):
+    """numpy's numbers and tuples replay as the line's numbers and lists (the kernel engine
+    raised json's "Object of type int64 is not JSON serializable"); a set, whose order JSON
+    cannot keep, is named."""
+    import numpy as np
+
+    case = json.loads(golden_path.read_text().splitlines()[0])
+    given = dict(case, dealer=np.int64(case["dealer"]), hands=tuple(tuple(h) for h in case["hands"]))
+    assert replay.replay_case(given, engine) == replay.replay_case(case, engine) == case["expect"]
+    with pytest.raises(replay.MalformedCase, match="a case holds what a JSON line can: set"):
+        replay.replay_case(dict(case, hands=[set(h) for h in case["hands"]]), engine)
+
+
 def test_golden_file_has_every_kind_of_bridgette_case():
     assert len(BRIDGETTE) == 20
     assert {c["expect"].get("error") for _, c in BRIDGETTE} >= {None, "B-6", "C-3", "B-10", "B-8"}
@@ -102,6 +116,7 @@ def test_cli_mismatch_exits_1(tmp_path, capsys):
 @pytest.mark.parametrize("bad,expected", [
     ("{not json", "line 2: not one JSON object (at character 2: expecting property name"),  # not "line 1 column 2"
     ('{"game": "bridgette"} {}', "line 2: not one JSON object (at character 23: extra data)"),
+    ('\ufeff{"game": "bridgette"}', "line 2: a byte-order mark starts the line (files joined together?)"),
     ('{"game": "bridgette", "hands": [], "stock": []}', 'line 2: missing "dealer"'),
     ('{"game": "bridgette", "dealer": 3, "hands": [], "stock": []}', "line 2: \"dealer\" must be a seat 0..1"),
     ('{"game": "bridgette", "dealer": 0, "hands": [], "stock": [], "rules": {"deck": {"jokers": 1}}}',
@@ -120,11 +135,41 @@ def test_cli_malformed_line_exits_2_with_its_number(tmp_path, capsys, bad, expec
     assert expected in captured.err and len(captured.err.splitlines()) == 1
 
 
+def test_an_illegal_card_is_shown_escaped_and_counted(tmp_path, capsys):
+    """A deal without an expect whose card is a lone surrogate or holds a terminal's escape
+    sequence: the card was printed as given (a UnicodeEncodeError's traceback, or raw
+    control bytes on the terminal); it is shown as JSON writes it, and the summary counts
+    the illegal deals among those not checked."""
+    case = {k: v for k, v in BRIDGETTE[0][1].items() if k != "expect"}
+    lines = [json.dumps({**case, "hands": [[card, *case["hands"][0][1:]], case["hands"][1]]})
+             for card in ("\ud800", "\x1b[31mRED\n")]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert replay.main([str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        'line 1: bridgette: illegal B-2 at hands (card "\\ud800")',
+        'line 2: bridgette: illegal B-2 at hands (card "\\u001b[31mRED\\n")',
+        "2 of 2 deals OK (reference engine), 2 of them without an expect (replayed, not checked; 2 of these "
+        "illegal)"]
+
+
 def test_a_file_of_no_lines_is_read_no_further_than_one_long_line(capsys):
     """/dev/zero never ends a line: the first million characters say it holds no deal."""
     assert replay.main(["/dev/zero"]) == 2
     err = capsys.readouterr().err
     assert err == "python -m sim.replay: error: /dev/zero: line 1 is longer than 1,048,576 characters: not a deal\n"
+
+
+def test_a_line_of_the_longest_length_is_read_with_its_line_break():
+    """MAX_LINE characters are a line's most, its line break not counted (a line of exactly
+    MAX_LINE characters was refused when a line break followed it, taken when last)."""
+    import io
+
+    longest = "x" * replay.MAX_LINE
+    assert list(replay.bounded_lines(io.StringIO(f"{longest}\n{longest}"))) == [f"{longest}\n", longest]
+    for text in (f"{longest}x\n", f"{longest}x"):
+        with pytest.raises(replay.MalformedCase, match="line 1 is longer than 1,048,576 characters"):
+            list(replay.bounded_lines(io.StringIO(text)))
 
 
 def test_cli_missing_file_exits_2(tmp_path, capsys):

@@ -253,6 +253,9 @@ def test_other_games_run_and_show(tmp_path, game, variant):
             assert cli("sim.replay", str(replay_file), "--engine", engine).returncode == 0
     words = cli("sim.show", "--game", game, "--seed", "6", "--index", "3", "--rules", variant)
     assert words.returncode == 0 and "game 3 of seed 6" in words.stdout
+    # --game bridgette, the default, named with another game's run folder (shown as its own before)
+    other = cli("sim.show", str(out), "--game", "bridgette", "--deal", "0")
+    assert other.returncode == 2 and f"--game bridgette: {out} is a {game} run; leave out --game" in other.stderr
 
 
 @pytest.mark.parametrize("args,message", [
@@ -483,7 +486,8 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
                        ([("level", "in", 3)], "'in' takes a list of values, got 3"),
                        ([("level", ">", "3")], "column 'level' holds numbers, compared with '3'"),
                        ([("contract", "==", 3)], "column 'contract' holds text, compared with 3"),
-                       ([("made", "==", 1)], "column 'made' holds true or false, compared with 1")):
+                       ([("made", "==", 1)], "column 'made' holds true or false, compared with 1"),
+                       ([("score0", ">", 10**30)], "is beyond every value of column 'score0'")):
         with pytest.raises(RunError, match=re.escape(words)):
             run_.deals(filter=bad)
     for columns in (5, ["game", 5]):

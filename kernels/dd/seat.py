@@ -37,7 +37,7 @@ def euchre_share_runs_nb(skipped, hand, segs, seg_of, group, values):
         values[b] = values[lowest_nb(above)]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: a command waits for it in another thread
 def euchre_card_values_nb(ctx_arr, hands, to_move, trump, out_seat, double_deck, joker, leader, played, lead,
                           best, best_seat, values):
     """E-6 from Python (``sim.dd.Solver``): the tricks the team of ``to_move`` takes from this

@@ -21,7 +21,7 @@ def declarer_tricks_nb(tt, ctx, strain, declarer, guess):
     return n - value_near_nb(tt, ctx, False, at, guess, NOUGHT, n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: a command waits for it in another thread
 def contract_table_nb(tt, ctx_arr, table):
     """B-7, D-4: ``table[strain, declarer]``, the tricks each seat takes as declarer in each
     strain (0-3 the suits, 4 no-trump) with the opponent leading, from ``ctx.hands``. The two

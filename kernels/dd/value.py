@@ -22,7 +22,7 @@ def contract_best_nb(tt, ctx, leader, lead, barred, side, floor):
     return value_near_nb(tt, ctx, False, at, NONE, floor, popcount_nb(ctx.hands[1 - leader]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: a command waits for it in another thread
 def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
     """Tricks the side to move takes from here with perfect play. ``lead`` >= 0: the other
     seat has led it and ``to_move`` follows; else ``to_move`` leads, barred from ``barred``."""
@@ -31,7 +31,7 @@ def contract_value_nb(tt, ctx_arr, to_move, lead, barred):
     return contract_best_nb(tt, ctx, to_move if lead < 0 else 1 - to_move, lead, barred, to_move, NOUGHT)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def contract_card_values_nb(tt, ctx_arr, to_move, lead, barred, values):
     """``values[card]``: tricks the side to move takes from here after playing that legal
     card (-1 for the others, ``card_values_nb``); returns the best of them."""

@@ -128,13 +128,13 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
     choices = meta["choices"]
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise RulesError(f"option '{dotted}' must be true or false, got {_given(value)}")
+            raise RulesError(f"option '{dotted}' must be true or false, got {given(value)}")
     elif meta["kind"] is list:
         value = _check_ints(dotted, meta, value)
     elif isinstance(default, int):
         low, high = meta["low"], meta["high"]
         if not _integer(value):
-            raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}, got {_given(value)}")
+            raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}, got {given(value)}")
         value = int(value)
         if not low <= value <= high:
             raise RulesError(f"option '{dotted}' must be at {'least' if value < low else 'most'} "
@@ -142,24 +142,27 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
     elif isinstance(default, str):
         if value not in choices:
             raise RulesError(f"option '{dotted}' must be one of "
-                             f"{', '.join(repr(c) for c in choices)}; got {_given(value)}")
+                             f"{', '.join(repr(c) for c in choices)}; got {given(value)}")
     elif isinstance(default, tuple):
         if not isinstance(value, (list, tuple)) or any(v not in choices for v in value):
             raise RulesError(f"option '{dotted}' must be a list drawn from "
-                             f"{', '.join(repr(c) for c in choices)}; got {_given(value)}")
+                             f"{', '.join(repr(c) for c in choices)}; got {given(value)}")
         if len(set(value)) != len(value):
-            raise RulesError(f"option '{dotted}' lists a value twice: {_given(value)}")
+            raise RulesError(f"option '{dotted}' lists a value twice: {given(value)}")
         value = tuple(c for c in choices if c in value)  # canonical order
     return value
 
 
-def _given(value) -> str:
-    """A value as an error line shows it: Python's repr, but a TOML date or time as written."""
+def given(value) -> str:
+    """A value as an error line shows it, as a rules file or a replay line writes it (true,
+    null, a table, a TOML date or time), else Python's repr."""
     import datetime
 
     if isinstance(value, (datetime.date, datetime.time)):
         return f"{value.isoformat()} (a date or time)"
-    return repr(value)
+    if isinstance(value, bool) or value is None:
+        return "null" if value is None else str(value).lower()
+    return "a table" if isinstance(value, dict) else repr(value)
 
 
 def _check_ints(dotted: str, meta, value) -> tuple:
@@ -168,7 +171,7 @@ def _check_ints(dotted: str, meta, value) -> tuple:
     size = f"{fewest}" if fewest == most else f"{fewest} to {most}"
     if not isinstance(value, (list, tuple)) or not all(_integer(v) for v in value):
         raise RulesError(f"option '{dotted}' must be a list of {size} integers from {low:,} to {high:,}, "
-                         f"got {_given(value)}")
+                         f"got {given(value)}")
     if not fewest <= len(value) <= most:
         raise RulesError(f"option '{dotted}' must list {size} integers, got {len(value)}")
     for k, v in enumerate(value):

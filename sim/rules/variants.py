@@ -13,7 +13,7 @@ from sim.files import is_pipe
 from sim.rules.bid_euchre import BidEuchreRules
 from sim.rules.bridgette import BridgetteRules
 from sim.rules.draw_bridge import DrawBridgeRules
-from sim.rules.schema import RulesError, did_you_mean
+from sim.rules.schema import RulesError, did_you_mean, given
 
 GAMES = {"bridgette": BridgetteRules, "draw-bridge": DrawBridgeRules, "bid-euchre": BidEuchreRules}
 VARIANTS_DIR = Path(__file__).resolve().parent.parent / "variants"  # sim/variants
@@ -24,7 +24,7 @@ def rules_for(game: str, tables: dict | None = None):
     if not isinstance(game, str) or game not in GAMES:
         raise RulesError(f"unknown game {game!r:.60} (games: {', '.join(GAMES)})")
     if tables is not None and not (isinstance(tables, dict) and all(isinstance(k, str) for k in tables)):
-        raise RulesError(f"rules must be a dict of option tables named by strings, got {tables!r:.60}")
+        raise RulesError(f"rules must be a dict of option tables named by strings, got {given(tables):.60}")
     return GAMES[game].from_dict(tables)
 
 

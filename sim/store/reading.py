@@ -322,6 +322,8 @@ def _filter_problem(filter, schema) -> str | None:
                         ("text", str) if pa.types.is_string(kind) else ("numbers", (int, float, np.number)))
         if any(not isinstance(v, takes) or isinstance(v, bool) and holds != "true or false" for v in values):
             return f"column '{column}' holds {holds}, compared with {value!r:.80}"
+        if any(isinstance(v, int) and not -2**63 <= v < 2**63 for v in values):  # pyarrow's "too large"
+            return f"{value!r:.80} is beyond every value of column '{column}' (64-bit whole numbers)"
     return None
 
 
