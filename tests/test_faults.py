@@ -26,7 +26,7 @@ from sim.run import main as run_main
 from sim.show import main as show_main
 from sim.store import LOCK_NAME, FolderLock, RunError, load_records, temporary
 from sim.sweep import main as sweep_main
-from tests.commands import ROOT, as_process, catching, disk_full_at, in_process, started
+from tests.commands import ROOT, as_process, catching, disk_full_at, in_process, playing, started
 
 RUN = ["--games", "40", "--block-size", "10", "--seed", "3", "--quiet"]
 LONG_NAME = "x" * 300  # more than the 255 bytes a file name may have
@@ -395,6 +395,27 @@ def test_a_signal_stops_a_command_while_a_long_kernel_plays(tmp_path, module, si
     assert time.time() - sent < 5 and proc.returncode == status and len(lines) == 1, err
     assert lines[0].startswith(words) or lines[0] == f"python -m {module}: {word}", err  # or still starting
     assert not out.exists()
+
+def test_ctrl_c_stops_a_long_solve_at_once(tmp_path):
+    """sim.solve --at on a double-deck Bid Euchre hand's first card searches half a minute in
+    one solver call, which held the main thread: Ctrl-C was heard only once it returned. The
+    solve runs in a thread of its own (the solver's entry points release the interpreter):
+    one line, status 130, at once."""
+    shown = in_process("sim.show", "--game", "bid-euchre", "--set", "variant.double_deck=true", "--seed", "1",
+                       "--index", "0", "--json")
+    line = tmp_path / "deal.jsonl"
+    line.write_text(shown.stdout.splitlines()[2] + "\n")  # the game's third deal: 25-40 s at play[0]
+    assert in_process("sim.solve", line, "--at", "44").returncode == 0  # its kernels compiled and kept, in the cache
+    proc = started("sim.solve", line, "--at", "0")
+    try:
+        playing(proc, 2.0)  # loaded and solving
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert time.time() - sent < 5 and proc.returncode == 130 and err == "python -m sim.solve: interrupted\n", err
+
 
 DROPPED = """
 import sys, weakref
