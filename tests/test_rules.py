@@ -8,6 +8,7 @@ import pytest
 from kernels import bridgette as kb
 from kernels.calls import CALL_IDS
 from sim.games import kernel_rules
+from sim.resolve import resolve_rules
 from sim.rules import (
     BidEuchreRules, BridgetteRules, DrawBridgeRules, RulesError, load_rules_file, option_table, parse_set,
     rules_for,
@@ -217,6 +218,19 @@ def test_the_options_written_for_a_replay_read_back_as_the_rules(game, tables):
 
     rules = rules_for(game, tables)
     assert rules_for(game, overrides(rules)) == rules
+
+
+def test_an_option_listed_with_default_auto_takes_auto():
+    """--list-options shows auction.ask_cards, scoring.ask_all and scoring.moon_all with
+    default "auto", which --set refused ("must be an integer"): auto fills them in from the
+    deck, as leaving them out does."""
+    sets = ["auction.ask_cards=auto", "scoring.ask_all=auto", "scoring.moon_all=auto"]
+    for deck in ([], ["variant.double_deck=true"]):
+        assert resolve_rules("bid-euchre", None, sets + deck) == resolve_rules("bid-euchre", None, deck)
+    double = resolve_rules("bid-euchre", None, sets + ["variant.double_deck=true"])
+    assert (double.auction.ask_cards, double.scoring.ask_all, double.scoring.moon_all) == (2, 24, 48)
+    with pytest.raises(RulesError, match=r"'auction.ask_cards' must be an integer from 1 to 12 or auto, got 'x'"):
+        resolve_rules("bid-euchre", None, ["auction.ask_cards=x"])
 
 
 @pytest.mark.parametrize("call, words", [

@@ -121,8 +121,9 @@ def did_you_mean(name: str, known) -> str:
 def _check(dotted: str, f: dataclasses.Field, value: Any):
     meta = f.metadata
     default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-    if default is None:
-        if value is None:
+    auto = default is None  # filled in from other options, as the option's help says
+    if auto:
+        if value is None or value == "auto":
             return None
         default = meta["kind"]()
     choices = meta["choices"]
@@ -134,7 +135,8 @@ def _check(dotted: str, f: dataclasses.Field, value: Any):
     elif isinstance(default, int):
         low, high = meta["low"], meta["high"]
         if not _integer(value):
-            raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}, got {given(value)}")
+            raise RulesError(f"option '{dotted}' must be an integer from {low:,} to {high:,}"
+                             f"{' or auto' if auto else ''}, got {given(value)}")
         value = int(value)
         if not low <= value <= high:
             raise RulesError(f"option '{dotted}' must be at {'least' if value < low else 'most'} "
