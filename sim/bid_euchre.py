@@ -13,6 +13,7 @@ from kernels.dealing import games_plan
 from kernels.engine import run_bid_euchre_games_nb, trace_bid_euchre_games_nb
 from sim import dd_run
 from sim.activity import always, bit, column, deal_limit, tally
+from sim.cli import plural
 from sim.contract import categorical, dealer_columns, replay_record, run_kernel, trace_kernel
 from sim.contract import game_table as game_table  # re-exported: the game interface
 from sim.games import game_info
@@ -418,7 +419,7 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
                      f"{outcome['score'][0]:+d}, team 1 {outcome['score'][1]:+d}")
     if only_deal is None:
         result = "abandoned" if game_row["abandoned"] else f"team {int(game_row['winner'])} wins"
-        lines.append(f"game: {int(game_row['deals'])} hands, totals team 0 {int(game_row['total0'])}, "
+        lines.append(f"game: {plural(int(game_row['deals']), 'hand')}, totals team 0 {int(game_row['total0'])}, "
                      f"team 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
 

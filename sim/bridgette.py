@@ -15,6 +15,7 @@ from kernels.dealing import games_plan
 from kernels.engine import run_bridgette_games_nb, trace_bridgette_games_nb
 from sim import contract, dd_run
 from sim.activity import CONTRACT_AUCTION, always, bit, column, contracts, failed, made
+from sim.cli import plural
 from sim.games import game_info
 from sim.rules import BridgetteRules, kernel_params
 from sim.summary import percent, rate
@@ -301,7 +302,7 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
     if only_deal is None:
         result = ("abandoned" if game_row["abandoned"] else "drawn" if game_row["winner"] < 0
                   else f"seat {int(game_row['winner'])} wins")
-        lines.append(f"game: {int(game_row['deals'])} deals, totals seat 0 {int(game_row['total0'])}, "
+        lines.append(f"game: {plural(int(game_row['deals']), 'deal')}, totals seat 0 {int(game_row['total0'])}, "
                      f"seat 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
 

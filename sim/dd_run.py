@@ -166,7 +166,7 @@ def summarize(info, agg: dict, policies=None, upcard_names=(), colon_names=()) -
         for h in by_role[1:]:
             every = merge(every, h)
         entry = {"policy": None if policies is None else str(policies[seat]),
-                 **{role: describe(h) for role, h in zip(roles(info), by_role)}, "all": describe(every)}
+                 **{role: describe(h, 0) for role, h in zip(roles(info), by_role)}, "all": describe(every, 0)}
         out["tricks_lost"][f"seat{seat}"] = entry
     if "score_minus_par" in agg:
         out["score_minus_par"] = {f"seat{s}": describe(h) for s, h in enumerate(agg["score_minus_par"])}

@@ -12,6 +12,7 @@ from kernels.dealing import games_plan
 from kernels.engine import run_draw_bridge_games_nb, trace_draw_bridge_games_nb
 from sim import contract, dd_run
 from sim.activity import CONTRACT_AUCTION, always, bit, contracts, deal_limit, failed, made
+from sim.cli import plural
 from sim.games import game_info
 from sim.rules import DrawBridgeRules, kernel_params
 
@@ -217,7 +218,7 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
                      f"seat 1 +{outcome['score'][1]}")
     if only_deal is None:
         result = "abandoned" if game_row["abandoned"] else f"seat {int(game_row['winner'])} wins"
-        lines.append(f"game: {int(game_row['deals'])} deals, totals seat 0 {int(game_row['total0'])}, "
+        lines.append(f"game: {plural(int(game_row['deals']), 'deal')}, totals seat 0 {int(game_row['total0'])}, "
                      f"seat 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)
 

@@ -115,7 +115,7 @@ def dd_run(game: str, rules, rung, baseline, seed: int, games: int) -> dict:
     seconds = time.perf_counter() - began
     declared, made = total["made"]
     return {"games": games, "deals": total["deals"], "played": total["played"],
-            "lost_as_declarer": describe(total["declarer"]), "lost_as_defender": describe(total["defender"]),
+            "lost_as_declarer": describe(total["declarer"], 0), "lost_as_defender": describe(total["defender"], 0),
             "made_as_declarer": rate(made, declared),
             "seconds": seconds, "deals_per_s": total["deals"] / seconds if seconds > 0 else None}
 

@@ -298,7 +298,8 @@ def main(argv=None) -> int:
         print(f"  {result['points_and_wins_disagree']}")
     reduction = result["pairing_variance_reduction"]
     if reduction is not None:
-        print(f"  pairing narrowed the variance by {100 * reduction:z.0f}% against unpaired play")
+        print(f"  pairing {'narrowed' if reduction >= 0 else 'widened'} the variance by {100 * abs(reduction):.0f}% "
+              f"against unpaired play")
     else:
         print("  pairing against unpaired play: no figure ("
               + ("no interval from one pair" if result["ci95"] is None else "A minus B does not vary") + ")")

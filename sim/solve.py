@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 from dataclasses import dataclass
 
-from sim.cli import OneLineParser, exit_with, interruptible, path_text
+from sim.cli import OneLineParser, deal_index, exit_with, interruptible, path_text
 from sim.files import open_input
 from sim.games import GAME_NAMES, GAMES
 from sim.replay import MalformedCase, SpoolError, one_line, parse_cases
@@ -71,10 +70,11 @@ class Deal:
 # --- Replaying a deal in its referee ------------------------------------------------------
 
 def _at_k(value: str) -> int:
-    match = re.fullmatch(r"(?:play\[)?(\d{1,6})\]?", value.strip(), re.ASCII)
-    if not match or (value.strip().startswith("play[") != value.strip().endswith("]")):
+    """--at play[K] (or K alone): K read as every count is (1_0, 1e1), a card index."""
+    text = value.strip()
+    if text.startswith("play[") != text.endswith("]"):
         raise ValueError
-    return int(match.group(1))
+    return deal_index(text.removeprefix("play[").removesuffix("]"))
 
 
 def _contract_actions(case, info):

@@ -67,8 +67,10 @@ def rate(successes: int, n: int) -> dict:
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
-def describe(hist: dict) -> dict:
-    """Count, mean, standard deviation and quantiles (inverse CDF) of a histogram."""
+def describe(hist: dict, least: float | None = None) -> dict:
+    """Count, mean, standard deviation and quantiles (inverse CDF) of a histogram; the mean's
+    interval kept at or above ``least``, a value the counted quantity never goes below (the
+    normal interval of tricks lost, all 0 or more, could reach below 0)."""
     values = np.asarray(hist["values"], dtype=np.float64)
     counts = np.asarray(hist["counts"], dtype=np.float64)
     n = counts.sum()
@@ -78,7 +80,8 @@ def describe(hist: dict) -> dict:
     sd = float(math.sqrt(max(0.0, (counts * (values - mean) ** 2).sum() / max(n - 1, 1))))
     cum = np.cumsum(counts)
     out = {"n": int(n), "mean": mean, "sd": sd,
-           "mean_ci95": [mean - Z95 * sd / math.sqrt(n), mean + Z95 * sd / math.sqrt(n)]}
+           "mean_ci95": [max(mean - Z95 * sd / math.sqrt(n), -math.inf if least is None else float(least)),
+                         mean + Z95 * sd / math.sqrt(n)]}
     for q in QUANTILES:
         out[f"p{int(q * 100)}"] = int(values[np.searchsorted(cum, q * n)])
     return out

@@ -240,14 +240,27 @@ def test_runs_are_the_same_on_threads_blocks_and_a_cluster(euchre_runs):
     assert a.manifest["config"]["dd"] is True
 
 
-def check_mean(entry: dict, values) -> None:
-    """A summary mean (sim.summary.describe) against pandas: n, mean and its 95% interval."""
+def check_mean(entry: dict, values, least=-math.inf) -> None:
+    """A summary mean (sim.summary.describe) against pandas: n, mean and its 95% interval,
+    whose low end stays at ``least`` or above (tricks lost are never below 0)."""
     values = pd.Series(values, dtype="float64").dropna()
     assert entry["n"] == len(values)
     if len(values):
         assert entry["mean"] == pytest.approx(values.mean())
         half = Z95 * values.std(ddof=1 if len(values) > 1 else 0) / math.sqrt(len(values))
-        assert entry["mean_ci95"] == pytest.approx([values.mean() - half, values.mean() + half])
+        assert entry["mean_ci95"] == pytest.approx([max(values.mean() - half, least), values.mean() + half])
+
+
+def test_the_interval_of_tricks_lost_stays_at_0_or_above():
+    """Five deals that lost no trick and one that lost one: the normal interval reaches
+    below 0 (-0.16), which no number of tricks lost can; the summary's and the ladder's
+    stop at 0, the mean and its upper end as they were."""
+    from sim.summary import describe
+
+    hist = {"values": [0, 1], "counts": [5, 1]}
+    plain, lost = describe(hist), describe(hist, 0)
+    assert plain["mean_ci95"][0] < 0 and lost["mean_ci95"] == [0.0, plain["mean_ci95"][1]]
+    assert lost["mean"] == plain["mean"] == pytest.approx(1 / 6)
 
 
 def check_section(summary: dict, deals: pd.DataFrame, info, policies) -> None:
@@ -265,8 +278,8 @@ def check_section(summary: dict, deals: pd.DataFrame, info, policies) -> None:
         else:
             role = np.where(bidder == seat, "declarer", "defender")
         for r in ("bidder", "partner", "defender") if euchre else ("declarer", "defender"):
-            check_mean(e[r], lost[role == r])
-        check_mean(e["all"], lost)
+            check_mean(e[r], lost[role == r], 0)
+        check_mean(e["all"], lost, 0)
     made = deals["made"].fillna(False).astype(bool)
     makeable = deals["dd_makeable"].fillna(False).astype(bool)
     c = dd["made_vs_makeable"]["counts"]

@@ -271,6 +271,7 @@ def test_other_games_run_and_show(tmp_path, game, variant):
     (["--games", "10", "--policy", "0=heuristic:boldness=2"], "has no parameter 'boldness'"),
     (["--games", "10", "--policy", "0=heuristic:aggression=x"], "must be a number"),
     (["--games", "10", "--policy", "2=random"], "seat '2' does not exist"),
+    (["--games", "10", "--policy", "-1=random"], "seat '-1' does not exist"),  # argparse's "expected one argument"
     (["--games", "10", "--game", "bid-euchre", "--policy", "4=random"], "seat '4' does not exist"),
     (["--games", "10", "--policy", "random"], "--policy needs SEAT=NAME"),
     (["--games", "10", "--rules", "/nonexistent/v.toml"], "cannot read rules file"),

@@ -83,10 +83,11 @@ def test_hand_checked_bridgette_deal(tmp_path, capsys):
                                 "score": [2200, 0], "dd_tricks": 13}
     assert result["at"] == {"play": 1, "seat": 0, "trick": ["AH"], "barred": None, "tricks_won": [0, 0],
                             "values": {card: 13 for card in case["hands"][0]}}
-    status, out, _ = run_main(capsys, path, "--json", "--at", "2")
-    at = json.loads(out)["at"]
-    assert at == {"play": 2, "seat": 0, "trick": [], "barred": None, "tricks_won": [1, 0],
-                  "values": {card: 12 for card in case["hands"][0][1:]}}
+    for k in ("2", "play[2]", "0_2"):  # K read as every count is
+        status, out, _ = run_main(capsys, path, "--json", "--at", k)
+        at = json.loads(out)["at"]
+        assert at == {"play": 2, "seat": 0, "trick": [], "barred": None, "tricks_won": [1, 0],
+                      "values": {card: 12 for card in case["hands"][0][1:]}}
 
 
 def euchre_top_hearts() -> dict:
@@ -290,6 +291,7 @@ def bad_inputs(tmp_path) -> list[tuple[list[str], str]]:
         ([write(tmp_path, json.loads(lines[16]), name="illegal.jsonl")], "not a legal deal: B-6 at calls[0]"),
         ([write(tmp_path, {**good, "play": good["play"][:-1]}, name="short.jsonl")], "not a legal deal: B-7"),
         ([write(tmp_path, good, name="good.jsonl"), "--at", "play[26]"], "play[0] .. play[25]"),
+        ([write(tmp_path, good, name="big.jsonl"), "--at", "9999999"], "play[0] .. play[25]"),  # "needs play[K]"
         ([write(tmp_path, json.loads(lines[20]), name="draw.jsonl"), "--at", "play[3]"], "play[26] .. play[51]"),
         ([write(tmp_path, json.loads(lines[6]), name="passed.jsonl"), "--at", "play[0]"], "passed out"),
         ([write(tmp_path, json.loads(lines[38]), name="void.jsonl"), "--at", "0"], "void deal"),

@@ -35,9 +35,10 @@ class OneLineParser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
         self.given = set()  # the flags of one value met in this parse
-        # A value such as -1e3 or -inf is a number to check, not a flag ("expected one argument").
+        # A value such as -1e3 or -inf is a number to check, not a flag ("expected one argument"),
+        # and so is a seat's setting such as --policy -1=random.
         self._negative_number_matcher = re.compile(r"-(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?\Z"
-                                                   r"|-(?:inf|infinity|nan)\Z", re.IGNORECASE | re.ASCII)
+                                                   r"|-(?:inf|infinity|nan)\Z|-\d+=", re.IGNORECASE | re.ASCII)
 
     def _print_message(self, message, file=None):
         """As argparse prints help and usage, but a write that fails (``--help > /dev/full``)
