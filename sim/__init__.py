@@ -64,6 +64,22 @@ def refuse_a_thread_count_numba_cannot_take():
     sys.exit(2)
 
 
+def read_names_in_utf8():
+    """``python -m sim.X`` under a C locale with Python's UTF-8 mode and its locale coercion
+    both turned off: names reach Python as ASCII with surrogates, which Parquet files and
+    the report's pages cannot take, so a folder named 'été' was refused. The command starts
+    again in UTF-8 mode (as coercion would have started it), where names are their bytes
+    read as UTF-8."""
+    import sys
+
+    if sys.argv[:1] != ["-m"] or sys.flags.utf8_mode or sys.getfilesystemencoding() != "ascii":
+        return
+    import os
+
+    os.execv(sys.executable, [sys.executable, "-X", "utf8", *sys.orig_argv[1:]])
+
+
+read_names_in_utf8()
 end_quietly_if_interrupted_while_starting()
 refuse_a_thread_count_numba_cannot_take()
 

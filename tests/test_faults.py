@@ -915,6 +915,20 @@ def test_a_run_folder_whose_name_is_not_utf8_is_named_by_its_readers(whole, tmp_
         sim.load_run(odd)
 
 
+def test_a_utf8_name_is_read_under_a_c_locale_without_utf8_mode(tmp_path):
+    """Under LANG=C with Python's UTF-8 mode and its locale coercion both off, a name such
+    as 'été' reaches Python as surrogates: sim.run refused it as not UTF-8, though its bytes
+    are. The commands start again in UTF-8 mode, so the run and its report are written
+    under their own names."""
+    env = {**os.environ, "LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    out = tmp_path / "été"
+    run = as_process("sim.run", "--games", "20", "--quiet", "--out", out, env=env)
+    assert run.returncode == 0 and run.stderr == "" and (out / "manifest.json").is_file(), run.stderr
+    report = as_process("analysis.report", out, "--out", tmp_path / "été-report", env=env)
+    assert report.returncode == 0 and (tmp_path / "été-report" / "index.html").is_file(), report.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["été", "été-report"]
+
+
 def test_show_names_a_path_that_is_no_folder_as_the_other_readers_do(whole, tmp_path, capsys):
     """sim.show said "is not a run folder (no manifest.json)" of a path that does not exist
     and of a file; it says what analysis.compare and the report say."""
