@@ -737,6 +737,19 @@ def test_a_run_resumes_and_grows_from_its_folder(tmp_path):
                                                                       "target.npz"]
 
 
+def test_a_finished_estimate_with_a_custom_metric_runs_again(tmp_path):
+    """The same command again over a finished folder, every level whole and nothing left
+    to play: a custom metric was bound to the level's columns only by a chunk played, so
+    the second run ended in an AttributeError (and a run stopped after its levels could
+    never be finished). It gives the first run's figures."""
+    rules = resolve_rules("bridgette")
+    policies = resolve_policies("bridgette", [f"all={STRONG}"])
+    metrics = ["m4 = mean(made) where level == 4"]
+    first, again = (ml.run_multilevel("bridgette", rules, policies, 72, 300, ["all=heuristic"], [1200],
+                                      metrics=metrics, out=tmp_path / "ml")["metrics"]["m4"] for _ in range(2))
+    assert first["value"] == again["value"] and first["ci95"] == again["ci95"] and 0 < first["value"] < 1
+
+
 def test_a_folder_played_by_other_kernels_is_refused_and_kept(tmp_path, monkeypatch, capsys):
     """A level's deals are a function of the kernels too: a folder resumed or grown after a
     kernel edit played on and mixed the two kernels' deals, where a run folder names the

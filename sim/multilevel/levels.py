@@ -307,12 +307,32 @@ class LevelPlayer:
                                              for lo, hi in zip(cuts, cuts[1:])], ordered=True))
         return tuple(np.concatenate(rows) for rows in zip(*parts))
 
-    def _values(self, first, count):
+    def _scored(self, first, count):
+        """The deal and game rows of ``_block``, a dd level's contracts scored."""
         deals, games = self._block(first, count)
         if self.dd == "par":
             deals = par_scored(deals)
         elif self.dd:
             deals = dd_scored(self.game, self.rules, deals)
+        return deals, games
+
+    def _bind(self, tables) -> None:
+        """Each custom metric not yet bound, bound to the columns of the level's tables."""
+        from sim.metrics import custom_metric
+
+        for k, metric in enumerate(self.metrics):
+            if self.bound[k] is None:
+                self.bound[k] = custom_metric(metric, [_TableSchema(*tables)])
+
+    def bind(self) -> None:
+        """The custom metrics bound, as the first chunk played binds them: a level resumed
+        whole, with nothing left to play, plays its first deal again for its columns."""
+        if any(b is None for b in self.bound):
+            deals, games = self._scored(0, 1)
+            self._bind((self.module.deal_table(self.rules, deals, self.policies), self.module.game_table(games)))
+
+    def _values(self, first, count):
+        deals, games = self._scored(first, count)
         if self.scores is None and self.info.dd_solver == "contract":
             self.scores = score_table(self.rules)
         rows = _row_choices(deals, self.scores)
@@ -322,13 +342,9 @@ class LevelPlayer:
             order = np.argsort(deals["game"], kind="stable")  # one counted deal per game in a deal run
             self.choices = rows[order] if self.choices is None else np.concatenate([self.choices, rows[order]])
         tables = (self.module.deal_table(self.rules, deals, self.policies), self.module.game_table(games))
+        self._bind(tables)
         out = []
-        for k, metric in enumerate(self.metrics):
-            if self.bound[k] is None:
-                from sim.metrics import custom_metric
-
-                self.bound[k] = custom_metric(metric, [_TableSchema(*tables)])
-            m = self.bound[k]
+        for m in self.bound:
             if m.definition is not None:
                 out.append(m.per_game(self.info, *tables, first, count))
             else:  # as sim.run_records reads a builtin metric's columns

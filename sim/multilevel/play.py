@@ -326,6 +326,7 @@ def _write_sealed(path: Path, content: dict) -> None:
 def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict:
     """Each metric's estimate from the levels' deals."""
     out = {}
+    target.bind()
     for k, metric in enumerate(specs):
         bound = target.bound[k]
         est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
