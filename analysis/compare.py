@@ -105,6 +105,18 @@ def format_multilevel(result: dict) -> str:
     return "\n".join(lines)
 
 
+def held_metrics(texts) -> list:
+    """--metrics for two multilevel folders: builtin and custom metrics as for runs, and
+    also a custom metric's bare name, which the folders hold with its definition."""
+    from sim.custom import split_items
+    from sim.metrics import resolve_metrics
+
+    items = [item for text in texts for item in split_items(text)]
+    if not all(items):
+        parse_metrics(texts)  # its words for an empty item
+    return [item if item.isidentifier() and item not in METRICS else resolve_metrics([item])[0] for item in items]
+
+
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m analysis.compare", description=__doc__.split("\n\n")[1])
     parser.add_argument("run_a", type=path_text, metavar="RUN_A", help="run folder A (the baseline)")
@@ -121,19 +133,16 @@ def main(argv=None) -> int:
     from sim.multilevel import MultilevelError, compare_folders, is_multilevel_folder
 
     try:
-        names = None if args.metrics is None else parse_metrics(args.metrics)
         multilevel = [is_multilevel_folder(p) for p in (args.run_a, args.run_b)]
         if multilevel[0] != multilevel[1]:
             one, other = (args.run_a, args.run_b) if multilevel[0] else (args.run_b, args.run_a)
             raise MultilevelError(f"{one} is a multilevel folder and {other} is not: compare two multilevel "
                                   f"folders, or two run folders")
+        given = args.metrics is not None
         if multilevel[0]:
-            from sim.metrics import resolve_metrics
-
-            wanted = None if args.metrics is None else [m.name for m in resolve_metrics(names)]
-            result = compare_folders(args.run_a, args.run_b, wanted)
+            result = compare_folders(args.run_a, args.run_b, held_metrics(args.metrics) if given else None)
         else:
-            result = compare_runs(args.run_a, args.run_b, names)
+            result = compare_runs(args.run_a, args.run_b, parse_metrics(args.metrics) if given else None)
     except (MetricsError, MultilevelError) as exc:
         return parser.fail(exc)
     if args.json:

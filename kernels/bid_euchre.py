@@ -555,12 +555,13 @@ def play_game_nb(kr, seed, game_index, seats_row, trace, deal_rows, spare, game_
         total1 += row.score1
         deals += 1
         dealer = (dealer + 1) % 4  # C-6: the deal passes to the left after every hand
+        if plan.one_deal:  # a deal run's hand: the team that scored more wins it (equal: neither)
+            winner = -1 if total0 == total1 else (0 if total0 > total1 else 1)
+            break
         # E-9: the first team to reach the target; both at once: the higher total.
         reached0, reached1 = total0 >= p.target, total1 >= p.target
         if (reached0 or reached1) and not (reached0 and reached1 and total0 == total1):
             winner = 0 if (reached0 and (not reached1 or total0 > total1)) else 1
-            break
-        if plan.one_deal:
             break
         if deals >= p.max_hands:
             abandoned = True

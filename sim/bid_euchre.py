@@ -308,8 +308,10 @@ def aggregate(rules, deals, games) -> dict:
                                           _made(rules, deals)[1])
     bid, made = bid - 1, made == 1  # bid -1: a void hand
     played = bid >= 0
-    outcome = np.where(games["abandoned"] != 0, 2, games["winner"]).astype(np.int64)
-    wins = np.zeros((4, 3), dtype=np.int64)
+    # team 0 or 1 wins, neither (a deal run's hand of equal scores: E-9's games have no
+    # draw), abandoned (E-9's hand limit)
+    outcome = np.where(games["abandoned"] != 0, 3, np.where(games["winner"] < 0, 2, games["winner"])).astype(np.int64)
+    wins = np.zeros((4, 4), dtype=np.int64)
     np.add.at(wins, (games["first_dealer"].astype(np.int64), outcome), 1)
 
     def count(hit, by, size):
@@ -347,7 +349,8 @@ def summarize(rules, agg: dict) -> dict:
         "game_total": {f"team{t}": describe(agg["game_total"][t]) for t in (0, 1)},
         "deals_per_game": describe(agg["deals_per_game"]),
         "game_wins": {"team0": rate(int(wins[:, 0].sum()), games), "team1": rate(int(wins[:, 1].sum()), games),
-                      "abandoned": rate(int(wins[:, 2].sum()), games)},
+                      **({"drawn": rate(int(wins[:, 2].sum()), games)} if wins.shape[1] == 4 else {}),
+                      "abandoned": rate(int(wins[:, -1].sum()), games)},
         "first_dealer_team_wins": rate(first_team_won, games),
     }
 

@@ -196,7 +196,7 @@ def _in_words(text: str, info: GameInfo) -> str:
 
 
 METRICS = {m.name: m for m in (
-    Metric("dealer_advantage", "dealer's advantage per deal", "points per {deal}", "deals",
+    Metric("dealer_advantage", "dealer's advantage per {deal}", "points per {deal}", "deals",
            ("dealer", "score0", "score1"), _dealer_advantage, _dealer_advantage_summary, balance=0.0),
     Metric("first_dealer_wins", "first dealer's game win rate", "share of games", "games",
            ("first_dealer", "winner"), _first_dealer_wins, _rate_from("first_dealer_wins"),
@@ -205,7 +205,7 @@ METRICS = {m.name: m for m in (
            _contract_made, _rate_from("contracts_made"), percent=True, digits=2, within=SHARE),
     Metric("mean_score", "mean {deal} score per {side}", "points per {deal}", "deals",
            ("score0", "score1"), _mean_score, _mean_score_summary),
-    Metric("deals_per_game", "deals per game", "{deal}s", "games", ("deals",), _deals_per_game,
+    Metric("deals_per_game", "{deal}s per game", "{deal}s", "games", ("deals",), _deals_per_game,
            _deals_per_game_summary, digits=3),
 )}
 

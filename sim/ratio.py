@@ -75,17 +75,20 @@ def ratio_variance(sums: dict):
 
 
 def ratio_estimate(sums: dict, within=None) -> dict:
-    """R = sum(y) / sum(n) with its 95% interval over games, as compare_runs computes it
-    (cut to ``within``, the range of the metric's values); a rate at 0 or 1 on every game
-    takes the Wilson interval instead, where compare_runs keeps the one of no width."""
+    """R = sum(y) / sum(n) with its 95% interval over games (``ratio_interval``)."""
     r, var = ratio_variance(sums)
-    ci = None if var is None else interval(r, var, within)
-    if ci is not None and var == 0 and within == SHARE and r in (0, 1):
-        # A rate at its bound on every game (two contracts, both made): no width, which so few
-        # can never show; the Wilson interval of the rate over its trials stands in, as for
-        # any rate of a plain run.
-        ci = wilson(float(sums["y"]), float(sums["n"]))
+    ci = None if var is None else ratio_interval(r, var, within, sums["n"])
     return {"value": None if r is None else float(r), "ci95": ci, "deals": sums["n"], "games": sums["games"]}
+
+
+def ratio_interval(r, var, within, n) -> list:
+    """R's 95% interval, cut to ``within``, the range of the metric's values. A rate at 0 or
+    1 on every game (two contracts, both made) has no width, which so few can never show:
+    the Wilson interval of the rate over its ``n`` trials stands in, as for any rate of a
+    plain run."""
+    if var == 0 and within == SHARE and r in (0, 1):
+        return wilson(float(r * n), float(n))
+    return interval(r, var, within)
 
 
 def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
@@ -99,9 +102,9 @@ def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
         return out
     out.update(a=float(ra), b=float(rb), diff=float(rb - ra))
     if var_a is not None:
-        out["a_ci95"] = interval(ra, var_a, within)
+        out["a_ci95"] = ratio_interval(ra, var_a, within, sums_a["n"])
     if var_b is not None:
-        out["b_ci95"] = interval(rb, var_b, within)
+        out["b_ci95"] = ratio_interval(rb, var_b, within, sums_b["n"])
     if var_a is not None and var_b is not None:
         out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b, spread(within))
     return out
@@ -146,7 +149,8 @@ class PairedMoments:
                 r, var = ratio_variance({"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i],
                                          "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]})
                 if r is not None:
-                    out.update({side: float(r), f"{side}_ci95": None if var is None else interval(r, var, within)})
+                    out.update({side: float(r), f"{side}_ci95": None if var is None else
+                                ratio_interval(r, var, within, s[i + 1])})
             return out
         r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
         nbar = [Fraction(s[1], G), Fraction(s[3], G)]
@@ -164,7 +168,7 @@ class PairedMoments:
         var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
-        out.update(a_ci95=interval(r[0], var_a, within), b_ci95=interval(r[1], var_b, within),
+        out.update(a_ci95=ratio_interval(r[0], var_a, within, s[1]), b_ci95=ratio_interval(r[1], var_b, within, s[3]),
                    ci95=interval(diff, var_d, spread(within)),
                    unpaired_ci95=interval(diff, var_a + var_b, spread(within)),
                    variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)

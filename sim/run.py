@@ -147,7 +147,7 @@ def strata_flags_of(args) -> None:
         raise DealingError("--allocation applies to --stratify runs")
     elif args.metrics and not getattr(args, "control", None):
         raise DealingError("--metrics applies to --stratify and --control runs (a plain run keeps every builtin "
-                           "metric; analysis.compare and analysis.report take custom ones)")
+                           "metric; analysis.compare, and analysis.report of two runs, take custom ones)")
 
 
 def cluster_address(text: str) -> str:

@@ -275,6 +275,10 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     if few is not None:  # said before any stratum is played or kept
         raise DealingError(f"--control: each stratum's target needs at least {least} deals; "
                            f"{few[0].name} gets {few[1]:,} of --deals {deals:,}")
+    fewer = next((c for c in control_deals or () if c < max(counts)), None)
+    if fewer is not None:  # said before any stratum is played, as a plain multilevel run says it
+        raise DealingError(f"--control-deals {fewer:,}: a control plays at least its stratum's target deals, and "
+                           f"{strata[counts.index(max(counts))].name} gets {max(counts):,}")
     out = Path(out)
     refuse_another_stratified_run(out, {"game": game, "stratify": stratification, "allocation": allocation,
                                         "deals": deals, "seed": seed, "controls": bool(controls)},

@@ -32,6 +32,19 @@ def test_hand_made_runs_json_and_table(tmp_path, capsys):
     assert "-40.00" in table and "95%" in table
 
 
+def test_a_rate_at_its_bound_on_every_game_takes_wilsons_interval(tmp_path, capsys):
+    """Every contract made, in each of the 3 games: a share of no spread had an interval of
+    no width in analysis.compare and sweeps ([100%, 100%]), where analysis.interval and a
+    plain run give Wilson's over the 3 contracts, [43.85%, 100%]."""
+    from sim.summary import wilson
+
+    a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
+    assert main([str(a), str(a), "--metrics", "m = mean(made) where made", "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["metrics"]["m"]
+    assert m["a"] == m["b"] == 1.0 and m["a_ci95"] == m["b_ci95"] == wilson(3, 3)
+    assert wilson(3, 3)[0] == pytest.approx(0.4385, abs=1e-4) and wilson(3, 3)[1] == 1.0
+
+
 def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
     other = fake_run(tmp_path / "o", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")

@@ -223,6 +223,27 @@ def test_a_deal_run_resumes_to_the_same_records_and_reports_its_acceptance(tmp_p
                                                             "acceptance": 500 / 94_422_774, "deals": 500})
 
 
+def test_a_bid_euchre_deal_run_scores_each_hand_as_won_drawn_or_lost(tmp_path):
+    """A deal run's hand is no game to the target (E-9): its winner was left undecided, so
+    every hand was read as abandoned and the dealer's team won "0.00% of hands". The team
+    that scored more wins the hand, equal scores draw; the summary, the records and the
+    headline metric agree with the hand scores counted with pandas."""
+    import sim
+    from sim.dealing import parse
+
+    run = sim.simulate(game="bid-euchre", games=400, seed=8, dealing=parse("deals"), out=tmp_path / "hands")
+    deals, games = run.deals(), run.games()
+    diff = (deals["score0"] - deals["score1"]).to_numpy()
+    assert (games["winner"].to_numpy() == np.where(diff > 0, 0, np.where(diff < 0, 1, -1))).all()
+    assert (games["abandoned"] == 0).all() and 0 < (diff == 0).sum() < 400  # equal hands happen
+    wins = run.summary["game_wins"]
+    assert [wins[k]["successes"] for k in ("team0", "team1", "drawn", "abandoned")] == [
+        (diff > 0).sum(), (diff < 0).sum(), (diff == 0).sum(), 0]
+    dealer_team = deals["dealer"].to_numpy() % 2
+    won = np.where(dealer_team == 0, diff > 0, diff < 0)
+    assert run.summary["first_dealer_team_wins"]["successes"] == won.sum() > 0
+
+
 @pytest.mark.parametrize("args,message", [
     (["--games", "10", "--upcard", "ace"], "--upcard applies to deal runs"),
     (["--games", "10", "--deals", "10"], "either --games N"),

@@ -206,7 +206,9 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
 
     for args, words in ((["--control", "heuristic"], "SEAT=POLICY"),
                         (["--control", "all=heuristic", "--control-deals", "10", "--control-deals", "20"],
-                         "2 counts for 1"),
+                         "2 counts for 1 played control"),
+                        (["--control", "hand", "--control-deals", "100"],  # "1 counts for 0 played controls"
+                         "--control-deals sizes the controls that play deals, and 'hand' plays none"),
                         (["--control", "all=nothing"], "nothing"),
                         (["--control", "dd:"], "dd:SEAT=POLICY, par:SEAT=POLICY or hand, got 'dd:'"),
                         (["--control", "0=heuristic;0=random"], "'0=heuristic;0=random' gives seat 0 twice"),
@@ -264,7 +266,12 @@ def test_too_few_deals_are_refused_before_anything_is_kept_and_a_small_pilot_pla
                             "--control: each stratum's target needs at least 3 deals; --deals 6 cannot give them to "
                             "3 strata"),
                            ("12", ["--stratify", "upcard_class", "--control", "all=heuristic"],
-                            "--control: each stratum's target needs at least 3 deals; ace gets 2 of --deals 12")):
+                            "--control: each stratum's target needs at least 3 deals; ace gets 2 of --deals 12"),
+                           # before: the strata before the largest played, then this refusal
+                           ("600", ["--stratify", "upcard_class", "--allocation", "ace=0.9,face=0.05,numeral=0.05",
+                                    "--control", "all=heuristic", "--control-deals", "300"],
+                            "--control-deals 300: a control plays at least its stratum's target deals, and ace gets "
+                            "540")):
         out = tmp_path / f"few{n}"
         assert main(["--deals", n, *args, *base, "--out", str(out)]) == 2
         err = capsys.readouterr().err

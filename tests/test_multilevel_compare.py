@@ -103,6 +103,26 @@ def test_a_metric_a_folder_lacks_says_how_to_get_it(tmp_path, capsys):
     assert err.rstrip().endswith("so play both again into new folders with --metrics")
 
 
+def test_a_custom_metric_is_compared_by_its_name_or_its_own_definition(tmp_path, capsys):
+    """Folders played with made4: named alone it was refused as an unknown metric (though
+    the folders hold it); written out with another definition (level == 3) the stored
+    level-4 figures were printed under it. Its name alone or its own definition compare
+    it; another definition is refused in one line."""
+    from analysis.compare import main
+
+    made4 = "made4 = mean(made) where level == 4"
+    a, b = (_folder(tmp_path, name, "--metrics", made4, seat=seat) for name, seat in (("a", "1"), ("b", "0")))
+    figures = []
+    for metrics in ("made4", made4):
+        assert main([str(a), str(b), "--metrics", metrics, "--json"]) == 0
+        figures.append(json.loads(capsys.readouterr().out)["metrics"]["made4"])
+    assert figures[0] == figures[1] and figures[0]["definition"] == "mean(made) where level == 4"
+    assert main([str(a), str(b), "--metrics", "made4 = mean(made) where level == 3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"metric 'made4' is made4 = mean(made) where level == 4 in {a}, not = " \
+                                     f"mean(made) where level == 3" in err
+
+
 def test_a_multilevel_json_edited_by_hand_is_named_not_read(tmp_path, capsys):
     """multilevel.json checks itself: a level's size edited by hand (read_folder then made
     another estimate from the same level files, with no error) is named in one line."""

@@ -227,17 +227,18 @@ def score_section(rep: Report, deals: DealScoreTally | None, games: GameTally | 
     advantage_table(rep)
 
     dealers = len(games.wins)
+    draws = info.draws or bool(rep.data.config.get("dealing"))  # a deal run's hand of equal scores: neither wins
     labels = ["all games"] + [f"seat {d} deals first" for d in range(dealers)]
     cols = [None] + list(range(dealers))
     rows = []
     for label, fd in zip(labels, cols):
         n = int(games.wins.sum() if fd is None else games.wins[fd].sum())
         row = [label, n, games.side_wins(0, fd), games.side_wins(1, fd)]
-        if info.draws:
+        if draws:
             row.append(games.outcome(2, fd))
         row.append(games.outcome(3, fd))
         rows.append(row)
-    names = side + (["drawn"] if info.draws else []) + ["abandoned"]
+    names = side + (["drawn"] if draws else []) + ["abandoned"]
     rep.table(Table("game_wins", "Game results by first dealer (C-6)", ["games", "n"] + [f"{n} wins" if "seat" in n
               or "team" in n else n for n in names], rows))
     fd = games.first_dealer_wins()

@@ -163,11 +163,20 @@ def compare_folders(path_a, path_b, names=None) -> dict:
     independent multilevel estimates."""
     if isinstance(names, str):
         names = [names]
-    if names is not None and not (isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)):
+    if names is not None and not (isinstance(names, (list, tuple)) and all(
+            isinstance(n, str) or hasattr(n, "name") for n in names)):
         raise MultilevelError(f"names: a metric's name or a list of them, not {names!r}")
     a, b = read_folder(path_a), read_folder(path_b)
     _check_pairable(a, b)
-    wanted = [n for n in a["metrics"] if n in b["metrics"]] if names is None else list(names)
+    wanted = [n for n in a["metrics"] if n in b["metrics"]] if names is None else [
+        n if isinstance(n, str) else n.name for n in names]
+    for given in names or ():  # a metric written out must be the one the folders answer
+        definition = getattr(given, "definition", None)
+        held = a["metrics"].get(given.name, {}).get("definition") if definition is not None else None
+        if held is not None and held != definition:
+            raise MultilevelError(f"metric '{given.name}' is {given.name} = {held} in {a['path']}, not = "
+                                  f"{definition}: a multilevel folder answers the metrics it was played with "
+                                  f"(name it alone, or play both again into new folders with --metrics)")
     for name in wanted:
         for side in (a, b):
             if name not in side["metrics"]:

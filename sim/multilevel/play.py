@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cli import plural
 from sim.games import game_info
 from sim.store import read_sealed
 from sim.multilevel.allocation import allocation, sizes_for
@@ -84,9 +85,12 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     if scored and game_info(game).dd_solver != "contract":
         raise MultilevelError(f"--control {scored}: scoring contracts double dummy or at par is for Bridgette and "
                               f"Draw Bridge")
+    if control_deals is not None and not runs:
+        raise MultilevelError("--control-deals sizes the controls that play deals, and 'hand' plays none: drop "
+                              "--control-deals")
     if control_deals is not None and len(control_deals) != len(runs):
-        raise MultilevelError(f"--control-deals gives {len(control_deals)} counts for {len(runs)} played "
-                              f"controls ('hand' needs none)")
+        raise MultilevelError(f"--control-deals gives {plural(len(control_deals), 'count')} for "
+                              f"{plural(len(runs), 'played control')} ('hand' needs none)")
     if until is not None and control_deals is not None:
         raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
     fewer = next((n for n in control_deals or () if n < deals), None)
