@@ -301,6 +301,13 @@ def custom_metric(custom: Custom, runs) -> Metric:
             if not run.has(kind):
                 raise MetricsError(f"metric '{custom.name}' needs {kind[:-1]} records, which {run.path} did "
                                    f"not keep (--records {run.records})")
+        held = run.schema()
+        for kind, names in ((bound.records, bound.row_columns), ("games", bound.game_columns)):
+            absent = next((c for c in names if c not in held.get(kind, {})), None)
+            if absent is not None:  # another run has it: pyarrow's "No match for FieldRef" from its file before
+                why = " (a run without --dd keeps no double-dummy columns)" if absent.startswith("dd_") else ""
+                raise MetricsError(f"metric '{custom.name}' reads the column '{absent}', which the records of "
+                                   f"{run.path} do not hold{why}")
     what = "{deal}s" if bound.records == "deals" else "games"
     if custom.denominator is not None:
         unit = "ratio of counts" if bound.percent else "ratio"

@@ -45,6 +45,21 @@ def test_a_rate_at_its_bound_on_every_game_takes_wilsons_interval(tmp_path, caps
     assert wilson(3, 3)[0] == pytest.approx(0.4385, abs=1e-4) and wilson(3, 3)[1] == 1.0
 
 
+def test_a_column_one_run_lacks_is_named_as_such(tmp_path, capsys):
+    """The same deals played with and without --dd: a metric of a double-dummy column was
+    refused with pyarrow's words from a Parquet file ("No match for FieldRef"), which read
+    as a damaged file; the run that lacks the column is named."""
+    import sim
+    from sim.dealing import parse
+
+    plain, dd = (sim.simulate(games=30, seed=4, dd=flag, dealing=parse("deals"), out=tmp_path / name).path
+                 for name, flag in (("plain", False), ("dd", True)))
+    assert main([str(plain), str(dd), "--metrics", "mk = mean(dd_makeable)"]) == 2
+    assert capsys.readouterr().err == (f"python -m analysis.compare: error: metric 'mk' reads the column "
+                                       f"'dd_makeable', which the records of {plain} do not hold (a run without "
+                                       f"--dd keeps no double-dummy columns)\n")
+
+
 def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
     other = fake_run(tmp_path / "o", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
