@@ -41,8 +41,10 @@ def format_report(result: dict) -> str:
     for name, r in result["metrics"].items():
         m = shown(name, r)
         label = f"{r['label']} ({r['unit']})"
-        if r["diff"] is None:
-            rows.append((label, "-", "-", "-", None, r.get("note", "not measurable")))
+        if r["diff"] is None:  # the value a run has is shown (a group only one run holds)
+            note = r.get("note") or ("only A holds it" if r["a"] is not None else "only B holds it"
+                                     if r["b"] is not None else "not measurable")
+            rows.append((label, m.format(r["a"]), m.format(r["b"]), "-", None, note))
             continue
         ci = "-" if r["ci95"] is None else f"[{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]"
         if r["paired"]:

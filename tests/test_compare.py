@@ -60,6 +60,24 @@ def test_a_column_one_run_lacks_is_named_as_such(tmp_path, capsys):
                                        f"--dd keeps no double-dummy columns)\n")
 
 
+def test_a_group_only_one_run_holds_shows_its_value(tmp_path, capsys):
+    """Aces turned up in A, faces in B: each group of upcard_class is in one run only. The
+    table showed '-' for both runs (--json had the value); it shows the run's value and
+    says which run holds the group."""
+    import analysis
+    import sim
+    from sim.dealing import parse
+
+    a, b = (sim.simulate(games=200, seed=4, dealing=parse("deals", upcard=up), out=tmp_path / up).path
+            for up in ("ace", "face"))
+    assert main([str(a), str(b), "--metrics", "m = mean(made) by upcard_class"]) == 0
+    rows = {line.split(":")[1].split("(")[0].strip(): line.split() for line in capsys.readouterr().out.splitlines()
+            if line.startswith("m = mean(made) by upcard_class: ")}
+    ace, face = (analysis.interval(run, "m = mean(made)")["value"] for run in (a, b))
+    assert rows["ace"][-7:] == [f"{100 * ace:.2f}%", "-", "-", "only", "A", "holds", "it"]
+    assert rows["face"][-7:] == ["-", f"{100 * face:.2f}%", "-", "only", "B", "holds", "it"]
+
+
 def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
     other = fake_run(tmp_path / "o", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
