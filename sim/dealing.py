@@ -77,6 +77,13 @@ class Dealing:
         out["require"] = {str(s): list(t) for s, t in sorted(self.require.items())}
         return out
 
+    def flags(self) -> list[str]:
+        """The command line's flags that give this dealing, beside --deals N."""
+        return [*(["--dealer", self.dealer] if self.dealer != "alternate" else []),
+                *(["--upcard", ",".join(self.upcard)] if self.upcard else []),
+                *(w for s, cards in sorted(self.predeal.items()) for w in ("--predeal", f"{s}={','.join(cards)}")),
+                *(w for s, terms in sorted(self.require.items()) for w in ("--require", f"{s}:{','.join(terms)}"))]
+
     def describe(self) -> str:
         """One line for the terminal."""
         if not self.deal_run:

@@ -96,10 +96,12 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
     return lines
 
 
-def run_next(game: str, folder, deal_run: bool, size: int, policies) -> list[str]:
-    """The next commands after a run: its report, a sweep, a comparison, stronger players."""
+def run_next(game: str, folder, deal_run: bool, size: int, policies, same=(), can_search: bool = True) -> list[str]:
+    """The next commands after a run: its report, a sweep, a comparison, stronger players
+    (``same``: the run's own --rules, --set and conditions flags, which that command keeps;
+    none where ``can_search`` is False: rules no searching player can play)."""
     unit = "--deals" if deal_run else "--games"
-    searching = any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in policies)
+    searching = not can_search or any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in policies)
     lines = ["", "next:",
              f"  python -m analysis.report {shell_word(folder)}",
              "      the report: every table with its plots, in HTML",
@@ -109,7 +111,8 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies) -> list[str
              "      a variant against this run (the same seed and size, with --rules or --set, pairs them)"]
     if not searching:
         small = 200 if not deal_run else 1000
-        lines += [f"  python -m sim.run --game {game} {unit} {small} --policy all=pimc --records none",
+        kept = "".join(f" {shell_word(word)}" for word in same)
+        lines += [f"  python -m sim.run --game {game} {unit} {small}{kept} --policy all=pimc --records none",
                   "      the same question with stronger players (pimc searches every card: far slower)"]
     return lines
 
@@ -196,8 +199,11 @@ def _cells_interval(m, ci, signed) -> str:
     return "" if ci is None else f"[{m.format(ci[0], signed)}, {m.format(ci[1], signed)}]"
 
 
-def sweep_next(result: dict) -> list[str]:
-    """The next commands after a sweep: a setting's report, a finer sweep, stronger players."""
+def sweep_next(result: dict, records: bool = True, same=(), can_search: bool = True) -> list[str]:
+    """The next commands after a sweep: a setting's report, a comparison of two settings on
+    a metric of one's own (where the settings kept ``records``), a finer sweep, stronger
+    players (``same``: the sweep's own --rules, --set and conditions flags, which that
+    command keeps; none where ``can_search`` is False)."""
     rows, game = result["settings"], result["game"]
     unit = "--deals" if result.get("unit") == "deal" else "--games"
     if result.get("controls"):  # multilevel settings: folders of per-deal values, no records
@@ -206,10 +212,11 @@ def sweep_next(result: dict) -> list[str]:
     else:
         lines = ["", "next:",
                  f"  python -m analysis.report {shell_word(rows[-1]['run'])}",
-                 "      one setting's report (every setting is a run folder)",
-                 f"  python -m analysis.compare {shell_word(rows[0]['run'])} {shell_word(rows[-1]['run'])} "
-                 f"--metrics 'NAME = mean(EXPR) where COND'",
-                 "      two settings on a metric of your own"]
+                 "      one setting's report (every setting is a run folder)"]
+        if records:
+            lines += [f"  python -m analysis.compare {shell_word(rows[0]['run'])} {shell_word(rows[-1]['run'])} "
+                      f"--metrics 'NAME = mean(EXPR) where COND'",
+                      "      two settings on a metric of your own"]
     if result.get("balance_point") and len(result["vary"]) == 1:
         key, (name, _) = result["vary"][0], next(iter(result["balance_point"].items()))
         bracket = result["balance_bracket"][name]
@@ -221,8 +228,9 @@ def sweep_next(result: dict) -> list[str]:
                 result["controls"])
             lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}{more}",
                       f"      the settings between {low} and {high} with more {unit[2:]}, to narrow the balance point"]
-    if not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
-        lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000 "
+    if can_search and not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
+        kept = "".join(f" {shell_word(word)}" for word in same)
+        lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000{kept} "
                   f"--policy all=pimc --records none",
                   "      the same sweep with stronger players, on single deals (pimc searches every card: far slower)"]
     return lines

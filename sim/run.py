@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, flag_type, game_index, path_text, \
     plural, say, seed_number, shell_word, stopped, whole_number
-from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_info, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
@@ -207,7 +207,6 @@ def list_options(game: str) -> str:
 def advantage_lines(game: str, summary: dict) -> list[str]:
     """The dealer's advantage with its 95% interval, overall and by up-card where kept."""
     from sim.metrics import METRICS
-    from sim.games import game_info
 
     adv = summary.get("dealer_advantage")
     if adv is None:
@@ -365,7 +364,6 @@ def play(args, parser) -> int:
         print(line)
     if "double_dummy" in summary:
         from sim.dd_run import format_lines
-        from sim.games import game_info
 
         for line in format_lines(game_info(args.game), summary["double_dummy"]):
             print(line)
@@ -387,7 +385,12 @@ def play(args, parser) -> int:
               f"({timing['games_per_second']:,.0f} {unit}s/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
-    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies):
+    from sim.dd_run import refusal
+
+    same = [*(["--rules", args.rules] if args.rules else []), *(w for s in args.set_options for w in ("--set", s)),
+            *dealing.flags()]
+    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies, same,
+                         refusal(game_info(args.game), rules) is None):
         print(line)
     return 0
 

@@ -295,6 +295,29 @@ def test_a_stratified_run_opens_with_its_overall_answers(tmp_path):
     assert lines[4].split() == ["players", "heuristic", "in", "both", "seats"]
 
 
+def test_the_stronger_players_command_keeps_the_runs_rules_and_conditions(tmp_path, capsys):
+    """The next command with pimc players dropped the run's --rules, --set and deal
+    conditions (another question), was offered for rules no searching player can play
+    (the double deck, then refused), and a sweep that kept no records was offered a
+    comparison on a metric of one's own (refused too)."""
+    from sim.run import main
+    from sim.sweep import main as sweep_main
+
+    flags = ["--rules", "bridgette-no-colons", "--set", "exchange.nondealer_draw=4", "--upcard", "ace",
+             "--predeal", "1=AS", "--require", "0:hcp>=10"]
+    assert main(["--deals", "50", *flags, "--out", str(tmp_path / "run")]) == 0
+    stronger = [line for line in capsys.readouterr().out.splitlines() if "--policy all=pimc" in line]
+    assert [shlex.split(line) for line in stronger] == [
+        ["python", "-m", "sim.run", "--game", "bridgette", "--deals", "1000", *flags, "--policy", "all=pimc",
+         "--records", "none"]]
+    assert main(["--game", "bid-euchre", "--rules", "bid-euchre-double-deck", "--games", "3", "--out",
+                 str(tmp_path / "double")]) == 0
+    assert "pimc" not in capsys.readouterr().out
+    assert sweep_main(["--vary", "exchange.nondealer_draw=4,6", "--games", "20", "--records", "none", "--quiet",
+                       "--out", str(tmp_path / "sweep")]) == 0
+    assert "analysis.compare" not in capsys.readouterr().out
+
+
 def test_the_next_commands_quote_a_folder_the_shell_would_split():
     """A folder named with a space and a ';' printed bare in a command to paste would run
     what follows it (before: python -m analysis.report runs/a b;touch PWNED)."""

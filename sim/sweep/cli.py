@@ -117,5 +117,12 @@ def main(argv=None) -> int:
         print(f"\ntables: {tables[0]}, {tables[1]}")
         if result["plot"]:
             print(f"plot: {result['plot']}")
-        print("\n".join(sweep_next(result)))
+        from sim.dd_run import refusal
+        from sim.games import game_info
+        from sim.resolve import resolve_rules
+
+        same = [*(["--rules", args.rules] if args.rules else []),
+                *(w for s in args.set_options for w in ("--set", s)), *dealing.flags()]
+        searchable = refusal(game_info(args.game), resolve_rules(args.game, args.rules, args.set_options)) is None
+        print("\n".join(sweep_next(result, args.records != "none", same, searchable)))
     return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
