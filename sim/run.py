@@ -102,9 +102,11 @@ def add_stratify_flags(p: argparse.ArgumentParser) -> None:
                         "builtin names or custom NAME = mean(EXPR) [where COND], as analysis.compare takes them")
 
 
-def dealing_of(args, parser):
-    """The run's sim.dealing.Dealing from --games/--deals and the deal-run flags."""
-    from sim.dealing import parse, read_conditions
+def dealing_of(args, parser, rules=None):
+    """The run's sim.dealing.Dealing from --games/--deals and the deal-run flags; with the
+    run's ``rules``, a conditions file's own settings are also checked against its game
+    (its dealer's seat, its cards), so that a fault names the file's key."""
+    from sim.dealing import parse, plan, read_conditions
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
@@ -123,7 +125,9 @@ def dealing_of(args, parser):
                            f"({given['dealer']}); give it once")
     if args.conditions:  # the file's own words checked alone, so a fault names its key, not a flag
         try:
-            parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
+            alone = parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
+            if rules is not None:
+                plan(args.game, rules, alone)
         except DealingError as exc:
             words = str(exc)
             for flag, key in (("--dealer", "dealer"), ("--upcard", "upcard"), ("--predeal", "[predeal]"),
@@ -295,8 +299,8 @@ def play(args, parser) -> int:
     from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
 
     check_control_flags(args, parser)
-    dealing = dealing_of(args, parser)
     rules = resolve_rules(args.game, args.rules, args.set_options)
+    dealing = dealing_of(args, parser, rules)
     policies = resolve_policies(args.game, args.policy)
     n, unit = (args.deals, "deal") if dealing.deal_run else (args.games, "game")
     import numba

@@ -329,6 +329,8 @@ def test_a_conditions_file_names_itself_where_the_flags_clash_with_it(tmp_path, 
     ("dealer = \n", "is not valid TOML"),
     ("dealer = true\n", "c.toml: dealer must be alternate or a seat number, got true"),
     ("dealer = [0]\n", "c.toml: dealer must be alternate or a seat number, got a list"),
+    ("dealer = 2\n", "c.toml: dealer 2: bridgette has seats 0 to 1"),  # named as --dealer 2 before
+    ('[predeal]\n0 = ["ZZ"]\n', "c.toml: [predeal]: 'ZZ' is not a card of this deck"),
     ("[dealer]\nseat = 0\n", "c.toml: dealer must be alternate or a seat number, got a table"),
     ('[predeal]\n"x" = ["CG"]\n', "c.toml: [predeal] 'x=CG' does not start with a seat number"),
     ('[predeal]\n"\u00b2" = ["CG"]\n', "c.toml: [predeal] '\u00b2=CG' does not start with a seat number"),
