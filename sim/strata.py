@@ -32,7 +32,9 @@ import numpy as np
 
 from sim.cli import refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
-from sim.store import STRATUM_FOLDER, claim, holds_runs, read_sealed, sealed, stratum_folder, write_atomic
+from sim.store import (
+    STRATUM_FOLDER, claim, holds_levels, holds_runs, read_sealed, sealed, stratum_folder, write_atomic,
+)
 
 ALLOCATIONS = ("proportional", "equal", "neyman")
 PILOT_DEALS = 400  # per stratum, for the neyman allocation
@@ -396,9 +398,10 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
 def is_strata_folder(out: Path, names) -> bool:
     """A folder a stratified run made: its strata's run folders (or multilevel folders),
     strata.json and its report."""
-    multilevel = [n for n in names if re.fullmatch(STRATUM_FOLDER, n) and (out / n / "target.npz").is_file()]
-    if multilevel:  # --control: each stratum a multilevel folder (sim.multilevel)
-        return not set(names) - set(multilevel) - {"strata.json", "report"}
+    strata = [n for n in names if re.fullmatch(STRATUM_FOLDER, n)]
+    levels = holds_levels([out / n for n in strata])
+    if levels is not None:  # --control: each stratum a multilevel folder (sim.multilevel), finished or begun
+        return levels and not set(names) - set(strata) - {"strata.json", "report"}
     return holds_runs(out, names, STRATUM_FOLDER, "strata.json", ("report",))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 
 import numpy as np
 import pytest
@@ -128,6 +129,21 @@ def test_a_sweep_with_controls(tmp_path, capsys):
     assert math.isfinite(got["balance_point"]["dealer_advantage"])
     again = _sweep(tmp_path / "sw", capsys)
     assert [r["metrics"] for r in again["settings"]] == [r["metrics"] for r in got["settings"]]
+    # Killed (kill -9) as the last setting began: its folder holds only its lock, or its
+    # pilot's sizes. That folder was taken for a stranger's ("holds no sweep"), for good; the
+    # sweep plays the setting again, to the same figures.
+    last_folder = tmp_path / "sw" / got["settings"][-1]["run"].split("/")[-1]
+    for left in ("", "pilot.json"):
+        shutil.rmtree(last_folder)
+        last_folder.mkdir()
+        (last_folder / ".lock").write_text("pid 1 on a machine long gone\n")
+        if left:
+            (last_folder / left).write_text("{}")
+        (tmp_path / "sw" / "sweep.json").unlink()
+        resumed = _sweep(tmp_path / "sw", capsys)
+        assert [(r["metrics"]["dealer_advantage"]["value"], r["metrics"]["dealer_advantage"]["ci95"])
+                for r in resumed["settings"]] == [(r["metrics"]["dealer_advantage"]["value"],
+                                                   r["metrics"]["dealer_advantage"]["ci95"]) for r in got["settings"]]
 
 
 def test_control_needs_deal_runs(tmp_path, capsys):

@@ -211,9 +211,9 @@ def _owns(folder: Path, names) -> bool:
     else (a RunError names what else it holds)."""
     import re
 
-    from sim.store import refuse_foreign
+    from sim.store import LEVEL_FILES, refuse_foreign
 
-    ours = {n for n in names if re.fullmatch(r"(target|control-\d+)\.npz|multilevel\.json|pilot\.json", n)}
+    ours = {n for n in names if re.fullmatch(LEVEL_FILES, n)}
     if ours:
         refuse_foreign(folder, set(names) - ours)
     return bool(ours)

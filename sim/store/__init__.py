@@ -32,14 +32,14 @@ Every name other modules use is importable from ``sim.store`` itself.
 
 from sim.store.config import (  # noqa: F401
     Blocks, CHECKSUM, DamagedError, LOCK_NAME, RECORD_FILES, RECORD_KINDS, RECORD_MODES, RunConfig, RunError,
-    SETTING_FOLDER, STRATUM_FOLDER, setting_folder, stratum_folder,
+    LEVEL_FILES, SETTING_FOLDER, STRATUM_FOLDER, setting_folder, stratum_folder,
 )
 from sim.store.checksums import digest, file_entry, file_problem, read_sealed, run_digest, sealed  # noqa: F401
 from sim.store.writing import (  # noqa: F401
     TEMPORARY, csv_bytes, csv_safe, remove_dead_temporaries, temporary, write_atomic, write_json, write_records,
 )
 from sim.store.lock import (  # noqa: F401
-    FolderLock, claim, holds_runs, listing, lost_manifest, make_folder, refuse_foreign,
+    FolderLock, claim, holds_levels, holds_runs, listing, lost_manifest, make_folder, refuse_foreign,
 )
 from sim.store.folder import RunFolder, block_aggregates, record_entries  # noqa: F401
 from sim.store.reading import (  # noqa: F401

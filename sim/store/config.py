@@ -45,6 +45,9 @@ RECORD_FILES, RUN, CHECKSUM = "record_files", "run", "checksum"
 # a sweep's setting, numbered in the grid's order with its options; a stratum, by its name.
 SETTING_FOLDER = r"\d{2,}-[^=]+=.*"
 STRATUM_FOLDER = r"stratum-.+"
+# What a multilevel run (sim.multilevel) keeps in its folder: its levels' deals, its pilot's
+# sizes and its estimate.
+LEVEL_FILES = r"(target|control-\d+)\.npz|multilevel\.json|pilot\.json"
 
 
 def setting_folder(index: int, options: list[str]) -> str:

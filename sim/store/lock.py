@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sim.cli import file_in_the_way, why_not_made
 from sim.files import read_file
-from sim.store.config import LOCK_NAME, RunError
+from sim.store.config import LEVEL_FILES, LOCK_NAME, RunError
 from sim.store.holder import LOCK_TRIES, holder_of, locked
 from sim.store.writing import TEMPORARY, remove_dead_temporaries
 
@@ -172,6 +172,18 @@ def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str,
     if ours:
         refuse_foreign(folder, set(names) - set(runs) - set(begun) - {result, *files})
     return ours
+
+
+def holds_levels(folders: list[Path]) -> bool | None:
+    """Whether ``folders`` (a sweep's settings, a stratified run's strata) are multilevel
+    runs' folders (LEVEL_FILES), finished or begun: None where none holds such files alone
+    (run folders, say); else True where each holds those alone or nothing (a run killed as
+    it began, kill -9 leaving its lock), False where one holds anything else."""
+    held = [listing(f) if f.is_dir() and not f.is_symlink() else None for f in folders]
+    levels = [names is not None and all(re.fullmatch(LEVEL_FILES, n) for n in names) for names in held]
+    if not any(level and names for level, names in zip(levels, held)):
+        return None
+    return all(levels)
 
 
 def refuse_foreign(folder: Path, others) -> None:

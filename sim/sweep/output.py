@@ -15,7 +15,7 @@ from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
 from sim.store import (
-    SETTING_FOLDER, RunError, csv_bytes, holds_runs, listing, sealed, temporary, write_atomic, write_json,
+    SETTING_FOLDER, RunError, csv_bytes, holds_levels, holds_runs, listing, sealed, temporary, write_atomic, write_json,
 )
 from sim.sweep.grid import SweepError
 
@@ -106,9 +106,10 @@ def is_sweep_folder(out: Path, names) -> bool:
     """A folder a sweep made: setting run folders (or multilevel folders), its tables and its
     plots (``sweep.png``, or another PNG this sweep drew there with --plot)."""
     plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
-    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n) and (out / n / "target.npz").is_file()]
-    if settings:  # a sweep with --control: multilevel folders (sim.multilevel)
-        return not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
+    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n)]
+    levels = holds_levels([out / n for n in settings])
+    if levels is not None:  # a sweep with --control: multilevel folders (sim.multilevel), finished or begun
+        return levels and not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
     return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png", *plots))
 
 
