@@ -757,6 +757,36 @@ def test_a_finished_estimate_with_a_custom_metric_runs_again(tmp_path):
     assert first["value"] == again["value"] and first["ci95"] == again["ci95"] and 0 < first["value"] < 1
 
 
+def test_a_level_file_that_is_no_file_is_named_not_read(tmp_path, capsys):
+    """A named pipe in a level file's place: the rerun, the report and the comparison read
+    it for good (each hung); a link to /dev/zero and a single array (.npy) got numpy's words
+    of pickles. Each is named in one line, and nothing is changed."""
+    import os
+
+    from analysis.compare import main as compare_main
+    from sim.run import main
+    from tests.commands import as_process
+
+    args = ["--deals", "30", "--seed", "74", "--policy", f"all={STRONG}", "--control", "all=heuristic",
+            "--control-deals", "60", "--quiet"]
+    good, out = tmp_path / "good", tmp_path / "ml"
+    for folder in (good, out):
+        assert main([*args, "--out", str(folder)]) == 0
+    level = out / "control-1.npz"
+    level.unlink()
+    os.mkfifo(level)
+    for module, argv in (("sim.run", [*args, "--out", out]), ("analysis.compare", [out, good])):
+        result = as_process(module, *argv, timeout=60)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"cannot read {level}" in result.stderr and "it is not a file (a pipe" in result.stderr
+    level.unlink()
+    np.save(tmp_path / "one.npy", np.arange(3))
+    (tmp_path / "one.npy").rename(level)
+    assert compare_main([str(out), str(good)]) == 2
+    assert capsys.readouterr().err.endswith(f"cannot read {level}: it is not a level file (not an archive of "
+                                            f"arrays)\n")
+
+
 def test_a_folder_played_by_other_kernels_is_refused_and_kept(tmp_path, monkeypatch, capsys):
     """A level's deals are a function of the kernels too: a folder resumed or grown after a
     kernel edit played on and mixed the two kernels' deals, where a run folder names the

@@ -16,7 +16,7 @@ from sim.multilevel.estimator import (
     MIN_TARGET_DEALS, Features, LevelData, MultilevelError, estimate_difference, nested_estimate,
 )
 from sim.games import GAME_NAMES, game_info
-from sim.multilevel.levels import UNREADABLE, level_values
+from sim.multilevel.levels import UNREADABLE, level_values, load_level
 
 SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's words, from multilevel.json
 
@@ -53,8 +53,7 @@ def read_folder(path) -> dict:
     levels, key = [], None
     for name, file in zip(names, files):
         try:
-            with np.load(path / file) as held:
-                arrays = {k: held[k] for k in held.files}
+            arrays = load_level(path / file)
             theirs = json.loads(str(arrays["key"]))
             if not isinstance(theirs, dict):
                 raise ValueError("its key is not a level's")

@@ -4,6 +4,8 @@ chunks with its per-deal values and choices, and a finished deal run read as a l
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 import zipfile
 from dataclasses import dataclass
@@ -18,6 +20,21 @@ from sim.multilevel.estimator import LevelData, MultilevelError
 
 # What reading a level's .npz may raise when the file is not one this release wrote whole.
 UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile)
+
+
+def load_level(path: Path) -> dict:
+    """A level file's arrays; a ValueError where ``path`` is no level file: not a file (a
+    pipe would be read for good), or no array archive (numpy's words of pickles before)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError("it is not a file (a pipe, a device or a folder in its place)")
+    try:
+        held = np.load(path)
+    except ValueError:
+        raise ValueError("it is not a level file (not an archive of arrays)") from None
+    if not isinstance(held, np.lib.npyio.NpzFile):
+        raise ValueError("it is not a level file (not an archive of arrays)")
+    with held:
+        return {k: held[k] for k in held.files}
 
 
 @dataclass(frozen=True)
@@ -395,8 +412,7 @@ class LevelPlayer:
         if not path.exists():
             return False
         try:
-            with np.load(path) as held:
-                arrays = {k: held[k] for k in held.files}
+            arrays = load_level(path)
             key = str(arrays["key"])
         except (*UNREADABLE, KeyError) as exc:
             raise MultilevelError(f"cannot read {path} ({exc}); remove it to play its level again, or use another "
