@@ -686,3 +686,17 @@ def test_a_report_killed_half_way_into_a_new_folder_is_written_over(runs, tmp_pa
     assert build_report(runs["bridgette"], out) == out / "index.html"
     assert "report being written" not in (out / "index.html").read_text()
     assert (out / "scores.png").read_bytes()[:4] == b"\x89PNG"
+    # Killed earlier still, as it wrote that first page: only its temporary and its lock are
+    # left, which were taken for a stranger's files ("holds no report", for good). A dead
+    # writer's temporaries go; the report is written.
+    import re
+
+    from sim.store import temporary
+
+    early = tmp_path / "early"
+    early.mkdir()
+    (early / ".lock").write_bytes(b"")
+    for name in ("index.html", "scores.png"):  # a writer on this machine whose process is gone
+        (early / re.sub(r"-\d+-", "-999999999-", temporary(early / name).name)).write_bytes(b"")
+    assert build_report(runs["bridgette"], early) == early / "index.html"
+    assert not [p.name for p in early.iterdir() if p.name.endswith(".tmp")]

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from analysis.tables import ReportError
 from sim.cli import claim_folder
-from sim.store import LOCK_NAME, FolderLock, RunError, csv_bytes, write_atomic
+from sim.store import LOCK_NAME, FolderLock, RunError, csv_bytes, listing, remove_dead_temporaries, write_atomic
 from sim.summary import percent
 
 matplotlib.use("Agg")  # figures go to PNG files only
@@ -335,10 +335,10 @@ def half_written(page: Path) -> bool:
 
 
 def is_report_folder(out: Path) -> bool:
-    """An empty folder (but for a lock left by a report that was killed), or one whose
-    index.html is a report page: a report may be written over it (as sim.run resumes only
-    its own run folders)."""
-    if all(p.name == LOCK_NAME for p in out.iterdir()):
+    """An empty folder (but for the lock and temporaries of a report that was killed as it
+    began), or one whose index.html is a report page: a report may be written over it (as
+    sim.run resumes only its own run folders)."""
+    if not listing(out):
         return True
     try:
         with open(out / "index.html", encoding="utf-8", errors="replace") as fh:
@@ -358,7 +358,7 @@ def report_folder(out: Path) -> Path:
     """``out``, made and locked, when it can take a report: new, empty, or an earlier
     report's, and no other report being written there. The builder that asks for it
     (``releases_folders``) releases the lock when it ends."""
-    fresh = "new" if not out.is_dir() else "empty" if all(p.name == LOCK_NAME for p in out.iterdir()) else None
+    fresh = "new" if not out.is_dir() else "empty" if not listing(out) else None
 
     def lock(folder):
         try:
@@ -375,6 +375,7 @@ def report_folder(out: Path) -> Path:
     folder = claim_folder(out, is_report_folder, "report", ReportError)
     if not locked:
         lock(folder)
+    remove_dead_temporaries(folder)  # of a report killed mid-write
     if fresh:  # marked as a report's from the start: one killed (kill -9) half-way is written over
         save(folder / "index.html", being_written(()))
     return folder
