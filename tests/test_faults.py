@@ -132,10 +132,21 @@ def test_a_damaged_summary_is_named_and_written_again_on_resume(whole, copy, cap
     with pytest.raises(RunError, match="summary.json"):
         sim.load_run(copy)
     status, err = resume(copy, capsys)  # mended, and said so in one line (before: in silence)
-    assert status == 0 and err.count("\n") == 1 and err.startswith("summary.json is written again from the blocks: ")
+    assert status == 0 and err.count("\n") == 1 and err.startswith(f"{copy / 'summary.json'} is written again from "
+                                                                   f"the blocks: ")  # which run's (a sweep's setting)
     assert files(copy) == files(whole)
     assert sim.load_run(copy).summary == sim.load_run(whole).summary
     assert resume(copy, capsys) == (0, "")  # whole again: nothing to say
+
+
+def test_a_folder_in_the_summarys_place_is_one_line(copy, capsys):
+    """A folder where summary.json goes: the resume said it wrote the summary again, then
+    that it could not: two lines. Now the one that holds."""
+    (copy / "summary.json").unlink()
+    (copy / "summary.json").mkdir()
+    status, err = resume(copy, capsys)
+    assert status == 2 and err == f"python -m sim.run: error: cannot write {copy / 'summary.json'}: Is a directory\n"
+    assert (copy / "summary.json").is_dir()
 
 
 def test_a_manifest_whose_configuration_was_edited_is_named_and_its_blocks_kept(copy, capsys):

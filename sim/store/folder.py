@@ -163,11 +163,12 @@ class RunFolder:
         for folder in (self.path, self.path / "records", self.path / "blocks"):
             remove_dead_temporaries(folder)
         text = (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode()
-        if self.manifest.get("complete"):  # a finished run again: its summary, if damaged since, is said to be mended
-            problem = file_problem(self.path / "summary.json", self.manifest.get("summary"))
-            if problem is not None:
-                self._notify(f"summary.json is written again from the blocks: {problem.why}")
-        write_atomic(self.path / "summary.json", text)
+        path = self.path / "summary.json"
+        # A finished run again: its summary, if damaged since, is said to be mended, once it is.
+        problem = file_problem(path, self.manifest.get("summary")) if self.manifest.get("complete") else None
+        write_atomic(path, text)
+        if problem is not None:
+            self._notify(f"{path} is written again from the blocks: {problem.why}")
         self.manifest.update(complete=True, timing=timing, blocks_done=sorted(self._done), summary=file_entry(text))
         if until is not None:
             self.manifest.update(until=until, games_played=until["games_played"], blocks=until["blocks_played"])
