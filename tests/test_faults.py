@@ -940,6 +940,17 @@ def test_a_utf8_name_is_read_under_a_c_locale_without_utf8_mode(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["été", "été-report"]
 
 
+def test_a_pipe_in_the_manifests_place_is_named_by_the_readers(copy, tmp_path, capsys):
+    """A named pipe where manifest.json goes: the readers said the folder was no run folder
+    ("no manifest.json"), where a rerun says what is wrong; they name the file too."""
+    (copy / "manifest.json").unlink()
+    os.mkfifo(copy / "manifest.json")
+    words = f"{copy / 'manifest.json'} is not a file (a pipe, a device or a folder in its place)"
+    fails_in_one_line(show_main([str(copy), "--deal", "0"]), capsys.readouterr().err, words)
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "r")]), capsys.readouterr().err, words)
+    fails_in_one_line(compare_main([str(copy), str(copy)]), capsys.readouterr().err, words)
+
+
 def test_show_names_a_path_that_is_no_folder_as_the_other_readers_do(whole, tmp_path, capsys):
     """sim.show said "is not a run folder (no manifest.json)" of a path that does not exist
     and of a file; it says what analysis.compare and the report say."""

@@ -120,7 +120,11 @@ UNFINISHED = ((SETTING_FOLDER, "sweep", "sweep.json"), (STRATUM_FOLDER, "stratif
 
 def not_a_run_folder(path: Path) -> str:
     """Why the folder ``path`` (without a manifest.json) is no run folder, naming the kind of
-    folder it is where another command made it, finished or not."""
+    folder it is where another command made it, finished or not; a file of these in the
+    folder that is no file (a pipe, a device, a folder) is named as such."""
+    for marker in ("manifest.json", *(m for m, _ in OTHER_FOLDERS), *(m for _, _, m in UNFINISHED)):
+        if os.path.lexists(path / marker) and not (path / marker).is_file():
+            return f"{path / marker} is not a file (a pipe, a device or a folder in its place)"
     for marker, what in OTHER_FOLDERS:
         try:
             if (path / marker).is_file():
