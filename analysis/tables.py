@@ -257,7 +257,7 @@ class GameTally:
         t.by_first_dealer = None
         t.deals = Hist(agg["deals_per_game"])
         wins = np.array(agg["wins"], dtype=np.int64)
-        if not info.draws:  # the aggregates of a game without draws have no column for them
+        if wins.shape[1] == 3:  # an older Bid Euchre run's aggregates: no column for a drawn hand
             wins = np.insert(wins, 2, 0, axis=1)
         t.wins = wins
         return t

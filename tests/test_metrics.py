@@ -13,6 +13,7 @@ import pytest
 from sim.comparison import compare_runs
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.ratio import SHARE, PairedMoments, interval
+from sim.summary import wilson
 from sim.store import RECORD_FILES, file_entry, run_digest, sealed
 from sim.store.config import RUN
 
@@ -114,8 +115,9 @@ def test_paired_difference_by_hand(run_a, tmp_path):
     w = r["first_dealer_wins"]
     assert w["diff"] == pytest.approx(1 / 3)
     assert w["ci95"] == pytest.approx([1 / 3 - Z / 3, 1 / 3 + Z / 3])
-    # B wins every game: its own variance is 0, so pairing saves nothing.
-    assert w["b_ci95"] == [1.0, 1.0] and w["variance_reduction"] == pytest.approx(0)
+    # B wins every game: its own variance is 0, so pairing saves nothing, and its interval is
+    # Wilson's over its 3 games (none of no width: 3 games cannot show that).
+    assert w["b_ci95"] == wilson(3, 3) and w["variance_reduction"] == pytest.approx(0)
     # Games 0 and 1 are identical, contracts unchanged: exactly 0, zero width.
     assert r["contract_made"]["diff"] == 0 and r["contract_made"]["ci95"] == [0.0, 0.0]
     assert r["mean_score"]["diff"] == -20  # 200 fewer points over 2 x 5 seat-deals
