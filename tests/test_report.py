@@ -499,9 +499,15 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     lost = tmp_path / "lost-manifest"  # a setting that cannot resume: its folder is to go first, as sim.sweep says
     shutil.copytree(runs["sweep"], lost)
     (lost / setting.name / "manifest.json").unlink()
+    cut = tmp_path / "cut-block"  # a setting's block file cut short since: reported whole before
+    shutil.copytree(runs["sweep"], cut)
+    with open(cut / setting.name / "blocks" / "000000.json", "r+b") as fh:
+        fh.truncate(10)
     cases = [([gone], f"{setting}, a setting of {gone}, cannot be read ({setting} does not exist): rerun the "
                       f"sweep's command"),
              ([lost], "(no manifest.json)): remove that folder, then rerun the sweep's command"),
+             ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read ({cut / setting.name}/blocks/000000.json "
+                     f"is unreadable (not whole JSON: cut short or altered)): rerun the sweep's command"),
              ([runs["bridgette"], tmp_path / "missing"], "does not exist"),
              ([edited], "sweep.json is unreadable or not a sweep's"),
              ([altered], "sweep.json is damaged (its checksum does not match its content)"),

@@ -396,18 +396,28 @@ def as_written(file: Path, maker: str, build):
 
 def check_parts(folder: Path, parts, what: str, command: str) -> None:
     """Each run folder (``parts``: their paths as a sweep or a stratified run kept them)
-    still in ``folder`` and whole: a finished run, or a multilevel folder with its
-    estimate. A ReportError naming the first that is not, as ``what`` of the folder: its
-    figures would be reported with nothing behind them. ``command`` plays it again."""
-    from sim.store import finished_manifest, lost_manifest, read_sealed, read_summary
+    still in ``folder`` and whole: a finished run, its block and record files what its
+    blocks wrote, or a multilevel folder with its estimate and its levels. A ReportError
+    naming the first that is not, as ``what`` of the folder: its figures would be reported
+    with nothing behind them. ``command`` plays it again."""
+    from sim.multilevel import read_folder
+    from sim.store import (
+        RECORD_KINDS, check_records, finished_manifest, lost_manifest, read_block, read_summary, run_digest,
+    )
 
     for part in parts:
         run = folder / Path(str(part)).name  # its own name, wherever the folder has been moved
         try:
             if (run / "multilevel.json").is_file() or (run / "target.npz").is_file():
-                read_sealed(run / "multilevel.json")
+                read_folder(run)
             else:
-                read_summary(run, finished_manifest(run))
+                manifest = finished_manifest(run)
+                read_summary(run, manifest)
+                digest = run_digest(manifest["config"])
+                for i in range(int(manifest["blocks"])):
+                    read_block(run, i, digest)
+                    check_records(run, [run / "records" / f"{kind}-{i:06d}.parquet"
+                                        for kind in RECORD_KINDS[manifest["config"]["records"]]], digest)
         except (OSError, ValueError) as exc:
             advice = (f"remove that folder, then rerun {command}" if lost_manifest(run)  # it cannot resume
                       else f"rerun {command}, which plays it again")
