@@ -506,8 +506,9 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     cases = [([gone], f"{setting}, a setting of {gone}, cannot be read ({setting} does not exist): rerun the "
                       f"sweep's command"),
              ([lost], "(no manifest.json)): remove that folder, then rerun the sweep's command"),
-             ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read ({cut / setting.name}/blocks/000000.json "
-                     f"is unreadable (not whole JSON: cut short or altered)): rerun the sweep's command"),
+             ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read "
+                     f"({cut / setting.name}/blocks/000000.json is unreadable (not whole JSON: cut short or "
+                     f"altered)): rerun the sweep's command"),
              ([runs["bridgette"], tmp_path / "missing"], "does not exist"),
              ([edited], "sweep.json is unreadable or not a sweep's"),
              ([altered], "sweep.json is damaged (its checksum does not match its content)"),
