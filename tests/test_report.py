@@ -454,6 +454,11 @@ def test_sweep_report_numbers_are_the_sweeps_and_an_unresolved_balance_is_not_dr
     assert report_main([str(fake), "--out", str(tmp_path / "fake-report")]) == 0
     page = (tmp_path / "fake-report" / "index.html").read_text()
     assert page.count("Balance point not resolved") == 2 and "it is not drawn" in page  # headline and section
+    # The copy's report names its own settings' folders, not the sweep's where it was played.
+    with open(tmp_path / "fake-report" / "settings.csv") as fh:
+        assert [row["run"] for row in csv.DictReader(fh)] == [str(fake / Path(r["run"]).name)
+                                                              for r in result["settings"]]
+    assert str(runs["sweep"]) not in page
 
     def balance_lines(result):
         fig = sweep_figure(result, "first_dealer_wins")

@@ -295,6 +295,8 @@ def build_strata_report(path: Path, out=None) -> Path:
     except DamagedError as exc:  # edited, cut short: named, never reported
         raise ReportError(str(exc)) from None
     page.check_parts(path, [s["folder"] for s in result["strata"]], "a stratum", "the stratified run's command")
+    for s in result["strata"]:  # where they are now, wherever the run was played
+        s["folder"] = str(path / Path(s["folder"]).name)
     out = page.report_folder(Path(out) if out is not None else path / "report")
     game, rep = result["game"], page.Report(None, out)
     top = []

@@ -80,6 +80,8 @@ def read_sweep(path: Path) -> dict:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
     page.check_parts(path, [s.get("run", "") for s in result["settings"]], "a setting",
                      "the sweep's command (python -m sim.sweep)")
+    for s in result["settings"]:  # where they are now, wherever the sweep was played
+        s["run"] = str(path / Path(str(s["run"])).name)
     return result
 
 
