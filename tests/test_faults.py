@@ -428,6 +428,28 @@ def test_ctrl_c_stops_a_long_solve_at_once(tmp_path):
     assert time.time() - sent < 5 and proc.returncode == 130 and err == "python -m sim.solve: interrupted\n", err
 
 
+def test_an_error_an_object_raises_as_it_goes_after_a_stop_says_nothing(monkeypatch, capsys):
+    """After Ctrl-C, an object the stop left half made (llvmlite's pass builder) raised in
+    its __del__, and Python printed that traceback after the command's one line. Once the
+    command is stopped such an error says nothing; before, Python's hook prints it."""
+    from sim.cli import signals
+
+    class HalfMade:
+        def __del__(self):
+            raise AttributeError("'PassBuilder' object has no attribute '_as_parameter_'")
+
+    caught = []
+    monkeypatch.setattr(sys, "unraisablehook", caught.append)
+    HalfMade()  # gone at once, its error handed to the hook
+    info = caught[0]
+    monkeypatch.setattr(signals, "_stopped", [])
+    signals._unraisable(info)
+    assert "PassBuilder" in capsys.readouterr().err
+    monkeypatch.setattr(signals, "_stopped", [signal.SIGINT])
+    signals._unraisable(info)
+    assert capsys.readouterr().err == ""
+
+
 DROPPED = """
 import sys, weakref
 from sim.cli import exit_with, interruptible

@@ -22,11 +22,18 @@ class Terminated(KeyboardInterrupt):
 
 
 _terminated = []  # set once SIGTERM has come
+_stopped = []  # set once Ctrl-C or SIGTERM has come
 
 
 def _on_sigterm(signum, frame):
     _terminated.append(signum)
+    _stopped.append(signum)
     raise Terminated
+
+
+def _on_sigint(signum, frame):
+    _stopped.append(signum)
+    raise KeyboardInterrupt
 
 
 _command = []  # set by exit_with: this process is a command, which ends once it is stopped
@@ -38,10 +45,12 @@ def _unraisable(info) -> None:
     """Python's hook for an exception it cannot raise (one in a ctypes callback while numba
     loads a kernel, or in a weakref's): a signal's lands there when it comes at that moment,
     and was printed as a traceback and lost (the run played on to status 0). It is kept,
-    and raised at the next kernel (``interruptible``) or when the command ends."""
+    and raised at the next kernel (``interruptible``) or when the command ends. Once the
+    command is stopped, what an object left half made by the stop raises as it goes (an
+    llvmlite pass builder's ``__del__``) says nothing after the command's one line."""
     if isinstance(info.exc_value, KeyboardInterrupt):
         _dropped.append(info.exc_value)
-    else:
+    elif not _stopped:
         sys.__unraisablehook__(info)
 
 
@@ -127,7 +136,7 @@ def exit_with(main, prog: str):
     with one line and status 130, SIGTERM the same way with status 143. None prints a
     traceback.
     """
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # as the package set it while starting
+    signal.signal(signal.SIGINT, _on_sigint)  # Python's own, noting the stop
     signal.signal(signal.SIGTERM, _on_sigterm)
     sys.unraisablehook = _unraisable
     _command.append(prog)
