@@ -195,7 +195,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--rounds", type=whole_number, help="timed rounds (default 5, --quick 2)")
     parser.add_argument("--seconds", type=float, help="seconds per timed block (default 1, --quick 0.25)")
-    parser.add_argument("--probe", type=path_text, metavar="PATH", help="also measure this limit_probe.py (optional cross-check)")
+    parser.add_argument("--probe", type=path_text, metavar="PATH",
+                        help="also measure this limit_probe.py (optional cross-check)")
     args = parser.parse_args(argv)
     probe = args.probe and _checked_probe(parser, args.probe)
     if args.seconds is not None and not 0 < args.seconds <= 3600:

@@ -78,7 +78,8 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=whole_number, default=50_000, help="games per timed block")
     parser.add_argument("--threads", type=thread_count, nargs="+", default=sorted({1, numba.config.NUMBA_NUM_THREADS}))
     parser.add_argument("--main-job", action="store_true", help="also time sim.run --games 1e6, cold and warm")
-    parser.add_argument("--memory", type=whole_number, default=None, metavar="N", help="also measure sim.run --records none --games N")
+    parser.add_argument("--memory", type=whole_number, default=None, metavar="N",
+                        help="also measure sim.run --records none --games N")
     args = parser.parse_args(argv)
     print(machine_line(machine_facts()))
     with tempfile.TemporaryDirectory() as cold:

@@ -22,8 +22,8 @@ def end_quietly_if_interrupted_while_starting():
     """``python -m sim.X`` (and analysis.X, benchmarks.X): Ctrl-C while the command is still
     importing ends it as Ctrl-C ends it later (one line, status 130; nothing is written
     yet), not with a traceback of whatever was being imported; SIGTERM the same way, with
-    status 143. ``sim.cli.exit_with`` puts Python's own handling back once the command
-    starts."""
+    status 143. ``sim.cli.exit_with`` sets the command's own handlers once it starts (Ctrl-C
+    raises KeyboardInterrupt there, as Python's does)."""
     import sys
 
     if sys.argv[:1] != ["-m"]:  # imported by a program, not started as a command: leave Ctrl-C alone

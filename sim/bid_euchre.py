@@ -421,7 +421,8 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
         lines.append(f"  team tricks {outcome['tricks'][0]}-{outcome['tricks'][1]}; scores team 0 "
                      f"{outcome['score'][0]:+d}, team 1 {outcome['score'][1]:+d}")
     if only_deal is None:
-        result = "abandoned" if game_row["abandoned"] else f"team {int(game_row['winner'])} wins"
+        result = ("abandoned" if game_row["abandoned"] else "drawn" if game_row["winner"] < 0  # a deal run's hand
+                  else f"team {int(game_row['winner'])} wins")
         lines.append(f"game: {plural(int(game_row['deals']), 'hand')}, totals team 0 {int(game_row['total0'])}, "
                      f"team 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)

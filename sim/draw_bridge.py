@@ -217,7 +217,8 @@ def describe_game(rules, game_row, deals, seed: int, only_deal: int | None = Non
                      f"tricks {outcome['tricks'][0]}-{outcome['tricks'][1]}; scores seat 0 +{outcome['score'][0]}, "
                      f"seat 1 +{outcome['score'][1]}")
     if only_deal is None:
-        result = "abandoned" if game_row["abandoned"] else f"seat {int(game_row['winner'])} wins"
+        result = ("abandoned" if game_row["abandoned"] else "drawn" if game_row["winner"] < 0
+                  else f"seat {int(game_row['winner'])} wins")
         lines.append(f"game: {plural(int(game_row['deals']), 'deal')}, totals seat 0 {int(game_row['total0'])}, "
                      f"seat 1 {int(game_row['total1'])}: {result}")
     return "\n".join(lines)

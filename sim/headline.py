@@ -96,11 +96,24 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
     return lines
 
 
-def run_next(game: str, folder, deal_run: bool, size: int, policies, same=(), can_search: bool = True) -> list[str]:
+def same_question(rules_file, set_options, dealing, rules, game: str) -> tuple[str, bool]:
+    """The flags that ask a run's or a sweep's own question again (its --rules, --set and
+    deal conditions), as shell words for the stronger players' command, and whether a
+    searching player can play its rules (not Bid Euchre's double deck)."""
+    from sim.dd_run import refusal
+    from sim.games import game_info
+
+    words = [*(["--rules", rules_file] if rules_file else []), *(w for s in set_options for w in ("--set", s)),
+             *dealing.flags()]
+    return "".join(f" {shell_word(word)}" for word in words), refusal(game_info(game), rules) is None
+
+
+def run_next(game: str, folder, deal_run: bool, size: int, policies, same=("", True)) -> list[str]:
     """The next commands after a run: its report, a sweep, a comparison, stronger players
-    (``same``: the run's own --rules, --set and conditions flags, which that command keeps;
-    none where ``can_search`` is False: rules no searching player can play)."""
+    (``same``: ``same_question``'s flags, which that command keeps, and whether a searching
+    player can play the rules)."""
     unit = "--deals" if deal_run else "--games"
+    kept, can_search = same
     searching = not can_search or any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in policies)
     lines = ["", "next:",
              f"  python -m analysis.report {shell_word(folder)}",
@@ -111,7 +124,6 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies, same=(), ca
              "      a variant against this run (the same seed and size, with --rules or --set, pairs them)"]
     if not searching:
         small = 200 if not deal_run else 1000
-        kept = "".join(f" {shell_word(word)}" for word in same)
         lines += [f"  python -m sim.run --game {game} {unit} {small}{kept} --policy all=pimc --records none",
                   "      the same question with stronger players (pimc searches every card: far slower)"]
     return lines
@@ -199,11 +211,11 @@ def _cells_interval(m, ci, signed) -> str:
     return "" if ci is None else f"[{m.format(ci[0], signed)}, {m.format(ci[1], signed)}]"
 
 
-def sweep_next(result: dict, records: bool = True, same=(), can_search: bool = True) -> list[str]:
+def sweep_next(result: dict, records: bool = True, same=("", True)) -> list[str]:
     """The next commands after a sweep: a setting's report, a comparison of two settings on
     a metric of one's own (where the settings kept ``records``), a finer sweep, stronger
-    players (``same``: the sweep's own --rules, --set and conditions flags, which that
-    command keeps; none where ``can_search`` is False)."""
+    players (``same``: as for ``run_next``)."""
+    kept, can_search = same
     rows, game = result["settings"], result["game"]
     unit = "--deals" if result.get("unit") == "deal" else "--games"
     if result.get("controls"):  # multilevel settings: folders of per-deal values, no records
@@ -229,7 +241,6 @@ def sweep_next(result: dict, records: bool = True, same=(), can_search: bool = T
             lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}{more}",
                       f"      the settings between {low} and {high} with more {unit[2:]}, to narrow the balance point"]
     if can_search and not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
-        kept = "".join(f" {shell_word(word)}" for word in same)
         lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000{kept} "
                   f"--policy all=pimc --records none",
                   "      the same sweep with stronger players, on single deals (pimc searches every card: far slower)"]

@@ -306,8 +306,8 @@ def _is_ladder_folder(out: Path) -> bool:
         return json.loads(read_file(out / "ladder.json")).get("kind") == KIND
     except (OSError, ValueError, AttributeError) as exc:
         if names <= set(FILES) and "ladder.json" in names:
-            reason = (exc.strerror or exc if isinstance(exc, OSError) else
-                      "not a JSON object" if isinstance(exc, AttributeError) else "not whole JSON: cut short or altered")
+            reason = (exc.strerror or exc if isinstance(exc, OSError) else "not a JSON object"
+                      if isinstance(exc, AttributeError) else "not whole JSON: cut short or altered")
             raise LadderError(f"cannot read {out / 'ladder.json'} ({reason}): remove it to write the ladder there "
                               f"again, or use another --out") from None
         return False

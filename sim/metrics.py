@@ -277,9 +277,10 @@ def custom_metric(custom: Custom, runs) -> Metric:
     if bare:
         raise MetricsError(f"metric '{custom.name}' reads the records, which {bare[0].path} did not keep "
                            f"(--records none)")
+    schemas = [run.schema() for run in runs]
     schema = {}
-    for run in runs:
-        for kind, columns in run.schema().items():
+    for run_schema in schemas:
+        for kind, columns in run_schema.items():
             mine = schema.setdefault(kind, {})
             for name, column in columns.items():
                 old = mine.get(name)
@@ -296,12 +297,11 @@ def custom_metric(custom: Custom, runs) -> Metric:
         bound = bind(custom, schema, note)
     except CustomError as exc:
         raise MetricsError(str(exc)) from None
-    for run in runs:
+    for run, held in zip(runs, schemas):
         for kind in (bound.records, *(["games"] if bound.game_columns else [])):
             if not run.has(kind):
                 raise MetricsError(f"metric '{custom.name}' needs {kind[:-1]} records, which {run.path} did "
                                    f"not keep (--records {run.records})")
-        held = run.schema()
         for kind, names in ((bound.records, bound.row_columns), ("games", bound.game_columns)):
             absent = next((c for c in names if c not in held.get(kind, {})), None)
             if absent is not None:  # another run has it: pyarrow's "No match for FieldRef" from its file before

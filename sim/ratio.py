@@ -98,13 +98,13 @@ def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
     (ra, var_a), (rb, var_b) = ratio_variance(sums_a), ratio_variance(sums_b)
     out = {"games": None, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None, "ci95": None,
            "unpaired_ci95": None, "variance_reduction": None}
+    for side, r, var, sums in (("a", ra, var_a, sums_a), ("b", rb, var_b, sums_b)):  # each its own, if it has one
+        if r is not None:
+            out[side] = float(r)
+            out[f"{side}_ci95"] = None if var is None else ratio_interval(r, var, within, sums["n"])
     if ra is None or rb is None:
         return out
-    out.update(a=float(ra), b=float(rb), diff=float(rb - ra))
-    if var_a is not None:
-        out["a_ci95"] = ratio_interval(ra, var_a, within, sums_a["n"])
-    if var_b is not None:
-        out["b_ci95"] = ratio_interval(rb, var_b, within, sums_b["n"])
+    out["diff"] = float(rb - ra)
     if var_a is not None and var_b is not None:
         out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b, spread(within))
     return out

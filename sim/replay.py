@@ -241,7 +241,7 @@ def _as_read(case):
         return json.loads(json.dumps(case, default=plain))
     except MalformedCase:
         raise
-    except (TypeError, ValueError, RecursionError) as exc:  # a dict's key that is no text, nested too deep
+    except (TypeError, ValueError, RecursionError) as exc:  # a key JSON has no form for (a tuple), nested too deep
         raise MalformedCase(f"a case holds what a JSON line can: {one_line(exc)}") from None
 
 

@@ -4,7 +4,6 @@ Every command and the Python API (sim.api) resolve their inputs here."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import operator
@@ -148,7 +147,9 @@ def use_threads(threads: int) -> None:
     numba.set_num_threads(threads)
 
 
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)( N\b)?")
+# A flag as the project's words name it: after a space or "(", before a space, ":,;)" or a
+# sentence's end (a path's or a quoted value's "--out" is the user's, and left as given).
+_FLAG = re.compile(r"(?<![^\s(])--([a-z][a-z-]*)( N\b)?(?![^\s:,;).])(?!\.\S)")
 _FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid"}  # an argument named otherwise
 
 
@@ -169,12 +170,9 @@ def in_argument_words(function):
         try:
             return function(*args, **kwargs)
         except ValueError as exc:
-            words = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else None
-            if words is None or _FLAG.sub(argument, words) == words:
-                raise
-            reworded = copy.copy(exc)
-            reworded.args = (_FLAG.sub(argument, words),)
-            raise reworded from None
+            if len(exc.args) == 1 and isinstance(exc.args[0], str):
+                exc.args = (_FLAG.sub(argument, exc.args[0]),)
+            raise
 
     return call
 

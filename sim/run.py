@@ -348,7 +348,7 @@ def play(args, parser) -> int:
         return 0
     changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
                for t, table in overrides(rules).items() for k, v in table.items()]
-    from sim.headline import run_headline, run_next
+    from sim.headline import run_headline, run_next, same_question
 
     for line in run_headline(args.game, summary, policies, args.seed, dealing.deal_run):
         print(line)
@@ -389,12 +389,8 @@ def play(args, parser) -> int:
               f"({timing['games_per_second']:,.0f} {unit}s/s, {how}{compiling})")
     else:
         print("nothing left to play: the run folder was already complete")
-    from sim.dd_run import refusal
-
-    same = [*(["--rules", args.rules] if args.rules else []), *(w for s in args.set_options for w in ("--set", s)),
-            *dealing.flags()]
-    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies, same,
-                         refusal(game_info(args.game), rules) is None):
+    same = same_question(args.rules, args.set_options, dealing, rules, args.game)
+    for line in run_next(args.game, folder.path, dealing.deal_run, n, policies, same):
         print(line)
     return 0
 

@@ -68,14 +68,15 @@ def test_a_group_only_one_run_holds_shows_its_value(tmp_path, capsys):
     import sim
     from sim.dealing import parse
 
-    a, b = (sim.simulate(games=200, seed=4, dealing=parse("deals", upcard=up), out=tmp_path / up).path
-            for up in ("ace", "face"))
-    assert main([str(a), str(b), "--metrics", "m = mean(made) by upcard_class"]) == 0
-    rows = {line.split(":")[1].split("(")[0].strip(): line.split() for line in capsys.readouterr().out.splitlines()
-            if line.startswith("m = mean(made) by upcard_class: ")}
-    ace, face = (analysis.interval(run, "m = mean(made)")["value"] for run in (a, b))
-    assert rows["ace"][-7:] == [f"{100 * ace:.2f}%", "-", "-", "only", "A", "holds", "it"]
-    assert rows["face"][-7:] == ["-", f"{100 * face:.2f}%", "-", "only", "B", "holds", "it"]
+    for seed_b in (4, 5):  # paired (one seed), and unpaired (another seed)
+        a, b = (sim.simulate(games=200, seed=seed, dealing=parse("deals", upcard=up), out=tmp_path / f"{up}{seed}").path
+                for up, seed in (("ace", 4), ("face", seed_b)))
+        assert main([str(a), str(b), "--metrics", "m = mean(made) by upcard_class"]) == 0
+        rows = {line.split(":")[1].split("(")[0].strip(): line.split()
+                for line in capsys.readouterr().out.splitlines() if line.startswith("m = mean(made) by upcard_class: ")}
+        ace, face = (analysis.interval(run, "m = mean(made)")["value"] for run in (a, b))
+        assert rows["ace"][-7:] == [f"{100 * ace:.2f}%", "-", "-", "only", "A", "holds", "it"]
+        assert rows["face"][-7:] == ["-", f"{100 * face:.2f}%", "-", "only", "B", "holds", "it"]
 
 
 def test_unpairable_or_missing_runs_exit_2_with_one_line(tmp_path):

@@ -242,6 +242,10 @@ def test_a_bid_euchre_deal_run_scores_each_hand_as_won_drawn_or_lost(tmp_path):
     dealer_team = deals["dealer"].to_numpy() % 2
     won = np.where(dealer_team == 0, diff > 0, diff < 0)
     assert run.summary["first_dealer_team_wins"]["successes"] == won.sum() > 0
+    drawn = int(np.flatnonzero(diff == 0)[0])  # shown as drawn ("team -1 wins" before)
+    shown = in_process("sim.show", run.path, "--index", drawn).stdout
+    score = int(deals["score0"].iloc[drawn])
+    assert f"game: 1 hand, totals team 0 {score}, team 1 {score}: drawn" in shown
 
 
 @pytest.mark.parametrize("args,message", [

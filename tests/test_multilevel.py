@@ -866,7 +866,20 @@ def test_the_python_api_names_its_arguments_where_the_command_names_flags(tmp_pa
         assert str(caught.value).startswith(words) and "--" not in str(caught.value)
     with pytest.raises(RunError, match=r"^until: unknown metric 'x' \(.*with --control, any deal metric"):
         sim.simulate(games=10, until="x:5", out=tmp_path / "s")
-    with pytest.raises(ValueError, match=re.escape('controls plays deal runs: give dealing=sim.dealing.parse("deals")')):
+    # A path or a value of the user's that holds "--" is quoted as given, and an error of two
+    # arguments (a damaged file) is raised as it is, its traceback kept.
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path}/--rules.toml: No such file")):
+        sim.simulate(games=10, rules=str(tmp_path / "--rules.toml"), out=tmp_path / "s")
+    with pytest.raises(ValueError, match="seat '--out' does not exist"):
+        sim.simulate(games=10, policies=["--out=random"], out=tmp_path / "s")
+    damaged = tmp_path / "--games" / "run"
+    sim.simulate(games=20, block_size=10, out=damaged)
+    (damaged / "manifest.json").write_bytes((damaged / "manifest.json").read_bytes()[:-5])
+    with pytest.raises(RunError, match=re.escape(f"{damaged / 'manifest.json'} is unreadable")):
+        sim.simulate(games=20, block_size=10, out=damaged)
+    shutil.rmtree(tmp_path / "--games")
+    words = 'controls plays deal runs: give dealing=sim.dealing.parse("deals")'
+    with pytest.raises(ValueError, match=re.escape(words)):
         sweep("bridgette", [("exchange.nondealer_draw", [4, 5])], games=10, controls=["all=heuristic"],
               out=tmp_path / "w")
     assert not list(tmp_path.iterdir())

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -480,6 +481,10 @@ def test_deals_reads_only_the_asked_columns_and_rows(tmp_path):
     pd.testing.assert_frame_equal(run_.deals(filter=[both, [("made", "==", True)]]), everything[
         (everything["level"] >= 3) & everything["upcard_class"].isin(["ace", "face"]) | everything["made"]
     ].reset_index(drop=True))
+    level3 = run_.deals(filter=[("level", "in", [1, 2, 3])])
+    for same in ([["level", "in", [1, 2, 3]]], (("level", "in", (1, 2, 3)),), [("level", "in", np.arange(1, 4))],
+                 [("level", "in", range(1, 4))]):  # every form pyarrow takes: lists, tuples, arrays, ranges
+        pd.testing.assert_frame_equal(run_.deals(filter=same), level3)
     for bad, words in (([("level", ">")], "('level', '>') is no (column, op, value) tuple"),
                        ([], "a filter is a pyarrow expression or a list of (column, op, value) tuples"),
                        ([("nope", ">", 1)], "no column 'nope' in the records"),

@@ -413,11 +413,12 @@ def check_parts(folder: Path, parts, what: str, command: str) -> None:
             else:
                 manifest = finished_manifest(run)
                 read_summary(run, manifest)
-                digest = run_digest(manifest["config"])
-                for i in range(int(manifest["blocks"])):
-                    read_block(run, i, digest)
-                    check_records(run, [run / "records" / f"{kind}-{i:06d}.parquet"
-                                        for kind in RECORD_KINDS[manifest["config"]["records"]]], digest)
+                digest, kinds = run_digest(manifest["config"]), RECORD_KINDS[manifest["config"]["records"]]
+                for i in range(int(manifest["blocks"])):  # each block file, read with its records or alone
+                    if kinds:
+                        check_records(run, [run / "records" / f"{kind}-{i:06d}.parquet" for kind in kinds], digest)
+                    else:
+                        read_block(run, i, digest)
         except (OSError, ValueError) as exc:
             advice = (f"remove that folder, then rerun {command}" if lost_manifest(run)  # it cannot resume
                       else f"rerun {command}, which plays it again")

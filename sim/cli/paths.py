@@ -137,8 +137,13 @@ def _is_folder(path) -> bool:
 
 
 def quiet_matplotlib() -> None:
-    """Matplotlib says nothing of its own on stderr: where it cannot write its cache folder
-    (an unwritable HOME) it uses a temporary one, and said so in two lines of warnings."""
+    """In a command (``python -m ...``), matplotlib says nothing of its own on stderr: where
+    it cannot write its cache folder (an unwritable HOME) it uses a temporary one, and said
+    so in two lines of warnings. A program that imports the package keeps its warnings."""
     import logging
+    import sys
 
-    logging.getLogger("matplotlib").setLevel(logging.ERROR)
+    argv = getattr(sys, "orig_argv", [])
+    module = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else ""
+    if module.split(".")[0] in ("sim", "analysis", "benchmarks"):
+        logging.getLogger("matplotlib").setLevel(logging.ERROR)

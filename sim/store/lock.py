@@ -176,14 +176,14 @@ def holds_runs(folder: Path, names, pattern: str, result: str, files: tuple[str,
 
 def holds_levels(folders: list[Path]) -> bool | None:
     """Whether ``folders`` (a sweep's settings, a stratified run's strata) are multilevel
-    runs' folders (LEVEL_FILES), finished or begun: None where none holds such files alone
-    (run folders, say); else True where each holds those alone or nothing (a run killed as
-    it began, kill -9 leaving its lock), False where one holds anything else."""
-    held = [listing(f) if f.is_dir() and not f.is_symlink() else None for f in folders]
-    levels = [names is not None and all(re.fullmatch(LEVEL_FILES, n) for n in names) for names in held]
-    if not any(level and names for level, names in zip(levels, held)):
+    runs' folders, finished or begun: None where none holds a multilevel run's file
+    (LEVEL_FILES: run folders, say); else whether each is a folder (an empty one: a run
+    killed as it began, kill -9 leaving its lock). A stranger's file beside a level's is
+    named by the run that resumes there."""
+    held = [listing(f) if f.is_dir() else None for f in folders]
+    if not any(re.fullmatch(LEVEL_FILES, n) for names in held for n in names or ()):
         return None
-    return all(levels)
+    return all(names is not None for names in held)
 
 
 def refuse_foreign(folder: Path, others) -> None:

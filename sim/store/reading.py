@@ -122,7 +122,7 @@ def not_a_run_folder(path: Path) -> str:
     """Why the folder ``path`` (without a manifest.json) is no run folder, naming the kind of
     folder it is where another command made it, finished or not; a file of these in the
     folder that is no file (a pipe, a device, a folder) is named as such."""
-    for marker in ("manifest.json", *(m for m, _ in OTHER_FOLDERS), *(m for _, _, m in UNFINISHED)):
+    for marker in dict.fromkeys(("manifest.json", *(m for m, _ in OTHER_FOLDERS), *(m for _, _, m in UNFINISHED))):
         if os.path.lexists(path / marker) and not (path / marker).is_file():
             return f"{path / marker} is not a file (a pipe, a device or a folder in its place)"
     for marker, what in OTHER_FOLDERS:
@@ -305,20 +305,22 @@ def _filter_problem(filter, schema) -> str | None:
     if filter is None or isinstance(filter, pc.Expression):
         return None
     form = "a pyarrow expression or a list of (column, op, value) tuples (a list of such lists: any of them)"
-    if not isinstance(filter, list) or not filter:
+    sequence = (list, tuple)  # lists and tuples alike, as pyarrow takes them (a JSON filter's are lists)
+    if not isinstance(filter, sequence) or not filter:
         return f"a filter is {form}"
-    groups = filter if all(isinstance(group, list) for group in filter) else [filter]
+    groups = filter if all(isinstance(g, sequence) and all(isinstance(t, sequence) for t in g) for g in filter) \
+        else [filter]
     for term in (term for group in groups for term in (group or [None])):
-        if not isinstance(term, tuple) or len(term) != 3:
+        if not isinstance(term, sequence) or len(term) != 3:
             return f"{term!r:.80} is no (column, op, value) tuple: a filter is {form}"
         column, op, value = term
         if not isinstance(column, str) or column not in schema.names:
             return f"no column {column!r:.80} in the records"
         if op not in FILTER_OPERATORS:
             return f"{op!r:.40} is no operator of a filter ({', '.join(FILTER_OPERATORS)})"
-        values = value if op in ("in", "not in") else [value]
-        if op in ("in", "not in") and not isinstance(value, (list, tuple, set, frozenset)):
+        if op in ("in", "not in") and (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")):
             return f"'{op}' takes a list of values, got {value!r:.80}"
+        values = list(value) if op in ("in", "not in") else [value]
         kind = schema.field(column).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type

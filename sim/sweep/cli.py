@@ -93,6 +93,11 @@ def main(argv=None) -> int:
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
+        from sim.headline import same_question
+        from sim.resolve import resolve_rules
+
+        same = same_question(args.rules, args.set_options, dealing,
+                             resolve_rules(args.game, args.rules, args.set_options), args.game)
         play = getattr(sweep, "__wrapped__", sweep)  # not the Python API's wrapper: errors name flags
         result = play(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy, out, metrics,
                       args.records, args.block_size, args.cluster, args.threads, log, plot_path,
@@ -117,12 +122,5 @@ def main(argv=None) -> int:
         print(f"\ntables: {tables[0]}, {tables[1]}")
         if result["plot"]:
             print(f"plot: {result['plot']}")
-        from sim.dd_run import refusal
-        from sim.games import game_info
-        from sim.resolve import resolve_rules
-
-        same = [*(["--rules", args.rules] if args.rules else []),
-                *(w for s in args.set_options for w in ("--set", s)), *dealing.flags()]
-        searchable = refusal(game_info(args.game), resolve_rules(args.game, args.rules, args.set_options)) is None
-        print("\n".join(sweep_next(result, args.records != "none", same, searchable)))
+        print("\n".join(sweep_next(result, args.records != "none", same)))
     return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
