@@ -232,13 +232,13 @@ def _as_read(case):
     a MalformedCase naming it."""
     import numpy as np
 
-    def plain(value):
+    def as_python(value):
         if isinstance(value, (np.integer, np.floating, np.bool_)):
             return value.item()
         raise MalformedCase(f"a case holds what a JSON line can: {type(value).__name__} {value!r:.60} is none of it")
 
     try:
-        return json.loads(json.dumps(case, default=plain))
+        return json.loads(json.dumps(case, default=as_python))
     except MalformedCase:
         raise
     except (TypeError, ValueError, RecursionError) as exc:  # a key JSON has no form for (a tuple), nested too deep
