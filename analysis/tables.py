@@ -92,6 +92,8 @@ class RunData:
             return []
         files = [self.path / "records" / f"{kind}-{i:06d}.parquet" for i in range(self.n_blocks)]
         for f in files:
+            if f.parent.exists() and not f.parent.is_dir():
+                raise ReportError(f"{f.parent} is not a folder (a file in its place)")
             if not f.exists():
                 raise ReportError(f"{f} is missing (the run keeps {self.records} records)")
         if kind not in self._checked:  # once: a damaged file is named, never read

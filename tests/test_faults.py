@@ -973,6 +973,21 @@ def test_a_pipe_in_the_manifests_place_is_named_by_the_readers(copy, tmp_path, c
     fails_in_one_line(compare_main([str(copy), str(copy)]), capsys.readouterr().err, words)
 
 
+def test_a_file_where_the_records_folder_goes_is_named(copy, tmp_path, capsys):
+    """A file where a run's records folder goes: the rerun said mkdir's "File exists", the
+    report that a record file was missing, the comparison "Not a directory". Each names
+    the file in the folder's place."""
+    shutil.rmtree(copy / "records")
+    (copy / "records").write_text("")
+    status, err = resume(copy, capsys)
+    assert status == 2 and err == (f"python -m sim.run: error: cannot create output folder {copy / 'records'}: a "
+                                   f"file (or a pipe, a device) stands in its place\n")
+    words = f"{copy / 'records'} is not a folder (a file in its place)"
+    fails_in_one_line(report_main([str(copy), "--out", str(tmp_path / "r")]), capsys.readouterr().err, words)
+    fails_in_one_line(compare_main([str(copy), str(copy)]), capsys.readouterr().err, words)
+    fails_in_one_line(show_main([str(copy), "--deal", "0"]), capsys.readouterr().err, words)
+
+
 def test_show_names_a_path_that_is_no_folder_as_the_other_readers_do(whole, tmp_path, capsys):
     """sim.show said "is not a run folder (no manifest.json)" of a path that does not exist
     and of a file; it says what analysis.compare and the report say."""

@@ -92,6 +92,8 @@ def why_not_made(path, exc: OSError) -> str:
             return f"{broken} is a link to {os.readlink(broken)}, which does not exist"
     except OSError:
         pass
+    if exc.errno == errno.EEXIST and os.path.lexists(path) and not path.is_dir():
+        return "a file (or a pipe, a device) stands in its place"
     return exc.strerror or str(exc)
 
 

@@ -88,6 +88,8 @@ def file_problem(path: Path, entry: dict | None) -> DamagedError | None:
             actual = hashlib.file_digest(fh, _hasher).hexdigest()
     except FileNotFoundError:
         return DamagedError(path, "is missing")
+    except NotADirectoryError:  # a file where the run's records or blocks folder goes
+        return DamagedError(path.parent, "is not a folder (a file in its place)")
     except OSError as exc:
         return DamagedError(path, f"cannot be read ({exc.strerror})")
     return None if actual == entry["blake2b"] else DamagedError(path, "is damaged (its checksum does not match)")
