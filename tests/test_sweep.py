@@ -161,6 +161,16 @@ def test_a_real_sweep_through_the_command_line(tmp_path):
     assert "setting 2/2" in run.stderr
 
 
+def test_a_deal_runs_sweep_leaves_out_deals_per_game(tmp_path, capsys):
+    """A sweep of single deals listed "deals per game 1.000 [1.000, 1.000]" among its
+    default metrics, which a deal run leaves out everywhere else (analysis.compare refuses
+    it); a sweep of games keeps it."""
+    for unit, has in (("--deals", False), ("--games", True)):
+        assert main(["--vary", "exchange.nondealer_draw=2,4", unit, "40", "--quiet", "--json",
+                     "--out", str(tmp_path / unit)]) == 0
+        assert ("deals_per_game" in json.loads(capsys.readouterr().out)["metrics"]) == has
+
+
 def test_matplotlib_says_nothing_where_it_cannot_keep_its_folder(tmp_path):
     """With HOME a file (no folder matplotlib could make for its cache), matplotlib said in
     two lines of its own on stderr that it used a temporary one; the plot is drawn the same."""

@@ -79,8 +79,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     check_control_flags(args, parser)
     try:
-        # with --control the default is the dealer's advantage alone (a strong player is dear)
-        metrics = None if args.metrics is None and args.control else parse_metrics(args.metrics)
+        # None: sweep's defaults (with --control the dealer's advantage alone: a strong player is dear)
+        metrics = None if args.metrics is None else parse_metrics(args.metrics)
         grid = parse_vary(args.vary, args.set_options)
         if args.threads is not None and args.cluster is None:
             import numba

@@ -100,7 +100,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
         metrics = metrics or ["dealer_advantage"]
-    specs = resolve_metrics(metrics, deal_run=True) if controls else resolve_metrics(metrics)
+    specs = resolve_metrics(metrics, deal_run=dealing is not None)  # a deal run has no deals_per_game
     names = [m.name for m in specs]
     customs = [m for m in specs if isinstance(m, Custom)]
     if customs and records == "none" and not controls:
