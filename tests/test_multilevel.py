@@ -760,7 +760,8 @@ def test_a_finished_estimate_with_a_custom_metric_runs_again(tmp_path):
 def test_a_level_file_that_is_no_file_is_named_not_read(tmp_path, capsys):
     """A named pipe in a level file's place: the rerun, the report and the comparison read
     it for good (each hung); a link to /dev/zero and a single array (.npy) got numpy's words
-    of pickles. Each is named in one line, and nothing is changed."""
+    of pickles, a file cut short zipfile's. Each is named in one line, and nothing is
+    changed."""
     import os
 
     from analysis.compare import main as compare_main
@@ -782,9 +783,13 @@ def test_a_level_file_that_is_no_file_is_named_not_read(tmp_path, capsys):
     level.unlink()
     np.save(tmp_path / "one.npy", np.arange(3))
     (tmp_path / "one.npy").rename(level)
+    whole = f"cannot read {level}: it is no whole level file (an archive of arrays): cut short, altered or another " \
+            f"file"
     assert compare_main([str(out), str(good)]) == 2
-    assert capsys.readouterr().err.endswith(f"cannot read {level}: it is not a level file (not an archive of "
-                                            f"arrays)\n")
+    assert capsys.readouterr().err.endswith(f"{whole}\n")
+    level.write_bytes((good / "control-1.npz").read_bytes()[:100])  # cut short: zipfile's words before
+    assert compare_main([str(out), str(good)]) == 2
+    assert capsys.readouterr().err.endswith(f"{whole}\n")
 
 
 def test_a_folder_played_by_other_kernels_is_refused_and_kept(tmp_path, monkeypatch, capsys):

@@ -24,17 +24,19 @@ UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile)
 
 def load_level(path: Path) -> dict:
     """A level file's arrays; a ValueError where ``path`` is no level file: not a file (a
-    pipe would be read for good), or no array archive (numpy's words of pickles before)."""
+    pipe would be read for good), no archive of arrays (numpy's words of pickles before),
+    or one cut short or altered (zipfile's "File is not a zip file" before)."""
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise ValueError("it is not a file (a pipe, a device or a folder in its place)")
     try:
         held = np.load(path)
-    except ValueError:
-        raise ValueError("it is not a level file (not an archive of arrays)") from None
-    if not isinstance(held, np.lib.npyio.NpzFile):
-        raise ValueError("it is not a level file (not an archive of arrays)")
-    with held:
-        return {k: held[k] for k in held.files}
+        if not isinstance(held, np.lib.npyio.NpzFile):
+            raise ValueError("a single array")
+        with held:
+            return {k: held[k] for k in held.files}
+    except (ValueError, zipfile.BadZipFile, EOFError):
+        raise ValueError("it is no whole level file (an archive of arrays): cut short, altered or another "
+                         "file") from None
 
 
 @dataclass(frozen=True)
