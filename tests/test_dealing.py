@@ -349,6 +349,18 @@ def test_a_bad_conditions_file_is_one_line_and_exit_2(tmp_path, text, message):
     assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.stderr
 
 
+def test_a_sweeps_conditions_file_is_named_by_its_keys(tmp_path):
+    """A sweep checks its conditions file against the game before any setting plays, so a
+    fault names the file's key, as sim.run does (named as the --dealer flag before)."""
+    conditions = tmp_path / "c.toml"
+    conditions.write_text("dealer = 3\n")
+    result = in_process("sim.sweep", "--vary", "exchange.nondealer_draw=4,5", "--deals", "20",
+                        "--conditions", str(conditions), "--out", str(tmp_path / "x"))
+    assert result.returncode == 2 and not (tmp_path / "x").exists()
+    assert result.stderr == f"python -m sim.sweep: error: conditions file {conditions}: dealer 3: " \
+                            "bridgette has seats 0 to 1\n"
+
+
 def test_compare_pairs_deal_runs_deal_by_deal_and_refuses_a_game_run(tmp_path):
     from sim.comparison import compare_runs
     from sim.metrics import MetricsError

@@ -89,15 +89,15 @@ def main(argv=None) -> int:
                 parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
                              "threads available")
         log = None if args.quiet else say
-        dealing = dealing_of(args, parser)
-        n = args.deals if dealing.deal_run else args.games
-        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
-        plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         from sim.headline import same_question
         from sim.resolve import resolve_rules
 
-        same = same_question(args.rules, args.set_options, dealing,
-                             resolve_rules(args.game, args.rules, args.set_options), args.game)
+        rules = resolve_rules(args.game, args.rules, args.set_options)
+        dealing = dealing_of(args, parser, rules)  # a conditions file's faults name its keys
+        n = args.deals if dealing.deal_run else args.games
+        out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
+        plot_path = Path(args.plot) if args.plot else out / "sweep.png"
+        same = same_question(args.rules, args.set_options, dealing, rules, args.game)
         play = getattr(sweep, "__wrapped__", sweep)  # not the Python API's wrapper: errors name flags
         result = play(args.game, grid, n, args.seed, args.rules, args.set_options, args.policy, out, metrics,
                       args.records, args.block_size, args.cluster, args.threads, log, plot_path,
