@@ -504,6 +504,10 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     lost = tmp_path / "lost-manifest"  # a setting that cannot resume: its folder is to go first, as sim.sweep says
     shutil.copytree(runs["sweep"], lost)
     (lost / setting.name / "manifest.json").unlink()
+    filed = tmp_path / "file-setting"  # a file in a setting's place: the rerun will not write over it
+    shutil.copytree(runs["sweep"], filed)
+    shutil.rmtree(filed / setting.name)
+    (filed / setting.name).write_text("a user's notes")
     cut = tmp_path / "cut-block"  # a setting's block file cut short since: reported whole before
     shutil.copytree(runs["sweep"], cut)
     with open(cut / setting.name / "blocks" / "000000.json", "r+b") as fh:
@@ -511,6 +515,7 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     cases = [([gone], f"{setting}, a setting of {gone}, cannot be read ({setting} does not exist): rerun the "
                       f"sweep's command"),
              ([lost], "(no manifest.json)): remove that folder, then rerun the sweep's command"),
+             ([filed], "is not a folder): move it away, then rerun the sweep's command"),
              ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read "
                      f"({cut / setting.name}/blocks/000000.json is unreadable (not whole JSON: cut short or "
                      f"altered)): rerun the sweep's command"),

@@ -420,8 +420,12 @@ def check_parts(folder: Path, parts, what: str, command: str) -> None:
                     else:
                         read_block(run, i, digest)
         except (OSError, ValueError) as exc:
-            advice = (f"remove that folder, then rerun {command}" if lost_manifest(run)  # it cannot resume
-                      else f"rerun {command}, which plays it again")
+            if (run.exists() or run.is_symlink()) and not run.is_dir():  # the rerun will not write over it
+                advice = f"move it away, then rerun {command}, which plays it again"
+            elif lost_manifest(run):  # it cannot resume
+                advice = f"remove that folder, then rerun {command}"
+            else:
+                advice = f"rerun {command}, which plays it again"
             raise ReportError(f"{run}, {what} of {folder}, cannot be read ({exc}): {advice}") from None
 
 
