@@ -508,6 +508,13 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     shutil.copytree(runs["sweep"], filed)
     shutil.rmtree(filed / setting.name)
     (filed / setting.name).write_text("a user's notes")
+    swapped = tmp_path / "swapped-settings"  # two settings' folders swapped by hand: reported under each other's
+    shutil.copytree(runs["sweep"], swapped)  # values before
+    first = swapped / Path(table["settings"][0]["run"]).name
+    first.rename(swapped / "away")
+    setting_in_swapped = swapped / setting.name
+    setting_in_swapped.rename(first)
+    (swapped / "away").rename(setting_in_swapped)
     cut = tmp_path / "cut-block"  # a setting's block file cut short since: reported whole before
     shutil.copytree(runs["sweep"], cut)
     with open(cut / setting.name / "blocks" / "000000.json", "r+b") as fh:
@@ -516,6 +523,10 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
                       f"sweep's command"),
              ([lost], "(no manifest.json)): remove that folder, then rerun the sweep's command"),
              ([filed], "is not a folder): move it away, then rerun the sweep's command"),
+             ([swapped], f"{first}, a setting of {swapped}, was not played with "
+                         f"{', '.join(f'{k}={v}' for k, v in table['settings'][0]['values'].items())}: its folders "
+                         "were renamed or moved by hand; rerun the sweep's command (python -m sim.sweep) into a new "
+                         "folder"),
              ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read "
                      f"({cut / setting.name}/blocks/000000.json is unreadable (not whole JSON: cut short or "
                      f"altered)): rerun the sweep's command"),

@@ -394,24 +394,26 @@ def as_written(file: Path, maker: str, build):
         raise ReportError(f"{file} is not as {maker} wrote it ({type(exc).__name__}: {exc})") from None
 
 
-def check_parts(folder: Path, parts, what: str, command: str) -> None:
+def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
     """Each run folder (``parts``: their paths as a sweep or a stratified run kept them)
     still in ``folder`` and whole: a finished run, its block and record files what its
     blocks wrote, or a multilevel folder with its estimate and its levels. A ReportError
     naming the first that is not, as ``what`` of the folder: its figures would be reported
-    with nothing behind them. ``command`` plays it again."""
+    with nothing behind them. ``command`` plays it again. Returns each part's rules."""
     from sim.multilevel import read_folder
     from sim.store import (
         RECORD_KINDS, check_records, finished_manifest, lost_manifest, read_block, read_summary, run_digest,
     )
 
+    rules = []
     for part in parts:
         run = folder / Path(str(part)).name  # its own name, wherever the folder has been moved
         try:
             if (run / "multilevel.json").is_file() or (run / "target.npz").is_file():
-                read_folder(run)
+                rules.append(read_folder(run)["rules"])
             else:
                 manifest = finished_manifest(run)
+                rules.append(manifest["config"]["rules"])
                 read_summary(run, manifest)
                 digest, kinds = run_digest(manifest["config"]), RECORD_KINDS[manifest["config"]["records"]]
                 for i in range(int(manifest["blocks"])):  # each block file, read with its records or alone
@@ -427,6 +429,7 @@ def check_parts(folder: Path, parts, what: str, command: str) -> None:
             else:
                 advice = f"rerun {command}, which plays it again"
             raise ReportError(f"{run}, {what} of {folder}, cannot be read ({exc}): {advice}") from None
+    return rules
 
 
 def releases_folders(build):

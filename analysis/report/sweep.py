@@ -78,11 +78,34 @@ def read_sweep(path: Path) -> dict:
         ok = False
     if not ok:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
-    page.check_parts(path, [s.get("run", "") for s in result["settings"]], "a setting",
-                     "the sweep's command (python -m sim.sweep)")
+    command = "the sweep's command (python -m sim.sweep)"
+    played = page.check_parts(path, [s.get("run", "") for s in result["settings"]], "a setting", command)
+    for s, rules in zip(result["settings"], played):
+        _check_setting(result["game"], s, rules, path, command)
     for s in result["settings"]:  # where they are now, wherever the sweep was played
         s["run"] = str(path / Path(str(s["run"])).name)
     return result
+
+
+def _check_setting(game: str, setting: dict, rules, folder: Path, command: str) -> None:
+    """A setting's run folder was played under the setting's values (a folder renamed or
+    swapped by hand would lend its figures to another setting): its rules with the values
+    put in stay as they are."""
+    from sim.resolve import resolve_rules
+
+    try:
+        put = json.loads(json.dumps(rules))
+        for key, value in setting["values"].items():
+            table, _, name = key.partition(".")
+            put[table][name] = value
+        same = resolve_rules(game, put).to_dict() == resolve_rules(game, rules).to_dict()
+    except (KeyError, TypeError, ValueError):
+        same = False
+    if not same:
+        values = ", ".join(f"{k}={show(v)}" for k, v in setting["values"].items())
+        run = folder / Path(str(setting["run"])).name
+        raise ReportError(f"{run}, a setting of {folder}, was not played with {values}: its folders were renamed or "
+                          f"moved by hand; rerun {command} into a new folder")
 
 
 def metric_of(result: dict, name: str):
