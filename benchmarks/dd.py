@@ -13,7 +13,9 @@ deals, beside the full solver on the same tenth):
 - Draw Bridge's contract phase: the hands after the 13 draw-phase tricks, the same way;
 - Bid Euchre, single deck: whole solves of uniform random deals (the leader's team's
   tricks from the first lead), in the table the game kernels use (``Solver.euchre_table``),
-  the best of three passes.
+  the best of three passes;
+- Bid Euchre's double deck: whole 12-trick solves of uniform random deals of the 48 cards,
+  through ``sim.dd.Solver`` (``--double-deck N`` deals; each solved once, cold).
 """
 
 from __future__ import annotations
@@ -113,10 +115,29 @@ def bench_euchre(rng, n, flags):
     return {"solves_per_s": n / min(seconds), "nodes_per_solve": (int(solver.stats[dd.ST_NODES]) - before) / n}
 
 
+def bench_double_deck(rng, n):
+    solver = Solver()
+    solver.euchre_tricks([[0, 1], [2, 3], [4, 5], [6, 7]], 0, 0, double_deck=True)  # compiled or loaded
+    seconds, nodes = [], []
+    for _ in range(n):
+        deck = rng.sample(range(48), 48)
+        hands = [deck[12 * s:12 * s + 12] for s in range(4)]
+        trump, leader = rng.randint(0, 3), rng.randint(0, 3)
+        before = int(solver.stats[dd.ST_NODES])
+        start = time.perf_counter()
+        solver.euchre_tricks(hands, trump, leader, double_deck=True)
+        seconds.append(time.perf_counter() - start)
+        nodes.append(int(solver.stats[dd.ST_NODES]) - before)
+    return {"solves_per_s": n / sum(seconds), "median_ms": 1e3 * statistics.median(seconds),
+            "max_ms": 1e3 * max(seconds), "nodes_per_solve": sum(nodes) / n}
+
+
 def main(argv=None) -> int:
     ap = OneLineParser(prog="python -m benchmarks.dd", description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=whole_number, default=200, help="deals per bridge figure (default 200)")
     ap.add_argument("--euchre", type=whole_number, default=5000, help="Bid Euchre deals (default 5000)")
+    ap.add_argument("--double-deck", type=whole_number, default=20,
+                    help="Bid Euchre double-deck deals, 12 tricks each (default 20)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     rng = random.Random(1)
@@ -134,6 +155,7 @@ def main(argv=None) -> int:
     for label, bit in TECHNIQUES.items():
         results["bid_euchre"][f"without {label}"] = bench_euchre(random.Random(2), args.euchre,
                                                                  dd.ALL_TECHNIQUES & ~bit)
+    results["bid_euchre_double_deck"] = bench_double_deck(random.Random(3), args.double_deck)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
@@ -144,6 +166,9 @@ def main(argv=None) -> int:
                   f"max {r['max_ms']:8.1f} ms  nodes {r['nodes_median']:8.0f}  tables {r['tables_per_s']:7.1f}/s")
     for label, r in results["bid_euchre"].items():
         print(f"{'bid_euchre':12s} {label:26s} {r['solves_per_s']:9.0f} solves/s  nodes {r['nodes_per_solve']:7.0f}")
+    r = results["bid_euchre_double_deck"]
+    print(f"{'bid_euchre':12s} {'double deck, 12 tricks':26s} {r['solves_per_s']:9.1f} solves/s  nodes "
+          f"{r['nodes_per_solve']:9.0f}  median {r['median_ms']:.0f} ms  max {r['max_ms']:.0f} ms")
     return 0
 
 

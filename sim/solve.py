@@ -245,11 +245,7 @@ def euchre_deal(solver, deal: Deal) -> dict:
     double-dummy tricks."""
     flags = _euchre_flags(deal)
     result: dict = {}
-    if deal.rules.variant.double_deck:
-        # A 12-trick double-deck hand takes the solver minutes per trump and bidder (docs/dd.md).
-        result["table"] = None
-        result["no_table"] = "a double-deck hand of 12 tricks is beyond the solver's reach yet"
-    elif len({len(h) for h in deal.hands}) == 1:
+    if len({len(h) for h in deal.hands}) == 1:
         hands, _ = euchre_ids(deal.hands)
 
         def tricks(trump, bidder, alone):

@@ -504,3 +504,78 @@ def test_the_hand_set_aside_may_repeat_a_card_and_changes_nothing():
 
     with pytest.raises(PositionError, match="card 0 is held twice"):
         s.euchre_tricks(hands, 0, 0)
+
+
+def _double_deck_alike(hands, layout_power, segs):
+    """A double-deck trick boundary as play can tell it apart: per effective suit, its
+    cards with a copy in play from the lowest power, each as the copies every hand holds."""
+    suits = []
+    for seg in segs:
+        powers = sorted({int(layout_power[b]) for h in hands for b in _bits(h & int(seg))})
+        suits.append(tuple(tuple(sum(1 for b in _bits(h & int(seg)) if layout_power[b] == p) for h in hands)
+                           for p in powers))
+    return tuple(suits)
+
+
+def test_double_deck_keys_are_equal_exactly_when_positions_are_alike():
+    """The double deck's relative-rank key: copies moved to other cards of their effective
+    suit, the order of the cards kept, share the key exactly when each hand still holds the
+    same copies of each card in play (``_double_deck_alike``); a card whose copies are
+    both gone orders nothing."""
+    rng = random.Random(31)
+    by_key, kept, parted = {}, 0, 0
+    for _ in range(2000):
+        joker, trump = rng.random() < 0.5, rng.randint(0, 3)
+        _, _, segs, _, power, group = dd.euchre_layout(trump, True, joker)
+        pairs = sorted({int(group[b]) for b in range(64) if group[b]})  # one per card (the joker alone)
+        k = rng.randint(1, 12)
+        held = rng.sample([b for p in pairs for b in _bits(p)], 4 * k)
+        hands = [sum(1 << b for b in held[s * k:(s + 1) * k]) for s in range(4)]
+
+        def key(hs):
+            h = np.array(hs, dtype=np.uint64)
+            return tuple(int(x) for x in dd.double_deck_key_nb(h, np.uint64(hs[0] | hs[1] | hs[2] | hs[3]), segs))
+
+        moved = [0, 0, 0, 0]  # each suit's cards in play onto other cards of the suit, in order
+        for seg in segs:
+            cards = [p for p in pairs if p & int(seg) and p & (hands[0] | hands[1] | hands[2] | hands[3])]
+            places = [p for p in pairs if p & int(seg)]
+            for old, new in zip(cards, sorted(rng.sample(places, len(cards)), key=lambda p: p.bit_length())):
+                if rng.random() < 0.2:  # a copy handed to another seat: the position may change
+                    new = rng.choice(places)
+                copies = [s for s in range(4) for b in _bits(old) if hands[s] >> b & 1]
+                for s, b in zip(copies, _bits(new)):
+                    moved[s] |= 1 << b
+        if sum(bin(h).count("1") for h in moved) != 4 * k:
+            continue  # two old cards landed on one: not a position of 4k cards
+        same = _double_deck_alike(moved, power, segs) == _double_deck_alike(hands, power, segs)
+        assert (key(moved) == key(hands)) == same, (hands, moved)
+        kept += same
+        parted += not same
+        by_key.setdefault(key(hands), set()).add(_double_deck_alike(hands, power, segs))
+    assert all(len(alike) == 1 for alike in by_key.values())
+    assert kept > 300 and parted > 100, (kept, parted)
+
+
+def test_sure_trumps_bound_both_teams_in_either_deck():
+    """A trump above every trump of the other team (in the double deck above both copies of
+    its highest) takes a trick for its team: each team takes at least the sure trumps of
+    either of its hands, and at most what the other team's leave, against the reference
+    minimax at trick boundaries of every variant deck (lone hands included)."""
+    rng = random.Random(37)
+    reached = 0
+    for _ in range(3000):
+        hands, trump, leader, trick, out_seat, double, joker = euchre_ending(rng)
+        if trick:
+            continue  # the bounds hold at trick boundaries
+        to_layout, _, segs, _, _, _ = dd.euchre_layout(trump, double, joker)
+        masks = np.array([sum(1 << int(to_layout[c]) for c in h) for h in hands], dtype=np.uint64)
+        sure = dd.sure_trumps_nb(masks, segs[0], double)
+        names = [[euchre_card_name(c % 24 if c < 48 else c) for c in h] for h in hands]
+        tricks = ref.euchre_tricks(names, trump=SUITS[trump], to_move=leader,
+                                   out_seat=None if out_seat < 0 else out_seat)
+        n = len(hands[leader])
+        team = (tricks, n - tricks) if leader % 2 == 0 else (n - tricks, tricks)
+        assert sure[0] <= team[0] <= n - sure[1] and sure[1] <= team[1], (hands, trump, out_seat, double, sure, team)
+        reached += double and (sure[0] == team[0] > 0 or sure[1] == team[1] > 0)
+    assert reached > 50, reached

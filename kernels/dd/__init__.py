@@ -62,7 +62,7 @@ from kernels.dd.context import (  # noqa: F401
 from kernels.dd.table import tt_bucket_nb, tt_find_nb, tt_probe_nb, tt_store_nb  # noqa: F401
 from kernels.dd.ranks import (  # noqa: F401
     CONTRACT_SEGS, CONTRACT_SEG_TOPS, classes_key_nb, contract_key_nb, contract_representatives_nb, contract_segs_nb,
-    copies_key_nb, euchre_key_nb, euchre_representatives_nb, representatives_nb, segment_counts_nb,
+    copies_key_nb, double_deck_key_nb, euchre_key_nb, euchre_representatives_nb, representatives_nb, segment_counts_nb,
 )
 from kernels.dd.layout import (  # noqa: F401
     EUCHRE_FROM_LAYOUT, EUCHRE_GROUP, EUCHRE_LAYOUT_POWER, EUCHRE_SEGS, EUCHRE_SEG_OF, EUCHRE_TO_LAYOUT,

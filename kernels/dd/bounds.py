@@ -10,6 +10,9 @@ from kernels.dd.layout import euchre_follow_nb, euchre_layout_beats_nb, next_sea
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
 
 
+_EVEN = np.uint64(0x5555555555555555)
+
+
 @njit(cache=True, inline="always")
 def above_nb(cards):
     """The bits above the highest card of ``cards`` (every bit when empty)."""
@@ -127,13 +130,18 @@ def last_trick_nb(ctx, played, trick_best, trick_best_seat, to_play):
 
 
 @njit(cache=True, inline="always")
-def sure_trumps_nb(hands, trumps):
-    """(team 0's, team 1's) sure tricks from trumps (single deck): a trump above every trump
-    the other team holds wins the trick it is played to, and one hand's cards go to
-    different tricks, so a team takes at least as many tricks as either of its hands holds
-    such trumps; the other team takes at most the rest."""
+def sure_trumps_nb(hands, trumps, double_deck):
+    """(team 0's, team 1's) sure tricks from trumps: a trump above every trump the other
+    team holds wins the trick it is played to (in the double deck, above both copies of
+    the other team's highest: of two identical cards the first played wins, and a partner's
+    copy wins for the team all the same), and one hand's cards go to different tricks, so a
+    team takes at least as many tricks as either of its hands holds such trumps; the other
+    team takes at most the rest."""
     t0 = (hands[0] | hands[2]) & trumps
     t1 = (hands[1] | hands[3]) & trumps
+    if double_deck:  # each pair of copies starts at an even bit (kernels.dd.layout)
+        t0 |= (t0 & _EVEN) << ONE
+        t1 |= (t1 & _EVEN) << ONE
     above1, above0 = above_nb(t1), above_nb(t0)
     sure0 = max(popcount_nb(hands[0] & trumps & above1), popcount_nb(hands[2] & trumps & above1))
     sure1 = max(popcount_nb(hands[1] & trumps & above0), popcount_nb(hands[3] & trumps & above0))

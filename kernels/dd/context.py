@@ -27,8 +27,8 @@ TT_DTYPE = record_dtype([
 MAX_DEPTH = 64
 # A context's own table: 2^17 entries (5 MB) for the contract games, whose opening leads
 # search tens of thousands of nodes per world (2^15 entries took 1.09x their nodes and ran
-# 1.1x slower, timed in turn; 2^18 ran slower), and the first 2^14 for Bid Euchre, whose
-# searches of a few hundred nodes run faster in a table that stays in the cache.
+# 1.1x slower, timed in turn; 2^18 ran slower), and the first 2^14 for the single deck's Bid
+# Euchre, whose searches of a few hundred nodes run faster in a table that stays in the cache.
 CONTEXT_TT_BITS, EUCHRE_TT = 17, 1 << 14
 CTX_DTYPE = record_dtype([
     ("hands", np.uint64, (4,)),
@@ -124,5 +124,7 @@ def euchre_at_nb(ctx, leader, played, best, best_seat, lead, to_play, side):
 
 @njit(cache=True, inline="always")
 def search_table_nb(dd, euchre):
-    """The part of the context's own table that a game's searches use (``EUCHRE_TT``)."""
-    return dd.tt[:EUCHRE_TT if euchre else dd.tt.shape[0]]
+    """The part of the context's own table that a game's searches use (``EUCHRE_TT``): all
+    of it but for the single deck's Bid Euchre (the double deck's twelve tricks search up to
+    millions of nodes)."""
+    return dd.tt[:EUCHRE_TT if euchre and not dd.double_deck else dd.tt.shape[0]]

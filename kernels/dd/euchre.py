@@ -12,7 +12,7 @@ from kernels.dd.context import (
 )
 from kernels.dd.layout import euchre_follow_nb, euchre_layout_beats_nb
 from kernels.dd.ordering import order_euchre_nb
-from kernels.dd.ranks import copies_key_nb, euchre_key_nb, euchre_representatives_nb
+from kernels.dd.ranks import double_deck_key_nb, euchre_key_nb, euchre_representatives_nb
 from kernels.dd.table import tt_probe_nb, tt_store_nb
 
 
@@ -43,8 +43,8 @@ def euchre_enter_nb(tt, ctx, d):
     if played == 0:
         t_lead = target if leader % 2 == side else n - target + 1
         fr[FR_T_LEAD] = t_lead
-        if flags & USE_BOUNDS and not ctx.double_deck:
-            sure0, sure1 = sure_trumps_nb(hands, segs[0])
+        if flags & USE_BOUNDS:
+            sure0, sure1 = sure_trumps_nb(hands, segs[0], ctx.double_deck != 0)
             mine, theirs = (sure0, sure1) if side == 0 else (sure1, sure0)
             if mine >= target:
                 return RESOLVED_TRUE
@@ -54,8 +54,7 @@ def euchre_enter_nb(tt, ctx, d):
             return RESOLVED_TRUE if last_two_tricks_nb(ctx, leader, side, target) else RESOLVED_FALSE
         if flags & USE_TT:
             if ctx.double_deck:
-                k0, k1 = copies_key_nb(hands[0]), copies_key_nb(hands[1])
-                k2, k3 = copies_key_nb(hands[2]), copies_key_nb(hands[3])
+                k0, k1, k2, k3 = double_deck_key_nb(hands, in_play, segs)
             else:
                 k0, k1, k2, k3 = euchre_key_nb(hands, in_play, segs)
             ctx.keys[d, 0], ctx.keys[d, 1], ctx.keys[d, 2], ctx.keys[d, 3] = k0, k1, k2, k3

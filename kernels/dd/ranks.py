@@ -155,12 +155,31 @@ def euchre_key_nb(hands, in_play, segs):
 
 
 _EVEN = np.uint64(0x5555555555555555)
+_S56 = np.uint64(56)
 
 
 @njit(cache=True, inline="always")
 def copies_key_nb(hand):
-    """A double-deck hand's table key: how many copies of each card it holds (the pair's
-    low bit: one or more, high bit: both), whichever copies they are."""
+    """How many copies of each card a double-deck hand holds (the pair's low bit: one or
+    more, high bit: both), whichever copies they are."""
     low = hand & _EVEN
     high = (hand >> ONE) & _EVEN
     return (low | high) | ((low & high) << ONE)
+
+
+@njit(cache=True, inline="always")
+def double_deck_key_nb(hands, in_play, segs):
+    """A trick boundary's table key in the double deck, by relative rank: each hand's
+    copies of each card (``copies_key_nb``) numbered by the card's place among the cards
+    with a copy in play (two bits a card: at most 25 cards, 50 bits), and how many such
+    cards each effective suit has (4 bits each, in the words' top bytes). Two positions
+    share a key when each effective suit holds the same sequence of cards in play with
+    the same copies in each hand: a card whose copies are both gone orders nothing."""
+    low = (in_play | (in_play >> ONE)) & _EVEN  # the pairs with a copy in play
+    cards = low | (low << ONE)
+    counts = ZERO
+    for k in range(4):
+        counts |= np.uint64(popcount_nb(low & segs[k])) << np.uint64(4 * k)
+    return (compress_nb(copies_key_nb(hands[0]), cards) | (counts << _S56),
+            compress_nb(copies_key_nb(hands[1]), cards) | ((counts >> np.uint64(8)) << _S56),
+            compress_nb(copies_key_nb(hands[2]), cards), compress_nb(copies_key_nb(hands[3]), cards))
