@@ -638,6 +638,22 @@ def test_until_plays_the_levels_until_the_half_width_is_met():
     assert e["levels"][0]["deals"] < 50_000
 
 
+def test_a_dear_target_is_played_on_in_the_pilot_for_a_second_at_most(monkeypatch):
+    """A target of milliseconds a deal (its time per deal set so here) plays on in the pilot
+    for about a second, not to its cap: --until then sizes it (before: the pilot played it
+    on to 20,200 deals or the cap, and every such run used them all, whatever the width)."""
+    from sim.multilevel import levels
+
+    per_deal = levels.LevelPlayer.per_deal
+    monkeypatch.setattr(levels.LevelPlayer, "per_deal",
+                        lambda self: 5e-3 if "aggression" in self.name else per_deal(self))
+    got = ml.run_multilevel("bridgette", resolve_rules("bridgette"),
+                            resolve_policies("bridgette", [f"all={STRONG}"]), 41, 50_000, ["all=heuristic"],
+                            until="dealer_advantage:100")
+    assert got["reached"] and got["metrics"]["dealer_advantage"]["half_width"] <= 100
+    assert got["sizes"][f"0={STRONG},1={STRONG}"] < 5_000, got["sizes"]
+
+
 def test_an_until_the_cap_cannot_meet_sizes_the_controls_to_the_capped_target():
     """A half-width far below what --deals can give: the target stops at its cap and each
     control gets its allocation's share of that cap, not its share of the deals the width

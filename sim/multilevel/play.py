@@ -262,7 +262,10 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         for pl in [target, *ctrl]:
             pl.play_to(p, chunk=p, store=stores.get(pl.name))
         if target.seconds < 2.0 and target.largest[0] < 20_000 and deals > p:  # a cheap target too
-            target.play_to(min(deals, p + min(100 * p, 20_000)), chunk=20_000, store=stores.get(target.name))
+            # For about a second at most: the deals played count, and a dearer target played
+            # on to its cap would leave --until nothing to size.
+            more = min(100 * p, 20_000, max(p, math.ceil(1.0 / max(target.per_deal(), 1e-9))))
+            target.play_to(min(deals, p + more), chunk=more, store=stores.get(target.name))
         for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
             if pl.per_deal() * 20 < target.per_deal() and pl.largest[0] < 20_000:
                 more = min(100 * p, 20_000)
