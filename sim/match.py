@@ -188,14 +188,16 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
         raise RunError(f"no deal counted in any of the {2 * games:,} games played: each ended with its deals "
                        f"passed out, at the redeal limit (C-5); nothing to compare under these rules")
     win_rate = (a_wins + undecided / 2) / (2 * games)
+    points_ci = deal_stats["ci95"]
+    alike = deal_stats["mean"] == 0 and points_ci is not None and points_ci[0] == points_ci[1]
+    win_ci = _win_interval(win_stats["ci95"], win_rate, games, alike)
     return {
         "game": game, "a": str(a), "b": str(b), "seed": seed,
         "games": games, "deals": deal_stats["n"], "deals_played": played,
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
-        "a_game_win_rate": win_rate, "a_game_win_ci95": _win_interval(win_stats["ci95"], win_rate, games),
-        "a_games_won": a_wins, "drawn_games": undecided,
-        "points_and_wins_disagree": disagreement(deal_stats["mean"], win_rate),
+        "a_game_win_rate": win_rate, "a_game_win_ci95": win_ci, "a_games_won": a_wins, "drawn_games": undecided,
+        "points_and_wins_disagree": disagreement(deal_stats["mean"], points_ci, win_rate, win_ci),
         "pairing_variance_reduction": deal_stats["variance_reduction"],
     }
 
@@ -222,25 +224,39 @@ def _checked_arguments(game, module, a, b, games, seed, rules):
     return int(checked("games", whole_count, games)), int(checked("seed", seed_number, seed)), rules
 
 
-def _win_interval(bounds, win_rate: float, pairs: int):
+def _win_interval(bounds, win_rate: float, pairs: int, alike: bool = False):
     """A win rate's normal interval over game pairs, cut to [0, 1], where few games can carry
     it past. Where every pair won (or lost) both games it has no width, which no few games
     can show: the Wilson interval of the rate over the pairs stands in for it, as for any
-    rate at its bound. (Pairs that each split their games, a player against itself, are an
-    exact half, and keep [0.5, 0.5].)"""
+    rate at its bound. Where every pair split its games, the share of pairs that would not
+    lies in the Wilson interval of none in ``pairs``, each moving the rate by half a pair:
+    the rate lies within half that share of one half. Only players that played ``alike``
+    (every deal's points the same in both plays, a player against itself) are an exact half."""
     if bounds is None:
         return None
     if bounds[0] == bounds[1] and win_rate in (0.0, 1.0):
         return wilson(win_rate * pairs, pairs)
+    if bounds[0] == bounds[1] == win_rate == 0.5 and not alike:
+        half = wilson(0, pairs)[1] / 2
+        return [0.5 - half, 0.5 + half]
     return [max(0.0, bounds[0]), min(1.0, bounds[1])]
 
 
-def disagreement(mean_diff: float | None, win_rate: float) -> str | None:
-    """The line saying that points per deal favour one side and game wins the other, or None."""
+def disagreement(mean_diff: float | None, points_ci, win_rate: float, wins_ci) -> str | None:
+    """The line saying that points per deal favour one side and game wins the other, or None:
+    a disagreement where both intervals are clear of no difference, else a lean that the
+    intervals do not settle."""
     if mean_diff is None or mean_diff == 0 or win_rate == 0.5 or (mean_diff > 0) == (win_rate > 0.5):
         return None
     gains, wins = ("gains", "fewer") if mean_diff > 0 else ("loses", "more")
-    return f"points and wins disagree: A {gains} points per deal but wins {wins} games than B"
+    points_clear = points_ci is not None and (points_ci[0] > 0 or points_ci[1] < 0)
+    wins_clear = wins_ci is not None and (wins_ci[0] > 0.5 or wins_ci[1] < 0.5)
+    if points_clear and wins_clear:
+        return f"points and wins disagree: A {gains} points per deal but wins {wins} games than B"
+    unclear = "both intervals hold" if not points_clear and not wins_clear else \
+        "the points' interval holds" if not points_clear else "the win rate's interval holds"
+    return (f"points and wins lean apart (A {gains} points per deal but wins {wins} games than B), but {unclear} "
+            "no difference: not a clear disagreement")
 
 
 def _ci(bounds, form: str) -> str:

@@ -104,6 +104,38 @@ def test_points_and_wins_can_disagree():
                                                    "A loses points per deal but wins more games than B")
 
 
+def test_a_lean_the_intervals_do_not_settle_is_not_called_a_disagreement():
+    """Signs apart with an interval holding no difference: the line says the two lean apart
+    and which interval holds no difference, not that they disagree (20 games, seed 3: +2.7
+    points per deal [-25.2, +30.6], 47.5% [42.6%, 52.4%])."""
+    from sim.match import disagreement
+
+    result = play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 20, seed=3)
+    assert result["ci95"][0] < 0 < result["ci95"][1] and result["a_game_win_ci95"][0] < 0.5 < result["a_game_win_ci95"][1]
+    assert result["points_and_wins_disagree"] == (
+        "points and wins lean apart (A gains points per deal but wins fewer games than B), but both intervals hold "
+        "no difference: not a clear disagreement")
+    assert disagreement(3.0, [1.0, 5.0], 0.45, [0.40, 0.52]).endswith(
+        "but the win rate's interval holds no difference: not a clear disagreement")
+    assert disagreement(-3.0, [-7.0, 1.0], 0.55, [0.51, 0.60]).startswith(
+        "points and wins lean apart (A loses points per deal but wins more games than B), but the points' interval")
+    assert disagreement(3.0, [1.0, 5.0], 0.5, [0.45, 0.55]) is None
+
+
+def test_pairs_that_all_split_get_an_interval_unless_the_players_played_alike():
+    """Every pair split (50%, no spread over pairs): the share of pairs that would not lies
+    in Wilson's interval of 0 in 20 ([0, 16.1%], by hand: 1.96^2/(20 + 1.96^2) = 0.1611),
+    each moving the rate half a pair, so [41.9%, 58.1%]. Players that played alike (a player
+    against itself: every deal's points the same) keep the exact half."""
+    from sim.match import _win_interval
+
+    lo, hi = _win_interval([0.5, 0.5], 0.5, 20)
+    assert lo == pytest.approx(0.5 - 0.1611 / 2, abs=1e-4) and hi == pytest.approx(0.5 + 0.1611 / 2, abs=1e-4)
+    assert _win_interval([0.5, 0.5], 0.5, 20, alike=True) == [0.5, 0.5]
+    itself = play_match("bridgette", B_HEURISTIC, B_HEURISTIC, 10, seed=5)
+    assert itself["a_game_win_ci95"] == [0.5, 0.5] and itself["ci95"] == [0.0, 0.0]
+
+
 @pytest.mark.parametrize("game", ["bridgette", "draw-bridge", "bid-euchre"])
 def test_heuristic_beats_random(game):
     result = play_match(game, HEURISTIC, RANDOM, 400, seed=2)
