@@ -21,11 +21,11 @@ from sim.resolve import in_argument_words
 from sim.run import USER_ERRORS, OneLineParser
 
 # (decision, the ``search`` parameter whose worlds search it, its rules).
-DECISIONS = (
-    ("calls", "call_worlds", "C-4, E-3"),
-    ("exchange", "exchange_worlds", "B-3, E-4"),
-    ("draw phase", "draw_worlds", "D-2"),
-    ("card play", "worlds", "B-7..B-10, D-4, E-6"),
+DECISIONS = (  # (decision, its search parameter, the rules that decide it in each game)
+    ("calls", "call_worlds", {"bridgette": "C-4, B-5, B-6", "draw-bridge": "C-4, D-3", "bid-euchre": "E-3"}),
+    ("exchange", "exchange_worlds", {"bridgette": "B-3", "bid-euchre": "E-4"}),
+    ("draw phase", "draw_worlds", {"draw-bridge": "D-2"}),
+    ("card play", "worlds", {"bridgette": "B-7..B-10", "draw-bridge": "D-4", "bid-euchre": "E-6"}),
 )
 DECISION_NAMES = tuple(d for d, _, _ in DECISIONS)
 
@@ -42,7 +42,7 @@ def one_decision_players(game: str, search: Policy, only=DECISION_NAMES) -> list
     for decision, param, rules in DECISIONS:
         if decision in only and values.get(param, 0) > 0:
             alone = tuple((k, 0.0 if k in worlds and k != param else v) for k, v in search.params)
-            out.append((decision, rules, replace(search, params=alone), heuristic))
+            out.append((decision, rules[game], replace(search, params=alone), heuristic))
     return out
 
 

@@ -25,7 +25,10 @@ def test_each_player_searches_one_decision_and_shares_the_heuristics_parameters(
     offered = dict(search.params)
     searched = [param for _, param, _ in decisions.DECISIONS if offered.get(param, 0) > 0]
     assert [d for d, *_ in players] == [d for d, param, _ in decisions.DECISIONS if param in searched]
-    for (decision, _, a, b), param in zip(players, searched):
+    rule_ids = {"bridgette": "B-", "draw-bridge": "D-", "bid-euchre": "E-"}
+    for (decision, rules, a, b), param in zip(players, searched):
+        # the rules that decide it in this game alone (Bid Euchre's ids in Bridgette's rows before)
+        assert all(r.startswith((rule_ids[game], "C-")) for r in rules.split(", ")), rules
         row, base = a.row(), search.row()
         assert b.name == "heuristic"
         assert row["heuristic"] == b.row()["heuristic"] == base["heuristic"]
