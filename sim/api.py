@@ -21,7 +21,7 @@ from sim.aggregates import block_aggregates, merged_summary
 from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
-from sim.policies import searches
+from sim.policies import samples_worlds, searches
 from sim.resolve import (
     check_kind, check_path, check_rules, check_switch, checked, in_argument_words, resolve_policies, resolve_rules,
     texts, use_threads,
@@ -110,8 +110,8 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     module = game_module(game)
     from sim.dd_run import refusal
 
-    asked = "--dd" if dd else next((f"--policy {p}" for p in policies if searches([p])), None)
-    reason = asked and refusal(game_info(game), rules, asked)
+    sampler = next((p for p in policies if samples_worlds(p)), None)
+    reason = sampler and refusal(game_info(game), rules, f"--policy {sampler}")
     if reason:  # before the run folder is made
         raise RunError(reason)
     plan, acceptance = checked_plan(game, rules, dealing) if deal_run else (None, None)

@@ -46,13 +46,13 @@ def kernel_rules(rules) -> ke.KernelRules:
 
 
 def check_searching(rules, policies) -> None:
-    """A RunError where a seat that searches (``dd``, ``pimc``, ``search``) would need the
-    double-dummy solver beyond its reach (``sim.dd_run.refusal``: the double deck)."""
-    from sim.policies import searches
+    """A RunError where a seat that samples worlds (``pimc``, ``search``) cannot play these
+    rules (``sim.dd_run.refusal``: the double deck)."""
+    from sim.policies import samples_worlds
     from sim.store import RunError
 
-    searching = [p for p in policies if searches([p])]
-    reason = searching and dd_run.refusal(game_info("bid-euchre"), rules, f"--policy {searching[0]}")
+    sampling = [p for p in policies if samples_worlds(p)]
+    reason = sampling and dd_run.refusal(game_info("bid-euchre"), rules, f"--policy {sampling[0]}")
     if reason:
         raise RunError(reason)
 

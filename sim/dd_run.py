@@ -37,14 +37,17 @@ def has_columns(deals) -> bool:
     return deals.dtype.names is not None and "dd_tricks" in deals.dtype.names
 
 
-def refusal(info, rules, asked: str = "--dd") -> str | None:
-    """Why the double-dummy solver cannot serve these rules, or None: a --dd run, or seats
-    that search (``asked``: what needs the solver, as the user gave it). Bid Euchre's double
-    deck (E-10) has 12 tricks a hand, whose solves take the solver minutes (docs/dd.md)."""
+def refusal(info, rules, asked: str) -> str | None:
+    """Why a player that samples worlds (``pimc``, ``search``; ``asked``: the player as the
+    user gave it) cannot play these rules, or None. Bid Euchre's double deck (E-10): the
+    solver values a 12-trick hand in about a second at most (docs/dd.md), enough for --dd
+    runs and ``dd`` seats, but such a player would solve one in each of its worlds for
+    every card it plays."""
     variant = getattr(rules, "variant", None)
     if info.dd_solver == "euchre" and getattr(variant, "double_deck", False):
-        return (f"{asked}: Bid Euchre's double deck (variant.double_deck = true) is beyond the double-dummy "
-                "solver's reach yet: a 12-trick hand takes it minutes")
+        return (f"{asked}: Bid Euchre's double deck (variant.double_deck = true) is beyond the players that sample "
+                "worlds (pimc, search): each of their cards would solve a 12-trick hand in every world "
+                "(dd seats and --dd runs play it)")
     return None
 
 

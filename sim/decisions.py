@@ -109,7 +109,7 @@ def _checked_players(game: str, search, only, rules) -> list:
         if missing is not None:
             raise PolicyError(f"{game} has no {missing} to search (its decisions: {', '.join(has)})")
     reason = refusal(game_info(game), rules if rules is not None else game_module(game).RULES(), f"--search {text}")
-    if reason:  # search plays its cards by pimc
+    if reason:
         raise PolicyError(reason)
     players = one_decision_players(game, search, DECISION_NAMES if only is None else tuple(only))
     if not players:

@@ -99,13 +99,14 @@ def run_headline(game: str, summary: dict, policies, seed: int, deal_run: bool =
 def same_question(rules_file, set_options, dealing, rules, game: str) -> tuple[str, bool]:
     """The flags that ask a run's or a sweep's own question again (its --rules, --set and
     deal conditions), as shell words for the stronger players' command, and whether a
-    searching player can play its rules (not Bid Euchre's double deck)."""
+    player that samples worlds (the ``pimc`` it suggests) can play its rules (not Bid
+    Euchre's double deck)."""
     from sim.dd_run import refusal
     from sim.games import game_info
 
     words = [*(["--rules", rules_file] if rules_file else []), *(w for s in set_options for w in ("--set", s)),
              *dealing.flags()]
-    return "".join(f" {shell_word(word)}" for word in words), refusal(game_info(game), rules) is None
+    return "".join(f" {shell_word(word)}" for word in words), refusal(game_info(game), rules, "pimc") is None
 
 
 def run_next(game: str, folder, deal_run: bool, size: int, policies, same=("", True)) -> list[str]:

@@ -140,11 +140,11 @@ def warm_up(game: str, rules, seed: int, notify=None) -> float:
 
 
 def check_rules(game: str, rules) -> None:
-    """A RunError for rules the --dd runs cannot play (sim.dd_run.refusal), before anything is."""
+    """A RunError for rules its pimc rungs cannot play (sim.dd_run.refusal), before anything is."""
     from sim.dd_run import refusal
     from sim.store import RunError
 
-    reason = refusal(game_info(game), rules)
+    reason = refusal(game_info(game), rules, "--worlds")
     if reason:
         raise RunError(reason)
 

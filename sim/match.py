@@ -21,7 +21,9 @@ import numpy as np
 from sim.blocks import MAX_BLOCK_ROWS
 from sim.cli import exit_with, path_text, plural, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
-from sim.policies import parse_policy
+from sim.dd_run import refusal
+from sim.policies import parse_policy, samples_worlds
+from sim.resolve import in_argument_words
 from sim.rules import variant_game
 from sim.store import RunError
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
@@ -146,6 +148,7 @@ def match_block(game: str, rules, a, b, seed: int, first: int, n: int):
     return first, per_deal, per_game, a_wins, undecided, per_win, len(deals_1) + len(deals_2)
 
 
+@in_argument_words
 def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None, threads=None) -> dict:
     """A duplicate match of policy ``a`` against ``b``; the JSON-ready result.
 
@@ -221,6 +224,10 @@ def _checked_arguments(game, module, a, b, games, seed, rules):
     elif not isinstance(rules, module.RULES):
         raise RulesError(f"rules must be {game}'s rules (sim.rules.rules_for({game!r}, ...)), got "
                          f"{type(rules).__name__}")
+    for name, policy in (("a", a), ("b", b)):
+        reason = samples_worlds(policy) and refusal(game_info(game), rules, f"--{name} {policy}")
+        if reason:
+            raise RunError(reason)
     return int(checked("games", whole_count, games)), int(checked("seed", seed_number, seed)), rules
 
 
@@ -295,7 +302,7 @@ def main(argv=None) -> int:
     try:
         rules = resolve_rules(args.game, args.rules, args.set_options)
         a, b = parse_policy(args.a, args.game), parse_policy(args.b, args.game)
-        result = play_match(args.game, a, b, args.games, args.seed, rules, args.cluster)
+        result = play_match.__wrapped__(args.game, a, b, args.games, args.seed, rules, args.cluster)
     except USER_ERRORS as exc:
         return parser.fail(exc)
     except KeyboardInterrupt:

@@ -297,6 +297,12 @@ def searches(policies) -> bool:
     return any(p.policy_id in (kp.POLICY_DD, kp.POLICY_PIMC, kp.POLICY_SEARCH) for p in policies)
 
 
+def samples_worlds(policy) -> bool:
+    """Whether ``policy`` plays from sampled worlds (``pimc``, ``search``), solving one deal
+    per world for each decision it searches."""
+    return policy.policy_id in (kp.POLICY_PIMC, kp.POLICY_SEARCH)
+
+
 def kernel_policies(policies) -> tuple[np.ndarray, np.ndarray]:
     """Policy ids and ``POLICY_PARAMS`` records, one per seat, for the kernels."""
     ids = np.array([p.policy_id for p in policies], dtype=np.int64)

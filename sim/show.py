@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from sim.cli import deal_number, exit_with, interruptible, path_text
-from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
+from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
 
@@ -59,12 +59,6 @@ def main(argv=None) -> int:
                 parser.error(f"the following arguments are required: {', '.join(missing)} (or RUN_DIR)")
             rules = resolve_rules(args.game, args.rules, args.set_options)
             policies = resolve_policies(args.game, args.policy)
-        if args.dd:
-            from sim.dd_run import refusal
-
-            reason = refusal(game_info(args.game), rules)
-            if reason:
-                return parser.fail(reason)
         module = game_module(args.game)
         games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index], plan)
     except USER_ERRORS as exc:

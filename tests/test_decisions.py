@@ -95,8 +95,8 @@ def test_the_python_api_checks_what_the_command_checks(kwargs, error, named):
 
 
 def test_the_double_deck_is_refused_naming_the_search_flag(capsys):
-    """Bid Euchre's double deck is beyond the solver the searched player plays its cards
-    with: one line naming --search, the flag given, before anything is played."""
+    """Bid Euchre's double deck is beyond a player that samples worlds, as the searched player
+    does: one line naming --search, the flag given, before anything is played."""
     assert decisions.main(["--game", "bid-euchre", "--rules", "bid-euchre-double-deck", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
