@@ -248,9 +248,10 @@ def resolve_metrics(metrics=None, deal_run: bool = False) -> list:
         elif item.strip().isidentifier():
             import difflib
 
-            close = difflib.get_close_matches(item.strip(), list(METRICS), n=1)
+            known = [name for name in METRICS if not (deal_run and name == "deals_per_game")]
+            close = difflib.get_close_matches(item.strip(), known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise MetricsError(f"unknown metric '{item.strip()}'{hint} (metrics: {', '.join(METRICS)}, "
+            raise MetricsError(f"unknown metric '{item.strip()}'{hint} (metrics: {', '.join(known)}, "
                                f"or NAME = mean(EXPR) [where COND])")
         elif "=" not in item.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
             raise MetricsError(f"a custom metric needs a name: NAME = {short(item.strip())}")

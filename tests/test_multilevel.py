@@ -225,6 +225,9 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                          "--control-deals 10: a control plays at least the target's 50 deals"),
                         (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge"),
                         (["--control", "all=heuristic", "--until", "made5:0.1"], "unknown metric 'made5'"),
+                        # a deal run's metrics listed without deals_per_game, which it refuses
+                        (["--control", "all=heuristic", "--until", "made5:0.1"],
+                         "(metrics: dealer_advantage, first_dealer_wins, contract_made, mean_score, or NAME"),
                         (["--until", "mean_score:5"], "with --control, any deal metric")):
         assert main(["--deals", "50", *args, "--out", "/nonexistent/x"]) == 2
         err = capsys.readouterr().err
@@ -1027,3 +1030,28 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
     ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], control_deals=[300], out=fixed)
     with pytest.raises(AssertionError, match="a pilot played again"):
         ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=fixed)
+
+
+def test_the_estimate_names_the_regressors_it_fits():
+    """With too few target deals for every column (choices among them), the estimate fits the
+    levels' metrics, with the features where there are some: 'regressors' says which ('metrics
+    and features' with no features at all before)."""
+    rng = np.random.default_rng(3)
+    y, n = rng.normal(size=4000), np.ones(4000)
+    choices = rng.normal(size=(4000, 14))
+    target = ml.LevelData("t", y[:300], n[:300])
+    control = ml.LevelData("c", y + rng.normal(size=4000), n, extra=choices)
+    assert ml.nested_estimate(target, [control])["regressors"] == "metrics"
+    features = ml.Features(("f",), rng.normal(size=(4000, 1)), np.zeros(1))
+    assert ml.nested_estimate(target, [control], features)["regressors"] == "metrics and features"
+    assert ml.nested_estimate(ml.LevelData("t", y[:2000], n[:2000]), [control])["regressors"] == "all"
+
+
+def test_a_target_that_never_varies_is_named_as_such_not_as_a_stranger_to_its_control():
+    """Every target deal scored alike: the warning says so (before: that the control hardly
+    correlates with it and asked whether its deals were the target's)."""
+    rng = np.random.default_rng(4)
+    control = ml.LevelData("c", rng.normal(size=3000), np.ones(3000))
+    got = ml.nested_estimate(ml.LevelData("t", np.zeros(400), np.ones(400)), [control])
+    assert got["warnings"] == ["the target's values are the same on all its 400 deals: no control can narrow an "
+                               "interval of no width"]

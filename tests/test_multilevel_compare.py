@@ -119,8 +119,8 @@ def test_a_custom_metric_is_compared_by_its_name_or_its_own_definition(tmp_path,
     assert figures[0] == figures[1] and figures[0]["definition"] == "mean(made) where level == 4"
     assert main([str(a), str(b), "--metrics", "made4 = mean(made) where level == 3"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"metric 'made4' is made4 = mean(made) where level == 4 in {a}, not = " \
-                                     f"mean(made) where level == 3" in err
+    assert err.count("\n") == 1 and f"metric 'made4' is made4 = mean(made) where level == 4 in {a}, not " \
+                                     f"made4 = mean(made) where level == 3" in err
 
 
 def test_a_multilevel_json_edited_by_hand_is_named_not_read(tmp_path, capsys):

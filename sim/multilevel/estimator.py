@@ -176,7 +176,7 @@ def lean(target: LevelData, controls, features):
         return list(controls), features, "all"
     bare = [LevelData(c.name, c.y, c.n, c.seconds, c.deals_key) for c in controls]
     if (len(bare) + nx) * DEALS_PER_REGRESSOR <= m0:
-        return bare, features, "metrics and features"
+        return bare, features, "metrics and features" if features is not None else "metrics"
     return bare, None, "metrics"
 
 
@@ -255,6 +255,10 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
                       "r2": r2})
     warnings = []
     for c, u in zip(controls, us):
+        if u0.std() == 0:
+            warnings.append(f"the target's values are the same on all its {m0:,} deals: no control can narrow "
+                            "an interval of no width")
+            break
         r = float(np.corrcoef(u0, u[:m0])[0, 1]) if u0.std() > 0 and u[:m0].std() > 0 else 0.0
         z = math.atanh(min(abs(r), 0.999999)) * math.sqrt(max(m0 - 3, 1))
         if z < 3:
