@@ -254,16 +254,16 @@ def nested_estimate(target: LevelData, controls=(), features: Features | None = 
         steps.append({"deals": [lo, hi], "controls": names, "coefficients": [float(a) for a in alpha],
                       "r2": r2})
     warnings = []
-    for c, u in zip(controls, us):
-        if u0.std() == 0:
-            warnings.append(f"the target's values are the same on all its {m0:,} deals: no control can narrow "
-                            "an interval of no width")
-            break
-        r = float(np.corrcoef(u0, u[:m0])[0, 1]) if u0.std() > 0 and u[:m0].std() > 0 else 0.0
-        z = math.atanh(min(abs(r), 0.999999)) * math.sqrt(max(m0 - 3, 1))
-        if z < 3:
-            warnings.append(f"{c.name} hardly correlates with the target on their {m0:,} shared deals "
-                            f"(r = {r:+.3f}): it saves nothing; are its deals the target's?")
+    if controls and u0.std() == 0:
+        warnings.append(f"the target's values are the same on all its {m0:,} deals: no control can narrow an "
+                        "interval of no width")
+    else:
+        for c, u in zip(controls, us):
+            r = float(np.corrcoef(u0, u[:m0])[0, 1]) if u[:m0].std() > 0 else 0.0
+            z = math.atanh(min(abs(r), 0.999999)) * math.sqrt(max(m0 - 3, 1))
+            if z < 3:
+                warnings.append(f"{c.name} hardly correlates with the target on their {m0:,} shared deals "
+                                f"(r = {r:+.3f}): it saves nothing; are its deals the target's?")
     bounds = sorted(set(sizes))
     variance = _segment_variance(psi, bounds, fitted) + coefficient_var
     plain_var = float(u0.var(ddof=1) / m0)
