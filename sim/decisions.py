@@ -15,19 +15,17 @@ import json
 from dataclasses import replace
 
 from sim.cli import exit_with, plural, say
+from sim.games import game_info, game_module
 from sim.match import _ci, add_match_flags, interrupted, play_match
 from sim.policies import Policy, PolicyError, defaults, parse_policy
 from sim.resolve import in_argument_words
 from sim.run import USER_ERRORS, OneLineParser
 
-# (decision, the ``search`` parameter whose worlds search it, its rules).
-DECISIONS = (  # (decision, its search parameter, the rules that decide it in each game)
-    ("calls", "call_worlds", {"bridgette": "C-4, B-5, B-6", "draw-bridge": "C-4, D-3", "bid-euchre": "E-3"}),
-    ("exchange", "exchange_worlds", {"bridgette": "B-3", "bid-euchre": "E-4"}),
-    ("draw phase", "draw_worlds", {"draw-bridge": "D-2"}),
-    ("card play", "worlds", {"bridgette": "B-7..B-10", "draw-bridge": "D-4", "bid-euchre": "E-6"}),
-)
-DECISION_NAMES = tuple(d for d, _, _ in DECISIONS)
+# (decision, the ``search`` parameter whose worlds search it); the rules that decide it are
+# each game's (sim.games.GameInfo.decided_by).
+DECISIONS = (("calls", "call_worlds"), ("exchange", "exchange_worlds"), ("draw phase", "draw_worlds"),
+             ("card play", "worlds"))
+DECISION_NAMES = tuple(d for d, _ in DECISIONS)
 
 
 def one_decision_players(game: str, search: Policy, only=DECISION_NAMES) -> list[tuple[str, str, Policy, Policy]]:
@@ -37,12 +35,13 @@ def one_decision_players(game: str, search: Policy, only=DECISION_NAMES) -> list
     differ in that one decision alone."""
     values = dict(search.params)
     heuristic = Policy("heuristic", tuple((k, values[k]) for k in defaults("heuristic", game)), game)
-    worlds = {param for _, param, _ in DECISIONS if param in values}
+    worlds = {param for _, param in DECISIONS if param in values}
+    decided_by = game_info(game).decided_by
     out = []
-    for decision, param, rules in DECISIONS:
+    for decision, param in DECISIONS:
         if decision in only and values.get(param, 0) > 0:
             alone = tuple((k, 0.0 if k in worlds and k != param else v) for k, v in search.params)
-            out.append((decision, rules[game], replace(search, params=alone), heuristic))
+            out.append((decision, decided_by[decision], replace(search, params=alone), heuristic))
     return out
 
 
@@ -81,7 +80,6 @@ def _checked_players(game: str, search, only, rules) -> list:
     decisions it searches there, each once, and the rules let it search; a PolicyError
     (a ValueError) naming what is not."""
     from sim.dd_run import refusal
-    from sim.games import game_info, game_module
 
     if search is not None and not isinstance(search, (str, Policy)):
         raise TypeError(f"search must be a search policy or its text (\"search:call_worlds=16\"), got {search!r:.60}")
@@ -104,7 +102,7 @@ def _checked_players(game: str, search, only, rules) -> list:
         twice = next((d for k, d in enumerate(only) if d in only[:k]), None)
         if twice is not None:
             raise PolicyError(f"--only names '{twice}' twice: each decision is measured once")
-        has = [d for d, param, _ in DECISIONS if param in dict(search.params)]
+        has = [d for d, param in DECISIONS if param in dict(search.params)]
         missing = next((d for d in only if d not in has), None)
         if missing is not None:
             raise PolicyError(f"{game} has no {missing} to search (its decisions: {', '.join(has)})")

@@ -65,6 +65,8 @@ class GameInfo:
     referee_deal: str = "Deal"
     dd_play_from: int = 0
     exchange: bool = False  # whether a replay line's discards are a B-3 exchange's (Bridgette)
+    # The rules that decide each decision a search seat can search (sim.decisions' rows).
+    decided_by: dict = field(default_factory=dict)
 
     @property
     def side(self) -> str:
@@ -107,7 +109,8 @@ GAMES = {info.name: info for info in (
         # against the deal score's player (docs/search.md, Objective).
         search={"exchange_worlds": 16, "call_worlds": 8, "objective": 1, "call_model": 0}, hand_features=True,
         exchange=True,
-        referee_deal="BridgetteDeal"),
+        referee_deal="BridgetteDeal",
+        decided_by={"calls": "C-4, B-5, B-6", "exchange": "B-3", "card play": "B-7..B-10"}),
     GameInfo(
         name="draw-bridge", title="Draw Bridge", engine="sim.draw_bridge", referee="sim.reference.draw_bridge",
         analysis="analysis.games.draw_bridge", seats=2, teams=None, draws=True,
@@ -116,7 +119,8 @@ GAMES = {info.name: info for info in (
                    "bid_by_score": 1.0, "compete_margin": 0.0},
         pimc={"worlds": 16, "bid_worlds": 0},
         search={"call_worlds": 1, "draw_worlds": 8},  # calls: after D-2 one world, the deal; draws: docs/search.md
-        referee_deal="DrawBridgeDeal", dd_play_from=26),
+        referee_deal="DrawBridgeDeal", dd_play_from=26,
+        decided_by={"calls": "C-4, D-3", "draw phase": "D-2", "card play": "D-4"}),
     GameInfo(
         name="bid-euchre", title="Bid Euchre", engine="sim.bid_euchre", referee="sim.reference.bid_euchre",
         analysis="analysis.games.bid_euchre", seats=4, teams=((0, 2), (1, 3)), draws=False,
@@ -127,7 +131,8 @@ GAMES = {info.name: info for info in (
         deal="hand", contract="bid", contract_column="bidder_from_dealer",
         summary_keys={"contracts_made": "bids_made", "deal_score": "hand_score",
                       "first_dealer_wins": "first_dealer_team_wins"},
-        dd_solver="euchre", referee_deal="BidEuchreDeal"),
+        dd_solver="euchre", referee_deal="BidEuchreDeal",
+        decided_by={"calls": "E-3", "exchange": "E-4", "card play": "E-6"}),
 )}
 
 GAME_NAMES = tuple(GAMES)

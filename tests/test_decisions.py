@@ -23,8 +23,8 @@ def test_each_player_searches_one_decision_and_shares_the_heuristics_parameters(
     search = parse_policy("search:aggression=0.5", game)
     players = decisions.one_decision_players(game, search)
     offered = dict(search.params)
-    searched = [param for _, param, _ in decisions.DECISIONS if offered.get(param, 0) > 0]
-    assert [d for d, *_ in players] == [d for d, param, _ in decisions.DECISIONS if param in searched]
+    searched = [param for _, param in decisions.DECISIONS if offered.get(param, 0) > 0]
+    assert [d for d, *_ in players] == [d for d, param in decisions.DECISIONS if param in searched]
     rule_ids = {"bridgette": "B-", "draw-bridge": "D-", "bid-euchre": "E-"}
     for (decision, rules, a, b), param in zip(players, searched):
         # the rules that decide it in this game alone (Bid Euchre's ids in Bridgette's rows before)
