@@ -462,7 +462,7 @@ ACTIVITY_ROWS = [
     ("auction.ask_cards", "E-4", "a 6A (12A) exchange was made", _euchre_hands("ask")),
     ("scoring.ask_all", "E-7", "a 6A (12A) took every trick", _euchre_hands("ask_all")),
     ("scoring.moon_all", "E-7", "a 6M (12M) took every trick", _euchre_hands("moon_all")),
-    ("scoring.made_trick_points", "E-7", "a bid below six was made", _euchre_hands("made")),
+    ("scoring.made_trick_points", "E-7", "a bid below six (twelve) was made", _euchre_hands("made")),
     ("scoring.set_bid_points", "E-7", "a bidding team was set", _euchre_hands("set")),
     ("scoring.defender_trick_points", "E-7", "the defenders took a trick", _euchre_hands("defended")),
     ("scoring.renege_penalty", "E-8", "a renege was penalised (only replays renege)", _reneges),

@@ -369,6 +369,9 @@ def test_a_double_deck_dd_run_plays(tmp_path):
     ("sim.run", ["--policy", "1=search:worlds=4", "--deals", "2", "--dd"], "--policy search:worlds=4"),
     ("sim.match", ["--a", "dd", "--b", "pimc", "--games", "2"], "--b pimc"),
     ("sim.show", ["--seed", "7", "--index", "0", "--policy", "all=search"], "--policy search"),
+    # a sweep's setting of the double deck, before any setting plays (the first one played before)
+    ("sim.sweep", ["--vary", "variant.double_deck=false,true", "--policy", "0=pimc", "--deals", "4"],
+     "variant.double_deck=true: --policy pimc"),
 ])
 def test_double_deck_is_refused_to_players_that_sample_worlds(module, args, flag, tmp_path, capsys):
     """pimc and search solve a deal in every world for each card: the double deck is refused
@@ -376,7 +379,7 @@ def test_double_deck_is_refused_to_players_that_sample_worlds(module, args, flag
     written (dd seats and --dd runs play it)."""
     main = importlib.import_module(module).main
     assert main(["--game", "bid-euchre", "--rules", "bid-euchre-double-deck", *args,
-                 *(["--out", str(tmp_path / "never")] if module == "sim.run" else [])]) == 2
+                 *(["--out", str(tmp_path / "never")] if module in ("sim.run", "sim.sweep") else [])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Bid Euchre's double deck (variant.double_deck = true)" in err
     assert err.split(": error: ")[1].startswith(flag + ":"), err
