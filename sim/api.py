@@ -21,7 +21,7 @@ from sim.aggregates import block_aggregates, merged_summary
 from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
-from sim.policies import samples_worlds, searches
+from sim.policies import searches
 from sim.resolve import (
     check_kind, check_path, check_rules, check_switch, checked, in_argument_words, resolve_policies, resolve_rules,
     texts, use_threads,
@@ -108,10 +108,9 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
     deal_run = dealing is not None and dealing.deal_run
     check_block_room(rules, games, block_size, deal_run)
     module = game_module(game)
-    from sim.dd_run import refusal
+    from sim.dd_run import sampler_refusal
 
-    sampler = next((p for p in policies if samples_worlds(p)), None)
-    reason = sampler and refusal(game_info(game), rules, f"--policy {sampler}")
+    reason = sampler_refusal(game, rules, policies)
     if reason:  # before the run folder is made
         raise RunError(reason)
     plan, acceptance = checked_plan(game, rules, dealing) if deal_run else (None, None)

@@ -48,11 +48,9 @@ def kernel_rules(rules) -> ke.KernelRules:
 def check_searching(rules, policies) -> None:
     """A RunError where a seat that samples worlds (``pimc``, ``search``) cannot play these
     rules (``sim.dd_run.refusal``: the double deck)."""
-    from sim.policies import samples_worlds
     from sim.store import RunError
 
-    sampling = [p for p in policies if samples_worlds(p)]
-    reason = sampling and dd_run.refusal(game_info("bid-euchre"), rules, f"--policy {sampling[0]}")
+    reason = dd_run.sampler_refusal("bid-euchre", rules, policies)
     if reason:
         raise RunError(reason)
 

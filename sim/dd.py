@@ -85,9 +85,10 @@ class Solver:
 
     @property
     def euchre_table(self) -> np.ndarray:
-        """The table Bid Euchre's solves use: the first 2^14 entries of the context's own
-        (as in the game kernels, kernels.dd.search_table_nb). A deal's search is a few
-        hundred nodes, and a table that stays in the cache beats a large one."""
+        """The table the single deck's Bid Euchre solves use: the first 2^14 entries of the
+        context's own (as in the game kernels, kernels.dd.search_table_nb; the double deck
+        searches all of it). A deal's search is a few hundred nodes, and a table that stays
+        in the cache beats a large one."""
         return self.ctx["tt"][0][:dd.EUCHRE_TT]
 
     @property

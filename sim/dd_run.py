@@ -40,15 +40,27 @@ def has_columns(deals) -> bool:
 def refusal(info, rules, asked: str) -> str | None:
     """Why a player that samples worlds (``pimc``, ``search``; ``asked``: the player as the
     user gave it) cannot play these rules, or None. Bid Euchre's double deck (E-10): the
-    solver values a 12-trick hand in about a second at most (docs/dd.md), enough for --dd
-    runs and ``dd`` seats, but such a player would solve one in each of its worlds for
-    every card it plays."""
+    solver values a 12-trick hand in a tenth of a second to a few seconds (docs/dd.md),
+    enough for --dd runs and ``dd`` seats, but such a player would solve one in each of
+    its worlds for every card it plays."""
     variant = getattr(rules, "variant", None)
     if info.dd_solver == "euchre" and getattr(variant, "double_deck", False):
         return (f"{asked}: Bid Euchre's double deck (variant.double_deck = true) is beyond the players that sample "
                 "worlds (pimc, search): each of their cards would solve a 12-trick hand in every world "
                 "(dd seats and --dd runs play it)")
     return None
+
+
+def sampler_refusal(game: str, rules, policies, asked: str | None = None) -> str | None:
+    """``refusal`` for the first of ``policies`` that samples worlds, or None; ``asked``
+    names it (default ``--policy`` and the policy)."""
+    from sim.games import game_info
+    from sim.policies import samples_worlds
+
+    sampler = next((p for p in policies if samples_worlds(p)), None)
+    if sampler is None:
+        return None
+    return refusal(game_info(game), rules, asked or f"--policy {sampler}")
 
 
 def roles(info) -> tuple:

@@ -144,7 +144,7 @@ def check_rules(game: str, rules) -> None:
     from sim.dd_run import refusal
     from sim.store import RunError
 
-    reason = refusal(game_info(game), rules, "--worlds")
+    reason = refusal(game_info(game), rules, "the ladder's pimc rungs")
     if reason:
         raise RunError(reason)
 

@@ -21,8 +21,8 @@ import numpy as np
 from sim.blocks import MAX_BLOCK_ROWS
 from sim.cli import exit_with, path_text, plural, stopped
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
-from sim.dd_run import refusal
-from sim.policies import parse_policy, samples_worlds
+from sim.dd_run import sampler_refusal
+from sim.policies import parse_policy
 from sim.resolve import in_argument_words
 from sim.rules import variant_game
 from sim.store import RunError
@@ -225,7 +225,7 @@ def _checked_arguments(game, module, a, b, games, seed, rules):
         raise RulesError(f"rules must be {game}'s rules (sim.rules.rules_for({game!r}, ...)), got "
                          f"{type(rules).__name__}")
     for name, policy in (("a", a), ("b", b)):
-        reason = samples_worlds(policy) and refusal(game_info(game), rules, f"--{name} {policy}")
+        reason = sampler_refusal(game, rules, [policy], f"--{name} {policy}")
         if reason:
             raise RunError(reason)
     return int(checked("games", whole_count, games)), int(checked("seed", seed_number, seed)), rules
@@ -260,10 +260,12 @@ def disagreement(mean_diff: float | None, points_ci, win_rate: float, wins_ci) -
     wins_clear = wins_ci is not None and (wins_ci[0] > 0.5 or wins_ci[1] < 0.5)
     if points_clear and wins_clear:
         return f"points and wins disagree: A {gains} points per deal but wins {wins} games than B"
+    lean = f"points and wins lean apart (A {gains} points per deal but wins {wins} games than B)"
+    if points_ci is None or wins_ci is None:
+        return f"{lean}, with no interval to settle it"
     unclear = "both intervals hold" if not points_clear and not wins_clear else \
         "the points' interval holds" if not points_clear else "the win rate's interval holds"
-    return (f"points and wins lean apart (A {gains} points per deal but wins {wins} games than B), but {unclear} "
-            "no difference: not a clear disagreement")
+    return f"{lean}, but {unclear} no difference: not a clear disagreement"
 
 
 def _ci(bounds, form: str) -> str:

@@ -372,6 +372,11 @@ def test_a_double_deck_dd_run_plays(tmp_path):
     # a sweep's setting of the double deck, before any setting plays (the first one played before)
     ("sim.sweep", ["--vary", "variant.double_deck=false,true", "--policy", "0=pimc", "--deals", "4"],
      "variant.double_deck=true: --policy pimc"),
+    # a control level that samples worlds, in a sweep and in a multilevel run, before anything plays
+    ("sim.sweep", ["--vary", "variant.double_deck=false,true", "--control", "all=pimc:worlds=2", "--deals", "40"],
+     "variant.double_deck=true: --control all=pimc:worlds=2"),
+    ("sim.run", ["--policy", "all=dd", "--control", "all=pimc:worlds=2", "--deals", "40"],
+     "--control all=pimc:worlds=2"),
 ])
 def test_double_deck_is_refused_to_players_that_sample_worlds(module, args, flag, tmp_path, capsys):
     """pimc and search solve a deal in every world for each card: the double deck is refused

@@ -357,8 +357,15 @@ def test_a_sweeps_conditions_file_is_named_by_its_keys(tmp_path):
     result = in_process("sim.sweep", "--vary", "exchange.nondealer_draw=4,5", "--deals", "20",
                         "--conditions", str(conditions), "--out", str(tmp_path / "x"))
     assert result.returncode == 2 and not (tmp_path / "x").exists()
-    assert result.stderr == f"python -m sim.sweep: error: conditions file {conditions}: dealer 3: " \
-                            "bridgette has seats 0 to 1\n"
+    assert result.stderr == f"python -m sim.sweep: error: exchange.nondealer_draw=4: conditions file {conditions}: " \
+                            "dealer 3: bridgette has seats 0 to 1\n"
+    # Checked under each setting's rules, not the sweep's base ones: a joker predealt where
+    # every setting deals one plays.
+    conditions.write_text('[predeal]\n0 = ["JO"]\n')
+    result = in_process("sim.sweep", "--game", "bid-euchre", "--vary", "variant.joker=true",
+                        "--vary", "auction.stick_the_dealer=false,true", "--deals", "20", "--quiet",
+                        "--conditions", str(conditions), "--out", str(tmp_path / "y"))
+    assert result.returncode == 0, result.stderr
 
 
 def test_compare_pairs_deal_runs_deal_by_deal_and_refuses_a_game_run(tmp_path):

@@ -120,6 +120,7 @@ def test_a_lean_the_intervals_do_not_settle_is_not_called_a_disagreement():
     assert disagreement(-3.0, [-7.0, 1.0], 0.55, [0.51, 0.60]).startswith(
         "points and wins lean apart (A loses points per deal but wins more games than B), but the points' interval")
     assert disagreement(3.0, [1.0, 5.0], 0.5, [0.45, 0.55]) is None
+    assert disagreement(3.0, None, 0.0, None).endswith("than B), with no interval to settle it")  # one game
 
 
 def test_pairs_that_all_split_get_an_interval_unless_the_players_played_alike():

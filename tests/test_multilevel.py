@@ -224,10 +224,9 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
                         (["--control", "all=heuristic", "--control-deals", "10"],
                          "--control-deals 10: a control plays at least the target's 50 deals"),
                         (["--game", "bid-euchre", "--control", "par"], "Bridgette and Draw Bridge"),
-                        (["--control", "all=heuristic", "--until", "made5:0.1"], "unknown metric 'made5'"),
                         # a deal run's metrics listed without deals_per_game, which it refuses
-                        (["--control", "all=heuristic", "--until", "made5:0.1"],
-                         "(metrics: dealer_advantage, first_dealer_wins, contract_made, mean_score, or NAME"),
+                        (["--control", "all=heuristic", "--until", "made5:0.1"], "unknown metric 'made5' (metrics: "
+                         "dealer_advantage, first_dealer_wins, contract_made, mean_score, or NAME"),
                         (["--until", "mean_score:5"], "with --control, any deal metric")):
         assert main(["--deals", "50", *args, "--out", "/nonexistent/x"]) == 2
         err = capsys.readouterr().err

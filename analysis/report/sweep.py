@@ -93,17 +93,22 @@ def _check_setting(game: str, setting: dict, rules, folder: Path, command: str) 
     put in stay as they are."""
     from sim.resolve import resolve_rules
 
+    run = folder / Path(str(setting["run"])).name
+    try:
+        played = resolve_rules(game, rules).to_dict()
+    except (TypeError, ValueError) as exc:  # an older release's rules, say: unreadable, not moved
+        raise ReportError(f"{run}, a setting of {folder}, cannot be read (its rules: {exc}): rerun {command} into "
+                          "a new folder") from None
     try:
         put = json.loads(json.dumps(rules))
         for key, value in setting["values"].items():
             table, _, name = key.partition(".")
             put[table][name] = value
-        same = resolve_rules(game, put).to_dict() == resolve_rules(game, rules).to_dict()
+        same = resolve_rules(game, put).to_dict() == played
     except (KeyError, TypeError, ValueError):
         same = False
     if not same:
         values = ", ".join(f"{k}={show(v)}" for k, v in setting["values"].items())
-        run = folder / Path(str(setting["run"])).name
         raise ReportError(f"{run}, a setting of {folder}, was not played with {values}: its folders were renamed or "
                           f"moved by hand; rerun {command} into a new folder")
 

@@ -6,11 +6,8 @@ import numpy as np
 from numba import njit
 
 from kernels.cards import COLONS, ONE, RANGE_MASKS, SUIT_MASKS, ZERO, bit_nb, highest_nb, lowest_nb, popcount_nb
-from kernels.dd.layout import euchre_follow_nb, euchre_layout_beats_nb, next_seat_nb
+from kernels.dd.layout import PAIR_LOWS, euchre_follow_nb, euchre_layout_beats_nb, next_seat_nb
 from kernels.tricks import follow_legal_nb, lead_legal_nb, trick_nb
-
-
-_EVEN = np.uint64(0x5555555555555555)
 
 
 @njit(cache=True, inline="always")
@@ -140,8 +137,8 @@ def sure_trumps_nb(hands, trumps, double_deck):
     t0 = (hands[0] | hands[2]) & trumps
     t1 = (hands[1] | hands[3]) & trumps
     if double_deck:  # each pair of copies starts at an even bit (kernels.dd.layout)
-        t0 |= (t0 & _EVEN) << ONE
-        t1 |= (t1 & _EVEN) << ONE
+        t0 |= (t0 & PAIR_LOWS) << ONE
+        t1 |= (t1 & PAIR_LOWS) << ONE
     above1, above0 = above_nb(t1), above_nb(t0)
     sure0 = max(popcount_nb(hands[0] & trumps & above1), popcount_nb(hands[2] & trumps & above1))
     sure1 = max(popcount_nb(hands[1] & trumps & above0), popcount_nb(hands[3] & trumps & above0))

@@ -10,6 +10,9 @@ from kernels.cards import EUCHRE_BITS, EUCHRE_EFF_SUIT, EUCHRE_JOKER, EUCHRE_POW
 from kernels.dd.context import euchre_rules_nb, renew_nb
 
 
+PAIR_LOWS = np.uint64(0x5555555555555555)  # the first bit of each double-deck pair (``euchre_layout``)
+
+
 def euchre_layout(trump: int, double_deck: bool, joker: bool):
     """The solver layout for one trump suit (E-2): (to_layout[card], from_layout[bit],
     segs[effective suit], seg_of[bit], power[bit], group[bit]). Each effective suit is a run of bits in

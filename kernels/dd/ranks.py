@@ -10,6 +10,7 @@ from numba import njit
 from kernels.cards import (
     ALL_SUITED, COLONS, ONE, RANGE_MASKS, SUIT_MASKS, ZERO, bit_nb, compress_nb, highest_nb, lowest_nb, popcount_nb,
 )
+from kernels.dd.layout import PAIR_LOWS
 
 
 def _contract_segs(live: int) -> np.ndarray:
@@ -154,16 +155,14 @@ def euchre_key_nb(hands, in_play, segs):
             segment_counts_nb(in_play, segs))
 
 
-_EVEN = np.uint64(0x5555555555555555)
-_S56 = np.uint64(56)
 
 
 @njit(cache=True, inline="always")
 def copies_key_nb(hand):
     """How many copies of each card a double-deck hand holds (the pair's low bit: one or
     more, high bit: both), whichever copies they are."""
-    low = hand & _EVEN
-    high = (hand >> ONE) & _EVEN
+    low = hand & PAIR_LOWS
+    high = (hand >> ONE) & PAIR_LOWS
     return (low | high) | ((low & high) << ONE)
 
 
@@ -175,11 +174,9 @@ def double_deck_key_nb(hands, in_play, segs):
     cards each effective suit has (4 bits each, in the words' top bytes). Two positions
     share a key when each effective suit holds the same sequence of cards in play with
     the same copies in each hand: a card whose copies are both gone orders nothing."""
-    low = (in_play | (in_play >> ONE)) & _EVEN  # the pairs with a copy in play
+    low = (in_play | (in_play >> ONE)) & PAIR_LOWS  # the pairs with a copy in play
     cards = low | (low << ONE)
-    counts = ZERO
-    for k in range(4):
-        counts |= np.uint64(popcount_nb(low & segs[k])) << np.uint64(4 * k)
+    counts = segment_counts_nb(low, segs)
     return (compress_nb(copies_key_nb(hands[0]), cards) | (counts << _S56),
             compress_nb(copies_key_nb(hands[1]), cards) | ((counts >> np.uint64(8)) << _S56),
             compress_nb(copies_key_nb(hands[2]), cards), compress_nb(copies_key_nb(hands[3]), cards))

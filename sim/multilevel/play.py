@@ -85,6 +85,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     if scored and game_info(game).dd_solver != "contract":
         raise MultilevelError(f"--control {scored}: scoring contracts double dummy or at par is for Bridgette and "
                               f"Draw Bridge")
+    reason = sampling_refusal(game, rules, policies, levels)
+    if reason:  # before the target's pilot plays (it stopped there, or at the first control)
+        raise MultilevelError(reason)
     if control_deals is not None and not runs:
         raise MultilevelError("--control-deals sizes the controls that play deals, and 'hand' plays none: drop "
                               "--control-deals")
@@ -151,6 +154,22 @@ def _kept(folder: Path) -> dict:
     ValueError where it kept neither, or one that cannot be read."""
     finished = folder / "multilevel.json"
     return read_sealed(finished if finished.exists() else folder / PILOT_FILE)
+
+
+def sampling_refusal(game: str, rules, policies, controls) -> str | None:
+    """Why the target (``policies``) or a control level (Level or its text, ``auto`` too)
+    cannot play these rules, being a player that samples worlds (sim.dd_run.refusal), or
+    None."""
+    from sim.dd_run import sampler_refusal
+    from sim.resolve import resolve_policies
+
+    levels = [parse_level(c) if isinstance(c, str) else c
+              for given in controls for c in (default_levels(game) if given == "auto" else [given])]
+    reason = sampler_refusal(game, rules, policies)
+    for lv in levels:
+        if reason is None and lv.kind != "hand":
+            reason = sampler_refusal(game, rules, resolve_policies(game, list(lv.policies)), f"--control {lv.text}")
+    return reason
 
 
 def _finished(out, target, ctrl, deals, until):
@@ -262,9 +281,12 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         for pl in [target, *ctrl]:
             pl.play_to(p, chunk=p, store=stores.get(pl.name))
         if target.seconds < 2.0 and target.largest[0] < 20_000 and deals > p:  # a cheap target too
-            # For about a second at most: the deals played count, and a dearer target played
-            # on to its cap would leave --until nothing to size.
-            more = min(100 * p, 20_000, max(p, math.ceil(1.0 / max(target.per_deal(), 1e-9))))
+            # A target of a millisecond a deal or more (a faster one's time on the pilot's deals
+            # is mostly the call's own) plays on for about a second: the deals played count,
+            # and played on to its cap it would leave --until nothing to size.
+            more = min(100 * p, 20_000)
+            if target.per_deal() >= 1e-3:
+                more = min(more, math.ceil(1.0 / target.per_deal()))
             target.play_to(min(deals, p + more), chunk=more, store=stores.get(target.name))
         for pl in ctrl:  # a cheap level's time per deal is seen on a chunk of many deals
             if pl.per_deal() * 20 < target.per_deal() and pl.largest[0] < 20_000:

@@ -74,6 +74,24 @@ def build_parser():
     return p
 
 
+def _check_conditions(args, parser, grid) -> None:
+    """A conditions file checked against the rules of every setting that resolves (those
+    that do not are named as the sweep plays), before any plays."""
+    from sim.resolve import resolve_rules
+    from sim.sweep.grid import setting_options, settings_of
+
+    for setting in settings_of(grid):
+        options = setting_options(setting)
+        try:
+            setting_rules = resolve_rules(args.game, args.rules, list(args.set_options) + options)
+        except ValueError:
+            continue
+        try:
+            dealing_of(args, parser, setting_rules)
+        except ValueError as exc:
+            raise type(exc)(f"{', '.join(options)}: {exc}") from None
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -93,7 +111,9 @@ def main(argv=None) -> int:
         from sim.resolve import resolve_rules
 
         rules = resolve_rules(args.game, args.rules, args.set_options)
-        dealing = dealing_of(args, parser, rules)  # a conditions file's faults name its keys
+        dealing = dealing_of(args, parser)
+        if args.conditions:  # the file's own words checked under each setting's rules: a fault names its keys
+            _check_conditions(args, parser, grid)
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"

@@ -78,10 +78,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     """
     from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
     from sim.cli import block_size as block_size_count, seed_number, whole_count
-    from sim.dd_run import refusal
     from sim.dealing import Dealing
-    from sim.games import game_info
-    from sim.policies import samples_worlds
+    from sim.multilevel.play import sampling_refusal
     from sim.resolve import check_kind, check_path, checked, use_threads
 
     # The arguments checked as sim.simulate checks its own, before anything is played.
@@ -119,12 +117,11 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         raise SweepError(f"a sweep needs at least two settings to compare, got {len(settings)} ({shown}): list the "
                          f"values apart by commas, --vary KEY=V1,V2,...")
     resolved, setting_of = [], {}  # rules (frozen, hashable) -> the first setting that gave them
-    sampler = next((p for p in chosen if samples_worlds(p)), None)
     for setting in settings:  # every setting is checked before any game is played
         try:
             resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
             check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
-            reason = sampler and refusal(game_info(game), resolved[-1], f"--policy {sampler}")
+            reason = sampling_refusal(game, resolved[-1], chosen, controls)
             if reason:  # a player that cannot play this setting's rules (the double deck)
                 raise RunError(reason)
         except ValueError as exc:  # a RulesError, or a RunError from the block's room
