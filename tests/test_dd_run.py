@@ -156,7 +156,8 @@ def test_kernel_par_is_sim_par(game, options):
 
 
 @pytest.mark.parametrize("game, variant, games", [("bridgette", None, 3), ("draw-bridge", None, 1),
-                                                   ("bid-euchre", None, 6), ("bid-euchre", "bid-euchre-double-deck", 1)])
+                                                   ("bid-euchre", None, 6),
+                                                   ("bid-euchre", "bid-euchre-double-deck", 1)])
 def test_dd_seats_lose_nothing_and_tricks_add_up(game, variant, games):
     info = game_info(game)
     rules = resolve_rules(game, variant)

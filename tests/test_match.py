@@ -111,7 +111,8 @@ def test_a_lean_the_intervals_do_not_settle_is_not_called_a_disagreement():
     from sim.match import disagreement
 
     result = play_match("bridgette", A_DOUBLES_LATE, B_HEURISTIC, 20, seed=3)
-    assert result["ci95"][0] < 0 < result["ci95"][1] and result["a_game_win_ci95"][0] < 0.5 < result["a_game_win_ci95"][1]
+    lo, hi = result["a_game_win_ci95"]
+    assert result["ci95"][0] < 0 < result["ci95"][1] and lo < 0.5 < hi
     assert result["points_and_wins_disagree"] == (
         "points and wins lean apart (A gains points per deal but wins fewer games than B), but both intervals hold "
         "no difference: not a clear disagreement")

@@ -155,8 +155,6 @@ def euchre_key_nb(hands, in_play, segs):
             segment_counts_nb(in_play, segs))
 
 
-
-
 @njit(cache=True, inline="always")
 def copies_key_nb(hand):
     """How many copies of each card a double-deck hand holds (the pair's low bit: one or

@@ -174,8 +174,8 @@ def compare_folders(path_a, path_b, names=None) -> dict:
         held = a["metrics"].get(given.name, {}).get("definition") if definition is not None else None
         if held is not None and held != definition:
             raise MultilevelError(f"metric '{given.name}' is {given.name} = {held} in {a['path']}, not "
-                                  f"{given.name} = {definition}: a multilevel folder answers the metrics it was played with "
-                                  f"(name it alone, or play both again into new folders with --metrics)")
+                                  f"{given.name} = {definition}: a multilevel folder answers the metrics it was "
+                                  f"played with (name it alone, or play both again into new folders with --metrics)")
     for name in wanted:
         for side in (a, b):
             if name not in side["metrics"]:
