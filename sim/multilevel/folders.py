@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-
 from sim.cli import differing
 from sim.store import read_sealed
 from sim.ratio import SHARE
