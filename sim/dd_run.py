@@ -37,14 +37,18 @@ def has_columns(deals) -> bool:
     return deals.dtype.names is not None and "dd_tricks" in deals.dtype.names
 
 
+def samplers_refused(info, rules) -> bool:
+    """Whether players that sample worlds cannot play these rules (``refusal``)."""
+    return info.dd_solver == "euchre" and bool(getattr(getattr(rules, "variant", None), "double_deck", False))
+
+
 def refusal(info, rules, asked: str) -> str | None:
     """Why a player that samples worlds (``pimc``, ``search``; ``asked``: the player as the
     user gave it) cannot play these rules, or None. Bid Euchre's double deck (E-10): the
     solver values a 12-trick hand in a tenth of a second to a few seconds (docs/dd.md),
     enough for --dd runs and ``dd`` seats, but such a player would solve one in each of
     its worlds for every card it plays."""
-    variant = getattr(rules, "variant", None)
-    if info.dd_solver == "euchre" and getattr(variant, "double_deck", False):
+    if samplers_refused(info, rules):
         return (f"{asked}: Bid Euchre's double deck (variant.double_deck = true) is beyond the players that sample "
                 "worlds (pimc, search): each of their cards would solve a 12-trick hand in every world "
                 "(dd seats and --dd runs play it)")

@@ -101,12 +101,12 @@ def same_question(rules_file, set_options, dealing, rules, game: str) -> tuple[s
     deal conditions), as shell words for the stronger players' command, and whether a
     player that samples worlds (the ``pimc`` it suggests) can play its rules (not Bid
     Euchre's double deck)."""
-    from sim.dd_run import refusal
+    from sim.dd_run import samplers_refused
     from sim.games import game_info
 
     words = [*(["--rules", rules_file] if rules_file else []), *(w for s in set_options for w in ("--set", s)),
              *dealing.flags()]
-    return "".join(f" {shell_word(word)}" for word in words), refusal(game_info(game), rules, "pimc") is None
+    return "".join(f" {shell_word(word)}" for word in words), not samplers_refused(game_info(game), rules)
 
 
 def run_next(game: str, folder, deal_run: bool, size: int, policies, same=("", True)) -> list[str]:

@@ -106,7 +106,7 @@ def dealing_of(args, parser, rules=None):
     """The run's sim.dealing.Dealing from --games/--deals and the deal-run flags; with the
     run's ``rules``, a conditions file's own settings are also checked against its game
     (its dealer's seat, its cards), so that a fault names the file's key."""
-    from sim.dealing import parse, plan, read_conditions
+    from sim.dealing import parse, read_conditions
 
     if (args.games is None) == (args.deals is None):
         parser.error("give either --games N (whole games) or --deals N (independent deals)")
@@ -123,20 +123,28 @@ def dealing_of(args, parser, rules=None):
     if given["dealer"] is not None and args.dealer is not None:  # one dealer: the flags add only conditions
         raise DealingError(f"--dealer: the conditions file {args.conditions} already sets the dealer "
                            f"({given['dealer']}); give it once")
-    if args.conditions:  # the file's own words checked alone, so a fault names its key, not a flag
-        try:
-            alone = parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
-            if rules is not None:
-                plan(args.game, rules, alone)
-        except DealingError as exc:
-            words = str(exc)
-            for flag, key in (("--dealer", "dealer"), ("--upcard", "upcard"), ("--predeal", "[predeal]"),
-                              ("--require", "[require]")):
-                words = words.replace(flag, key)
-            raise DealingError(f"conditions file {args.conditions}: {words}") from None
+    if args.conditions:
+        check_conditions_file(args.game, args.conditions, given, rules)
     upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
     return parse("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
                  given["predeal"] + args.predeal, given["require"] + args.require)
+
+
+def check_conditions_file(game: str, path, given: dict, rules=None) -> None:
+    """A conditions file's own words (``given``, as read_conditions reads ``path``) checked
+    alone, and with ``rules`` against its game, so that a fault names its key, not a flag."""
+    from sim.dealing import parse, plan
+
+    try:
+        alone = parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
+        if rules is not None:
+            plan(game, rules, alone)
+    except DealingError as exc:
+        words = str(exc)
+        for flag, key in (("--dealer", "dealer"), ("--upcard", "upcard"), ("--predeal", "[predeal]"),
+                          ("--require", "[require]")):
+            words = words.replace(flag, key)
+        raise DealingError(f"conditions file {path}: {words}") from None
 
 
 def strata_flags_of(args) -> None:

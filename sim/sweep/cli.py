@@ -27,8 +27,8 @@ from sim.games import DEFAULT_GAME, GAME_NAMES
 from sim.metrics import METRICS, MetricsError, parse_metrics
 from sim.multilevel import add_control_flags, check_control_flags
 from sim.run import (
-    OneLineParser, USER_ERRORS, add_cluster_flag, add_dealing_flags, add_rule_flags, block_size_value, count,
-    dealing_of, seed_value,
+    OneLineParser, USER_ERRORS, add_cluster_flag, add_dealing_flags, add_rule_flags, block_size_value,
+    check_conditions_file, count, dealing_of, seed_value,
 )
 from sim.store import RECORD_MODES
 from sim.sweep.grid import SweepError, parse_vary
@@ -74,12 +74,14 @@ def build_parser():
     return p
 
 
-def _check_conditions(args, parser, grid) -> None:
-    """A conditions file checked against the rules of every setting that resolves (those
-    that do not are named as the sweep plays), before any plays."""
+def _check_conditions(args, grid) -> None:
+    """A conditions file, read once, checked against the rules of every setting that
+    resolves (those that do not are named as the sweep plays), before any plays."""
+    from sim.dealing import read_conditions
     from sim.resolve import resolve_rules
     from sim.sweep.grid import setting_options, settings_of
 
+    given = read_conditions(args.conditions)
     for setting in settings_of(grid):
         options = setting_options(setting)
         try:
@@ -87,7 +89,7 @@ def _check_conditions(args, parser, grid) -> None:
         except ValueError:
             continue
         try:
-            dealing_of(args, parser, setting_rules)
+            check_conditions_file(args.game, args.conditions, given, setting_rules)
         except ValueError as exc:
             raise type(exc)(f"{', '.join(options)}: {exc}") from None
 
@@ -113,7 +115,7 @@ def main(argv=None) -> int:
         rules = resolve_rules(args.game, args.rules, args.set_options)
         dealing = dealing_of(args, parser)
         if args.conditions:  # the file's own words checked under each setting's rules: a fault names its keys
-            _check_conditions(args, parser, grid)
+            _check_conditions(args, grid)
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
