@@ -113,9 +113,11 @@ def run_next(game: str, folder, deal_run: bool, size: int, policies, same=("", T
     """The next commands after a run: its report, a sweep, a comparison, stronger players
     (``same``: ``same_question``'s flags, which that command keeps, and whether a searching
     player can play the rules)."""
+    from sim.policies import searches  # here: analysis imports this module and never loads the kernels
+
     unit = "--deals" if deal_run else "--games"
     kept, can_search = same
-    searching = not can_search or any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in policies)
+    searching = not can_search or searches(policies)
     lines = ["", "next:",
              f"  python -m analysis.report {shell_word(folder)}",
              "      the report: every table with its plots, in HTML",
@@ -216,6 +218,8 @@ def sweep_next(result: dict, records: bool = True, same=("", True)) -> list[str]
     """The next commands after a sweep: a setting's report, a comparison of two settings on
     a metric of one's own (where the settings kept ``records``), a finer sweep, stronger
     players (``same``: as for ``run_next``)."""
+    from sim.policies import parse_policy, searches  # as in run_next
+
     kept, can_search = same
     rows, game = result["settings"], result["game"]
     unit = "--deals" if result.get("unit") == "deal" else "--games"
@@ -241,7 +245,7 @@ def sweep_next(result: dict, records: bool = True, same=("", True)) -> list[str]
                 result["controls"])
             lines += [f"  python -m sim.sweep --game {game} --vary {key}={values} {unit} {result['games'] * 4}{more}",
                       f"      the settings between {low} and {high} with more {unit[2:]}, to narrow the balance point"]
-    if can_search and not any(str(p).split(":")[0] in ("pimc", "search", "dd") for p in result["policies"]):
+    if can_search and not searches([parse_policy(p, game) for p in result["policies"]]):
         lines += [f"  python -m sim.sweep --game {game} --vary {', '.join(result['vary'])}=... --deals 2000{kept} "
                   f"--policy all=pimc --records none",
                   "      the same sweep with stronger players, on single deals (pimc searches every card: far slower)"]

@@ -86,9 +86,33 @@ def ratio_interval(r, var, within, n) -> list:
     1 on every game (two contracts, both made) has no width, which so few can never show:
     the Wilson interval of the rate over its ``n`` trials stands in, as for any rate of a
     plain run."""
-    if var == 0 and within == SHARE and r in (0, 1):
+    if at_bound(r, var, within):
         return wilson(float(r * n), float(n))
     return interval(r, var, within)
+
+
+def at_bound(r, var, within) -> bool:
+    """Whether a rate lies at 0 or 1 on every game, so Wilson's interval stands in for its
+    normal one (``ratio_interval``)."""
+    return var == 0 and within == SHARE and r in (0, 1)
+
+
+def rates_difference(ra, var_a, n_a, rb, var_b, n_b, within) -> list:
+    """B - A's 95% interval where a rate lies at its bound on every game: the normal one has
+    no width there (both contracts made in A and in B: [0, 0]), which so few trials can
+    never show. Newcombe's square-and-add of the two rates' own intervals (Wilson's for a
+    rate at its bound, else the normal half-widths) stands in; with normal intervals alone
+    it is the normal interval of the difference."""
+    def reach(r, var, n):  # distances from r down and up to its interval's ends
+        if at_bound(r, var, within):
+            lo, hi = wilson(float(r * n), float(n))
+            return float(r) - lo, hi - float(r)
+        half = Z95 * math.sqrt(max(float(var), 0.0))
+        return half, half
+    (a_down, a_up), (b_down, b_up) = reach(ra, var_a, n_a), reach(rb, var_b, n_b)
+    d = float(rb - ra)
+    bottom, top = spread(within)
+    return [max(d - math.hypot(b_down, a_up), bottom), min(d + math.hypot(b_up, a_down), top)]
 
 
 def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
@@ -106,7 +130,11 @@ def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
         return out
     out["diff"] = float(rb - ra)
     if var_a is not None and var_b is not None:
-        out["ci95"] = out["unpaired_ci95"] = interval(rb - ra, var_a + var_b, spread(within))
+        if at_bound(ra, var_a, within) or at_bound(rb, var_b, within):
+            ci = rates_difference(ra, var_a, sums_a["n"], rb, var_b, sums_b["n"], within)
+        else:
+            ci = interval(rb - ra, var_a + var_b, spread(within))
+        out["ci95"] = out["unpaired_ci95"] = ci
     return out
 
 
@@ -168,8 +196,14 @@ class PairedMoments:
         var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
+        paired, unpaired_ci = interval(diff, var_d, spread(within)), interval(diff, var_a + var_b, spread(within))
+        if at_bound(r[0], var_a, within) or at_bound(r[1], var_b, within):
+            unpaired_ci = rates_difference(r[0], var_a, s[1], r[1], var_b, s[3], within)
+            # Both at their bounds pair to no spread; only games the same in A and B show none.
+            alike = ss[0][0] - 2 * ss[0][2] + ss[2][2] == 0 and ss[1][1] - 2 * ss[1][3] + ss[3][3] == 0
+            if var_d == 0 and not alike:
+                paired = unpaired_ci
         out.update(a_ci95=ratio_interval(r[0], var_a, within, s[1]), b_ci95=ratio_interval(r[1], var_b, within, s[3]),
-                   ci95=interval(diff, var_d, spread(within)),
-                   unpaired_ci95=interval(diff, var_a + var_b, spread(within)),
+                   ci95=paired, unpaired_ci95=unpaired_ci,
                    variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
         return out

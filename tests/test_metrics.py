@@ -12,7 +12,7 @@ import pytest
 
 from sim.comparison import compare_runs
 from sim.metrics import METRICS, MetricsError, parse_metrics
-from sim.ratio import SHARE, PairedMoments, interval
+from sim.ratio import SHARE, PairedMoments, interval, ratio_sums, unpaired
 from sim.summary import wilson
 from sim.store import RECORD_FILES, file_entry, run_digest, sealed
 from sim.store.config import RUN
@@ -121,6 +121,32 @@ def test_paired_difference_by_hand(run_a, tmp_path):
     # Games 0 and 1 are identical, contracts unchanged: exactly 0, zero width.
     assert r["contract_made"]["diff"] == 0 and r["contract_made"]["ci95"] == [0.0, 0.0]
     assert r["mean_score"]["diff"] == -20  # 200 fewer points over 2 x 5 seat-deals
+
+
+def test_two_rates_at_their_bounds_differ_by_newcombes_interval():
+    """Every contract made in A (6 of 6) and in B (4 of 4), game by game: the paired and the
+    unpaired difference had an interval of no width ([0, 0]), which 10 contracts cannot
+    show. Each rate's Wilson interval, added in squares, stands in: B's Wilson lower end
+    4 / (4 + Z^2) below 0 and A's 6 / (6 + Z^2) above. The same games in A and B keep a
+    difference of exactly 0."""
+    made_a, made_b = [2, 1, 3], [1, 2, 1]
+    expected = [-(1 - 4 / (4 + Z * Z)), 1 - 6 / (6 + Z * Z)]
+    assert expected == pytest.approx([-0.4899, 0.3903], abs=1e-4)
+    moments = PairedMoments()
+    moments.add(made_a, made_a, made_b, made_b)
+    r = moments.result(SHARE)
+    assert r["diff"] == 0 and r["ci95"] == pytest.approx(expected) and r["unpaired_ci95"] == pytest.approx(expected)
+    apart = unpaired(ratio_sums(made_a, made_a), ratio_sums(made_b, made_b), SHARE)
+    assert apart["ci95"] == pytest.approx(expected)
+    # None made in A (0 of 6), all in B: 1 less Wilson's reach of A's 0 of 6 up, Z^2 / (6 + Z^2).
+    moments = PairedMoments()
+    moments.add([0, 0, 0], made_a, made_b, made_b)
+    r = moments.result(SHARE)
+    assert r["diff"] == 1 and r["ci95"] == pytest.approx([1 - math.hypot(Z * Z / (6 + Z * Z), 1 - 4 / (4 + Z * Z)),
+                                                          1.0])
+    same = PairedMoments()
+    same.add(made_a, made_a, made_a, made_a)
+    assert same.result(SHARE)["ci95"] == [0.0, 0.0]
 
 
 def test_moments_match_numpy_on_random_games():
