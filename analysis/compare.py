@@ -12,7 +12,9 @@ metric is an expression over the deal or game columns, NAME = mean(EXPR) [where 
 (sim.custom), always read from the records. Two multilevel folders (sim.run --deals N
 --control ..., sim.multilevel) of the same seed, deals, players and control levels under
 two conditions (dealing or rules) give the multilevel difference paired deal by deal,
-beside the plain paired difference of their target deals.
+beside the plain paired difference of their target deals. Two stratified runs (sim.run
+--stratify) give B - A overall, by the stratified estimator, and in each stratum
+(sim.strata_comparison).
 """
 
 from __future__ import annotations
@@ -71,6 +73,33 @@ def format_report(result: dict) -> str:
                       f"error sqrt(SE_A^2 + SE_B^2) over each run's {unit} (Welch)"]
     lines += compare_next(result)
     return "\n".join(lines)
+
+
+def format_strata(result: dict) -> str:
+    """Two stratified runs: the overall comparison's table (``format_report``), then B - A in
+    each stratum."""
+    lines = format_report(result).split("\n")
+    head = [lines[0] + f", stratified by {result['stratify']}", *lines[1:3]]
+    if not result["paired"]:
+        head.append(f"  not paired in every stratum: {result['pairing']}")
+    body = lines[3:]
+    cut = next((i for i, line in enumerate(body) if line.startswith("95% intervals of B - A")), len(body))
+    names = list(result["metrics"])
+    table = ["B - A in each stratum (probability), 95% intervals:",
+             f"{'stratum':24s}" + "".join(f"{n[:26]:>30s}" for n in names)]
+    for k, s in enumerate(result["strata"]):
+        cells = []
+        for name in names:
+            r = result["metrics"][name]["by_stratum"][k]
+            m = shown(name, result["metrics"][name])
+            cells.append("-" if r["diff"] is None or r["ci95"] is None else
+                         f"{m.format(r['diff'], True)} [{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]")
+        table.append(f"{s['name'] + ' (' + s['probability'] + ')':24s}" + "".join(f"{c:>30s}" for c in cells))
+    notes = body[cut:]
+    if notes and result["paired"]:
+        notes[0] = (f"95% intervals of B - A by the stratified estimator, each stratum paired deal by deal; variance "
+                    f"saved: against two independent stratified runs of the same size")
+    return "\n".join(head + body[:cut] + table + [""] + notes)
 
 
 def format_multilevel(result: dict) -> str:
@@ -133,16 +162,20 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args(argv)
     from sim.multilevel import MultilevelError, compare_folders, is_multilevel_folder
+    from sim.strata_comparison import compare_strata, is_strata_run
 
     try:
-        multilevel = [is_multilevel_folder(p) for p in (args.run_a, args.run_b)]
-        if multilevel[0] != multilevel[1]:
-            one, other = (args.run_a, args.run_b) if multilevel[0] else (args.run_b, args.run_a)
-            raise MultilevelError(f"{one} is a multilevel folder and {other} is not: compare two multilevel "
-                                  f"folders, or two run folders")
         given = args.metrics is not None
-        if multilevel[0]:
+        for kind, test in (("a multilevel folder", is_multilevel_folder), ("a stratified run's folder", is_strata_run)):
+            which = [test(p) for p in (args.run_a, args.run_b)]
+            if which[0] != which[1]:
+                one, other = (args.run_a, args.run_b) if which[0] else (args.run_b, args.run_a)
+                raise MultilevelError(f"{one} is {kind} and {other} is not: compare two of a kind, or two run "
+                                      f"folders")
+        if is_multilevel_folder(args.run_a):
             result = compare_folders(args.run_a, args.run_b, held_metrics(args.metrics) if given else None)
+        elif is_strata_run(args.run_a):
+            result = compare_strata(args.run_a, args.run_b, parse_metrics(args.metrics) if given else None)
         else:
             result = compare_runs(args.run_a, args.run_b, parse_metrics(args.metrics) if given else None)
     except (MetricsError, MultilevelError) as exc:
@@ -150,7 +183,8 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(format_multilevel(result) if result.get("multilevel") else format_report(result))
+        print(format_multilevel(result) if result.get("multilevel") else format_strata(result)
+              if "stratify" in result else format_report(result))
     return 0
 
 

@@ -38,7 +38,7 @@ def pairing(a: RunRecords, b: RunRecords) -> dict:
     return {"paired": True, "why": why}
 
 
-def compare_runs(path_a, path_b, names=None) -> dict:
+def compare_runs(path_a, path_b, names=None, sums=None) -> dict:
     """Each metric for runs A and B and the difference B - A, paired game by game (deal by
     deal) where the runs pair (``pairing``) and both kept the records the metric needs,
     unpaired between runs of different seeds or sizes (the difference of two independent
@@ -48,7 +48,11 @@ def compare_runs(path_a, path_b, names=None) -> dict:
     ``names``: builtin metric names and custom definitions (``NAME = mean(EXPR) [where
     COND]``, sim.custom), or a --metrics text; None: every builtin metric (a deal run
     leaves out ``deals_per_game``, always 1). A custom metric needs the records it reads in
-    both runs, and a sum of n that is not 0."""
+    both runs, and a sum of n that is not 0.
+
+    ``sums``, a dict, receives each metric's exact sums read from the records and the range
+    of its values: {name: (A's ratio sums, B's, the cross sums of the pairs or None
+    unpaired, ``within``)} (``PairedMoments.paired_sums``)."""
     a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
     how = pairing(a, b)
     metrics = [bound for m in resolve_metrics(names, deal_run=a.deal_run)
@@ -62,10 +66,14 @@ def compare_runs(path_a, path_b, names=None) -> dict:
                     moments[m.name].add(*va[m.name], *vb[m.name])
         estimates = {m.name: moments[m.name].result(m.within) for m in kept}
         totals = {name: (mm.s[1], mm.s[3]) for name, mm in moments.items()}
+        if sums is not None:
+            sums.update({m.name: (*moments[m.name].paired_sums(), m.within) for m in kept})
     else:
         per_run = [run_ratio_sums(run, kept) for run in (a, b)]
         estimates = {m.name: unpaired(per_run[0][m.name], per_run[1][m.name], m.within) for m in kept}
         totals = {m.name: (per_run[0][m.name]["n"], per_run[1][m.name]["n"]) for m in kept}
+        if sums is not None:
+            sums.update({m.name: (per_run[0][m.name], per_run[1][m.name], None, m.within) for m in kept})
     results = {}
     for m in metrics:
         base = {"label": m.words(a.game, a.deal_run), "unit": m.unit_for(a.game, a.deal_run), "percent": m.percent}

@@ -302,9 +302,10 @@ def rule_changes(a: dict, b: dict) -> list[str]:
 
 def compare_next(result: dict) -> list[str]:
     """The next commands after a comparison: the two reports, a sweep, a metric of one's own."""
+    grouped = "stratify" not in result  # two stratified runs take no 'by' groups
     return ["", "next:",
             f"  python -m analysis.report {shell_word(result['b'])}",
             "      B's report, every table with its plots (and A's the same way)",
             f"  python -m analysis.compare {shell_word(result['a'])} {shell_word(result['b'])} "
-            f"--metrics 'NAME = mean(EXPR) where COND by COLUMN'",
-            "      a metric of your own, by group (columns: docs/columns.md)"]
+            f"--metrics 'NAME = mean(EXPR) where COND{' by COLUMN' if grouped else ''}'",
+            f"      a metric of your own{', by group' if grouped else ''} (columns: docs/columns.md)"]

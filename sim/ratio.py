@@ -166,6 +166,14 @@ class PairedMoments:
                 for j in range(4):
                     self.ss[i][j] += int(products[i, j])
 
+    def paired_sums(self) -> tuple:
+        """(A's ratio sums, B's, the cross sums of y_A y_B, y_A n_B, n_A y_B, n_A n_B)."""
+        G, s, ss = self.games, self.s, self.ss
+
+        def run(i):
+            return {"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i], "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]}
+        return run(0), run(2), {"yy": ss[0][2], "yn": ss[0][3], "ny": ss[1][2], "nn": ss[1][3]}
+
     def result(self, within=None) -> dict:
         """A's and B's ratios with their intervals, B - A with its paired and unpaired
         intervals (cut to ``within``, the range of the metric's values, and its spread)."""
@@ -173,12 +181,11 @@ class PairedMoments:
         out = {"games": G, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None,
                "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
         if s[1] == 0 or s[3] == 0:  # nothing to pair: the run that has rows keeps its own value
-            for side, i in (("a", 0), ("b", 2)):
-                r, var = ratio_variance({"games": G, "y": s[i], "n": s[i + 1], "yy": ss[i][i],
-                                         "yn": ss[i][i + 1], "nn": ss[i + 1][i + 1]})
+            for side, run in zip("ab", self.paired_sums()):
+                r, var = ratio_variance(run)
                 if r is not None:
                     out.update({side: float(r), f"{side}_ci95": None if var is None else
-                                ratio_interval(r, var, within, s[i + 1])})
+                                ratio_interval(r, var, within, run["n"])})
             return out
         r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
         nbar = [Fraction(s[1], G), Fraction(s[3], G)]

@@ -1,0 +1,135 @@
+"""Two stratified runs compared metric by metric: B - A in each stratum (sim.comparison:
+paired deal by deal where the two strata's runs have the same seed and deals, as they do
+when both runs share the seed, deals and allocation) and overall by the stratified
+estimator of the difference.
+
+Each run's overall value is the combined ratio R = sum_h w_h ybar_h / sum_h w_h nbar_h
+(sim.strata.stratified_estimate), w_h a stratum's probability. Linearised, deal i of
+stratum h adds u_i = (y_i - R n_i) / nbar to R, so B - A adds z_i = v_i - u_i where the
+strata pair, and Var(B - A) = sum_h w_h^2 Var_h(z) / g_h; where a stratum's runs do not
+pair, its term is A's and B's own, w_h^2 (Var_h(u) / g_A + Var_h(v) / g_B). The
+unpaired variance, A's stratified variance plus B's, gives the variance saved by pairing.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from sim.comparison import compare_runs
+from sim.custom import Custom
+from sim.metrics import MetricsError, resolve_metrics
+from sim.ratio import interval, spread
+from sim.store import read_sealed, stratum_folder
+from sim.strata import deal_metrics, stratified_estimate
+
+RUN_KEYS = ("seed", "games", "seeds", "sizes", "policies", "rules", "rule_warnings")
+
+
+def is_strata_run(path) -> bool:
+    """Whether ``path`` holds a finished stratified run (its strata.json)."""
+    return (Path(path) / "strata.json").is_file()
+
+
+def _strata(path: Path) -> dict:
+    """A stratified run's strata.json, refused where its strata are multilevel folders."""
+    try:
+        result = read_sealed(path / "strata.json", "is unreadable or not a stratified run's strata.json")
+    except OSError as exc:
+        raise MetricsError(f"cannot read {path / 'strata.json'}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise MetricsError(str(exc)) from None
+    if not isinstance(result, dict) or not isinstance(result.get("strata"), list):
+        raise MetricsError(f"{path / 'strata.json'} is not a stratified run's strata.json")
+    if "controls" in result:
+        raise MetricsError(f"{path} is a stratified run with --control (each stratum a multilevel folder): compare "
+                           f"two such strata with python -m analysis.compare STRATUM_A STRATUM_B, one pair at a time")
+    return result
+
+
+def _stratum_term(w, sums_a, sums_b, cross, r, nbar):
+    """(stratum h's term of Var(B - A), of Var(A) + Var(B)), each None under two deals; ``r``,
+    ``nbar``: A's and B's overall ratio and weighted mean divisor."""
+    def moments(s, rr, nb):  # sum u, sum u^2 of u = (y - R n) / nbar
+        return (s["y"] - rr * s["n"]) / nb, (s["yy"] - 2 * rr * s["yn"] + rr * rr * s["nn"]) / (nb * nb)
+
+    def variance(total, squares, g):
+        return max(squares - total * total / g, 0.0) / (g - 1)
+
+    ga, gb = sums_a["games"], sums_b["games"]
+    if ga < 2 or gb < 2:
+        return None, None
+    (su, suu), (sv, svv) = moments(sums_a, r[0], nbar[0]), moments(sums_b, r[1], nbar[1])
+    apart = w * w * (variance(su, suu, ga) / ga + variance(sv, svv, gb) / gb)
+    if cross is None:
+        return apart, apart
+    suv = (cross["yy"] - r[1] * cross["yn"] - r[0] * cross["ny"] + r[0] * r[1] * cross["nn"]) / (nbar[0] * nbar[1])
+    return w * w * variance(sv - su, svv - 2 * suv + suu, ga) / ga, apart
+
+
+def _overall(weights, per_stratum, within) -> dict:
+    """A's, B's and B - A's stratified estimates of one metric from each stratum's sums."""
+    runs = [stratified_estimate(weights, [s[k] for s in per_stratum], within) for k in (0, 1)]
+    out = {"a": runs[0]["value"], "a_ci95": runs[0]["ci95"], "b": runs[1]["value"], "b_ci95": runs[1]["ci95"],
+           "diff": None, "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
+    if runs[0]["value"] is None or runs[1]["value"] is None:
+        return out
+    r = [x["value"] for x in runs]
+    nbar = [sum(w * s[k]["n"] / s[k]["games"] for w, s in zip(weights, per_stratum)) for k in (0, 1)]
+    terms = [_stratum_term(w, *s, r, nbar) for w, s in zip(weights, per_stratum)]
+    paired, apart = sum(t[0] for t in terms), sum(t[1] for t in terms)
+    diff = r[1] - r[0]
+    out.update(diff=diff, ci95=interval(diff, paired, spread(within)),
+               unpaired_ci95=interval(diff, apart, spread(within)),
+               variance_reduction=1 - paired / apart if apart > 0 else None)
+    return out
+
+
+def compare_strata(path_a, path_b, names=None) -> dict:
+    """Each metric for the stratified runs A and B, overall and per stratum, and B - A:
+    the result of ``sim.comparison.compare_runs`` with its overall figures from the
+    stratified estimator (the module's docstring) and ``by_stratum``, each stratum's
+    comparison. Both runs must stratify one game in the same way (the same strata and
+    probabilities). ``names`` as for ``compare_runs``, without 'by' groups."""
+    a, b = Path(path_a), Path(path_b)
+    sa, sb = _strata(a), _strata(b)
+    if (sa.get("game"), sa.get("stratify")) != (sb.get("game"), sb.get("stratify")):
+        raise MetricsError(f"stratified runs {a} and {b} cannot be compared: {sa.get('game')} stratified by "
+                           f"{sa.get('stratify')} against {sb.get('game')} stratified by {sb.get('stratify')}")
+    strata = [(s.get("name"), s.get("probability")) for s in sa["strata"]]
+    if strata != [(s.get("name"), s.get("probability")) for s in sb["strata"]]:
+        raise MetricsError(f"stratified runs {a} and {b} cannot be compared: their strata differ")
+    metrics = resolve_metrics(names, deal_run=True) if names is not None else deal_metrics()
+    grouped = next((m for m in metrics if isinstance(m, Custom) and m.by), None)
+    if grouped is not None:
+        raise MetricsError(f"metric '{grouped.name}': a comparison of stratified runs takes no 'by {grouped.by}' (a "
+                           f"stratum may hold other groups); write one metric per group with where "
+                           f"{grouped.by} == VALUE")
+    texts = [m.text if isinstance(m, Custom) else m.name for m in metrics]
+    weights = [Fraction(p) for _, p in strata]
+    rows, sums = [], []
+    for name, _ in strata:
+        got = {}
+        rows.append(compare_runs(a / stratum_folder(name), b / stratum_folder(name), texts, sums=got))
+        sums.append(got)
+    first = rows[0]
+    result = {k: first[k] for k in ("game", "unit", *RUN_KEYS)}
+    paired = all(row["paired"] for row in rows)
+    result.update(a=str(a), b=str(b), stratify=sa["stratify"], paired=paired, seed=sa.get("seed"),
+                  games=sa.get("deals") if sa.get("deals") == sb.get("deals") else None,
+                  seeds=[sa.get("seed"), sb.get("seed")], sizes=[sa.get("deals"), sb.get("deals")],
+                  pairing=("each stratum's runs the same seed and number of deals: deal i of a stratum is drawn "
+                           "from the same random stream in both" if paired else
+                           "; ".join(f"{n}: {row['pairing']}" for (n, _), row in zip(strata, rows)
+                                     if not row["paired"])),
+                  strata=[{"name": n, "probability": p, "paired": row["paired"]} for (n, p), row in zip(strata, rows)],
+                  metrics={})
+    for name, entry in first["metrics"].items():
+        if not all(name in got for got in sums):
+            raise MetricsError(f"metric '{name}': a stratum's runs do not both hold its records")
+        overall = _overall(weights, [got[name][:3] for got in sums], sums[0][name][3])
+        result["metrics"][name] = {
+            **{k: entry[k] for k in ("label", "unit", "percent", "definition", "balance") if k in entry},
+            "source": "records", "paired": paired, "games": result["games"], **overall,
+            "by_stratum": [{k: row["metrics"][name][k] for k in ("a", "b", "diff", "ci95", "paired")} for row in rows]}
+    return result

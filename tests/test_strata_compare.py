@@ -1,0 +1,124 @@
+"""Two stratified runs compared (sim.strata_comparison, analysis.compare): the overall and
+per-stratum differences against a direct computation from the deal records, pairing and
+its absence, and the comparisons refused in one line."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from analysis.compare import main
+from sim import strata
+from sim.api import load_run, resolve_rules
+from sim.store import read_sealed, sealed, stratum_folder
+from sim.strata_comparison import compare_strata
+from sim.summary import Z95
+
+WEIGHTS = {"numeral": Fraction(37, 55), "face": Fraction(13, 55), "ace": Fraction(5, 55)}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Bridgette stratified by the up-card's class, 1,500 deals: A at the defaults, B with
+    the non-dealer drawing 4 (the same seed: paired), C at the defaults with another seed."""
+    root = tmp_path_factory.mktemp("strata")
+    made = {}
+    for name, options, seed in (("a", [], 3), ("b", ["exchange.nondealer_draw=4"], 3), ("c", [], 4)):
+        strata.run_stratified("bridgette", resolve_rules("bridgette", None, options), None, seed, 1500, root / name,
+                              "upcard_class")
+        made[name] = root / name
+    return made
+
+
+def per_deal(folder, stratum):
+    """Each deal's dealer's advantage, and whether a contract was played and made, from the
+    stratum's deal records in deal order."""
+    deals = load_run(folder / stratum_folder(stratum)).deals(columns=["game", "dealer", "score0", "score1", "level",
+                                                                       "made"]).sort_values("game")
+    s0, s1, dealer = (deals[c].to_numpy().astype(np.int64) for c in ("score0", "score1", "dealer"))
+    played = deals["level"].to_numpy() >= 0
+    return np.where(dealer == 0, s0 - s1, s1 - s0), played.astype(float), (played & deals["made"].to_numpy(bool))
+
+
+def direct(runs, a, b, which):
+    """B - A of a ratio metric by the stratified estimator written out over the deals: each
+    run's R = sum_h w_h mean(y) / sum_h w_h mean(n), each deal's term (y - R n) / nbar, the
+    variance of B's term minus A's per stratum (paired) or of each apart (unpaired)."""
+    data = {k: {h: per_deal(runs[k], h) for h in WEIGHTS} for k in (a, b)}
+
+    def columns(k, h):
+        adv, played, made = data[k][h]
+        return (adv, np.ones_like(adv, dtype=float)) if which == "adv" else (made.astype(float), played)
+    r, nbar = {}, {}
+    for k in (a, b):
+        ybar = sum(float(w) * columns(k, h)[0].mean() for h, w in WEIGHTS.items())
+        nbar[k] = sum(float(w) * columns(k, h)[1].mean() for h, w in WEIGHTS.items())
+        r[k] = ybar / nbar[k]
+    paired = apart = 0.0
+    for h, w in WEIGHTS.items():
+        (ya, na), (yb, nb) = columns(a, h), columns(b, h)
+        u, v = (ya - r[a] * na) / nbar[a], (yb - r[b] * nb) / nbar[b]
+        paired += float(w) ** 2 * (v - u).var(ddof=1) / len(u)
+        apart += float(w) ** 2 * (u.var(ddof=1) / len(u) + v.var(ddof=1) / len(v))
+    return r[b] - r[a], paired, apart
+
+
+def test_the_difference_of_two_stratified_runs_is_the_stratified_estimator_written_out(runs):
+    result = compare_strata(runs["a"], runs["b"])
+    assert result["paired"] and [s["name"] for s in result["strata"]] == ["numeral", "face", "ace"]
+    for name, which in (("dealer_advantage", "adv"), ("contract_made", "made")):
+        diff, paired, apart = direct(runs, "a", "b", which)
+        got = result["metrics"][name]
+        assert got["diff"] == pytest.approx(diff, rel=1e-9)
+        assert got["ci95"] == pytest.approx([diff - Z95 * math.sqrt(paired), diff + Z95 * math.sqrt(paired)], rel=1e-9)
+        assert got["unpaired_ci95"] == pytest.approx([diff - Z95 * math.sqrt(apart), diff + Z95 * math.sqrt(apart)],
+                                                     rel=1e-9)
+        assert got["variance_reduction"] == pytest.approx(1 - paired / apart, rel=1e-9)
+        # A's and B's own figures are each run's strata.json's.
+        for side in "ab":
+            own = read_sealed(runs[side] / "strata.json")["metrics"][name]["overall"]
+            assert got[side] == pytest.approx(own["value"], rel=1e-12) and got[f"{side}_ci95"] == own["ci95"]
+    # Pairing earns its keep on the dealer's advantage (the same cards up to the draw).
+    assert result["metrics"]["dealer_advantage"]["variance_reduction"] > 0.1
+    ace = result["metrics"]["dealer_advantage"]["by_stratum"][2]
+    adv_a, adv_b = per_deal(runs["a"], "ace")[0], per_deal(runs["b"], "ace")[0]
+    assert ace["paired"] and ace["diff"] == pytest.approx(adv_b.mean() - adv_a.mean(), rel=1e-12)
+
+
+def test_stratified_runs_of_two_seeds_compare_unpaired(runs, capsys):
+    diff, _, apart = direct(runs, "a", "c", "adv")
+    assert main([str(runs["a"]), str(runs["c"]), "--metrics", "dealer_advantage", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert not got["paired"] and not any(s["paired"] for s in got["strata"])
+    r = got["metrics"]["dealer_advantage"]
+    assert r["ci95"] == pytest.approx([diff - Z95 * math.sqrt(apart), diff + Z95 * math.sqrt(apart)], rel=1e-9)
+    assert main([str(runs["a"]), str(runs["b"])]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0] == "bridgette: 1,500 deals, seed 3, paired deal by deal, stratified by upcard_class"
+    assert "B - A in each stratum (probability), 95% intervals:" in table and "ace (5/55)" in table
+    assert "by COLUMN" not in table  # a stratified comparison takes no groups
+
+
+def test_comparisons_it_cannot_make_are_one_line(runs, tmp_path, capsys):
+    cases = [
+        ([runs["a"], runs["a"] / "stratum-ace"], f"{runs['a']} is a stratified run's folder and "
+                                                 f"{runs['a'] / 'stratum-ace'} is not"),
+        ([runs["a"], runs["b"], "--metrics", "m = mean(made) by strain"], "takes no 'by strain'"),
+    ]
+    other = tmp_path / "other"  # another stratification: its strata.json names another
+    other.mkdir()
+    kept = read_sealed(runs["c"] / "strata.json")
+    (other / "strata.json").write_text(json.dumps(sealed(dict(kept, stratify="colon_place"))))
+    cases.append(([runs["a"], other], "upcard_class against bridgette stratified by colon_place"))
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    (levels / "strata.json").write_text(json.dumps(sealed(dict(kept, controls=["all=heuristic"]))))
+    cases.append(([runs["a"], levels], "is a stratified run with --control"))
+    for args, words in cases:
+        assert main([str(a) for a in args]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err
