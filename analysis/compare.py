@@ -97,8 +97,8 @@ def format_strata(result: dict) -> str:
         table.append(f"{s['name'] + ' (' + s['probability'] + ')':24s}" + "".join(f"{c:>30s}" for c in cells))
     notes = body[cut:]
     if notes and result["paired"]:
-        notes[0] = (f"95% intervals of B - A by the stratified estimator, each stratum paired deal by deal; variance "
-                    f"saved: against two independent stratified runs of the same size")
+        notes[0] = ("95% intervals of B - A by the stratified estimator, each stratum paired deal by deal; variance "
+                    "saved: against two independent stratified runs of the same size")
     return "\n".join(head + body[:cut] + table + [""] + notes)
 
 
