@@ -243,9 +243,12 @@ def euchre_deal(solver, deal: Deal) -> dict:
     """Bid Euchre: the bidder's team's tricks per trump and bidder, with partner and alone
     (the partner's cards out of play), the bidder leading; the played bid with its
     double-dummy tricks."""
+    from sim.reference.bid_euchre import has_ace_no_face
+
     flags = _euchre_flags(deal)
     result: dict = {}
-    if len({len(h) for h in deal.hands}) == 1:
+    voided = deal.rules.variant.ace_no_face and any(has_ace_no_face(h) for h in deal.case["hands"])
+    if not voided:
         hands, _ = euchre_ids(deal.hands)
 
         def tricks(trump, bidder, alone):
@@ -259,7 +262,7 @@ def euchre_deal(solver, deal: Deal) -> dict:
                            for kind in ("partner", "alone")}
     else:
         result["table"] = None
-        result["no_table"] = "the deal was voided as dealt (E-10 ace-no-face), before the joker discard"
+        result["no_table"] = "the deal was voided as dealt (E-10 ace-no-face): no card is played"
     played = dict(deal.outcome)
     if played["bid"] != "pass" and result["table"] is not None:
         kind = "alone" if played["bid"][-1] in "AM" else "partner"

@@ -1000,8 +1000,12 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
         raise AssertionError("a pilot played again")
 
     monkeypatch.setattr(play, "allocation", no_pilot)
+    written = (out / "multilevel.json").read_bytes()
     again = ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=out)
     assert again["sizes"] == first["sizes"] == kept["sizes"]
+    # Nothing played: the finished file stays byte for byte, the first run's wall time with it
+    # (before: rewritten with the rerun's time).
+    assert (out / "multilevel.json").read_bytes() == written and again["wall_seconds"] == kept["wall_seconds"]
     assert again["metrics"]["dealer_advantage"]["value"] == first["metrics"]["dealer_advantage"]["value"]
     with pytest.raises(AssertionError, match="a pilot played again"):
         ml.run_multilevel("bridgette", rules, policies, 43, 300, ["all=heuristic"], out=out)
@@ -1029,6 +1033,40 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
     ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], control_deals=[300], out=fixed)
     with pytest.raises(AssertionError, match="a pilot played again"):
         ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=fixed)
+
+
+def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path):
+    """Another condition's multilevel.json put in a finished folder: its rerun wrote over
+    it, and analysis.compare and the report took its conditions for the levels' (the
+    numbers the levels', the words the file's); a file put beside the levels, or a level
+    file no control plays, was read past. Each is named now, every file left as it was."""
+    from sim.multilevel import read_folder
+
+    rules = resolve_rules("bridgette")
+    policies = resolve_policies("bridgette", [f"all={STRONG}"])
+    folders = {}
+    for seat in (0, 1):
+        folders[seat] = tmp_path / f"p{seat}"
+        ml.run_multilevel("bridgette", rules, policies, 5, 200, ["all=heuristic"], control_deals=[400],
+                          out=folders[seat], dealing=Dealing("deals", "0", (), {seat: ("CL",)}, {}))
+    mixed = tmp_path / "mixed"
+    shutil.copytree(folders[0], mixed)
+    shutil.copy(folders[1] / "multilevel.json", mixed / "multilevel.json")
+    foreign = (mixed / "multilevel.json").read_bytes()
+    with pytest.raises(ml.MultilevelError, match="it names other dealing conditions than its levels were dealt"):
+        read_folder(mixed)
+    with pytest.raises(ml.MultilevelError, match="holds a multilevel.json its levels do not give"):
+        ml.run_multilevel("bridgette", rules, policies, 5, 200, ["all=heuristic"], control_deals=[400], out=mixed,
+                          dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
+    assert (mixed / "multilevel.json").read_bytes() == foreign
+    for stray in ("notes.txt", "control-2.npz"):
+        beside = tmp_path / stray
+        shutil.copytree(folders[0], beside)
+        shutil.copy(folders[0] / "control-1.npz", beside / stray)
+        with pytest.raises(ml.MultilevelError, match=f"holds files its run did not write beside its levels "
+                                                      f"\\({re.escape(stray)}\\): move them away"):
+            read_folder(beside)
+    assert read_folder(folders[0])["dealing"]["predeal"] == {"0": ["CL"]}
 
 
 def test_the_estimate_names_the_regressors_it_fits():

@@ -316,6 +316,11 @@ def test_the_stronger_players_command_keeps_the_runs_rules_and_conditions(tmp_pa
     assert sweep_main(["--vary", "exchange.nondealer_draw=4,6", "--games", "20", "--records", "none", "--quiet",
                        "--out", str(tmp_path / "sweep")]) == 0
     assert "analysis.compare" not in capsys.readouterr().out
+    # A sweep one of whose settings turns the double deck on (offered pimc before, as its base rules allow it).
+    assert sweep_main(["--game", "bid-euchre", "--vary", "variant.double_deck=false,true", "--deals", "60",
+                       "--quiet", "--out", str(tmp_path / "decks")]) == 0
+    out = capsys.readouterr().out
+    assert "next:" in out and "pimc" not in out
 
 
 def test_the_next_commands_quote_a_folder_the_shell_would_split():

@@ -515,6 +515,13 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     setting_in_swapped = swapped / setting.name
     setting_in_swapped.rename(first)
     (swapped / "away").rename(setting_in_swapped)
+    seeded = tmp_path / "other-seed"  # the setting as another sweep of another seed played it: reported
+    shutil.copytree(runs["sweep"], seeded)  # with this sweep's figures before
+    shutil.rmtree(seeded / setting.name)
+    import sim
+
+    sim.simulate("bridgette", 400, seed=4, out=seeded / setting.name, block_size=201, threads=1,
+                 set_options=[f"{k}={v}" for k, v in table["settings"][1]["values"].items()])
     cut = tmp_path / "cut-block"  # a setting's block file cut short since: reported whole before
     shutil.copytree(runs["sweep"], cut)
     with open(cut / setting.name / "blocks" / "000000.json", "r+b") as fh:
@@ -527,6 +534,8 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
                          f"{', '.join(f'{k}={v}' for k, v in table['settings'][0]['values'].items())}: its folders "
                          "were renamed or moved by hand; rerun the sweep's command (python -m sim.sweep) into a new "
                          "folder"),
+             ([seeded], f"{seeded / setting.name}, a setting of {seeded}, was played with another seed than the "
+                        "sweep: a folder of another sweep was put in its place"),
              ([cut], f"{cut / setting.name}, a setting of {cut}, cannot be read "
                      f"({cut / setting.name}/blocks/000000.json is unreadable (not whole JSON: cut short or "
                      f"altered)): rerun the sweep's command"),

@@ -399,7 +399,8 @@ def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
     still in ``folder`` and whole: a finished run, its block and record files what its
     blocks wrote, or a multilevel folder with its estimate and its levels. A ReportError
     naming the first that is not, as ``what`` of the folder: its figures would be reported
-    with nothing behind them. ``command`` plays it again. Returns each part's rules."""
+    with nothing behind them. ``command`` plays it again. Returns what each part was played
+    with: its rules, seed, size (games, deals or the target's deals), players and dealing."""
     from sim.multilevel import read_folder
     from sim.store import (
         RECORD_KINDS, check_records, finished_manifest, lost_manifest, read_block, read_summary, run_digest,
@@ -410,10 +411,13 @@ def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
         run = folder / Path(str(part)).name  # its own name, wherever the folder has been moved
         try:
             if (run / "multilevel.json").is_file() or (run / "target.npz").is_file():
-                rules.append(read_folder(run)["rules"])
+                levels = read_folder(run)
+                rules.append({"rules": levels["rules"], "seed": levels["seed"], "games": next(iter(levels["sizes"].values())),
+                              "policies": levels["policies"], "dealing": levels["dealing"]})
             else:
                 manifest = finished_manifest(run)
-                rules.append(manifest["config"]["rules"])
+                config = manifest["config"]
+                rules.append({k: config.get(k) for k in ("rules", "seed", "games", "policies", "dealing")})
                 read_summary(run, manifest)
                 digest, kinds = run_digest(manifest["config"]), RECORD_KINDS[manifest["config"]["records"]]
                 for i in range(int(manifest["blocks"])):  # each block file, read with its records or alone

@@ -80,20 +80,30 @@ def read_sweep(path: Path) -> dict:
         raise ReportError(f"{path}/sweep.json is unreadable or not a sweep's (python -m sim.sweep)")
     command = "the sweep's command (python -m sim.sweep)"
     played = page.check_parts(path, [s.get("run", "") for s in result["settings"]], "a setting", command)
-    for s, rules in zip(result["settings"], played):
-        _check_setting(result["game"], s, rules, path, command)
+    for s, run in zip(result["settings"], played):
+        _check_setting(result, s, run, path, command)
     for s in result["settings"]:  # where they are now, wherever the sweep was played
         s["run"] = str(path / Path(str(s["run"])).name)
     return result
 
 
-def _check_setting(game: str, setting: dict, rules, folder: Path, command: str) -> None:
-    """A setting's run folder was played under the setting's values (a folder renamed or
-    swapped by hand would lend its figures to another setting): its rules with the values
-    put in stay as they are."""
+def _check_setting(result: dict, setting: dict, played: dict, folder: Path, command: str) -> None:
+    """A setting's run folder was played as the sweep played it (a folder renamed or
+    swapped by hand would lend its figures to another setting): with the sweep's seed,
+    size, players and dealing, and its rules with the setting's values put in stay as they
+    are."""
     from sim.resolve import resolve_rules
 
+    game, rules = result["game"], played["rules"]
     run = folder / Path(str(setting["run"])).name
+    sweep = {"seed": result["seed"], "games": result["games"], "policies": result["policies"],
+             "dealing": result.get("dealing")}
+    if result.get("until"):  # --until sizes each setting's target itself
+        del sweep["games"]
+    differ = [k for k, v in sweep.items() if played[k] != v]
+    if differ:
+        raise ReportError(f"{run}, a setting of {folder}, was played with another {', '.join(differ)} than the "
+                          f"sweep: a folder of another sweep was put in its place; rerun {command} into a new folder")
     try:
         played = resolve_rules(game, rules).to_dict()
     except (TypeError, ValueError) as exc:  # an older release's rules, say: unreadable, not moved

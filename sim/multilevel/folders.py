@@ -48,6 +48,7 @@ def read_folder(path) -> dict:
     except (OSError, ValueError, RecursionError) as exc:
         raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
     names, files, sizes = _described(path, kept)
+    _check_files(path, files)
     levels, key = [], None
     for name, file in zip(names, files):
         try:
@@ -75,6 +76,7 @@ def read_folder(path) -> dict:
         if len(values[0][0]) < sizes[len(levels)]:
             raise MultilevelError(f"cannot read {path / file}: it holds fewer deals than multilevel.json says")
         levels.append((name, values, choices if use_choices else None, seconds[0]))
+    _check_dealing(path, kept, key)
     deals_key = (key["seed"], bytes.fromhex(key["plan"]))
     features = None
     if "hand" in kept["controls"]:
@@ -95,6 +97,35 @@ def read_folder(path) -> dict:
     return {"path": str(path), "game": key["game"], "seed": key["seed"], "rules": key["rules"],
             "dealing": kept.get("dealing"), "plan": key["plan"], "policies": kept["policies"],
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
+
+
+def _check_files(path: Path, files) -> None:
+    """Nothing in the folder but what its run wrote: multilevel.json, its pilot's sizes and
+    the level files it names (a level file of no control, or a file put beside the levels,
+    would be taken for the run's own by its rerun, which refuses them the same way)."""
+    from sim.store import listing
+
+    others = sorted((listing(path) or set()) - {"multilevel.json", "pilot.json", *files})
+    if others:
+        raise MultilevelError(f"{path} holds files its run did not write beside its levels "
+                              f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}): move them away")
+
+
+def _check_dealing(path: Path, kept: dict, key: dict) -> None:
+    """multilevel.json's dealing conditions are those its levels were dealt under (the levels'
+    deal plan): another run's multilevel.json put in would describe the figures otherwise."""
+    if not kept.get("dealing"):
+        return
+    from sim.dealing import from_dict, plan
+    from sim.resolve import resolve_rules
+
+    try:
+        dealt = plan(key["game"], resolve_rules(key["game"], key["rules"]), from_dict(kept["dealing"]))
+    except (ValueError, TypeError, KeyError):
+        dealt = None
+    if dealt is None or dealt.tobytes().hex() != key["plan"]:
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: it names other dealing conditions than its "
+                              f"levels were dealt under (another run's file?)")
 
 
 def _level_played(key: dict) -> tuple:

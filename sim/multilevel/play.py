@@ -266,6 +266,7 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         return Features(f.names, f.x[:m], f.means, f.seconds)
 
     began = time.perf_counter()
+    resumed = {pl.name: pl.deals for pl in [target, *ctrl]}  # what the folder kept: none played yet
     sizes = [deals] + (list(control_deals) if control_deals is not None else [])
     alloc = None
     kept = _finished(out, target, ctrl, deals, None if until is None else [first.name, width]) \
@@ -340,10 +341,33 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
                 "reached": None if until is None else result[first.name]["half_width"] <= width,
                 "wall_seconds": time.perf_counter() - began, "metrics": result}
     if out is not None:
-        _write_sealed(out / "multilevel.json", dict(out_dict, metrics={
-            name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS} for name, e in result.items()}))
+        content = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
+                                          for name, e in result.items()})
+        if all(pl.deals == resumed.get(pl.name) for pl in [target, *ctrl]) and (out / "multilevel.json").exists():
+            return dict(out_dict, wall_seconds=_unchanged(out, content))
+        _write_sealed(out / "multilevel.json", content)
         (out / PILOT_FILE).unlink(missing_ok=True)  # multilevel.json keeps its sizes now
     return out_dict
+
+
+def _unchanged(out: Path, content: dict) -> float:
+    """A finished folder run again, nothing played: its multilevel.json stays as it is (its
+    wall time that of the run that played it; its levels as that run spelled them), which
+    must then say what its levels give: one of another run put in its place is refused.
+    Returns the kept wall time."""
+    try:
+        kept = read_sealed(out / "multilevel.json")
+        fresh = json.loads(json.dumps(_plain(content)))
+        figures = ("value", "variance", "plain_value", "plain_variance")
+        same = (isinstance(kept, dict) and all(kept.get(k) == fresh[k] for k in ("game", "seed", "dealing", "policies"))
+                and set(kept["metrics"]) == set(fresh["metrics"])
+                and all(kept["metrics"][m].get(f) == e[f] for m, e in fresh["metrics"].items() for f in figures))
+    except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+        same = False
+    if not same:
+        raise MultilevelError(f"output folder {out} holds a multilevel.json its levels do not give (another run's, or "
+                              f"edited): move it away, or use another --out")
+    return kept["wall_seconds"]
 
 
 def _write_sealed(path: Path, content: dict) -> None:

@@ -94,6 +94,19 @@ def _check_conditions(args, grid) -> None:
             raise type(exc)(f"{', '.join(options)}: {exc}") from None
 
 
+def _searchable(args, grid) -> bool:
+    """Whether players that sample worlds can play every setting (not Bid Euchre's double
+    deck, which a setting may turn on): only then is the sweep with stronger players offered."""
+    from sim.dd_run import samplers_refused
+    from sim.games import game_info
+    from sim.resolve import resolve_rules
+    from sim.sweep.grid import setting_options, settings_of
+
+    return not any(samplers_refused(game_info(args.game), resolve_rules(args.game, args.rules, list(args.set_options)
+                                                                         + setting_options(setting)))
+                   for setting in settings_of(grid))
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -144,5 +157,5 @@ def main(argv=None) -> int:
         print(f"\ntables: {tables[0]}, {tables[1]}")
         if result["plot"]:
             print(f"plot: {result['plot']}")
-        print("\n".join(sweep_next(result, args.records != "none", same)))
+        print("\n".join(sweep_next(result, args.records != "none", (same[0], same[1] and _searchable(args, grid)))))
     return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
