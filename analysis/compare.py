@@ -92,8 +92,9 @@ def format_strata(result: dict) -> str:
         for name in names:
             r = result["metrics"][name]["by_stratum"][k]
             m = shown(name, result["metrics"][name])
-            cells.append("-" if r["diff"] is None or r["ci95"] is None else
-                         f"{m.format(r['diff'], True)} [{m.format(r['ci95'][0], True)}, {m.format(r['ci95'][1], True)}]")
+            low, high = r["ci95"] or (None, None)
+            cells.append("-" if r["diff"] is None or low is None else
+                         f"{m.format(r['diff'], True)} [{m.format(low, True)}, {m.format(high, True)}]")
         table.append(f"{s['name'] + ' (' + s['probability'] + ')':24s}" + "".join(f"{c:>30s}" for c in cells))
     notes = body[cut:]
     if notes and result["paired"]:

@@ -169,6 +169,15 @@ def test_a_deal_runs_sweep_leaves_out_deals_per_game(tmp_path, capsys):
         assert main(["--vary", "exchange.nondealer_draw=2,4", unit, "40", "--quiet", "--json",
                      "--out", str(tmp_path / unit)]) == 0
         assert ("deals_per_game" in json.loads(capsys.readouterr().out)["metrics"]) == has
+    # Its tables and report speak of deals, as a deal run's own (before: "first dealer's game
+    # win rate (share of games)" under a headline of "dealer wins the deal").
+    assert main(["--vary", "exchange.nondealer_draw=2,4", "--deals", "40", "--out", str(tmp_path / "d")]) == 0
+    table = capsys.readouterr().out
+    assert "dealer's deal win rate (share of deals):" in table and "game win rate" not in table
+    from analysis.report import build
+
+    page = build(tmp_path / "d", out=tmp_path / "report").read_text()
+    assert "dealer&#x27;s deal win rate" in page and "game win rate" not in page
 
 
 def test_matplotlib_says_nothing_where_it_cannot_keep_its_folder(tmp_path):

@@ -412,8 +412,8 @@ def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
         try:
             if (run / "multilevel.json").is_file() or (run / "target.npz").is_file():
                 levels = read_folder(run)
-                rules.append({"rules": levels["rules"], "seed": levels["seed"], "games": next(iter(levels["sizes"].values())),
-                              "policies": levels["policies"], "dealing": levels["dealing"]})
+                rules.append({"rules": levels["rules"], "seed": levels["seed"], "policies": levels["policies"],
+                              "games": next(iter(levels["sizes"].values())), "dealing": levels["dealing"]})
             else:
                 manifest = finished_manifest(run)
                 config = manifest["config"]

@@ -155,14 +155,15 @@ def balance_words(result: dict, name: str) -> str | None:
     if m.balance is None:
         return None
     level, key = m.format(m.balance), result["vary"][0]
+    words = html.escape(m.words(result["game"], result.get("unit") == "deal"))
     if x is None:
-        return f"{html.escape(m.words(result['game']))} does not cross {level} over these settings."
+        return f"{words} does not cross {level} over these settings."
     if bracket is None:
-        return (f"<b>Balance point not resolved</b>: {html.escape(m.words(result['game']))} crosses {level} near "
+        return (f"<b>Balance point not resolved</b>: {words} crosses {level} near "
                 f"<code>{key}</code> = {x:z.2f} by linear interpolation, but the settings on one side are within "
                 f"their 95% intervals of {level}, so the crossing may be noise; it is not drawn. Play more "
                 f"{result.get('unit', 'game')}s, or a wider grid.")
-    return (f"<b>Balance point</b>: {html.escape(m.words(result['game']))} crosses {level} at <code>{key}</code> "
+    return (f"<b>Balance point</b>: {words} crosses {level} at <code>{key}</code> "
             f"= {x:z.2f} (linear interpolation); the settings' own 95% intervals put it between "
             f"{show(bracket[0])} and {show(bracket[1])}.")
 
@@ -182,6 +183,7 @@ def build_sweep_report(path, out=None) -> Path:
     out = page.report_folder(Path(out) if out is not None else default_out(path))
     rep = page.Report(None, out)
     game, rows, unit = result["game"], result["settings"], result.get("unit", "game")
+    deal_run = unit == "deal"
     info = game_info(game)
     first = setting_label(result, rows[0])
     keys = ", ".join(result["vary"])
@@ -192,11 +194,11 @@ def build_sweep_report(path, out=None) -> Path:
     for name in [n for n in HEADLINE if n in result["metrics"]]:
         m = metric_of(result, name)
         last = rows[-1]["metrics"][name]
-        top.append((f"{html.escape(m.words(game))}, last &minus; first",
+        top.append((f"{html.escape(m.words(game, deal_run))}, last &minus; first",
                     interval_html(m, last["diff"], last["ci95"], True),
                     f"{html.escape(first)}: {interval_html(m, rows[0]['metrics'][name]['value'], rows[0]['metrics'][name]['value_ci95'])}; "
                     f"{html.escape(setting_label(result, rows[-1]))}: {interval_html(m, last['value'], last['value_ci95'])} "
-                    f"({html.escape(m.unit_for(game))})"))
+                    f"({html.escape(m.unit_for(game, deal_run))})"))
     top.append(("players", players(result["policies"]), ""))
     notes = [w for w in (balance_words(result, n) for n in result["metrics"]) if w] if numeric(result) else []
     rep.headline(top, "".join(f"<p>{w}</p>" for w in notes) + rule_warnings_html(result))
@@ -204,7 +206,7 @@ def build_sweep_report(path, out=None) -> Path:
     for name in result["metrics"]:
         m = metric_of(result, name)
         anchor = "metric-" + safe_name(name)
-        rep.section(anchor, f"{m.words(game)} ({m.unit_for(game)})")
+        rep.section(anchor, f"{m.words(game, deal_run)} ({m.unit_for(game, deal_run)})")
         table, csv_rows = [], []
         for i, r in enumerate(rows):
             v = r["metrics"][name]
@@ -253,14 +255,14 @@ def sweep_figure(result: dict, name: str):
     """Two panels against the swept value: each setting's value with its own interval (and
     the balance point, drawn only when resolved, gid "balance"), and apart the paired
     differences from the first setting."""
-    rows, game = result["settings"], result["game"]
+    rows, game, deal_run = result["settings"], result["game"], result.get("unit") == "deal"
     m = metric_of(result, name)
     scale = 100 if m.percent else 1
     is_numeric = numeric(result)
     xs = [r["values"][result["vary"][0]] for r in rows] if is_numeric else list(range(len(rows)))
-    fig, axes = figure(11, 4.2, f"{m.words(game)} against {', '.join(result['vary'])}", 1, 2)
+    fig, axes = figure(11, 4.2, f"{m.words(game, deal_run)} against {', '.join(result['vary'])}", 1, 2)
     left, right = axes[0]
-    unit = m.unit_for(game).replace("share of ", "% of ")
+    unit = m.unit_for(game, deal_run).replace("share of ", "% of ")
 
     def points(key, ci_key):
         out = [(x, r["metrics"][name][key], r["metrics"][name][ci_key]) for x, r in zip(xs, rows)
@@ -273,7 +275,7 @@ def sweep_figure(result: dict, name: str):
     x, y, err = points("value", "value_ci95")
     left.errorbar(x, y, yerr=err, fmt="o-", capsize=4, color=COLORS[0])
     left.set_title("each setting, its own 95% interval")
-    left.set_ylabel(f"{m.words(game)}\n({unit})")
+    left.set_ylabel(f"{m.words(game, deal_run)}\n({unit})")
     if m.balance is not None:
         left.axhline(scale * m.balance, color="#888", linestyle="--", linewidth=1)
         bx, bracket = balance(result, name) if is_numeric else (None, None)

@@ -131,7 +131,7 @@ def save_tables(result: dict) -> tuple[Path, Path]:
         for name, v in row["metrics"].items():
             numbers = (v["value"], *(v["value_ci95"] or [None, None]), v["diff"], *(v["ci95"] or [None, None]))
             rows.append([*map(setting_value, row["values"].values()), name,
-                         sweep_metric(result, name).unit_for(result["game"]),
+                         sweep_metric(result, name).unit_for(result["game"], result.get("unit") == "deal"),
                          *map(_number, numbers), v["paired"], _number(v["variance_reduction"]), row["run"]])
     paths = out / "sweep.json", out / "sweep.csv"
     write_json(paths[0], sealed(result))  # it checks itself (a reader names it edited); a RunError names a
@@ -147,6 +147,7 @@ def _number(x):
 def format_report(result: dict) -> str:
     """The table printed by the command: per metric, one line per setting."""
     game, rows, unit = result["game"], result["settings"], result.get("unit", "game")
+    deal_run = unit == "deal"
     first = ", ".join(f"{k}={setting_value(v)}" for k, v in rows[0]["values"].items())
     dealt = "" if "dealing" not in result else f" ({from_dict(result['dealing']).describe()})"
     levels = "" if not result.get("controls") else f"; multilevel over {', '.join(result['controls'])}"
@@ -164,7 +165,7 @@ def format_report(result: dict) -> str:
     width = max(len(setting_label(r)) for r in rows) + 2
     for name in result["metrics"]:
         m = sweep_metric(result, name)
-        lines += ["", f"{m.words(game)} ({m.unit_for(game)}):",
+        lines += ["", f"{m.words(game, deal_run)} ({m.unit_for(game, deal_run)}):",
                   f"  {'setting':{width}s}{'value':>12s}{'95% CI':>24s}{'minus first':>14s}"
                   f"{'95% CI':>26s}{'variance saved':>16s}"]
         for r in rows:
@@ -186,7 +187,8 @@ def format_report(result: dict) -> str:
             where = (f"the settings' 95% intervals put it between {setting_value(bracket[0])} and "
                      f"{setting_value(bracket[1])}" if bracket
                      else f"not resolved: the settings on one side are within their 95% intervals of {level}")
-            lines.append(f"  balance point: {m.words(game)} crosses {level} at {result['vary'][0]} = {x:z.2f} "
+            lines.append(f"  balance point: {m.words(game, deal_run)} crosses {level} at {result['vary'][0]} = "
+                         f"{x:z.2f} "
                          f"(linear interpolation; {where})")
         if result.get("controls"):
             lines += _plain_lines(result, name, m, width)
@@ -223,6 +225,7 @@ def plot(result: dict, path) -> Path:
     analysis.report SWEEP), and the balance point only where its bracket is resolved. The
     path is checked first (check_plot_path): a file there that is not this sweep's plot is kept."""
     check_plot_path(Path(path), result["out"])
+    deal_run = result.get("unit") == "deal"
     quiet_matplotlib()
     import matplotlib
 
@@ -241,7 +244,8 @@ def plot(result: dict, path) -> Path:
         scale = 100 if m.percent else 1
         pts = [(x, r["metrics"][name]) for x, r in zip(xs, rows) if r["metrics"][name]["value"] is not None]
         if not pts:
-            ax.text(0.5, 0.5, f"{m.words(game)}: not measurable in these runs", ha="center", transform=ax.transAxes)
+            ax.text(0.5, 0.5, f"{m.words(game, deal_run)}: not measurable in these runs", ha="center",
+                    transform=ax.transAxes)
             continue
         values = [scale * v["value"] for _, v in pts]
         bars = []
@@ -256,8 +260,8 @@ def plot(result: dict, path) -> Path:
                 ax.axvline(x, color="tab:red", lw=0.8, ls=":")
                 ax.annotate(f"balance {x:z.1f}", (x, scale * m.balance), textcoords="offset points",
                             xytext=(4, 4), color="tab:red", fontsize=8)
-        unit = m.unit_for(game).replace("share of ", "% of ")
-        words = "\n".join(textwrap.wrap(m.words(game), 36))  # a custom metric's expression can be long
+        unit = m.unit_for(game, deal_run).replace("share of ", "% of ")
+        words = "\n".join(textwrap.wrap(m.words(game, deal_run), 36))  # a custom metric's expression can be long
         ax.set_ylabel(f"{words}\n({unit})", fontsize=8)
         ax.grid(alpha=0.3)
     bottom = axes[-1, 0]
