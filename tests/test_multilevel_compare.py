@@ -113,10 +113,10 @@ def test_a_custom_metric_is_compared_by_its_name_or_its_own_definition(tmp_path,
     made4 = "made4 = mean(made) where level == 4"
     a, b = (_folder(tmp_path, name, "--metrics", made4, seat=seat) for name, seat in (("a", "1"), ("b", "0")))
     figures = []
-    for metrics in ("made4", made4):
+    for metrics in ("made4", made4, "made4 = mean((made))  where level==4"):  # written otherwise: the same
         assert main([str(a), str(b), "--metrics", metrics, "--json"]) == 0
         figures.append(json.loads(capsys.readouterr().out)["metrics"]["made4"])
-    assert figures[0] == figures[1] and figures[0]["definition"] == "mean(made) where level == 4"
+    assert figures[0] == figures[1] == figures[2] and figures[0]["definition"] == "mean(made) where level == 4"
     assert main([str(a), str(b), "--metrics", "made4 = mean(made) where level == 3"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"metric 'made4' is made4 = mean(made) where level == 4 in {a}, not " \

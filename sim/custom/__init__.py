@@ -29,7 +29,7 @@ Every name other modules use is importable from ``sim.custom`` itself.
 """
 
 from sim.custom.parse import (  # noqa: F401
-    Custom, CustomError, FUNCTIONS, MAX_DEPTH, SHAPE, group, parse_custom, short, split_items,
+    Custom, CustomError, FUNCTIONS, MAX_DEPTH, SHAPE, group, parse_custom, same_definition, short, split_items,
 )
 from sim.custom.evaluate import Column, Evaluator, Text, as_number, column_kind, decode, empty, value_kind  # noqa: F401
 from sim.custom.bind import Bound, bind  # noqa: F401

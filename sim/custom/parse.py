@@ -140,6 +140,23 @@ def parse_custom(text: str) -> Custom:
                   parts.get("where", ""), denominator_text, by, head)
 
 
+def same_definition(name: str, first: str, second: str) -> bool:
+    """Whether two definitions of metric ``name`` (the text after "NAME =") say the same,
+    written alike or not (spaces, parentheses, quotes): the same expressions, condition,
+    group and balance."""
+    if first == second:
+        return True
+    try:
+        a, b = parse_custom(f"{name} = {first}"), parse_custom(f"{name} = {second}")
+    except CustomError:
+        return False
+
+    def shape(c: Custom) -> tuple:
+        return tuple(None if n is None else ast.dump(n) for n in (c.numerator, c.denominator, c.where)) + (
+            c.balance, c.by)
+    return shape(a) == shape(b)
+
+
 def group(custom: Custom, value, kind: str) -> Custom:
     """The metric over the rows whose ``by`` column holds ``value`` (of a column of ``kind``
     num, bool or text): its condition joined to the metric's own, named NAME[VALUE]."""

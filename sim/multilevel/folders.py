@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from sim.cli import differing
+from sim.custom import same_definition
 from sim.store import read_sealed
 from sim.ratio import SHARE
 from sim.multilevel.estimator import (
@@ -201,7 +202,7 @@ def compare_folders(path_a, path_b, names=None) -> dict:
     for given in names or ():  # a metric written out must be the one the folders answer
         definition = getattr(given, "definition", None)
         held = a["metrics"].get(given.name, {}).get("definition") if definition is not None else None
-        if held is not None and held != definition:
+        if held is not None and not same_definition(given.name, held, definition):
             raise MultilevelError(f"metric '{given.name}' is {given.name} = {held} in {a['path']}, not "
                                   f"{given.name} = {definition}: a multilevel folder answers the metrics it was "
                                   f"played with (name it alone, or play both again into new folders with --metrics)")
@@ -211,7 +212,8 @@ def compare_folders(path_a, path_b, names=None) -> dict:
                 raise MultilevelError(f"metric '{name}' is not in {side['path']} (it holds "
                                       f"{', '.join(side['metrics'])}): a multilevel folder keeps the metrics "
                                       f"it was played with, so play both again into new folders with --metrics")
-        if a["metrics"][name]["definition"] != b["metrics"][name]["definition"]:
+        held = a["metrics"][name]["definition"], b["metrics"][name]["definition"]
+        if held[0] != held[1] and (None in held or not same_definition(name, *held)):
             raise MultilevelError(f"metric '{name}' is defined otherwise in the two folders")
     if not wanted:
         raise MultilevelError("the two folders hold no metric in common")
