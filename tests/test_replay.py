@@ -289,6 +289,23 @@ def test_a_game_name_no_terminal_can_print_is_quoted_and_a_deal_without_expect_c
         assert out[-1] == f"1 of 3 deals OK ({engine} engine), 2 of them without an expect (replayed, not checked)"
 
 
+def test_an_empty_expect_checks_nothing_and_a_key_given_twice_is_refused(tmp_path, capsys):
+    """"expect": {} was counted OK ("1 of 1 deals OK") though it checks nothing; it is a deal
+    without an expect. A key given twice in one object (two dealers) was read as its last
+    value in silence: the line says two things, and is refused naming the key."""
+    case = dict(BRIDGETTE[0][1], expect={})
+    path = tmp_path / "empty-expect.jsonl"
+    path.write_text(json.dumps(case) + "\n")
+    assert replay.main([str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == ("1 of 1 deals OK (reference engine), 1 of them without an "
+                                                        "expect (replayed, not checked)")
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(json.dumps(BRIDGETTE[0][1])[:-1] + ', "dealer": 1}\n')
+    assert replay.main([str(twice)]) == 2
+    assert capsys.readouterr().err == (f"python -m sim.replay: error: {twice}: line 1: the key \"dealer\" is given "
+                                       f"twice in one object\n")
+
+
 def test_an_empty_file_holds_no_deals_and_a_byte_order_mark_is_read_past(tmp_path, capsys):
     """A file of no deal is bad input, as for sim.solve (before: '0 of 0 deals OK', exit 0);
     a UTF-8 byte-order mark, as some editors write, is read past."""
