@@ -27,8 +27,12 @@ RUN_KEYS = ("seed", "games", "seeds", "sizes", "policies", "rules", "rule_warnin
 
 
 def is_strata_run(path) -> bool:
-    """Whether ``path`` holds a finished stratified run (its strata.json)."""
-    return (Path(path) / "strata.json").is_file()
+    """Whether ``path`` holds a finished stratified run (its strata.json); not a path the
+    system cannot look at (too long a name: the reader of a run folder names it)."""
+    try:
+        return (Path(path) / "strata.json").is_file()
+    except OSError:
+        return False
 
 
 def _strata(path: Path) -> dict:
