@@ -77,39 +77,42 @@ def ratio_variance(sums: dict):
 def ratio_estimate(sums: dict, within=None) -> dict:
     """R = sum(y) / sum(n) with its 95% interval over games (``ratio_interval``)."""
     r, var = ratio_variance(sums)
-    ci = None if var is None else ratio_interval(r, var, within, sums["n"])
+    ci = None if var is None else ratio_interval(r, var, within, sums)
     return {"value": None if r is None else float(r), "ci95": ci, "deals": sums["n"], "games": sums["games"]}
 
 
-def ratio_interval(r, var, within, n) -> list:
-    """R's 95% interval, cut to ``within``, the range of the metric's values. A rate at 0 or
-    1 on every game (two contracts, both made) has no width, which so few can never show:
-    the Wilson interval of the rate over its ``n`` trials stands in, as for any rate of a
-    plain run."""
-    if at_bound(r, var, within):
-        return wilson(float(r * n), float(n))
+def ratio_interval(r, var, within, sums) -> list:
+    """R's 95% interval, cut to ``within``, the range of the metric's values; a rate's the
+    Wilson interval over its trials where ``wilsons`` says so, as a plain run's summary
+    gives it."""
+    if wilsons(r, var, within, sums):
+        return wilson(float(r * sums["n"]), float(sums["n"]))
     return interval(r, var, within)
 
 
-def at_bound(r, var, within) -> bool:
-    """Whether a rate lies at 0 or 1 on every game, so Wilson's interval stands in for its
-    normal one (``ratio_interval``)."""
-    return var == 0 and within == SHARE and r in (0, 1)
+def wilsons(r, var, within, sums) -> bool:
+    """Whether a rate takes Wilson's interval over its trials (``sums``: its ratio sums)
+    rather than the normal one over games: where each game holds at most one trial (a
+    deal run's contracts), the trials are independent, as Wilson's interval has them; and
+    where the rate lies at 0 or 1 on every game (two contracts, both made), the normal
+    interval has no width, which so few trials can never show."""
+    return within == SHARE and (sums["nn"] == sums["n"] or var == 0 and r in (0, 1))
 
 
-def rates_difference(ra, var_a, n_a, rb, var_b, n_b, within) -> list:
-    """B - A's 95% interval where a rate lies at its bound on every game: the normal one has
-    no width there (both contracts made in A and in B: [0, 0]), which so few trials can
-    never show. Newcombe's square-and-add of the two rates' own intervals (Wilson's for a
-    rate at its bound, else the normal half-widths) stands in; with normal intervals alone
-    it is the normal interval of the difference."""
-    def reach(r, var, n):  # distances from r down and up to its interval's ends
-        if at_bound(r, var, within):
-            lo, hi = wilson(float(r * n), float(n))
+def rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within) -> list:
+    """B - A's 95% interval of two independent runs where a rate takes Wilson's interval
+    (``wilsons``): Newcombe's square-and-add of the two rates' own intervals (Wilson's,
+    else the normal half-widths), the interval of a difference of two proportions. At a
+    bound the normal interval has no width (both contracts made in A and in B: [0, 0]),
+    which so few trials can never show; with normal intervals alone this is the normal
+    interval of the difference."""
+    def reach(r, var, sums):  # distances from r down and up to its interval's ends
+        if wilsons(r, var, within, sums):
+            lo, hi = wilson(float(r * sums["n"]), float(sums["n"]))
             return float(r) - lo, hi - float(r)
         half = Z95 * math.sqrt(max(float(var), 0.0))
         return half, half
-    (a_down, a_up), (b_down, b_up) = reach(ra, var_a, n_a), reach(rb, var_b, n_b)
+    (a_down, a_up), (b_down, b_up) = reach(ra, var_a, sums_a), reach(rb, var_b, sums_b)
     d = float(rb - ra)
     bottom, top = spread(within)
     return [max(d - math.hypot(b_down, a_up), bottom), min(d + math.hypot(b_up, a_down), top)]
@@ -125,13 +128,13 @@ def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
     for side, r, var, sums in (("a", ra, var_a, sums_a), ("b", rb, var_b, sums_b)):  # each its own, if it has one
         if r is not None:
             out[side] = float(r)
-            out[f"{side}_ci95"] = None if var is None else ratio_interval(r, var, within, sums["n"])
+            out[f"{side}_ci95"] = None if var is None else ratio_interval(r, var, within, sums)
     if ra is None or rb is None:
         return out
     out["diff"] = float(rb - ra)
     if var_a is not None and var_b is not None:
-        if at_bound(ra, var_a, within) or at_bound(rb, var_b, within):
-            ci = rates_difference(ra, var_a, sums_a["n"], rb, var_b, sums_b["n"], within)
+        if wilsons(ra, var_a, within, sums_a) or wilsons(rb, var_b, within, sums_b):
+            ci = rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within)
         else:
             ci = interval(rb - ra, var_a + var_b, spread(within))
         out["ci95"] = out["unpaired_ci95"] = ci
@@ -185,7 +188,7 @@ class PairedMoments:
                 r, var = ratio_variance(run)
                 if r is not None:
                     out.update({side: float(r), f"{side}_ci95": None if var is None else
-                                ratio_interval(r, var, within, run["n"])})
+                                ratio_interval(r, var, within, run)})
             return out
         r = [Fraction(s[0], s[1]), Fraction(s[2], s[3])]
         nbar = [Fraction(s[1], G), Fraction(s[3], G)]
@@ -204,13 +207,14 @@ class PairedMoments:
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
         paired, unpaired_ci = interval(diff, var_d, spread(within)), interval(diff, var_a + var_b, spread(within))
-        if at_bound(r[0], var_a, within) or at_bound(r[1], var_b, within):
-            unpaired_ci = rates_difference(r[0], var_a, s[1], r[1], var_b, s[3], within)
+        runs = self.paired_sums()
+        if wilsons(r[0], var_a, within, runs[0]) or wilsons(r[1], var_b, within, runs[1]):
+            unpaired_ci = rates_difference(r[0], var_a, runs[0], r[1], var_b, runs[1], within)
             # Both at their bounds pair to no spread; only games the same in A and B show none.
             alike = ss[0][0] - 2 * ss[0][2] + ss[2][2] == 0 and ss[1][1] - 2 * ss[1][3] + ss[3][3] == 0
             if var_d == 0 and not alike:
                 paired = unpaired_ci
-        out.update(a_ci95=ratio_interval(r[0], var_a, within, s[1]), b_ci95=ratio_interval(r[1], var_b, within, s[3]),
-                   ci95=paired, unpaired_ci95=unpaired_ci,
+        out.update(a_ci95=ratio_interval(r[0], var_a, within, runs[0]),
+                   b_ci95=ratio_interval(r[1], var_b, within, runs[1]), ci95=paired, unpaired_ci95=unpaired_ci,
                    variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
         return out

@@ -16,6 +16,7 @@ from sim.custom import split_items
 from sim.metrics import MetricsError, parse_metrics
 from sim.ratio import PairedMoments
 from sim.store import read_sealed
+from sim.summary import wilson
 from sim.sweep import main as sweep_main
 from tests.commands import as_process
 from tests.test_metrics import DEALS_A, GAMES_A, fake_run
@@ -63,13 +64,15 @@ def test_a_builtin_metric_restated_gives_identical_values_and_intervals(builtin,
                                            ("contract_made", "sum(made) / sum(1) where level >= 0")])
 def test_a_rate_written_as_a_count_over_rows_is_a_share_too(builtin, text, tmp_path):
     """sum(COND) / sum(1) is mean(COND): the same numbers as the builtin rate, intervals cut
-    to [0, 1] alike (before: 0.75 [0.38, 1.12] where the builtin read 0.75 [0.38, 1.00]); a
-    ratio of two counts is not cut (its value may pass 1)."""
+    to [0, 1] alike (before: 0.75 [0.38, 1.12] where the builtin read 0.75 [0.38, 1.00]; the
+    first dealer's wins, one a game, take Wilson's interval, inside [0, 1] as it is); a ratio
+    of two counts is not cut (its value may pass 1)."""
     a = fake_run(tmp_path / "a", DEALS_A, GAMES_A, block_size=2)
     b = fake_run(tmp_path / "b", DEALS_A[:4] + [(2, 0, 200, 0, 0, False)], GAMES_A[:2] + [(2, 0, 1, 0)], block_size=1)
     r = compare_runs(a, b, [builtin, f"mine = {text}", "twice = sum(level >= 0) / sum(made)"])["metrics"]
     same_numbers(r[builtin], r["mine"])
-    assert r["mine"]["percent"] and r["mine"]["a_ci95"][1] == 1.0
+    assert r["mine"]["percent"] and r["mine"]["a_ci95"] == r[builtin]["a_ci95"]
+    assert r["mine"]["a_ci95"][1] == (1.0 if builtin == "contract_made" else wilson(2, 3)[1])
     assert r["twice"]["percent"] and r["twice"]["b"] > 1 and r["twice"]["b_ci95"][1] > 1
 
 def test_game_columns_on_deal_rows_and_rows_by_hand(tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from analysis.compare import main as compare_main
 from sim.comparison import compare_runs
 from sim.store import read_sealed
+from sim.summary import wilson
 from tests.commands import as_process, in_process
 from tests.test_metrics import DEALS_A, GAMES_A, Z, fake_run
 
@@ -133,12 +134,14 @@ def test_by_gives_each_group_its_value_and_interval(colon_runs, capsys):
     # Every contract played has exactly one up-card class, so contract_made is what the groups add up to.
     groups = [v for v in ("numeral", "face", "ace", "colon") if (played["upcard_class"] == v).any()]
     assert [k for k in r if k.startswith("made_rate")] == [f"made_rate[{v}]" for v in groups]
-    for v in groups:
-        value, ci = ratio_by_hand(deals, (deals["level"] >= 0) & (deals["upcard_class"] == v) & deals["made"],
-                                  (deals["level"] >= 0) & (deals["upcard_class"] == v))
+    for v in groups:  # a deal run: each deal its own game, one contract at most, so Wilson's interval
+        chosen = played[played["upcard_class"] == v]
+        value, _ = ratio_by_hand(deals, (deals["level"] >= 0) & (deals["upcard_class"] == v) & deals["made"],
+                                 (deals["level"] >= 0) & (deals["upcard_class"] == v))
         entry = r[f"made_rate[{v}]"]
         assert (entry["by"], entry["group"], entry["paired"]) == ("upcard_class", v, True)
-        assert entry["a"] == pytest.approx(value) and entry["a_ci95"] == pytest.approx(ci)
+        assert entry["a"] == pytest.approx(value) and entry["a_ci95"] == pytest.approx(
+            wilson(int(chosen["made"].sum()), len(chosen)))
     assert sum(r[f"made_rate[{v}]"]["a"] * (played["upcard_class"] == v).sum() for v in groups) / len(played) \
         == pytest.approx(r["contract_made"]["a"])
     assert compare_main([str(a.path), str(b.path), "--metrics", metric]) == 0

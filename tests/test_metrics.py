@@ -85,8 +85,10 @@ def test_values_and_intervals_of_one_run(run_a):
     assert c["a"] == 0.75 and c["a_ci95"] == pytest.approx([0.75 - Z * 3 / 16, 1.0])
     # First dealer's win: 1 (seat 0 first, seat 0 won), 1 (seat 1 first and won), 0 (drawn):
     # p = 2/3, Var = ((1/3)^2 + (1/3)^2 + (2/3)^2) / (3 * 2) = 1/9.
+    # One first dealer a game, so the games' outcomes are independent trials: Wilson's
+    # interval over them, as the run's summary gives it (the normal one: [2/3 - Z/3, 1]).
     w = r["first_dealer_wins"]
-    assert w["a"] == pytest.approx(2 / 3) and w["a_ci95"] == pytest.approx([2 / 3 - Z / 3, 1.0])
+    assert w["a"] == pytest.approx(2 / 3) and w["a_ci95"] == wilson(2, 3)
     # Mean score per seat: (150 + 500 + 400) points over 2 x 5 seat-deals.
     assert r["mean_score"]["a"] == 105
     assert r["deals_per_game"]["a"] == pytest.approx(5 / 3)
@@ -171,13 +173,18 @@ def test_moments_match_numpy_on_random_games():
 
 
 def test_a_rates_intervals_are_cut_to_what_a_rate_can_be():
-    """Four games of one deal each, A made 1 0 1 1 contracts and B 0 0 1 0. By hand: A's
-    rate 0.75 with variance 0.75 / 12 = 0.0625, 0.75 +- 0.49 = [0.26, 1.24]; B's 0.25, [-0.24,
-    0.74]; B - A = -0.5, per-game differences -0.5 0.5 0.5 -0.5, variance 1 / 12, -0.5 +-
-    0.566. Cut to a rate's [0, 1], and the difference to [-1, 1]; a metric without a range
-    keeps the textbook interval."""
+    """Four games of two contracts each, A made 2 0 2 2 and B 0 0 2 0. By hand: A's rate 0.75,
+    residuals 0.5 -1.5 0.5 0.5 over nbar 2, variance 3 / (4 * 12) = 0.0625, 0.75 +- 0.49 =
+    [0.26, 1.24]; B's 0.25, [-0.24, 0.74]; B - A = -0.5, per-game terms -0.5 0.5 0.5 -0.5,
+    variance 1 / 12, -0.5 +- 0.566. Cut to a rate's [0, 1], and the difference to [-1, 1]; a
+    metric without a range keeps the textbook interval. With one contract a game (a deal
+    run's), the trials are independent and each rate takes Wilson's interval instead."""
+    single = PairedMoments()
+    single.add([1, 0, 1, 1], [1, 1, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1])
+    assert single.result(SHARE)["a_ci95"] == wilson(3, 4) and single.result(SHARE)["b_ci95"] == wilson(1, 4)
+    assert single.result()["a_ci95"] == pytest.approx([0.75 - Z * 0.25, 0.75 + Z * 0.25])  # no range: no rate
     moments = PairedMoments()
-    moments.add([1, 0, 1, 1], [1, 1, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1])
+    moments.add([2, 0, 2, 2], [2, 2, 2, 2], [0, 0, 2, 0], [2, 2, 2, 2])
     cut, bare = moments.result(SHARE), moments.result()
     assert cut["a_ci95"] == pytest.approx([0.75 - Z * 0.25, 1.0])
     assert cut["b_ci95"] == pytest.approx([0.0, 0.25 + Z * 0.25])

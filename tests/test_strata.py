@@ -76,10 +76,10 @@ def test_a_stratum_without_the_metrics_divisor_adds_nothing():
 
 
 def test_a_rates_interval_stays_between_0_and_1_on_tiny_strata(tmp_path):
-    """A rate cannot leave [0, 1], so its interval is cut there (before: the ace stratum's
-    contracts made on seed 1's 9 deals read 50.00% [-48.00%, 148.00%]). The textbook interval
-    of the same sums, by hand from ratio_estimate without the range, does leave it, and the
-    cut interval is that one's part inside [0, 1]."""
+    """A rate cannot leave [0, 1] (before: the ace stratum's contracts made on seed 1's 9
+    deals read 50.00% [-48.00%, 148.00%]). The textbook interval of the same sums, by hand
+    from ratio_estimate without the range, does leave it; the overall one is cut to [0, 1]
+    and each stratum's is Wilson's."""
     rules = resolve_rules("bridgette")
     result = strata.run_stratified("bridgette", rules, None, 1, 9, tmp_path / "s", "upcard_class", "proportional",
                                    metrics=["contract_made"])
@@ -90,14 +90,13 @@ def test_a_rates_interval_stays_between_0_and_1_on_tiny_strata(tmp_path):
     wide = [ratio_estimate(strata.stratum_sums(f, [METRICS["contract_made"]])["contract_made"])["ci95"]
             for f in folders]
     assert any(ci[0] < 0 or ci[1] > 1 for ci in wide)
-    for cut, ci, folder in zip(made["by_stratum"], wide, folders):
-        if ci[0] == ci[1] and cut["value"] in (0.0, 1.0):  # a rate at its bound: Wilson's (below)
-            from sim.summary import wilson
+    # Each stratum a deal run: a contract at most a deal, independent trials, so a stratum's
+    # rate takes Wilson's interval over its contracts, as a plain run's summary gives it.
+    from sim.summary import wilson
 
-            sums = strata.stratum_sums(folder, [METRICS["contract_made"]])["contract_made"]
-            assert cut["ci95"] == wilson(sums["y"], sums["n"])
-            continue
-        assert cut["ci95"] == pytest.approx([max(ci[0], 0.0), min(ci[1], 1.0)])
+    for cut, folder in zip(made["by_stratum"], folders):
+        sums = strata.stratum_sums(folder, [METRICS["contract_made"]])["contract_made"]
+        assert cut["ci95"] == wilson(sums["y"], sums["n"])
 
 def test_allocations():
     s = strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")
@@ -272,8 +271,8 @@ def test_a_strata_file_edited_by_hand_is_named_not_reported(tmp_path):
 def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():
     """Two contracts, both made, in a stratum of two deals: the ratio's interval over games
     has no width ([100%, 100%]), which two trials can never show; the Wilson interval of 2 in
-    2 stands in ([34.24%, 100%], as sim.summary.rate gives a plain run's), and a rate that
-    varies keeps its interval over games."""
+    2 stands in ([34.24%, 100%], as sim.summary.rate gives a plain run's), as it does for any
+    rate of one trial a game; one whose games hold more trials keeps its interval over games."""
     from sim.ratio import SHARE
     from sim.summary import wilson
 
@@ -281,8 +280,10 @@ def test_a_rate_at_its_bound_on_every_game_gets_the_wilson_interval():
     assert made["value"] == 1.0 and made["ci95"] == wilson(2, 2) and round(made["ci95"][0], 4) == 0.3424
     none = ratio_estimate(ratio_sums(np.array([0.0, 0.0, 0.0]), np.array([1.0, 1.0, 1.0])), SHARE)
     assert none["ci95"] == wilson(0, 3)
-    mixed = ratio_estimate(ratio_sums(np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0])), SHARE)
-    assert mixed["ci95"] != wilson(2, 3) and mixed["ci95"][0] < 2 / 3 < mixed["ci95"][1]
+    single = ratio_estimate(ratio_sums(np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0])), SHARE)
+    assert single["ci95"] == wilson(2, 3)  # a trial a game: independent trials, Wilson's as a plain run's
+    mixed = ratio_estimate(ratio_sums(np.array([2.0, 0.0, 1.0]), np.array([2.0, 1.0, 2.0])), SHARE)
+    assert mixed["ci95"] != wilson(3, 5) and mixed["ci95"][0] < 3 / 5 < mixed["ci95"][1]
     points = ratio_estimate(ratio_sums(np.array([5.0, 5.0]), np.array([1.0, 1.0])))  # not a rate: as it was
     assert points["ci95"] == [5.0, 5.0]
 
