@@ -70,7 +70,8 @@ def format_report(result: dict) -> str:
             lines.append("unpaired: from the runs' summaries (the runs kept no records for it)")
     else:
         lines += ["", f"95% intervals of B - A unpaired: the difference of two independent means, its standard "
-                      f"error sqrt(SE_A^2 + SE_B^2) over each run's {unit} (Welch)"]
+                      f"error sqrt(SE_A^2 + SE_B^2) over each run's {unit} (Welch); for a rate of a trial a "
+                      f"{unit[:-1]}, Newcombe's square-and-add of the two runs' Wilson intervals"]
     lines += compare_next(result)
     return "\n".join(lines)
 
@@ -80,8 +81,9 @@ def format_strata(result: dict) -> str:
     each stratum."""
     lines = format_report(result).split("\n")
     head = [lines[0] + f", stratified by {result['stratify']}", *lines[1:3]]
-    if not result["paired"]:
-        head.append(f"  not paired in every stratum: {result['pairing']}")
+    apart = [s["name"] for s in result["strata"] if not s["paired"]]
+    if result["paired"] and apart:
+        head.append(f"  unpaired in {', '.join(apart)}: {result['pairing']}")
     body = lines[3:]
     cut = next((i for i, line in enumerate(body) if line.startswith("95% intervals of B - A")), len(body))
     names = list(result["metrics"])
@@ -98,8 +100,8 @@ def format_strata(result: dict) -> str:
         table.append(f"{s['name'] + ' (' + s['probability'] + ')':24s}" + "".join(f"{c:>30s}" for c in cells))
     notes = body[cut:]
     if notes and result["paired"]:
-        notes[0] = ("95% intervals of B - A by the stratified estimator, each stratum paired deal by deal; variance "
-                    "saved: against two independent stratified runs of the same size")
+        notes[0] = (f"95% intervals of B - A by the stratified estimator, {'the strata' if not apart else 'the others'}"
+                    f" paired deal by deal; variance saved: against two independent stratified runs of the same size")
     return "\n".join(head + body[:cut] + table + [""] + notes)
 
 

@@ -38,7 +38,7 @@ def pairing(a: RunRecords, b: RunRecords) -> dict:
     return {"paired": True, "why": why}
 
 
-def compare_runs(path_a, path_b, names=None, sums=None) -> dict:
+def compare_runs(path_a, path_b, names=None, sums=None, empty_ok=False) -> dict:
     """Each metric for runs A and B and the difference B - A, paired game by game (deal by
     deal) where the runs pair (``pairing``) and both kept the records the metric needs,
     unpaired between runs of different seeds or sizes (the difference of two independent
@@ -52,7 +52,9 @@ def compare_runs(path_a, path_b, names=None, sums=None) -> dict:
 
     ``sums``, a dict, receives each metric's exact sums read from the records and the range
     of its values: {name: (A's ratio sums, B's, the cross sums of the pairs or None
-    unpaired, ``within``)} (``PairedMoments.paired_sums``)."""
+    unpaired, ``within``)} (``PairedMoments.paired_sums``). ``empty_ok``: a custom metric
+    whose divisor sums to 0 in a run has no value there instead of being refused (a
+    stratum of a stratified run, whose other strata may have it)."""
     a, b = (p if isinstance(p, RunRecords) else RunRecords(p) for p in (path_a, path_b))
     how = pairing(a, b)
     metrics = [bound for m in resolve_metrics(names, deal_run=a.deal_run)
@@ -78,10 +80,10 @@ def compare_runs(path_a, path_b, names=None, sums=None) -> dict:
     for m in metrics:
         base = {"label": m.words(a.game, a.deal_run), "unit": m.unit_for(a.game, a.deal_run), "percent": m.percent}
         if m.definition is not None:
-            if m.group is None:  # a group may be empty in a run: no value there, shown as such
-                _check_divisor(m, totals[m.name], a, b)
-            else:
+            if m.group is not None:  # a group may be empty in a run: no value there, shown as such
                 base.update(by=m.group[0], group=m.group[1])
+            elif not empty_ok:
+                _check_divisor(m, totals[m.name], a, b)
             base.update(definition=m.definition, balance=m.balance)
         if m.name in estimates:
             results[m.name] = {**base, "source": "records", "paired": how["paired"], **estimates[m.name]}

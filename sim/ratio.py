@@ -120,8 +120,9 @@ def rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within) -> list:
 
 def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
     """B - A of two independent runs' ratios: Welch's standard error, the square root of
-    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile); intervals cut
-    to ``within``, the range of the metric's values, and the difference's to its spread."""
+    Var(R_A) + Var(R_B), each over its own run's games (normal 95% quantile), or where a
+    rate takes Wilson's interval Newcombe's (``rates_difference``); intervals cut to
+    ``within``, the range of the metric's values, and the difference's to its spread."""
     (ra, var_a), (rb, var_b) = ratio_variance(sums_a), ratio_variance(sums_b)
     out = {"games": None, "a": None, "a_ci95": None, "b": None, "b_ci95": None, "diff": None, "ci95": None,
            "unpaired_ci95": None, "variance_reduction": None}

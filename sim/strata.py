@@ -152,8 +152,10 @@ def stratified_estimate(weights, sums, within=None) -> dict:
     games, y, n, yy, yn, nn): value, 95% interval, the plain-sampling variance at the same
     number of deals, and the share of it saved; no value where a stratum has fewer than two
     deals or no stratum has the metric's divisor. The interval is cut to ``within``, the
-    range of the metric's values."""
-    from sim.ratio import interval
+    range of the metric's values; a rate at 0 or 1 in every stratum takes Wilson's interval
+    over all the strata's trials."""
+    from sim.ratio import SHARE, interval
+    from sim.summary import wilson
 
     weights = [float(w) for w in weights]
     none = {"value": None, "ci95": None, "variance": None, "plain_variance": None, "variance_saved": None}
@@ -177,7 +179,12 @@ def stratified_estimate(weights, sums, within=None) -> dict:
         plain += w * (var_d + (d_sum / g) ** 2)
     strat /= nbar * nbar
     plain /= total * nbar * nbar
-    return {"value": r, "ci95": interval(r, strat, within), "variance": strat, "plain_variance": plain,
+    if within == SHARE and strat == 0 and r in (0, 1):  # a rate at its bound in every stratum: no width, which
+        trials = sum(s["n"] for s in sums)            # so few trials can never show; Wilson's over them all
+        ci = wilson(r * trials, trials)
+    else:
+        ci = interval(r, strat, within)
+    return {"value": r, "ci95": ci, "variance": strat, "plain_variance": plain,
             "variance_saved": 1 - strat / plain if plain > 0 else None}
 
 

@@ -7,23 +7,24 @@ Each run's overall value is the combined ratio R = sum_h w_h ybar_h / sum_h w_h 
 (sim.strata.stratified_estimate), w_h a stratum's probability. Linearised, deal i of
 stratum h adds u_i = (y_i - R n_i) / nbar to R, so B - A adds z_i = v_i - u_i where the
 strata pair, and Var(B - A) = sum_h w_h^2 Var_h(z) / g_h; where a stratum's runs do not
-pair, its term is A's and B's own, w_h^2 (Var_h(u) / g_A + Var_h(v) / g_B). The
-unpaired variance, A's stratified variance plus B's, gives the variance saved by pairing.
+pair, its term is A's and B's own, w_h^2 (Var_h(u) / g_A + Var_h(v) / g_B), and the runs
+are paired where some strata pair. The unpaired variance, A's stratified variance plus
+B's, gives the variance saved by pairing.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 
-from sim.comparison import compare_runs
+from sim.comparison import compare_runs, rule_warnings
 from sim.custom import Custom
 from sim.metrics import MetricsError, resolve_metrics
-from sim.ratio import interval, spread
+from sim.ratio import SHARE, interval, spread
+from sim.run_records import RunRecords
 from sim.store import read_sealed, stratum_folder
-from sim.strata import deal_metrics, stratified_estimate
-
-RUN_KEYS = ("seed", "games", "seeds", "sizes", "policies", "rules", "rule_warnings")
+from sim.strata import deal_metrics, stratified_estimate, stratum_seed
 
 
 def is_strata_run(path) -> bool:
@@ -43,7 +44,14 @@ def _strata(path: Path) -> dict:
         raise MetricsError(f"cannot read {path / 'strata.json'}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise MetricsError(str(exc)) from None
-    if not isinstance(result, dict) or not isinstance(result.get("strata"), list):
+    try:
+        for s in result["strata"]:
+            Fraction(s["probability"])
+        ok = isinstance(result["strata"], list) and result["strata"] and all(isinstance(s["name"], str)
+                                                                            for s in result["strata"])
+    except (TypeError, KeyError, ValueError, ZeroDivisionError):
+        ok = False
+    if not ok:
         raise MetricsError(f"{path / 'strata.json'} is not a stratified run's strata.json")
     if "controls" in result:
         raise MetricsError(f"{path} is a stratified run with --control (each stratum a multilevel folder): compare "
@@ -72,7 +80,10 @@ def _stratum_term(w, sums_a, sums_b, cross, r, nbar):
 
 
 def _overall(weights, per_stratum, within) -> dict:
-    """A's, B's and B - A's stratified estimates of one metric from each stratum's sums."""
+    """A's, B's and B - A's stratified estimates of one metric from each stratum's sums. A
+    rate at 0 or 1 in every stratum has Wilson's interval over its trials (``stratified_
+    estimate``), and a difference with one such side Newcombe's square-and-add of the two
+    sides' intervals, as for two plain runs (sim.ratio.rates_difference)."""
     runs = [stratified_estimate(weights, [s[k] for s in per_stratum], within) for k in (0, 1)]
     out = {"a": runs[0]["value"], "a_ci95": runs[0]["ci95"], "b": runs[1]["value"], "b_ci95": runs[1]["ci95"],
            "diff": None, "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
@@ -83,10 +94,23 @@ def _overall(weights, per_stratum, within) -> dict:
     terms = [_stratum_term(w, *s, r, nbar) for w, s in zip(weights, per_stratum)]
     paired, apart = sum(t[0] for t in terms), sum(t[1] for t in terms)
     diff = r[1] - r[0]
-    out.update(diff=diff, ci95=interval(diff, paired, spread(within)),
-               unpaired_ci95=interval(diff, apart, spread(within)),
-               variance_reduction=1 - paired / apart if apart > 0 else None)
+    ci, apart_ci = interval(diff, paired, spread(within)), interval(diff, apart, spread(within))
+    at_bound = within == SHARE and any(x["variance"] == 0 and x["value"] in (0, 1) for x in runs)
+    if at_bound:
+        apart_ci = _square_and_add(runs, diff)
+        # Paired to no spread: only deals the same in A and B (identical games: exactly 0) show none.
+        alike = all(c is not None and sa["yy"] - 2 * c["yy"] + sb["yy"] == 0 and sa["nn"] - 2 * c["nn"] + sb["nn"] == 0
+                    for sa, sb, c in per_stratum)
+        if paired == 0 and not alike:
+            ci = apart_ci
+    out.update(diff=diff, ci95=ci, unpaired_ci95=apart_ci, variance_reduction=1 - paired / apart if apart > 0 else None)
     return out
+
+
+def _square_and_add(runs, diff) -> list:
+    """Newcombe's interval of B - A from A's and B's own intervals, cut to [-1, 1]."""
+    (a_down, a_up), (b_down, b_up) = ((x["value"] - x["ci95"][0], x["ci95"][1] - x["value"]) for x in runs)
+    return [max(diff - math.hypot(b_down, a_up), -1.0), min(diff + math.hypot(b_up, a_down), 1.0)]
 
 
 def compare_strata(path_a, path_b, names=None) -> dict:
@@ -111,19 +135,24 @@ def compare_strata(path_a, path_b, names=None) -> dict:
                            f"{grouped.by} == VALUE")
     texts = [m.text if isinstance(m, Custom) else m.name for m in metrics]
     weights = [Fraction(p) for _, p in strata]
+    for path, kept in ((a, sa), (b, sb)):
+        _check_strata(path, kept, strata)
     rows, sums = [], []
     for name, _ in strata:
         got = {}
-        rows.append(compare_runs(a / stratum_folder(name), b / stratum_folder(name), texts, sums=got))
+        rows.append(compare_runs(a / stratum_folder(name), b / stratum_folder(name), texts, sums=got, empty_ok=True))
         sums.append(got)
     first = rows[0]
-    result = {k: first[k] for k in ("game", "unit", *RUN_KEYS)}
-    paired = all(row["paired"] for row in rows)
-    result.update(a=str(a), b=str(b), stratify=sa["stratify"], paired=paired, seed=sa.get("seed"),
+    result = {k: first[k] for k in ("game", "unit", "policies", "rules")}
+    summaries = [RunRecords(x / stratum_folder(n)).summary() for n, _ in strata for x in (a, b)]
+    apart = [n for (n, _), row in zip(strata, rows) if not row["paired"]]
+    result.update(a=str(a), b=str(b), stratify=sa["stratify"], paired=len(apart) < len(strata), seed=sa.get("seed"),
                   games=sa.get("deals") if sa.get("deals") == sb.get("deals") else None,
                   seeds=[sa.get("seed"), sb.get("seed")], sizes=[sa.get("deals"), sb.get("deals")],
+                  rule_warnings=rule_warnings(first["rules"]["a"], first["rules"]["b"], summaries,
+                                              first["policies"]["a"] or []),
                   pairing=("each stratum's runs the same seed and number of deals: deal i of a stratum is drawn "
-                           "from the same random stream in both" if paired else
+                           "from the same random stream in both" if not apart else
                            "; ".join(f"{n}: {row['pairing']}" for (n, _), row in zip(strata, rows)
                                      if not row["paired"])),
                   strata=[{"name": n, "probability": p, "paired": row["paired"]} for (n, p), row in zip(strata, rows)],
@@ -131,9 +160,23 @@ def compare_strata(path_a, path_b, names=None) -> dict:
     for name, entry in first["metrics"].items():
         if not all(name in got for got in sums):
             raise MetricsError(f"metric '{name}': a stratum's runs do not both hold its records")
+        for k, path in enumerate((a, b)):
+            if all(got[name][k]["n"] == 0 for got in sums):
+                raise MetricsError(f"metric '{name}' divides by a sum of 0 in every stratum of {path}")
         overall = _overall(weights, [got[name][:3] for got in sums], sums[0][name][3])
         result["metrics"][name] = {
             **{k: entry[k] for k in ("label", "unit", "percent", "definition", "balance") if k in entry},
-            "source": "records", "paired": paired, "games": result["games"], **overall,
+            "source": "records", "paired": result["paired"], "games": result["games"], **overall,
             "by_stratum": [{k: row["metrics"][name][k] for k in ("a", "b", "diff", "ci95", "paired")} for row in rows]}
     return result
+
+
+def _check_strata(path: Path, kept: dict, strata) -> None:
+    """Each stratum's run folder is the one its stratified run played there: of the
+    stratum's own seed (a stratum folder swapped for another would lend it its deals)."""
+    for i, (name, _) in enumerate(strata):
+        folder = path / stratum_folder(name)
+        played = RunRecords(folder).seed
+        if played != stratum_seed(kept.get("seed"), i):
+            raise MetricsError(f"{folder}, a stratum of {path}, was played with another seed than its stratum's: "
+                               f"a folder of another stratum or run was put in its place")

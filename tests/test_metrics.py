@@ -151,6 +151,7 @@ def test_two_rates_at_their_bounds_differ_by_newcombes_interval():
     assert same.result(SHARE)["ci95"] == [0.0, 0.0]
 
 
+
 def test_moments_match_numpy_on_random_games():
     """The exact-integer estimator agrees with a direct floating-point computation."""
     rng = np.random.default_rng(3)

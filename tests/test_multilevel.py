@@ -1067,6 +1067,10 @@ def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path):
                                                       f"\\({re.escape(stray)}\\): move them away"):
             read_folder(beside)
     assert read_folder(folders[0])["dealing"]["predeal"] == {"0": ["CL"]}
+    # The same folder asked for fewer control deals plays nothing and writes that estimate anew.
+    fewer = ml.run_multilevel("bridgette", rules, policies, 5, 200, ["all=heuristic"], control_deals=[300],
+                              out=folders[0], dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
+    assert list(fewer["sizes"].values()) == [200, 300] == list(read_folder(folders[0])["sizes"].values())
 
 
 def test_the_estimate_names_the_regressors_it_fits():

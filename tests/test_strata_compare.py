@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from fractions import Fraction
 
 import numpy as np
@@ -14,9 +15,10 @@ import pytest
 from analysis.compare import main
 from sim import strata
 from sim.api import load_run, resolve_rules
+from sim.metrics import MetricsError
 from sim.store import read_sealed, sealed, stratum_folder
 from sim.strata_comparison import compare_strata
-from sim.summary import Z95
+from sim.summary import Z95, wilson
 
 WEIGHTS = {"numeral": Fraction(37, 55), "face": Fraction(13, 55), "ace": Fraction(5, 55)}
 
@@ -24,10 +26,12 @@ WEIGHTS = {"numeral": Fraction(37, 55), "face": Fraction(13, 55), "ace": Fractio
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Bridgette stratified by the up-card's class, 1,500 deals: A at the defaults, B with
-    the non-dealer drawing 4 (the same seed: paired), C at the defaults with another seed."""
+    the non-dealer drawing 4 (the same seed: paired), C at the defaults with another seed, D
+    with the dealer drawing 4 after an ace (the ace stratum alone plays it otherwise)."""
     root = tmp_path_factory.mktemp("strata")
     made = {}
-    for name, options, seed in (("a", [], 3), ("b", ["exchange.nondealer_draw=4"], 3), ("c", [], 4)):
+    for name, options, seed in (("a", [], 3), ("b", ["exchange.nondealer_draw=4"], 3), ("c", [], 4),
+                                ("d", ["exchange.dealer_draw_ace=4"], 3)):
         strata.run_stratified("bridgette", resolve_rules("bridgette", None, options), None, seed, 1500, root / name,
                               "upcard_class")
         made[name] = root / name
@@ -122,3 +126,49 @@ def test_comparisons_it_cannot_make_are_one_line(runs, tmp_path, capsys):
         assert main([str(a) for a in args]) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+def test_a_rule_one_stratum_plays_a_metric_one_stratum_has_and_rates_at_their_bounds(runs, tmp_path):
+    """The dealer's draw after an ace changes the ace stratum alone: the rule warning read
+    the first stratum only and said it applied in 0% of deals. A custom metric whose divisor
+    is 0 in two strata was refused there; it has the ace stratum's value, and one 0 in
+    every stratum is refused. A rate at 1 in every stratum had [0, 0] for B - A."""
+    result = compare_strata(runs["a"], runs["d"], ["dealer_advantage", "m = mean(made) where upcard_class == 'ace'",
+                                                   "always = mean(score0 >= 0)"])
+    assert result["rule_warnings"] == []
+    ace = result["metrics"]["dealer_advantage"]["by_stratum"][2]
+    assert ace["ci95"][1] < 0 and all(s["diff"] == 0 for s in result["metrics"]["dealer_advantage"]["by_stratum"][:2])
+    m = result["metrics"]["m"]
+    assert [s["diff"] for s in m["by_stratum"][:2]] == [None, None]
+    assert m["a"] == pytest.approx(m["by_stratum"][2]["a"]) and m["b"] == pytest.approx(m["by_stratum"][2]["b"])
+    with pytest.raises(MetricsError, match="divides by a sum of 0 in every stratum of"):
+        compare_strata(runs["a"], runs["d"], ["never = mean(made) where level > 100"])
+    # Every deal scores 0 or more: 1 in both runs, deal by deal. A's interval is Wilson's over its
+    # 1,500 deals; B - A exactly 0 paired (the same deals alike), Newcombe's unpaired.
+    always = result["metrics"]["always"]
+    assert always["a"] == always["b"] == 1 and always["a_ci95"] == wilson(1500, 1500)
+    low = 1 - wilson(1500, 1500)[0]
+    assert always["ci95"] == [0.0, 0.0] and always["unpaired_ci95"] == pytest.approx([-low, low])
+    # 1 over the contracts of 2 or more, which A and B bid in other deals (the ace stratum's part):
+    # a rate at 1 in every stratum whose deals part takes Newcombe's paired too.
+    sure = compare_strata(runs["a"], runs["d"], ["sure = mean(level >= 2) where level >= 2"])["metrics"]["sure"]
+    expected = [-(1 - sure["b_ci95"][0]), 1 - sure["a_ci95"][0]]
+    assert sure["a"] == sure["b"] == 1 and sure["ci95"] == sure["unpaired_ci95"] == pytest.approx(expected)
+    assert sure["b_ci95"] != sure["a_ci95"]  # other numbers of contracts
+
+
+def test_a_stratum_folder_swapped_for_another_is_named(runs, tmp_path, capsys):
+    swapped = tmp_path / "swapped"
+    shutil.copytree(runs["a"], swapped)
+    (swapped / "stratum-ace").rename(swapped / "away")
+    (swapped / "stratum-face").rename(swapped / "stratum-ace")
+    (swapped / "away").rename(swapped / "stratum-face")
+    assert main([str(runs["a"]), str(swapped)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and (f"{swapped / 'stratum-face'}, a stratum of {swapped}, was played with another "
+                                      f"seed than its stratum's") in err
+    from analysis.report import main as report_main  # its report too (before: each stratum under the other's name)
+
+    assert report_main([str(swapped), "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{swapped / 'stratum-face'}, a stratum of {swapped}, was played with another" in err

@@ -100,7 +100,8 @@ def _check_setting(result: dict, setting: dict, played: dict, folder: Path, comm
              "dealing": result.get("dealing")}
     if result.get("until"):  # --until sizes each setting's target itself
         del sweep["games"]
-    differ = [k for k, v in sweep.items() if played[k] != v]
+    words = {"seed": "seed", "games": "size", "policies": "players", "dealing": "dealing conditions"}
+    differ = [words[k] for k, v in sweep.items() if played[k] != v]
     if differ:
         raise ReportError(f"{run}, a setting of {folder}, was played with another {', '.join(differ)} than the "
                           f"sweep: a folder of another sweep was put in its place; rerun {command} into a new folder")

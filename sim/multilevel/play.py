@@ -344,30 +344,36 @@ def _play_levels(game, rules, policies, deals, levels, hand, control_deals, spec
         content = dict(out_dict, metrics={name: {k: v for k, v in e.items() if k not in INFLUENCE_KEYS}
                                           for name, e in result.items()})
         if all(pl.deals == resumed.get(pl.name) for pl in [target, *ctrl]) and (out / "multilevel.json").exists():
-            return dict(out_dict, wall_seconds=_unchanged(out, content))
+            wall = _kept_as_it_is(out, content)
+            if wall is not None:
+                return dict(out_dict, wall_seconds=wall)
         _write_sealed(out / "multilevel.json", content)
         (out / PILOT_FILE).unlink(missing_ok=True)  # multilevel.json keeps its sizes now
     return out_dict
 
 
-def _unchanged(out: Path, content: dict) -> float:
+def _kept_as_it_is(out: Path, content: dict) -> float | None:
     """A finished folder run again, nothing played: its multilevel.json stays as it is (its
-    wall time that of the run that played it; its levels as that run spelled them), which
-    must then say what its levels give: one of another run put in its place is refused.
-    Returns the kept wall time."""
+    wall time that of the run that played it) where the command asks for the sizes it
+    holds, and must then hold what its levels give; at other sizes (fewer deals, another
+    --until) the estimate is written anew (None). One of another run (another game, seed,
+    dealing, players or metrics), or edited, is refused. Returns the kept wall time."""
     try:
         kept = read_sealed(out / "multilevel.json")
         fresh = json.loads(json.dumps(_plain(content)))
+        ours = (isinstance(kept, dict) and all(kept.get(k) == fresh[k] for k in ("game", "seed", "dealing", "policies"))
+                and set(kept["metrics"]) == set(fresh["metrics"]))
+        if ours and (list(kept["sizes"].values()) != list(fresh["sizes"].values()) or kept["until"] != fresh["until"]):
+            return None
         figures = ("value", "variance", "plain_value", "plain_variance")
-        same = (isinstance(kept, dict) and all(kept.get(k) == fresh[k] for k in ("game", "seed", "dealing", "policies"))
-                and set(kept["metrics"]) == set(fresh["metrics"])
-                and all(kept["metrics"][m].get(f) == e[f] for m, e in fresh["metrics"].items() for f in figures))
+        same = ours and all(kept["metrics"][m].get(f) == e[f] for m, e in fresh["metrics"].items() for f in figures)
+        wall = kept.get("wall_seconds")
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         same = False
     if not same:
         raise MultilevelError(f"output folder {out} holds a multilevel.json its levels do not give (another run's, or "
                               f"edited): move it away, or use another --out")
-    return kept["wall_seconds"]
+    return wall if isinstance(wall, (int, float)) and not isinstance(wall, bool) else None
 
 
 def _write_sealed(path: Path, content: dict) -> None:
