@@ -171,4 +171,4 @@ def test_a_stratum_folder_swapped_for_another_is_named(runs, tmp_path, capsys):
 
     assert report_main([str(swapped), "--out", str(tmp_path / "report")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{swapped / 'stratum-face'}, a stratum of {swapped}, was played with another" in err
+    assert err.count("\n") == 1 and f"{swapped / 'stratum-face'}, a stratum of {swapped}, was played" in err
