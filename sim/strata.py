@@ -179,8 +179,10 @@ def stratified_estimate(weights, sums, within=None) -> dict:
         plain += w * (var_d + (d_sum / g) ** 2)
     strat /= nbar * nbar
     plain /= total * nbar * nbar
-    if within == SHARE and strat == 0 and r in (0, 1):  # a rate at its bound in every stratum: no width, which
-        trials = sum(s["n"] for s in sums)            # so few trials can never show; Wilson's over them all
+    if within == SHARE and strat == 0 and r in (0, 1):
+        # A rate at its bound in every stratum has no width, which so few trials can never
+        # show: Wilson's interval over all of them stands in.
+        trials = sum(s["n"] for s in sums)
         ci = wilson(r * trials, trials)
     else:
         ci = interval(r, strat, within)
