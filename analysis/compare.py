@@ -23,6 +23,7 @@ import json
 
 from sim.cli import OneLineParser, exit_with, path_text, plural
 from sim.comparison import compare_runs
+from sim.run_records import RunRecords
 from sim.headline import compare_headline, compare_next
 from sim.metrics import METRICS, MetricsError, parse_metrics, shown
 
@@ -83,7 +84,7 @@ def format_strata(result: dict) -> str:
     head = [lines[0] + f", stratified by {result['stratify']}", *lines[1:3]]
     apart = [s["name"] for s in result["strata"] if not s["paired"]]
     if result["paired"] and apart:
-        head.append(f"  unpaired in {', '.join(apart)}: {result['pairing']}")
+        head.append(f"  pairing: {result['pairing']}")
     body = lines[3:]
     cut = next((i for i, line in enumerate(body) if line.startswith("95% intervals of B - A")), len(body))
     names = list(result["metrics"])
@@ -173,6 +174,7 @@ def main(argv=None) -> int:
             which = [test(p) for p in (args.run_a, args.run_b)]
             if which[0] != which[1]:
                 one, other = (args.run_a, args.run_b) if which[0] else (args.run_b, args.run_a)
+                RunRecords(other)  # one that is no run folder at all is named as such
                 raise MultilevelError(f"{one} is {kind} and {other} is not: compare two of a kind, or two run "
                                       f"folders")
         if is_multilevel_folder(args.run_a):

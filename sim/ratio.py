@@ -211,9 +211,10 @@ class PairedMoments:
         runs = self.paired_sums()
         if wilsons(r[0], var_a, within, runs[0]) or wilsons(r[1], var_b, within, runs[1]):
             unpaired_ci = rates_difference(r[0], var_a, runs[0], r[1], var_b, runs[1], within)
-            # Both at their bounds pair to no spread; only games the same in A and B show none.
+            # A rate at its bound has no spread to pair away, so pairing saves nothing: the paired
+            # interval would leave out its Wilson reach. Only games the same in A and B give 0.
             alike = ss[0][0] - 2 * ss[0][2] + ss[2][2] == 0 and ss[1][1] - 2 * ss[1][3] + ss[3][3] == 0
-            if var_d == 0 and not alike:
+            if not alike and any(var == 0 and rate in (0, 1) for var, rate in ((var_a, r[0]), (var_b, r[1]))):
                 paired = unpaired_ci
         out.update(a_ci95=ratio_interval(r[0], var_a, within, runs[0]),
                    b_ci95=ratio_interval(r[1], var_b, within, runs[1]), ci95=paired, unpaired_ci95=unpaired_ci,

@@ -83,6 +83,35 @@ def strata_of(game: str, rules, name: str) -> list[Stratum]:
     return known[name][0]
 
 
+def stratum_mismatch(kept: dict, played: list[dict]) -> tuple[int, str] | None:
+    """The first stratum whose folder its stratified run did not play there, and what tells
+    it, or None. ``kept``: the run's strata.json; ``played``: each stratum folder's seed,
+    size, rules, players and dealing (its manifest's, or its multilevel folder's). A
+    stratum's folder has the stratum's own seed and deals, its conditions, and the rules and
+    players of the other strata; a folder swapped or copied in from another stratum or run
+    would lend its deals to this one."""
+    from sim.dealing import from_dict
+    from sim.resolve import resolve_rules
+
+    for i, (s, run) in enumerate(zip(kept["strata"], played)):
+        if run["seed"] != stratum_seed(kept["seed"], i):
+            return i, "another seed than its stratum's"
+        if run["games"] != s.get("deals"):
+            return i, f"{run['games']:,} deals where the stratified run gave it {s.get('deals'):,}"
+        if (run["rules"], run["policies"]) != (played[0]["rules"], played[0]["policies"]):
+            return i, "other rules or players than the other strata"
+        try:
+            stratum = strata_of(kept["game"], resolve_rules(kept["game"], run["rules"]), kept["stratify"])[i]
+            dealt = from_dict(run["dealing"])
+            same = (dealt.upcard, dealt.predeal, dealt.require) == (stratum.dealing.upcard, stratum.dealing.predeal,
+                                                                    stratum.dealing.require)
+        except (ValueError, TypeError, KeyError, IndexError):
+            same = False
+        if not same:
+            return i, f"conditions other than stratum {s['name']}'s"
+    return None
+
+
 def stratum_seed(seed: int, index: int) -> int:
     """Stratum ``index``'s own seed, so the strata's deals are independent of each other."""
     return (seed + (index + 1) * _STRATUM_SEED_STEP) % 2**64

@@ -24,7 +24,7 @@ from sim.metrics import MetricsError, resolve_metrics
 from sim.ratio import SHARE, interval, spread
 from sim.run_records import RunRecords
 from sim.store import read_sealed, stratum_folder
-from sim.strata import deal_metrics, stratified_estimate, stratum_seed
+from sim.strata import deal_metrics, stratified_estimate, stratum_mismatch
 
 
 def is_strata_run(path) -> bool:
@@ -98,10 +98,10 @@ def _overall(weights, per_stratum, within) -> dict:
     at_bound = within == SHARE and any(x["variance"] == 0 and x["value"] in (0, 1) for x in runs)
     if at_bound:
         apart_ci = _square_and_add(runs, diff)
-        # Paired to no spread: only deals the same in A and B (identical games: exactly 0) show none.
+        # A side at its bound has no spread to pair away; only deals the same in A and B give 0.
         alike = all(c is not None and sa["yy"] - 2 * c["yy"] + sb["yy"] == 0 and sa["nn"] - 2 * c["nn"] + sb["nn"] == 0
                     for sa, sb, c in per_stratum)
-        if paired == 0 and not alike:
+        if not alike:
             ci = apart_ci
     out.update(diff=diff, ci95=ci, unpaired_ci95=apart_ci, variance_reduction=1 - paired / apart if apart > 0 else None)
     return out
@@ -136,7 +136,7 @@ def compare_strata(path_a, path_b, names=None) -> dict:
     texts = [m.text if isinstance(m, Custom) else m.name for m in metrics]
     weights = [Fraction(p) for _, p in strata]
     for path, kept in ((a, sa), (b, sb)):
-        _check_strata(path, kept, strata)
+        _check_strata(path, kept)
     rows, sums = [], []
     for name, _ in strata:
         got = {}
@@ -151,10 +151,7 @@ def compare_strata(path_a, path_b, names=None) -> dict:
                   seeds=[sa.get("seed"), sb.get("seed")], sizes=[sa.get("deals"), sb.get("deals")],
                   rule_warnings=rule_warnings(first["rules"]["a"], first["rules"]["b"], summaries,
                                               first["policies"]["a"] or []),
-                  pairing=("each stratum's runs the same seed and number of deals: deal i of a stratum is drawn "
-                           "from the same random stream in both" if not apart else
-                           "; ".join(f"{n}: {row['pairing']}" for (n, _), row in zip(strata, rows)
-                                     if not row["paired"])),
+                  pairing=_pairing_words(sa, sb, apart, len(strata)),
                   strata=[{"name": n, "probability": p, "paired": row["paired"]} for (n, p), row in zip(strata, rows)],
                   metrics={})
     for name, entry in first["metrics"].items():
@@ -171,12 +168,29 @@ def compare_strata(path_a, path_b, names=None) -> dict:
     return result
 
 
-def _check_strata(path: Path, kept: dict, strata) -> None:
-    """Each stratum's run folder is the one its stratified run played there: of the
-    stratum's own seed (a stratum folder swapped for another would lend it its deals)."""
-    for i, (name, _) in enumerate(strata):
-        folder = path / stratum_folder(name)
-        played = RunRecords(folder).seed
-        if played != stratum_seed(kept.get("seed"), i):
-            raise MetricsError(f"{folder}, a stratum of {path}, was played with another seed than its stratum's: "
-                               f"a folder of another stratum or run was put in its place")
+def _pairing_words(sa: dict, sb: dict, apart: list, strata: int) -> str:
+    """How the two stratified runs pair: every stratum, some (``apart`` names the others), or
+    none, with what parts them (their seeds, sizes or allocations)."""
+    if not apart:
+        return ("each stratum's runs the same seed and number of deals: deal i of a stratum is drawn from the same "
+                "random stream in both")
+    parted = next((f"different {what} ({sa.get(k)} and {sb.get(k)})" for k, what in (
+        ("seed", "seed"), ("deals", "number of deals"), ("allocation", "allocation")) if sa.get(k) != sb.get(k)),
+        "other deals in some strata")
+    if len(apart) == strata:
+        return f"{parted}: the strata's runs are independent, so B - A is the difference of two independent estimates"
+    return f"{parted}: {', '.join(apart)} with other deals in A and B, unpaired there"
+
+
+def _check_strata(path: Path, kept: dict) -> None:
+    """Each stratum's run folder is the one its stratified run played there
+    (sim.strata.stratum_mismatch)."""
+    played = []
+    for s in kept["strata"]:
+        config = RunRecords(path / stratum_folder(s["name"])).config
+        played.append({k: config.get(k) for k in ("rules", "seed", "games", "policies", "dealing")})
+    wrong = stratum_mismatch(kept, played)
+    if wrong is not None:
+        i, what = wrong
+        raise MetricsError(f"{path / stratum_folder(kept['strata'][i]['name'])}, a stratum of {path}, was played "
+                           f"with {what}: a folder of another stratum or run was put in its place")

@@ -114,11 +114,15 @@ def test_paired_difference_by_hand(run_a, tmp_path):
     assert d["unpaired_ci95"] == pytest.approx([-40 - Z * math.sqrt(43800), -40 + Z * math.sqrt(43800)])
     assert d["variance_reduction"] == pytest.approx(1 - 2304 / 43800)
     # First dealer's win: 2/3 -> 1; paired terms (0, 0, 1) - 1/3, squares 2/3: Var = (2/3) / 6.
+    # B wins every game: its own variance is 0, so pairing saves nothing, and its interval is
+    # Wilson's over its 3 games (none of no width: 3 games cannot show that). The paired
+    # interval (the normal one, 1/3 +- Z/3, would leave B's reach out) is Newcombe's square-
+    # and-add of A's and B's Wilson intervals, as unpaired.
     w = r["first_dealer_wins"]
     assert w["diff"] == pytest.approx(1 / 3)
-    assert w["ci95"] == pytest.approx([1 / 3 - Z / 3, 1 / 3 + Z / 3])
-    # B wins every game: its own variance is 0, so pairing saves nothing, and its interval is
-    # Wilson's over its 3 games (none of no width: 3 games cannot show that).
+    (a_lo, a_hi), (b_lo, _) = wilson(2, 3), wilson(3, 3)
+    assert w["ci95"] == w["unpaired_ci95"] == pytest.approx([1 / 3 - math.hypot(1 - b_lo, a_hi - 2 / 3),
+                                                             1 / 3 + (2 / 3 - a_lo)])
     assert w["b_ci95"] == wilson(3, 3) and w["variance_reduction"] == pytest.approx(0)
     # Games 0 and 1 are identical, contracts unchanged: exactly 0, zero width.
     assert r["contract_made"]["diff"] == 0 and r["contract_made"]["ci95"] == [0.0, 0.0]
@@ -149,6 +153,14 @@ def test_two_rates_at_their_bounds_differ_by_newcombes_interval():
     same = PairedMoments()
     same.add(made_a, made_a, made_a, made_a)
     assert same.result(SHARE)["ci95"] == [0.0, 0.0]
+    # One contract a game, A made 3 of 4 and B all 4: B's rate has no spread to pair away, so
+    # the paired interval is Newcombe's too (before: A's normal reach alone, [-0.17, +0.67]).
+    one = PairedMoments()
+    one.add([1, 1, 0, 1], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1])
+    r = one.result(SHARE)
+    (a_lo, a_hi), (b_lo, _) = wilson(3, 4), wilson(4, 4)
+    assert r["ci95"] == r["unpaired_ci95"] == pytest.approx([0.25 - math.hypot(1 - b_lo, a_hi - 0.75),
+                                                             0.25 + math.hypot(0, 0.75 - a_lo)])
 
 
 

@@ -1055,10 +1055,24 @@ def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path):
     foreign = (mixed / "multilevel.json").read_bytes()
     with pytest.raises(ml.MultilevelError, match="it names other dealing conditions than its levels were dealt"):
         read_folder(mixed)
-    with pytest.raises(ml.MultilevelError, match="holds a multilevel.json its levels do not give"):
+    with pytest.raises(ml.MultilevelError, match="holds the multilevel.json of another run"):
         ml.run_multilevel("bridgette", rules, policies, 5, 200, ["all=heuristic"], control_deals=[400], out=mixed,
                           dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
     assert (mixed / "multilevel.json").read_bytes() == foreign
+    # Asked for more deals, the rerun would have played them and written over it: refused first.
+    with pytest.raises(ml.MultilevelError, match="holds the multilevel.json of another run"):
+        ml.run_multilevel("bridgette", rules, policies, 5, 300, ["all=heuristic"], control_deals=[600], out=mixed,
+                          dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
+    assert (mixed / "multilevel.json").read_bytes() == foreign
+    seeded = tmp_path / "seeded"  # another seed's multilevel.json, of the same conditions: its words said seed 6
+    ml.run_multilevel("bridgette", rules, policies, 6, 200, ["all=heuristic"], control_deals=[400], out=seeded,
+                      dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
+    shutil.copy(seeded / "multilevel.json", tmp_path / "six.json")
+    shutil.rmtree(seeded)
+    shutil.copytree(folders[0], seeded)
+    shutil.copy(tmp_path / "six.json", seeded / "multilevel.json")
+    with pytest.raises(ml.MultilevelError, match="it names another game or seed than its levels were played with"):
+        read_folder(seeded)
     for stray in ("notes.txt", "control-2.npz"):
         beside = tmp_path / stray
         shutil.copytree(folders[0], beside)

@@ -118,6 +118,11 @@ def test_comparisons_it_cannot_make_are_one_line(runs, tmp_path, capsys):
     kept = read_sealed(runs["c"] / "strata.json")
     (other / "strata.json").write_text(json.dumps(sealed(dict(kept, stratify="colon_place"))))
     cases.append(([runs["a"], other], "upcard_class against bridgette stratified by colon_place"))
+    unfinished = tmp_path / "unfinished"  # a stratified run stopped before its strata.json: its reader's words
+    shutil.copytree(runs["a"], unfinished)
+    (unfinished / "strata.json").unlink()
+    cases += [([runs["a"], tmp_path / "nowhere"], f"{tmp_path / 'nowhere'} does not exist"),
+              ([runs["a"], unfinished], f"{unfinished} is not a run folder but an unfinished stratified run's folder")]
     levels = tmp_path / "levels"
     levels.mkdir()
     (levels / "strata.json").write_text(json.dumps(sealed(dict(kept, controls=["all=heuristic"]))))
@@ -155,6 +160,34 @@ def test_a_rule_one_stratum_plays_a_metric_one_stratum_has_and_rates_at_their_bo
     expected = [-(1 - sure["b_ci95"][0]), 1 - sure["a_ci95"][0]]
     assert sure["a"] == sure["b"] == 1 and sure["ci95"] == sure["unpaired_ci95"] == pytest.approx(expected)
     assert sure["b_ci95"] != sure["a_ci95"]  # other numbers of contracts
+
+
+def test_a_stratum_folder_another_run_played_is_named(runs, tmp_path, capsys):
+    """A stratum's folder copied in from another run kept its seed (the same run seed, the
+    same position) and lent the comparison and the report its deals: from a run of other
+    rules, of another allocation (other deals), or of another stratification (another
+    stratum's conditions). Each is named now, in one line."""
+    from analysis.report import main as report_main
+
+    root = tmp_path / "other"
+    rules = resolve_rules("bridgette")
+    strata.run_stratified("bridgette", rules, None, 3, 1500, root / "equal", "upcard_class", "equal")
+    # 200 deals: the face stratum and the Grand Colon's seat-1 stratum both get 47, of seed 3's second stream.
+    strata.run_stratified("bridgette", rules, None, 3, 200, root / "small", "upcard_class")
+    strata.run_stratified("bridgette", rules, None, 3, 200, root / "grand", "grand_holder")
+    cases = [(runs["a"], runs["b"] / "stratum-face", "other rules or players than the other strata"),
+             (runs["a"], root / "equal" / "stratum-face", "500 deals where the stratified run gave it 355"),
+             (root / "small", root / "grand" / "stratum-seat1", "conditions other than stratum face's")]
+    for k, (base, source, words) in enumerate(cases):
+        mixed = tmp_path / f"mixed{k}"
+        shutil.copytree(base, mixed)
+        shutil.rmtree(mixed / "stratum-face")
+        shutil.copytree(source, mixed / "stratum-face")
+        report = [str(mixed), "--out", str(tmp_path / "r")]
+        for command, argv in ((main, [str(base), str(mixed)]), (report_main, report)):
+            status, err = command(argv), capsys.readouterr().err
+            assert status == 2 and err.count("\n") == 1, err
+            assert f"{mixed / 'stratum-face'}, a stratum of {mixed}, was played with {words}" in err, err
 
 
 def test_a_stratum_folder_swapped_for_another_is_named(runs, tmp_path, capsys):

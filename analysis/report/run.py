@@ -288,7 +288,7 @@ def build_strata_report(path: Path, out=None) -> Path:
     and overall with the variance saved against plain sampling; every stratum's own run
     folder has its full report."""
     from sim.metrics import shown
-    from sim.strata import stratum_seed
+    from sim.strata import stratum_mismatch
     from sim.summary import Z95
 
     try:
@@ -297,11 +297,12 @@ def build_strata_report(path: Path, out=None) -> Path:
         raise ReportError(str(exc)) from None
     command = "the stratified run's command"
     played = page.check_parts(path, [s["folder"] for s in result["strata"]], "a stratum", command)
-    for i, (s, run) in enumerate(zip(result["strata"], played)):  # each its own stratum's, not another's
-        if run["seed"] != stratum_seed(result["seed"], i):
-            raise ReportError(f"{path / Path(s['folder']).name}, a stratum of {path}, was played with another seed "
-                              f"than its stratum's: a folder of another stratum or run was put in its place; rerun "
-                              f"{command} into a new folder")
+    wrong = stratum_mismatch(result, played)  # each its own stratum's, not another's
+    if wrong is not None:
+        i, what = wrong
+        raise ReportError(f"{path / Path(result['strata'][i]['folder']).name}, a stratum of {path}, was played with "
+                          f"{what}: a folder of another stratum or run was put in its place; rerun {command} into a "
+                          f"new folder")
     for s in result["strata"]:  # where they are now, wherever the run was played
         s["folder"] = str(path / Path(s["folder"]).name)
     out = page.report_folder(Path(out) if out is not None else path / "report")

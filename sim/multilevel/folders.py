@@ -113,8 +113,12 @@ def _check_files(path: Path, files) -> None:
 
 
 def _check_dealing(path: Path, kept: dict, key: dict) -> None:
-    """multilevel.json's dealing conditions are those its levels were dealt under (the levels'
-    deal plan): another run's multilevel.json put in would describe the figures otherwise."""
+    """multilevel.json's game, seed and dealing conditions are those its levels were dealt
+    under (the levels' keys and deal plan): another run's multilevel.json put in would
+    describe the figures otherwise."""
+    if (kept.get("game", key["game"]), kept.get("seed", key["seed"])) != (key["game"], key["seed"]):
+        raise MultilevelError(f"cannot read {path / 'multilevel.json'}: it names another game or seed than its "
+                              f"levels were played with (another run's file?)")
     if not kept.get("dealing"):
         return
     from sim.dealing import from_dict, plan

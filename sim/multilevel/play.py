@@ -141,11 +141,30 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
             stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
             if pl.resume(stores[pl.name]):
                 say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
-        if out is not None:  # each kept level is this command's (resume): now none of another list
-            _refuse_other_levels(out, game, levels, len(ctrl))
+        if out is not None:  # each kept level is this command's (resume): now none of another list, no
+            _refuse_other_levels(out, game, levels, len(ctrl))  # estimate of another run
+            _refuse_another_estimate(out, game, seed, dealing, policies)
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
                             dealing, influence)
+
+
+def _refuse_another_estimate(out: Path, game: str, seed: int, dealing, policies) -> None:
+    """A multilevel.json in the folder is this command's run's (its game, seed, dealing and
+    players), read whole, before anything plays: another run's, or one edited since, would
+    be written over by the estimate of more deals."""
+    path = out / "multilevel.json"
+    if not path.exists():
+        return
+    try:
+        kept = read_sealed(path)
+    except (OSError, ValueError, RecursionError) as exc:
+        raise MultilevelError(f"output folder {out} holds a multilevel.json that cannot be read ({exc}): move it "
+                              f"away, or use another --out") from None
+    ours = {"game": game, "seed": seed, "dealing": dealing.to_dict(), "policies": [str(p) for p in policies]}
+    if not isinstance(kept, dict) or any(kept.get(k) != v for k, v in json.loads(json.dumps(ours)).items()):
+        raise MultilevelError(f"output folder {out} holds the multilevel.json of another run (another game, seed, "
+                              f"dealing or players): move it away, or use another --out")
 
 
 def _kept(folder: Path) -> dict:
