@@ -23,9 +23,9 @@ import json
 
 from sim.cli import OneLineParser, exit_with, path_text, plural
 from sim.comparison import compare_runs
-from sim.run_records import RunRecords
 from sim.headline import compare_headline, compare_next
 from sim.metrics import METRICS, MetricsError, parse_metrics, shown
+from sim.run_records import RunRecords
 
 
 def format_report(result: dict) -> str:
@@ -174,7 +174,8 @@ def main(argv=None) -> int:
             which = [test(p) for p in (args.run_a, args.run_b)]
             if which[0] != which[1]:
                 one, other = (args.run_a, args.run_b) if which[0] else (args.run_b, args.run_a)
-                RunRecords(other)  # one that is no run folder at all is named as such
+                if not (is_multilevel_folder(other) or is_strata_run(other)):
+                    RunRecords(other)  # one that is no run folder at all is named as such
                 raise MultilevelError(f"{one} is {kind} and {other} is not: compare two of a kind, or two run "
                                       f"folders")
         if is_multilevel_folder(args.run_a):

@@ -83,29 +83,43 @@ def strata_of(game: str, rules, name: str) -> list[Stratum]:
     return known[name][0]
 
 
+PLAYED_WITH = ("rules", "seed", "games", "policies", "dealing")  # what a run folder's manifest says it played
+
+
 def stratum_mismatch(kept: dict, played: list[dict]) -> tuple[int, str] | None:
     """The first stratum whose folder its stratified run did not play there, and what tells
-    it, or None. ``kept``: the run's strata.json; ``played``: each stratum folder's seed,
-    size, rules, players and dealing (its manifest's, or its multilevel folder's). A
-    stratum's folder has the stratum's own seed and deals, its conditions, and the rules and
-    players of the other strata; a folder swapped or copied in from another stratum or run
-    would lend its deals to this one."""
+    it, or None. ``kept``: the run's strata.json; ``played``: each stratum folder's
+    ``PLAYED_WITH`` (its manifest's, or its multilevel folder's; dealing None where an older
+    multilevel folder did not keep it). A stratum's folder has the stratum's own seed and
+    deals, its conditions, and the rules, players and dealer of most strata; a folder
+    swapped or copied in from another stratum or run would lend its deals to this one."""
+    from collections import Counter
+
     from sim.dealing import from_dict
     from sim.resolve import resolve_rules
 
+    def shared(run):  # what every stratum of one run plays alike
+        dealer = run["dealing"].get("dealer") if isinstance(run["dealing"], dict) else None
+        return json.dumps([run["rules"], run["policies"], dealer], sort_keys=True)
+    most = Counter(shared(run) for run in played).most_common(1)[0][0]
     for i, (s, run) in enumerate(zip(kept["strata"], played)):
         if run["seed"] != stratum_seed(kept["seed"], i):
             return i, "another seed than its stratum's"
         if run["games"] != s.get("deals"):
-            return i, f"{run['games']:,} deals where the stratified run gave it {s.get('deals'):,}"
-        if (run["rules"], run["policies"]) != (played[0]["rules"], played[0]["policies"]):
-            return i, "other rules or players than the other strata"
+            return i, f"{run['games']} deals where the stratified run gave it {s.get('deals')}"
+        if shared(run) != most:
+            return i, "other rules, players or dealer than the other strata"
         try:
             stratum = strata_of(kept["game"], resolve_rules(kept["game"], run["rules"]), kept["stratify"])[i]
+        except (ValueError, TypeError, KeyError, IndexError):
+            return None  # a strata.json of no game's stratification: its reader names it
+        if run["dealing"] is None:
+            continue
+        try:
             dealt = from_dict(run["dealing"])
             same = (dealt.upcard, dealt.predeal, dealt.require) == (stratum.dealing.upcard, stratum.dealing.predeal,
                                                                     stratum.dealing.require)
-        except (ValueError, TypeError, KeyError, IndexError):
+        except (ValueError, TypeError, KeyError, AttributeError):
             same = False
         if not same:
             return i, f"conditions other than stratum {s['name']}'s"

@@ -24,7 +24,7 @@ from sim.metrics import MetricsError, resolve_metrics
 from sim.ratio import SHARE, interval, spread
 from sim.run_records import RunRecords
 from sim.store import read_sealed, stratum_folder
-from sim.strata import deal_metrics, stratified_estimate, stratum_mismatch
+from sim.strata import PLAYED_WITH, deal_metrics, stratified_estimate, stratum_mismatch
 
 
 def is_strata_run(path) -> bool:
@@ -176,7 +176,7 @@ def _pairing_words(sa: dict, sb: dict, apart: list, strata: int) -> str:
                 "random stream in both")
     parted = next((f"different {what} ({sa.get(k)} and {sb.get(k)})" for k, what in (
         ("seed", "seed"), ("deals", "number of deals"), ("allocation", "allocation")) if sa.get(k) != sb.get(k)),
-        "other deals in some strata")
+        "other deals")
     if len(apart) == strata:
         return f"{parted}: the strata's runs are independent, so B - A is the difference of two independent estimates"
     return f"{parted}: {', '.join(apart)} with other deals in A and B, unpaired there"
@@ -185,10 +185,8 @@ def _pairing_words(sa: dict, sb: dict, apart: list, strata: int) -> str:
 def _check_strata(path: Path, kept: dict) -> None:
     """Each stratum's run folder is the one its stratified run played there
     (sim.strata.stratum_mismatch)."""
-    played = []
-    for s in kept["strata"]:
-        config = RunRecords(path / stratum_folder(s["name"])).config
-        played.append({k: config.get(k) for k in ("rules", "seed", "games", "policies", "dealing")})
+    played = [{k: RunRecords(path / stratum_folder(s["name"])).config.get(k) for k in PLAYED_WITH}
+              for s in kept["strata"]]
     wrong = stratum_mismatch(kept, played)
     if wrong is not None:
         i, what = wrong

@@ -123,6 +123,10 @@ def test_comparisons_it_cannot_make_are_one_line(runs, tmp_path, capsys):
     (unfinished / "strata.json").unlink()
     cases += [([runs["a"], tmp_path / "nowhere"], f"{tmp_path / 'nowhere'} does not exist"),
               ([runs["a"], unfinished], f"{unfinished} is not a run folder but an unfinished stratified run's folder")]
+    kind = tmp_path / "kind"  # a multilevel folder against a stratified run: each named for what it is
+    kind.mkdir()
+    (kind / "target.npz").write_bytes(b"")
+    cases.append(([runs["a"], kind], f"{kind} is a multilevel folder and {runs['a']} is not"))
     levels = tmp_path / "levels"
     levels.mkdir()
     (levels / "strata.json").write_text(json.dumps(sealed(dict(kept, controls=["all=heuristic"]))))
@@ -175,19 +179,39 @@ def test_a_stratum_folder_another_run_played_is_named(runs, tmp_path, capsys):
     # 200 deals: the face stratum and the Grand Colon's seat-1 stratum both get 47, of seed 3's second stream.
     strata.run_stratified("bridgette", rules, None, 3, 200, root / "small", "upcard_class")
     strata.run_stratified("bridgette", rules, None, 3, 200, root / "grand", "grand_holder")
-    cases = [(runs["a"], runs["b"] / "stratum-face", "other rules or players than the other strata"),
-             (runs["a"], root / "equal" / "stratum-face", "500 deals where the stratified run gave it 355"),
-             (root / "small", root / "grand" / "stratum-seat1", "conditions other than stratum face's")]
-    for k, (base, source, words) in enumerate(cases):
+    cases = [(runs["a"], runs["b"] / "stratum-face", "face", "other rules, players or dealer than the other strata"),
+             # the first stratum the foreign one: named, not the others that differ from it
+             (runs["a"], runs["b"] / "stratum-numeral", "numeral", "other rules, players or dealer than the other"),
+             (runs["a"], root / "equal" / "stratum-face", "face", "500 deals where the stratified run gave it 355"),
+             (root / "small", root / "grand" / "stratum-seat1", "face", "conditions other than stratum face's")]
+    for k, (base, source, name, words) in enumerate(cases):
         mixed = tmp_path / f"mixed{k}"
         shutil.copytree(base, mixed)
-        shutil.rmtree(mixed / "stratum-face")
-        shutil.copytree(source, mixed / "stratum-face")
+        shutil.rmtree(mixed / f"stratum-{name}")
+        shutil.copytree(source, mixed / f"stratum-{name}")
         report = [str(mixed), "--out", str(tmp_path / "r")]
         for command, argv in ((main, [str(base), str(mixed)]), (report_main, report)):
             status, err = command(argv), capsys.readouterr().err
             assert status == 2 and err.count("\n") == 1, err
-            assert f"{mixed / 'stratum-face'}, a stratum of {mixed}, was played with {words}" in err, err
+            assert f"{mixed / f'stratum-{name}'}, a stratum of {mixed}, was played with {words}" in err, err
+
+
+def test_what_every_stratum_plays_alike():
+    """sim.strata.stratum_mismatch on the folders' own words: an older multilevel stratum
+    kept no dealing, and is not refused for it; one of another dealer than the others is."""
+    kept = {"game": "bridgette", "stratify": "upcard_class", "seed": 3,
+            "strata": [{"name": n, "deals": 10} for n in ("numeral", "face", "ace")]}
+
+    def run(i, dealing):
+        return {"rules": {}, "policies": ["heuristic"] * 2, "seed": strata.stratum_seed(3, i), "games": 10,
+                "dealing": dealing}
+    assert strata.stratum_mismatch(kept, [run(i, None) for i in range(3)]) is None
+    dealt = [strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")[i].dealing.to_dict()
+             for i in range(3)]
+    assert strata.stratum_mismatch(kept, [run(i, dealt[i]) for i in range(3)]) is None
+    dealt[2]["dealer"] = "0"
+    assert strata.stratum_mismatch(kept, [run(i, dealt[i]) for i in range(3)]) == (
+        2, "other rules, players or dealer than the other strata")
 
 
 def test_a_stratum_folder_swapped_for_another_is_named(runs, tmp_path, capsys):

@@ -402,6 +402,7 @@ def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
     with nothing behind them. ``command`` plays it again. Returns what each part was played
     with: its rules, seed, size (games, deals or the target's deals), players and dealing."""
     from sim.multilevel import read_folder
+    from sim.strata import PLAYED_WITH
     from sim.store import (
         RECORD_KINDS, check_records, finished_manifest, lost_manifest, read_block, read_summary, run_digest,
     )
@@ -416,8 +417,7 @@ def check_parts(folder: Path, parts, what: str, command: str) -> list[dict]:
                               "games": next(iter(levels["sizes"].values())), "dealing": levels["dealing"]})
             else:
                 manifest = finished_manifest(run)
-                config = manifest["config"]
-                rules.append({k: config.get(k) for k in ("rules", "seed", "games", "policies", "dealing")})
+                rules.append({k: manifest["config"].get(k) for k in PLAYED_WITH})
                 read_summary(run, manifest)
                 digest, kinds = run_digest(manifest["config"]), RECORD_KINDS[manifest["config"]["records"]]
                 for i in range(int(manifest["blocks"])):  # each block file, read with its records or alone

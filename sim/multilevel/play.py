@@ -162,9 +162,15 @@ def _refuse_another_estimate(out: Path, game: str, seed: int, dealing, policies)
         raise MultilevelError(f"output folder {out} holds a multilevel.json that cannot be read ({exc}): move it "
                               f"away, or use another --out") from None
     ours = {"game": game, "seed": seed, "dealing": dealing.to_dict(), "policies": [str(p) for p in policies]}
-    if not isinstance(kept, dict) or any(kept.get(k) != v for k, v in json.loads(json.dumps(ours)).items()):
+    if not isinstance(kept, dict) or not _same_run(kept, json.loads(json.dumps(ours))):
         raise MultilevelError(f"output folder {out} holds the multilevel.json of another run (another game, seed, "
                               f"dealing or players): move it away, or use another --out")
+
+
+def _same_run(kept: dict, ours: dict) -> bool:
+    """Whether a multilevel.json (``kept``) is of the run ``ours`` describes: its game, seed,
+    dealing and players, each where the file has it (an older one kept no dealing)."""
+    return all(kept.get(k, ours[k]) == ours[k] for k in ("game", "seed", "dealing", "policies"))
 
 
 def _kept(folder: Path) -> dict:
@@ -380,8 +386,7 @@ def _kept_as_it_is(out: Path, content: dict) -> float | None:
     try:
         kept = read_sealed(out / "multilevel.json")
         fresh = json.loads(json.dumps(_plain(content)))
-        ours = (isinstance(kept, dict) and all(kept.get(k) == fresh[k] for k in ("game", "seed", "dealing", "policies"))
-                and set(kept["metrics"]) == set(fresh["metrics"]))
+        ours = isinstance(kept, dict) and _same_run(kept, fresh) and set(kept["metrics"]) == set(fresh["metrics"])
         if ours and (list(kept["sizes"].values()) != list(fresh["sizes"].values()) or kept["until"] != fresh["until"]):
             return None
         figures = ("value", "variance", "plain_value", "plain_variance")
