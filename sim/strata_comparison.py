@@ -185,8 +185,8 @@ def _pairing_words(sa: dict, sb: dict, apart: list, strata: int) -> str:
 def _check_strata(path: Path, kept: dict) -> None:
     """Each stratum's run folder is the one its stratified run played there
     (sim.strata.stratum_mismatch)."""
-    played = [{k: RunRecords(path / stratum_folder(s["name"])).config.get(k) for k in PLAYED_WITH}
-              for s in kept["strata"]]
+    configs = [RunRecords(path / stratum_folder(s["name"])).config for s in kept["strata"]]
+    played = [{k: config.get(k) for k in PLAYED_WITH} for config in configs]
     wrong = stratum_mismatch(kept, played)
     if wrong is not None:
         i, what = wrong
