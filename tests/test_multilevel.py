@@ -1035,7 +1035,7 @@ def test_a_finished_folder_run_again_keeps_its_pilots_sizes(tmp_path, monkeypatc
         ml.run_multilevel("bridgette", rules, policies, 43, 200, ["all=heuristic"], out=fixed)
 
 
-def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path):
+def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path, capsys):
     """Another condition's multilevel.json put in a finished folder: its rerun wrote over
     it, and analysis.compare and the report took its conditions for the levels' (the
     numbers the levels', the words the file's); a file put beside the levels, or a level
@@ -1059,10 +1059,14 @@ def test_a_multilevel_json_its_levels_do_not_give_is_refused(tmp_path):
         ml.run_multilevel("bridgette", rules, policies, 5, 200, ["all=heuristic"], control_deals=[400], out=mixed,
                           dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
     assert (mixed / "multilevel.json").read_bytes() == foreign
-    # Asked for more deals, the rerun would have played them and written over it: refused first.
-    with pytest.raises(ml.MultilevelError, match="holds the multilevel.json of another run"):
-        ml.run_multilevel("bridgette", rules, policies, 5, 300, ["all=heuristic"], control_deals=[600], out=mixed,
-                          dealing=Dealing("deals", "0", (), {0: ("CL",)}, {}))
+    # Asked for more deals, the rerun would have played them and written over it: refused first,
+    # in one line (before: after the lines that said it resumed the levels).
+    from sim.run import main
+
+    assert main(["--deals", "300", "--seed", "5", "--dealer", "0", "--predeal", "0=CL", "--policy", f"all={STRONG}",
+                 "--control", "all=heuristic", "--control-deals", "600", "--threads", "1", "--out", str(mixed)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds the multilevel.json of another run" in err, err
     assert (mixed / "multilevel.json").read_bytes() == foreign
     seeded = tmp_path / "seeded"  # another seed's multilevel.json, of the same conditions: its words said seed 6
     ml.run_multilevel("bridgette", rules, policies, 6, 200, ["all=heuristic"], control_deals=[400], out=seeded,

@@ -135,15 +135,18 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 
             out = Path(out)
             stack.enter_context(claim(out, _owns, "multilevel run"))
+        resumed = []  # said once the folder is known to be this command's: a refusal is its only line
         for i, pl in enumerate([target, *ctrl]):
             if out is None:
                 break
             stores[pl.name] = out / ("target.npz" if i == 0 else f"control-{i}.npz")
             if pl.resume(stores[pl.name]):
-                say(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
+                resumed.append(f"{pl.name}: resuming from {pl.deals:,} deals kept in {stores[pl.name]}")
         if out is not None:  # each kept level is this command's (resume): now none of another list, no
             _refuse_other_levels(out, game, levels, len(ctrl))  # estimate of another run
             _refuse_another_estimate(out, game, seed, dealing, policies)
+        for line in resumed:
+            say(line)
         return _play_levels(game, rules, policies, deals, levels, hand, control_deals, specs, until,
                             width if until is not None else None, target, ctrl, stores, out, say, pilot, seed,
                             dealing, influence)
