@@ -90,32 +90,48 @@ def ratio_interval(r, var, within, sums) -> list:
     return interval(r, var, within)
 
 
+def at_bound(r, var, within) -> bool:
+    """Whether a rate lies at 0 or 1 on every game: its normal interval has no width, which
+    so few trials can never show, and it has no spread that pairing could take away."""
+    return within == SHARE and var == 0 and r in (0, 1)
+
+
 def wilsons(r, var, within, sums) -> bool:
     """Whether a rate takes Wilson's interval over its trials (``sums``: its ratio sums)
     rather than the normal one over games: where each game holds at most one trial (a
     deal run's contracts), the trials are independent, as Wilson's interval has them; and
-    where the rate lies at 0 or 1 on every game (two contracts, both made), the normal
-    interval has no width, which so few trials can never show."""
-    return within == SHARE and (sums["nn"] == sums["n"] or var == 0 and r in (0, 1))
+    at its bound (``at_bound``)."""
+    return within == SHARE and sums["nn"] == sums["n"] or at_bound(r, var, within)
+
+
+def games_alike(sums_a, sums_b, cross) -> bool:
+    """Whether two paired runs hold the same values game by game (``PairedMoments.paired_
+    sums``: sum (y_A - y_B)^2 and sum (n_A - n_B)^2 both 0); None ``cross``: unpaired."""
+    return (cross is not None and sums_a["yy"] - 2 * cross["yy"] + sums_b["yy"] == 0
+            and sums_a["nn"] - 2 * cross["nn"] + sums_b["nn"] == 0)
+
+
+def square_and_add(ra, ci_a, rb, ci_b, within) -> list:
+    """Newcombe's interval of B - A from each side's own interval (its reach below and above
+    its value, added in squares), cut to the difference's range: the interval of a
+    difference of two proportions from their Wilson intervals."""
+    d = float(rb - ra)
+    bottom, top = spread(within)
+    return [max(d - math.hypot(float(rb) - ci_b[0], ci_a[1] - float(ra)), bottom),
+            min(d + math.hypot(ci_b[1] - float(rb), float(ra) - ci_a[0]), top)]
 
 
 def rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within) -> list:
     """B - A's 95% interval of two independent runs where a rate takes Wilson's interval
-    (``wilsons``): Newcombe's square-and-add of the two rates' own intervals (Wilson's,
-    else the normal half-widths), the interval of a difference of two proportions. At a
-    bound the normal interval has no width (both contracts made in A and in B: [0, 0]),
-    which so few trials can never show; with normal intervals alone this is the normal
-    interval of the difference."""
-    def reach(r, var, sums):  # distances from r down and up to its interval's ends
+    (``wilsons``): ``square_and_add`` of the two rates' own intervals (Wilson's, else the
+    normal one, not cut). At a bound the normal interval has no width (both contracts made
+    in A and in B: [0, 0]), which so few trials can never show; with normal intervals
+    alone this is the normal interval of the difference."""
+    def own(r, var, sums):
         if wilsons(r, var, within, sums):
-            lo, hi = wilson(float(r * sums["n"]), float(sums["n"]))
-            return float(r) - lo, hi - float(r)
-        half = Z95 * math.sqrt(max(float(var), 0.0))
-        return half, half
-    (a_down, a_up), (b_down, b_up) = reach(ra, var_a, sums_a), reach(rb, var_b, sums_b)
-    d = float(rb - ra)
-    bottom, top = spread(within)
-    return [max(d - math.hypot(b_down, a_up), bottom), min(d + math.hypot(b_up, a_down), top)]
+            return wilson(float(r * sums["n"]), float(sums["n"]))
+        return interval(r, var)
+    return square_and_add(ra, own(ra, var_a, sums_a), rb, own(rb, var_b, sums_b), within)
 
 
 def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
@@ -213,8 +229,7 @@ class PairedMoments:
             unpaired_ci = rates_difference(r[0], var_a, runs[0], r[1], var_b, runs[1], within)
             # A rate at its bound has no spread to pair away, so pairing saves nothing: the paired
             # interval would leave out its Wilson reach. Only games the same in A and B give 0.
-            alike = ss[0][0] - 2 * ss[0][2] + ss[2][2] == 0 and ss[1][1] - 2 * ss[1][3] + ss[3][3] == 0
-            if not alike and any(var == 0 and rate in (0, 1) for var, rate in ((var_a, r[0]), (var_b, r[1]))):
+            if not games_alike(*runs) and (at_bound(r[0], var_a, within) or at_bound(r[1], var_b, within)):
                 paired = unpaired_ci
         out.update(a_ci95=ratio_interval(r[0], var_a, within, runs[0]),
                    b_ci95=ratio_interval(r[1], var_b, within, runs[1]), ci95=paired, unpaired_ci95=unpaired_ci,

@@ -197,7 +197,7 @@ def stratified_estimate(weights, sums, within=None) -> dict:
     deals or no stratum has the metric's divisor. The interval is cut to ``within``, the
     range of the metric's values; a rate at 0 or 1 in every stratum takes Wilson's interval
     over all the strata's trials."""
-    from sim.ratio import SHARE, interval
+    from sim.ratio import at_bound, interval
     from sim.summary import wilson
 
     weights = [float(w) for w in weights]
@@ -222,7 +222,7 @@ def stratified_estimate(weights, sums, within=None) -> dict:
         plain += w * (var_d + (d_sum / g) ** 2)
     strat /= nbar * nbar
     plain /= total * nbar * nbar
-    if within == SHARE and strat == 0 and r in (0, 1):
+    if at_bound(r, strat, within):
         # A rate at its bound in every stratum has no width, which so few trials can never
         # show: Wilson's interval over all of them stands in.
         trials = sum(s["n"] for s in sums)

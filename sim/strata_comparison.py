@@ -14,14 +14,13 @@ B's, gives the variance saved by pairing.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from pathlib import Path
 
 from sim.comparison import compare_runs, rule_warnings
 from sim.custom import Custom
 from sim.metrics import MetricsError, resolve_metrics
-from sim.ratio import SHARE, interval, spread
+from sim.ratio import at_bound, games_alike, interval, spread, square_and_add
 from sim.run_records import RunRecords
 from sim.store import read_sealed, stratum_folder
 from sim.strata import PLAYED_WITH, deal_metrics, stratified_estimate, stratum_mismatch
@@ -83,7 +82,7 @@ def _overall(weights, per_stratum, within) -> dict:
     """A's, B's and B - A's stratified estimates of one metric from each stratum's sums. A
     rate at 0 or 1 in every stratum has Wilson's interval over its trials (``stratified_
     estimate``), and a difference with one such side Newcombe's square-and-add of the two
-    sides' intervals, as for two plain runs (sim.ratio.rates_difference)."""
+    sides' intervals (sim.ratio.square_and_add), as for two plain runs."""
     runs = [stratified_estimate(weights, [s[k] for s in per_stratum], within) for k in (0, 1)]
     out = {"a": runs[0]["value"], "a_ci95": runs[0]["ci95"], "b": runs[1]["value"], "b_ci95": runs[1]["ci95"],
            "diff": None, "ci95": None, "unpaired_ci95": None, "variance_reduction": None}
@@ -95,22 +94,13 @@ def _overall(weights, per_stratum, within) -> dict:
     paired, apart = sum(t[0] for t in terms), sum(t[1] for t in terms)
     diff = r[1] - r[0]
     ci, apart_ci = interval(diff, paired, spread(within)), interval(diff, apart, spread(within))
-    at_bound = within == SHARE and any(x["variance"] == 0 and x["value"] in (0, 1) for x in runs)
-    if at_bound:
-        apart_ci = _square_and_add(runs, diff)
+    if any(at_bound(x["value"], x["variance"], within) for x in runs):
+        apart_ci = square_and_add(r[0], runs[0]["ci95"], r[1], runs[1]["ci95"], within)
         # A side at its bound has no spread to pair away; only deals the same in A and B give 0.
-        alike = all(c is not None and sa["yy"] - 2 * c["yy"] + sb["yy"] == 0 and sa["nn"] - 2 * c["nn"] + sb["nn"] == 0
-                    for sa, sb, c in per_stratum)
-        if not alike:
+        if not all(games_alike(*s) for s in per_stratum):
             ci = apart_ci
     out.update(diff=diff, ci95=ci, unpaired_ci95=apart_ci, variance_reduction=1 - paired / apart if apart > 0 else None)
     return out
-
-
-def _square_and_add(runs, diff) -> list:
-    """Newcombe's interval of B - A from A's and B's own intervals, cut to [-1, 1]."""
-    (a_down, a_up), (b_down, b_up) = ((x["value"] - x["ci95"][0], x["ci95"][1] - x["value"]) for x in runs)
-    return [max(diff - math.hypot(b_down, a_up), -1.0), min(diff + math.hypot(b_up, a_down), 1.0)]
 
 
 def compare_strata(path_a, path_b, names=None) -> dict:

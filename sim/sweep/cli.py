@@ -74,19 +74,30 @@ def build_parser():
     return p
 
 
-def _check_conditions(args, grid) -> None:
-    """A conditions file, read once, checked against the rules of every setting that
-    resolves (those that do not are named as the sweep plays), before any plays."""
-    from sim.dealing import read_conditions
+def _setting_rules(args, grid) -> list[tuple[list, object]]:
+    """Each setting's options and rules (None where they do not resolve: the sweep names
+    those as it plays)."""
     from sim.resolve import resolve_rules
     from sim.sweep.grid import setting_options, settings_of
 
-    given = read_conditions(args.conditions)
+    out = []
     for setting in settings_of(grid):
         options = setting_options(setting)
         try:
-            setting_rules = resolve_rules(args.game, args.rules, list(args.set_options) + options)
+            out.append((options, resolve_rules(args.game, args.rules, list(args.set_options) + options)))
         except ValueError:
+            out.append((options, None))
+    return out
+
+
+def _check_conditions(args, settings) -> None:
+    """A conditions file, read once, checked against the rules of every setting that
+    resolves, before any plays."""
+    from sim.dealing import read_conditions
+
+    given = read_conditions(args.conditions)
+    for options, setting_rules in settings:
+        if setting_rules is None:
             continue
         try:
             check_conditions_file(args.game, args.conditions, given, setting_rules)
@@ -94,17 +105,13 @@ def _check_conditions(args, grid) -> None:
             raise type(exc)(f"{', '.join(options)}: {exc}") from None
 
 
-def _searchable(args, grid) -> bool:
+def _searchable(game: str, settings) -> bool:
     """Whether players that sample worlds can play every setting (not Bid Euchre's double
     deck, which a setting may turn on): only then is the sweep with stronger players offered."""
     from sim.dd_run import samplers_refused
     from sim.games import game_info
-    from sim.resolve import resolve_rules
-    from sim.sweep.grid import setting_options, settings_of
 
-    return not any(samplers_refused(game_info(args.game), resolve_rules(args.game, args.rules, list(args.set_options)
-                                                                         + setting_options(setting)))
-                   for setting in settings_of(grid))
+    return not any(rules is not None and samplers_refused(game_info(game), rules) for _, rules in settings)
 
 
 def main(argv=None) -> int:
@@ -127,8 +134,9 @@ def main(argv=None) -> int:
 
         rules = resolve_rules(args.game, args.rules, args.set_options)
         dealing = dealing_of(args, parser)
+        settings = _setting_rules(args, grid)
         if args.conditions:  # the file's own words checked under each setting's rules: a fault names its keys
-            _check_conditions(args, grid)
+            _check_conditions(args, settings)
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
@@ -157,5 +165,6 @@ def main(argv=None) -> int:
         print(f"\ntables: {tables[0]}, {tables[1]}")
         if result["plot"]:
             print(f"plot: {result['plot']}")
-        print("\n".join(sweep_next(result, args.records != "none", (same[0], same[1] and _searchable(args, grid)))))
+        offered = (same[0], same[1] and _searchable(args.game, settings))
+        print("\n".join(sweep_next(result, args.records != "none", offered)))
     return parser.fail(f"{problem}; the tables are saved in {out}") if problem else 0
