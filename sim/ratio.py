@@ -111,22 +111,25 @@ def games_alike(sums_a, sums_b, cross) -> bool:
             and sums_a["nn"] - 2 * cross["nn"] + sums_b["nn"] == 0)
 
 
-def square_and_add(ra, ci_a, rb, ci_b, within) -> list:
+def square_and_add(ra, ci_a, rb, ci_b, within) -> tuple:
     """Newcombe's interval of B - A from each side's own interval (its reach below and above
     its value, added in squares), cut to the difference's range: the interval of a
-    difference of two proportions from their Wilson intervals."""
+    difference of two proportions from their Wilson intervals. With it the variance of a
+    normal interval as wide before the cut, which the variance saved by pairing is
+    measured against."""
     d = float(rb - ra)
+    below = math.hypot(float(rb) - ci_b[0], ci_a[1] - float(ra))
+    above = math.hypot(ci_b[1] - float(rb), float(ra) - ci_a[0])
     bottom, top = spread(within)
-    return [max(d - math.hypot(float(rb) - ci_b[0], ci_a[1] - float(ra)), bottom),
-            min(d + math.hypot(ci_b[1] - float(rb), float(ra) - ci_a[0]), top)]
+    return [max(d - below, bottom), min(d + above, top)], ((below + above) / (2 * Z95)) ** 2
 
 
-def rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within) -> list:
+def rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within) -> tuple:
     """B - A's 95% interval of two independent runs where a rate takes Wilson's interval
-    (``wilsons``): ``square_and_add`` of the two rates' own intervals (Wilson's, else the
-    normal one, not cut). At a bound the normal interval has no width (both contracts made
-    in A and in B: [0, 0]), which so few trials can never show; with normal intervals
-    alone this is the normal interval of the difference."""
+    (``wilsons``), and the variance it stands for: ``square_and_add`` of the two rates' own
+    intervals (Wilson's, else the normal one, not cut). At a bound the normal interval has
+    no width (both contracts made in A and in B: [0, 0]), which so few trials can never
+    show; with normal intervals alone this is the normal interval of the difference."""
     def own(r, var, sums):
         if wilsons(r, var, within, sums):
             return wilson(float(r * sums["n"]), float(sums["n"]))
@@ -151,7 +154,7 @@ def unpaired(sums_a: dict, sums_b: dict, within=None) -> dict:
     out["diff"] = float(rb - ra)
     if var_a is not None and var_b is not None:
         if wilsons(ra, var_a, within, sums_a) or wilsons(rb, var_b, within, sums_b):
-            ci = rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within)
+            ci = rates_difference(ra, var_a, sums_a, rb, var_b, sums_b, within)[0]
         else:
             ci = interval(rb - ra, var_a + var_b, spread(within))
         out["ci95"] = out["unpaired_ci95"] = ci
@@ -223,15 +226,16 @@ class PairedMoments:
         var_a = cross(0, 0) / (nbar[0] ** 2 * scale)
         var_b = cross(1, 1) / (nbar[1] ** 2 * scale)
         var_d = var_a + var_b - 2 * cross(0, 1) / (nbar[0] * nbar[1] * scale)
-        paired, unpaired_ci = interval(diff, var_d, spread(within)), interval(diff, var_a + var_b, spread(within))
+        apart = var_a + var_b
+        paired, unpaired_ci = interval(diff, var_d, spread(within)), interval(diff, apart, spread(within))
         runs = self.paired_sums()
         if wilsons(r[0], var_a, within, runs[0]) or wilsons(r[1], var_b, within, runs[1]):
-            unpaired_ci = rates_difference(r[0], var_a, runs[0], r[1], var_b, runs[1], within)
+            unpaired_ci, apart = rates_difference(r[0], var_a, runs[0], r[1], var_b, runs[1], within)
             # A rate at its bound has no spread to pair away, so pairing saves nothing: the paired
             # interval would leave out its Wilson reach. Only games the same in A and B give 0.
             if not games_alike(*runs) and (at_bound(r[0], var_a, within) or at_bound(r[1], var_b, within)):
-                paired = unpaired_ci
+                paired, var_d = unpaired_ci, apart
         out.update(a_ci95=ratio_interval(r[0], var_a, within, runs[0]),
                    b_ci95=ratio_interval(r[1], var_b, within, runs[1]), ci95=paired, unpaired_ci95=unpaired_ci,
-                   variance_reduction=float(1 - var_d / (var_a + var_b)) if var_a + var_b > 0 else None)
+                   variance_reduction=float(1 - var_d / apart) if apart > 0 else None)
         return out

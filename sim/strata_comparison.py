@@ -95,10 +95,10 @@ def _overall(weights, per_stratum, within) -> dict:
     diff = r[1] - r[0]
     ci, apart_ci = interval(diff, paired, spread(within)), interval(diff, apart, spread(within))
     if any(at_bound(x["value"], x["variance"], within) for x in runs):
-        apart_ci = square_and_add(r[0], runs[0]["ci95"], r[1], runs[1]["ci95"], within)
+        apart_ci, apart = square_and_add(r[0], runs[0]["ci95"], r[1], runs[1]["ci95"], within)
         # A side at its bound has no spread to pair away; only deals the same in A and B give 0.
         if not all(games_alike(*s) for s in per_stratum):
-            ci = apart_ci
+            ci, paired = apart_ci, apart
     out.update(diff=diff, ci95=ci, unpaired_ci95=apart_ci, variance_reduction=1 - paired / apart if apart > 0 else None)
     return out
 

@@ -163,6 +163,23 @@ def test_two_rates_at_their_bounds_differ_by_newcombes_interval():
                                                              0.25 + math.hypot(0, 0.75 - a_lo)])
 
 
+def test_variance_saved_is_measured_against_the_unpaired_interval_shown():
+    """One contract a game (a deal run's), 5 of 8 made in A and in B, two games apart. The
+    unpaired interval shown is Newcombe's, from the two Wilson intervals; the variance saved
+    is measured against the normal variance of that width: var_d = 2 / (8 * 7) against
+    ((below + above) / 2Z)^2. Against the normal variances over games instead (Var A + Var
+    B = 2 * 1.875 / 56) it read 47% saved where the two intervals shown differ by 7%."""
+    made_a, made_b, ones = [1, 0, 1, 1, 0, 1, 1, 0], [1, 0, 1, 0, 0, 1, 1, 1], [1] * 8
+    moments = PairedMoments()
+    moments.add(made_a, ones, made_b, ones)
+    r = moments.result(SHARE)
+    lo, hi = wilson(5, 8)
+    reach = math.hypot(0.625 - lo, hi - 0.625)  # below and above alike: A and B the same rate
+    assert r["unpaired_ci95"] == pytest.approx([-reach, reach])
+    assert r["ci95"] == pytest.approx([-Z * math.sqrt(2 / 56), Z * math.sqrt(2 / 56)])
+    assert r["variance_reduction"] == pytest.approx(1 - (2 / 56) / (reach / Z) ** 2)
+    assert r["variance_reduction"] == pytest.approx(0.1352, abs=1e-4)
+
 
 def test_moments_match_numpy_on_random_games():
     """The exact-integer estimator agrees with a direct floating-point computation."""
