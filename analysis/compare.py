@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from sim.cli import OneLineParser, exit_with, path_text, plural
+from sim.cli import OneLineParser, exit_with, path_text, plural, shell_word
 from sim.comparison import compare_runs
 from sim.headline import compare_headline, compare_next
 from sim.metrics import METRICS, MetricsError, parse_metrics, shown
@@ -136,7 +136,9 @@ def format_multilevel(result: dict) -> str:
                 words += f"; pairing saved {100 * r['pairing_saved']:z.0f}%"
             lines.append(words)
     lines += ["", "95% intervals of B - A paired deal by deal: each estimate is a sum of its deals' influences "
-                  "(sim.multilevel.estimate_difference)"]
+                  "(sim.multilevel.estimate_difference)", "", "next:",
+              f"  python -m analysis.report {shell_word(result['a'])} {shell_word(result['b'])}",
+              "      this comparison as a report, with its plots and CSV files"]
     return "\n".join(lines)
 
 
@@ -152,6 +154,29 @@ def held_metrics(texts) -> list:
     return [item if item.isidentifier() and item not in METRICS else resolve_metrics([item])[0] for item in items]
 
 
+def compare(path_a, path_b, metrics=None) -> dict:
+    """B against A for two folders of a kind: two runs (sim.comparison.compare_runs), two
+    stratified runs (sim.strata_comparison.compare_strata) or two multilevel folders
+    (sim.multilevel.compare_folders); ``metrics``: --metrics texts (None: every metric).
+    Two folders of different kinds are refused (MultilevelError), naming both."""
+    from sim.multilevel import MultilevelError, compare_folders, is_multilevel_folder
+    from sim.strata_comparison import compare_strata, is_strata_run
+
+    given = metrics is not None
+    for kind, test in (("a multilevel folder", is_multilevel_folder), ("a stratified run's folder", is_strata_run)):
+        which = [test(p) for p in (path_a, path_b)]
+        if which[0] != which[1]:
+            one, other = (path_a, path_b) if which[0] else (path_b, path_a)
+            if not (is_multilevel_folder(other) or is_strata_run(other)):
+                RunRecords(other)  # one that is no run folder at all is named as such
+            raise MultilevelError(f"{one} is {kind} and {other} is not: compare two of a kind, or two run folders")
+    if is_multilevel_folder(path_a):
+        return compare_folders(path_a, path_b, held_metrics(metrics) if given else None)
+    if is_strata_run(path_a):
+        return compare_strata(path_a, path_b, parse_metrics(metrics) if given else None)
+    return compare_runs(path_a, path_b, parse_metrics(metrics) if given else None)
+
+
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m analysis.compare", description=__doc__.split("\n\n")[1])
     parser.add_argument("run_a", type=path_text, metavar="RUN_A", help="run folder A (the baseline)")
@@ -165,25 +190,10 @@ def main(argv=None) -> int:
                              "game columns (commas inside parentheses or quotes do not separate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args(argv)
-    from sim.multilevel import MultilevelError, compare_folders, is_multilevel_folder
-    from sim.strata_comparison import compare_strata, is_strata_run
+    from sim.multilevel import MultilevelError
 
     try:
-        given = args.metrics is not None
-        for kind, test in (("a multilevel folder", is_multilevel_folder), ("a stratified run's folder", is_strata_run)):
-            which = [test(p) for p in (args.run_a, args.run_b)]
-            if which[0] != which[1]:
-                one, other = (args.run_a, args.run_b) if which[0] else (args.run_b, args.run_a)
-                if not (is_multilevel_folder(other) or is_strata_run(other)):
-                    RunRecords(other)  # one that is no run folder at all is named as such
-                raise MultilevelError(f"{one} is {kind} and {other} is not: compare two of a kind, or two run "
-                                      f"folders")
-        if is_multilevel_folder(args.run_a):
-            result = compare_folders(args.run_a, args.run_b, held_metrics(args.metrics) if given else None)
-        elif is_strata_run(args.run_a):
-            result = compare_strata(args.run_a, args.run_b, parse_metrics(args.metrics) if given else None)
-        else:
-            result = compare_runs(args.run_a, args.run_b, parse_metrics(args.metrics) if given else None)
+        result = compare(args.run_a, args.run_b, args.metrics)
     except (MetricsError, MultilevelError) as exc:
         return parser.fail(exc)
     if args.json:

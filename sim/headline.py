@@ -304,6 +304,8 @@ def compare_next(result: dict) -> list[str]:
     """The next commands after a comparison: the two reports, a sweep, a metric of one's own."""
     grouped = "stratify" not in result  # two stratified runs take no 'by' groups
     return ["", "next:",
+            f"  python -m analysis.report {shell_word(result['a'])} {shell_word(result['b'])}",
+            "      this comparison as a report, with its plots and CSV files",
             f"  python -m analysis.report {shell_word(result['b'])}",
             "      B's report, every table with its plots (and A's the same way)",
             f"  python -m analysis.compare {shell_word(result['a'])} {shell_word(result['b'])} "

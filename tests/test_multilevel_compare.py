@@ -139,3 +139,37 @@ def test_a_multilevel_json_edited_by_hand_is_named_not_read(tmp_path, capsys):
     assert main([str(a), str(b)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{b / 'multilevel.json'}" in err and "checksum" in err
+
+
+def test_the_report_of_two_multilevel_folders_is_the_comparisons_and_leaves_them_resumable(tmp_path, capsys):
+    """analysis.report A B of two multilevel folders: its comparison.csv holds the numbers
+    of analysis.compare --json, written beside B (inside it, the folder would no longer be
+    its command's own: the rerun and the comparison would refuse it); a custom metric held
+    by both is named by its bare name; a multilevel folder beside a plain run is one line."""
+    import csv
+
+    from analysis.compare import main as compare
+    from analysis.report import main as report
+    from sim.run import main as run
+
+    custom = "--metrics=made = mean(made) where level >= 0"
+    a, b = _folder(tmp_path, "a", custom, seat="1"), _folder(tmp_path, "b", custom, seat="0")
+    assert report([str(a), str(b), "--metrics", "made"]) == 0
+    page = tmp_path / "b-report-vs-a" / "index.html"
+    assert capsys.readouterr().out.strip() == str(page) and page.is_file()
+    assert compare([str(a), str(b), "--metrics", "made", "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)["metrics"]["made"]
+    with open(page.parent / "comparison.csv", newline="") as f:
+        row, = csv.DictReader(f)
+    for key, got in (("diff", "b_minus_a"), ("plain_diff", "plain_b_minus_a"), ("variance_saved", "variance_saved"),
+                     ("pairing_saved", "pairing_saved")):
+        assert float(row[got]) == pytest.approx(want[key], rel=1e-12)
+    assert [float(row["b_minus_a_lo95"]), float(row["b_minus_a_hi95"])] == pytest.approx(want["ci95"], rel=1e-12)
+    assert "multilevel comparison" in page.read_text() and (page.parent / "levels.csv").is_file()
+    assert sorted(p.name for p in b.iterdir()) == ["control-1.npz", "multilevel.json", "target.npz"]
+    assert _folder(tmp_path, "b", custom, seat="0") == b  # the same command resumes it
+    assert run(["--deals", "100", "--seed", "3", "--quiet", "--out", str(tmp_path / "plain")]) == 0
+    capsys.readouterr()
+    assert report([str(a), str(tmp_path / "plain")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a multilevel folder and" in err and "Traceback" not in err

@@ -333,5 +333,5 @@ def test_the_next_commands_quote_a_folder_the_shell_would_split():
     lines = run_next("bridgette", folder, False, 5, [parse_policy("heuristic")] * 2)
     lines += compare_next({"a": "base", "b": folder})
     commands = [line.strip() for line in lines if line.strip().startswith("python -m analysis.")]
-    assert len(commands) == 4 and all(shlex.split(c)[3] in ("base", folder) for c in commands)
+    assert len(commands) == 5 and all(shlex.split(c)[3] in ("base", folder) for c in commands)
     assert "python -m analysis.report 'runs/a b;touch PWNED'" in commands

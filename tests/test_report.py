@@ -552,13 +552,13 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
         assert err.count("\n") == 1 and words in err, (argv, err)
     with pytest.raises(SystemExit) as stop:
         report_main([str(runs["bridgette"])] * 3)
-    assert stop.value.code == 2 and "give one folder, or two runs" in capsys.readouterr().err
+    assert stop.value.code == 2 and "give one folder, or two to compare" in capsys.readouterr().err
     # The Python entry: a folder's path alone is one folder (its letters were read as folders
     # before); no folder, three, or a NUL in a path are named.
     from analysis.report import build
 
     assert build(str(runs["bridgette"]), out=tmp_path / "one") == tmp_path / "one" / "index.html"
-    for paths, out, words in (([], None, "give one folder, or two runs"), (None, None, "give one folder"),
+    for paths, out, words in (([], None, "give one folder, or two to compare"), (None, None, "give one folder"),
                               ([runs["bridgette"]] * 3, None, "give one folder"),
                               ([runs["bridgette"]], "a\0b", "holds a NUL character")):
         with pytest.raises(T.ReportError, match=words):

@@ -229,3 +229,30 @@ def test_a_stratum_folder_swapped_for_another_is_named(runs, tmp_path, capsys):
     assert report_main([str(swapped), "--out", str(tmp_path / "report")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{swapped / 'stratum-face'}, a stratum of {swapped}, was played" in err
+
+
+def test_the_report_of_two_stratified_runs_is_the_comparisons_with_each_stratum(runs, capsys):
+    """analysis.report A B of two stratified runs: the overall B - A of analysis.compare,
+    and each stratum's (strata.csv), written beside B, so B's command still resumes it."""
+    import csv
+
+    from analysis.report import main as report
+
+    out = runs["b"].parent / "b-report-vs-a"
+    assert report([str(runs["a"]), str(runs["b"])]) == 0 and capsys.readouterr().out.strip() == str(out / "index.html")
+    want = compare_strata(runs["a"], runs["b"])
+    with open(out / "comparison.csv", newline="") as f:
+        rows = {r["metric"]: r for r in csv.DictReader(f)}
+    with open(out / "strata.csv", newline="") as f:
+        strata_rows = [r for r in csv.DictReader(f) if r["metric"] == "dealer_advantage"]
+    m = want["metrics"]["dealer_advantage"]
+    assert float(rows["dealer_advantage"]["b_minus_a"]) == pytest.approx(m["diff"], rel=1e-12)
+    assert float(rows["dealer_advantage"]["b_minus_a_hi95"]) == pytest.approx(m["ci95"][1], rel=1e-12)
+    assert [r["stratum"] for r in strata_rows] == list(WEIGHTS)
+    assert [float(r["b_minus_a"]) for r in strata_rows] == pytest.approx([s["diff"] for s in m["by_stratum"]])
+    assert "stratified by upcard_class" in (out / "index.html").read_text()
+    assert not any(p.name.startswith("report") for p in runs["b"].iterdir())
+    before = read_sealed(runs["b"] / "strata.json", "")
+    strata.run_stratified("bridgette", resolve_rules("bridgette", None, ["exchange.nondealer_draw=4"]), None, 3, 1500,
+                          runs["b"], "upcard_class")  # resumed: nothing to play, nothing refused
+    assert read_sealed(runs["b"] / "strata.json", "") == before

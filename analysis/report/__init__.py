@@ -6,9 +6,12 @@ run folder (sim.run) gets its run report (default DIR: RUN_DIR/report); a strati
 folder (sim.strata) its strata; a sweep folder (sim.sweep) the sweep report, each metric
 against the varied setting (default DIR: SWEEP_DIR-report, beside it); a multilevel folder
 (``sim.run --deals N --control LEVEL``) its estimates, beside the plain ones, with the
-variance saved and its levels (default DIR: MULTILEVEL_DIR-report, beside it); two run
-folders of the same game the comparison report, B - A with paired or unpaired intervals as
-analysis.compare (default DIR: RUN_B/report-vs-<RUN_A's name>).
+variance saved and its levels (default DIR: MULTILEVEL_DIR-report, beside it); two folders
+of the same game the comparison report, B - A with paired or unpaired intervals as
+analysis.compare gives it: two runs (default DIR: RUN_B/report-vs-<RUN_A's name>), two
+stratified runs (also B - A in each stratum) or two multilevel folders (beside the plain
+paired difference of their targets' deals); for these two, DIR defaults to
+B-report-vs-<A's name>, beside B.
 
 The package: page (the HTML page, tables, CSV), plots (plot helpers), run (the run
 report), comparison, sweep and multilevel (their reports).
@@ -32,7 +35,8 @@ from sim.cli import OneLineParser, path_text
 
 def build(paths, out=None, metrics=None) -> Path:
     """The report the folders call for (see the module's docstring); the path of index.html.
-    ``paths``: one folder (a path), or a list of one folder or of two runs to compare."""
+    ``paths``: one folder (a path), or a list of one folder or of two to compare;
+    ``metrics``: --metrics texts of a comparison."""
     import os
 
     from analysis.report.comparison import build_comparison_report
@@ -43,7 +47,7 @@ def build(paths, out=None, metrics=None) -> Path:
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths
     if not isinstance(paths, (list, tuple)) or len(paths) not in (1, 2) or not all(
             isinstance(p, (str, os.PathLike)) for p in paths):
-        raise ReportError(f"give one folder, or two runs to compare (paths), got {paths!r:.80}")
+        raise ReportError(f"give one folder, or two to compare (paths), got {paths!r:.80}")
     try:
         for name, path in [*(("paths", p) for p in paths), ("out", out)]:
             check_path(name, path)
@@ -52,7 +56,7 @@ def build(paths, out=None, metrics=None) -> Path:
     if len(paths) == 2:
         return build_comparison_report(paths[0], paths[1], out, metrics)
     if metrics is not None:
-        raise ReportError("--metrics applies to a comparison of two runs (RUN_A RUN_B) only")
+        raise ReportError("--metrics applies to a comparison of two folders (A B) only")
     if is_sweep(Path(paths[0])):
         return as_written(Path(paths[0]) / "sweep.json", "python -m sim.sweep",
                           lambda: build_sweep_report(paths[0], out))
@@ -64,24 +68,25 @@ def build(paths, out=None, metrics=None) -> Path:
 
 
 def main(argv=None) -> int:
-    from sim.metrics import MetricsError, parse_metrics
+    from sim.metrics import MetricsError
 
     p = OneLineParser(prog="python -m analysis.report", description=__doc__.split("\n\n")[1])
     p.add_argument("folders", type=path_text, nargs="+", metavar="FOLDER",
                    help="a finished run folder (sim.run), a stratified run's folder (sim.strata), a sweep "
-                        "folder (sim.sweep) or a multilevel folder (sim.run --control); or two run folders of "
-                        "one game, A (the baseline) and B, to compare")
+                        "folder (sim.sweep) or a multilevel folder (sim.run --control); or two folders of a kind "
+                        "(runs, stratified runs or multilevel folders) of one game, A (the baseline) and B, to "
+                        "compare")
     p.add_argument("--out", type=path_text, metavar="DIR",
                    help="folder for index.html, PNG and CSV files (default: RUN_DIR/report; "
-                        "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>)")
+                        "SWEEP_DIR-report; RUN_B/report-vs-<RUN_A's name>; B-report-vs-<A's name> for two stratified "
+                        "runs or multilevel folders)")
     p.add_argument("--metrics", action="append", metavar="M1,M2,...",
-                   help="with two runs: the metrics to compare, as analysis.compare takes them (default all)")
+                   help="with two folders: the metrics to compare, as analysis.compare takes them (default all)")
     args = p.parse_args(argv)
     if len(args.folders) > 2:
-        p.error(f"give one folder, or two runs to compare; got {len(args.folders)}")
+        p.error(f"give one folder, or two to compare; got {len(args.folders)}")
     try:
-        metrics = None if args.metrics is None else parse_metrics(args.metrics)
-        path = build(args.folders, args.out, metrics)
+        path = build(args.folders, args.out, args.metrics)
     except (ReportError, MetricsError) as exc:
         return p.fail(exc)
     except OSError as exc:  # a report folder that takes no file: read-only, full, too long a name

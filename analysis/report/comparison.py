@@ -16,7 +16,7 @@ from analysis.report.page import figure
 from analysis.report.plots import COLORS
 from analysis.report.run import _toml, changed_rules, players
 from analysis.tables import ReportError, RunData
-from sim.comparison import compare_runs
+from sim.games import GAMES
 from sim.metrics import MetricsError, shown
 
 HEADLINE = ("dealer_advantage", "first_dealer_wins", "contract_made")
@@ -50,17 +50,23 @@ def differences(a: RunData, b: RunData) -> list[list[str]]:
     for what, key in (("seed", "seed"), ("games (deals)", "games"), ("records kept", "records")):
         if a.config.get(key) != b.config.get(key):
             rows.append([what, str(a.config.get(key)), str(b.config.get(key))])
-    pa, pb = [str(p) for p in a.config["policies"]], [str(p) for p in b.config["policies"]]
-    if pa != pb:
-        rows.append(["players", players(pa), players(pb)])
     da, db = a.summary.get("dealing"), b.summary.get("dealing")
     if (da or {}).get("description") != (db or {}).get("description"):
         rows.append(["dealt", html.escape((da or {}).get("description", "whole games")),
                      html.escape((db or {}).get("description", "whole games"))])
-    defaults = {o: d for o, _, d in changed_rules(a.game, a.rules) + changed_rules(b.game, b.rules)}
+    return rows + setup_differences(a.game, (a.config["policies"], b.config["policies"]), (a.rules, b.rules))
+
+
+def setup_differences(game: str, policies, rules) -> list[list[str]]:
+    """[what, A, B] for the players and each rule option that differ between A and B."""
+    rows = []
+    pa, pb = ([str(p) for p in side] for side in policies)
+    if pa != pb:
+        rows.append(["players", players(pa), players(pb)])
+    defaults = {o: d for o, _, d in changed_rules(game, rules[0]) + changed_rules(game, rules[1])}
     for option in sorted(defaults):
         table, key = option.split(".")
-        va, vb = a.rules.get(table, {}).get(key), b.rules.get(table, {}).get(key)
+        va, vb = (r.get(table, {}).get(key) for r in rules)
         if va != vb:
             rows.append([f"<code>{option}</code>", html.escape(_toml(va)), html.escape(_toml(vb))])
     return rows
@@ -72,21 +78,36 @@ def rule_warnings_html(result: dict) -> str:
                    for w in result.get("rule_warnings", ()))
 
 
-def default_out(a: RunData, b: RunData) -> Path:
-    return b.path / f"report-vs-{a.path.resolve().name}"
+def default_out(path_a, path_b, inside: bool = True) -> Path:
+    """RUN_B/report-vs-<A's name>; beside B (B-report-vs-<A's name>) where B is a folder that
+    holds its own files only (a stratified run or a multilevel folder: its command would not
+    resume with the report inside)."""
+    b, name = Path(path_b).resolve(), Path(path_a).resolve().name
+    return b / f"report-vs-{name}" if inside else b.parent / f"{b.name}-report-vs-{name}"
 
 
 @page.releases_folders
 def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
-    """Compare run B with run A (the baseline) and write the report; the path of index.html."""
-    a, b = RunData(path_a), RunData(path_b)
+    """Compare B with A (the baseline) and write the report; the path of index.html. A and B
+    are two runs, two stratified runs (B - A overall and in each stratum) or two multilevel
+    folders (analysis.report.multilevel), as analysis.compare takes them; ``metrics``: its
+    --metrics texts."""
+    from analysis.compare import compare
+    from sim.multilevel import MultilevelError, is_multilevel_folder
+    from sim.strata_comparison import is_strata_run
+
+    runs = [None if is_multilevel_folder(p) or is_strata_run(p) else RunData(p) for p in (path_a, path_b)]
     try:
-        result = compare_runs(a.path, b.path, metrics)
-    except MetricsError as exc:
+        result = compare(path_a, path_b, metrics)
+    except (MetricsError, MultilevelError) as exc:
         raise ReportError(str(exc)) from None
-    out = page.report_folder(Path(out) if out is not None else default_out(a, b))
+    out = page.report_folder(Path(out) if out is not None else default_out(path_a, path_b, runs[1] is not None))
+    if result.get("multilevel"):
+        from analysis.report.multilevel import multilevel_comparison
+
+        return multilevel_comparison(result, out)
     rep = page.Report(None, out)
-    info, unit = a.info, result["unit"]
+    info, unit = GAMES[result["game"]], result["unit"]
     one = unit[:-1]
     paired = result["paired"]
     rows = []
@@ -96,20 +117,30 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
         rows.append((f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
                      f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
                      f"({html.escape(r['unit'])})"))
-    diffs = differences(a, b)
+    stratified = "stratify" in result
+    if stratified:
+        diffs = [[what, *map(str, pair)] for what, pair in (("seed", result["seeds"]), ("deals", result["sizes"]))
+                 if pair[0] != pair[1]]
+        diffs += setup_differences(result["game"], (result["policies"]["a"], result["policies"]["b"]),
+                                   (result["rules"]["a"], result["rules"]["b"]))
+    else:
+        diffs = differences(*runs)
     rows.append(("B differs from A in", "" if diffs else "nothing",
                  "; ".join(f"{w}: {x} &rarr; {y}" for w, x, y in diffs)))
-    pairing = (f"Paired {one} by {one}: {html.escape(result['pairing'])}." if paired else
+    how = " by the stratified estimator" if stratified else ""
+    pairing = (f"Paired {one} by {one}{how}: {html.escape(result['pairing'])}." if paired else
                f'<span class="warn">UNPAIRED</span>: {html.escape(result["pairing"])}; each interval of B &minus; A '
-               f"is the wider one of two independent runs (Welch). Play B with A's seed and number of {unit} to "
-               "pair them.")
-    rep.headline(rows, f"<p>A = <code>{html.escape(str(a.path))}</code>, B = <code>{html.escape(str(b.path))}"
+               f"is the wider one of two independent runs{'' if stratified else ' (Welch)'}. Play B with A's seed "
+               f"and number of {unit} to pair them.")
+    rep.headline(rows, f"<p>A = <code>{html.escape(str(path_a))}</code>, B = <code>{html.escape(str(path_b))}"
                        f"</code>. {pairing}</p>" + rule_warnings_html(result))
 
     rep.section("metrics", "Each metric: A, B and B \u2212 A")
     rep.para("Each value with its 95% interval; B &minus; A with the interval of the difference, paired where the "
              "runs pair and both kept the records the metric reads. Variance saved: how much smaller the variance "
-             "of B &minus; A is than for two independent runs of the same size (analysis.compare).")
+             "of B &minus; A is than for two independent runs of the same size (analysis.compare)."
+             + (" Overall figures are the stratified estimates: each stratum's ratio weighted by its probability."
+                if stratified else ""))
     table, csv_rows = [], []
     for name, r in result["metrics"].items():
         m = shown(name, r)
@@ -129,18 +160,49 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
         rep.figure(fig, "comparison", "Left: each run's value with its own 95% interval. Right, apart: B \u2212 A "
                    f"with its {'paired' if paired else 'unpaired (wider)'} 95% interval; the dashed line is no "
                    "difference.")
+    if stratified:
+        stratum_section(rep, result)
 
     rep.section("runs", "The two runs")
-    items = [["game", info.title, info.title], [unit, f"{result['sizes'][0]:,}", f"{result['sizes'][1]:,}"],
-             ["seed", *map(str, result["seeds"])], ["records kept", a.records, b.records],
-             ["players", players(a.config["policies"]), players(b.config["policies"])],
+    sides = [(result["policies"][k], result["rules"][k]) for k in "ab"] if stratified else [
+        (d.config["policies"], d.rules) for d in runs]
+    items = [["game", info.title, info.title], [unit, *(f"{n:,}" for n in result["sizes"])],
+             ["seed", *map(str, result["seeds"])],
+             ["records kept", *(["deals, in each stratum's run folder"] * 2 if stratified else [d.records for d in runs])],
+             ["players", *(players(p) for p, _ in sides)],
              ["rules changed from the defaults",
-              *["; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed_rules(d.game, d.rules))
-                or "none" for d in (a, b)]]]
+              *["; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed_rules(result["game"],
+                                                                                                  rules))
+                or "none" for _, rules in sides]]]
+    if stratified:
+        items.insert(1, ["stratified by", *[html.escape(result["stratify"])] * 2])
     rep.csv("runs", ["item", "A", "B"], [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in r] for r in items])
     rep.html_table("runs", "The runs compared", ["", "A", "B"], items)
     return rep.write(f"{info.title} comparison report: B against A, "
-                     + (f"{result['games']:,} {unit}, seed {result['seed']}, paired" if paired else "unpaired"))
+                     + (f"{result['games']:,} {unit}, seed {result['seed']}, paired" if paired else "unpaired")
+                     + (f", stratified by {result['stratify']}" if stratified else ""))
+
+
+def stratum_section(rep, result: dict) -> None:
+    """B - A in each stratum of two stratified runs, a row per stratum and metric."""
+    rep.section("strata", "B \u2212 A in each stratum")
+    rep.para("Each stratum's own comparison: its runs' values and B &minus; A with its 95% interval, paired deal by "
+             "deal where the stratum's runs share their seed and number of deals. The overall figures above weight "
+             "these by each stratum's probability.")
+    cells, rows = [], []
+    for name, r in result["metrics"].items():
+        m = shown(name, r)
+        for s, x in zip(result["strata"], r["by_stratum"]):
+            cells.append([f"{html.escape(r['label'])}", f"{html.escape(s['name'])} ({s['probability']})",
+                          interval_html(m, x["a"], None), interval_html(m, x["b"], None),
+                          interval_html(m, x["diff"], x["ci95"], True),
+                          "paired" if x["paired"] else '<span class="warn">unpaired</span>'])
+            rows.append([name, s["name"], s["probability"], x["a"], x["b"], x["diff"], *(x["ci95"] or [None, None]),
+                         x["paired"]])
+    rep.csv("strata", ["metric", "stratum", "probability", "a", "b", "b_minus_a", "b_minus_a_lo95", "b_minus_a_hi95",
+                       "paired"], rows)
+    rep.html_table("strata", "B \u2212 A in each stratum (95% intervals)",
+                   ["metric", "stratum (probability)", "A", "B", "B \u2212 A", "how"], cells)
 
 
 def comparison_figure(metrics: list[tuple[str, dict]], paired: bool):

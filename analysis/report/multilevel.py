@@ -93,3 +93,62 @@ def build_multilevel_report(path, out=None) -> Path:
                         ["metric", "deals", "controls", "coefficients", "R\u00b2"], steps))
     return rep.write(f"{info.title} multilevel estimate: {folder['sizes'][target]:,} {info.deal}s, "
                      f"seed {folder['seed']}")
+
+
+def multilevel_comparison(result: dict, out: Path) -> Path:
+    """The report of two multilevel folders compared (``analysis.compare``'s result, sim.
+    multilevel.compare_folders): B - A multilevel, paired deal by deal, beside the plain
+    paired difference of the targets' deals alone, with the variance saved; the path of
+    index.html in ``out``."""
+    from analysis.report.comparison import comparison_figure
+
+    game, rep = result["game"], page.Report(None, out)
+    info = game_info(game)
+    metrics = result["metrics"]
+    top = []
+    for name, r in metrics.items():
+        m = shown(name, r)
+        top.append((f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
+                    f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
+                    f"({html.escape(r['unit'])})"))
+    rep.headline(top, f"<p>A = <code>{html.escape(str(result['a']))}</code>, B = <code>"
+                      f"{html.escape(str(result['b']))}</code>: {result['deals']:,} {info.deal}s of the target "
+                      f"(<code>{html.escape(', '.join(result['policies']))}</code>), seed {result['seed']}, "
+                      f"multilevel estimates paired deal by deal: {html.escape(result['pairing'])}; 95% intervals."
+                      f"</p>")
+    rep.section("metrics", "Each metric: A, B and B \u2212 A")
+    rep.para("Each estimate is, to first order, a sum of its deals' influences, so B &minus; A is paired deal by "
+             "deal over every level. <i>Plain</i> is the paired difference of the targets' deals alone; "
+             "<i>saved</i> is how much less variance the multilevel difference has than the plain one, also at "
+             "equal wall time (every level's seconds of both folders counted); <i>pairing saved</i> is against two "
+             "independent multilevel estimates.")
+    cells, rows = [], []
+    for name, r in metrics.items():
+        m = shown(name, r)
+        cells.append([f"{html.escape(r['label'])} ({html.escape(r['unit'])})", interval_html(m, r["a"], r["a_ci95"]),
+                      interval_html(m, r["b"], r["b_ci95"]), interval_html(m, r["diff"], r["ci95"], True),
+                      interval_html(m, r["plain_diff"], r["plain_ci95"], True), _times(r["variance_saved"]),
+                      _times(r["equal_time_saved"]),
+                      "&ndash;" if r["pairing_saved"] is None else f"{100 * r['pairing_saved']:z.0f}%"])
+        rows.append([name, r["unit"], r["a"], *(r["a_ci95"] or [None, None]), r["b"], *(r["b_ci95"] or [None, None]),
+                     r["diff"], *(r["ci95"] or [None, None]), r["plain_diff"], *(r["plain_ci95"] or [None, None]),
+                     r["variance_saved"], r["equal_time_saved"], r["pairing_saved"]])
+    rep.csv("comparison", ["metric", "unit", "a", "a_lo95", "a_hi95", "b", "b_lo95", "b_hi95", "b_minus_a",
+                           "b_minus_a_lo95", "b_minus_a_hi95", "plain_b_minus_a", "plain_lo95", "plain_hi95",
+                           "variance_saved", "equal_time_saved", "pairing_saved"], rows)
+    rep.html_table("comparison", "Multilevel estimates of A and B, and B \u2212 A (95% intervals)",
+                   ["metric", "A", "B", "B \u2212 A", "plain B \u2212 A (targets' deals)", "saved", "at equal time",
+                    "pairing saved"], cells)
+    shown_metrics = [(name, r) for name, r in metrics.items() if r["diff"] is not None]
+    if shown_metrics:
+        rep.figure(comparison_figure([(n, {**r, "paired": True}) for n, r in shown_metrics], True), "comparison",
+                   "Left: each folder's multilevel estimate with its 95% interval. Right, apart: B \u2212 A with its "
+                   "paired 95% interval; the dashed line is no difference.")
+    rep.section("levels", "Levels")
+    levels = [[level, a, b] for level, a, b in zip(result["sizes"][0], *(s.values() for s in result["sizes"]))]
+    rep.table(Table("levels", "Each level's deals in A and in B: the target first, then each control played",
+                    ["level", "A", "B"], levels))
+    if result["controls"]:
+        rep.para("Controls asked for: " + ", ".join(f"<code>{html.escape(c)}</code>" for c in result["controls"]))
+    return rep.write(f"{info.title} multilevel comparison: B against A, {result['deals']:,} {info.deal}s, "
+                     f"seed {result['seed']}")
