@@ -870,6 +870,26 @@ def test_a_folder_of_another_run_is_refused_and_kept(tmp_path, capsys):
     assert (out / "control-1.npz").read_bytes() == b"not a level"
 
 
+def test_a_custom_metric_written_otherwise_is_named_with_the_folders_text(tmp_path, capsys):
+    """A rerun whose custom metric says the same as the folder's in other words (spaces)
+    is told the folder's text to give (before: "another level ... differs in: metrics",
+    as for another metric, which a condition of level >= 1 still is)."""
+    from sim.run import main
+
+    out = tmp_path / "ml"
+    first = ["--deals", "100", "--seed", "72", "--policy", "all=heuristic", "--control", "all=random",
+             "--control-deals", "300", "--out", str(out), "--quiet", "--metrics"]
+    assert main([*first, "made = mean(made) where level >= 0"]) == 0
+    capsys.readouterr()
+    assert main([*first, "made = mean( made ) where level>=0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "played with the metric made = mean(made) where level >= 0, the same metric " \
+                                    "written otherwise: give --metrics as the folder has it" in err
+    assert main([*first, "made = mean(made) where level >= 1"]) == 2
+    assert "another level than 0=heuristic,1=heuristic (differs in: metrics)" in capsys.readouterr().err
+    assert main([*first, "made = mean(made) where level >= 0"]) == 0
+
+
 def test_the_python_api_names_its_arguments_where_the_command_names_flags(tmp_path):
     """The checks the command and the Python API share speak of flags; from sim.estimate,
     sim.simulate and sim.sweep.sweep they name the arguments instead ("control_deals",

@@ -428,6 +428,11 @@ class LevelPlayer:
             if set(differ) <= {"kernels", "rules_version"}:
                 raise MultilevelError(f"{path} holds deals played by other kernels than this release's (differs in: "
                                       f"{', '.join(differ)}); use another --out")
+            if differ == ["metrics"]:
+                written = _written_otherwise(theirs["metrics"], mine["metrics"])
+                if written is not None:
+                    raise MultilevelError(f"{path} was played with the metric {written}, the same metric written "
+                                          f"otherwise: give --metrics as the folder has it, or use another --out")
             raise MultilevelError(f"{path} holds the deals of another level than {self.name} (differs in: "
                                   f"{', '.join(differ)}); use another --out")
         try:
@@ -487,6 +492,24 @@ def _played(game, rules, policies, seed, first, count, dd, plan):
     from sim.games import game_module
 
     return game_module(game).run_block(rules, policies, seed, first, count, dd, plan)
+
+
+def _written_otherwise(theirs, mine) -> str | None:
+    """The first custom metric of a level file (``theirs``, its key's metric texts) that
+    this run gives written otherwise (``mine``): the file's text of it, where every other
+    metric is the same; else None."""
+    from sim.custom import same_definition
+
+    if not isinstance(theirs, list) or len(theirs) != len(mine):
+        return None
+    apart = [(t, m) for t, m in zip(theirs, mine) if t != m]
+    for t, m in apart:
+        name, eq, first = t.partition("=") if isinstance(t, str) else ("", "", "")
+        other_name, _, second = m.partition("=")
+        if not eq or name.strip() != other_name.strip() or not same_definition(name.strip(), first.strip(),
+                                                                                second.strip()):
+            return None
+    return apart[0][0] if apart else None
 
 
 def _is_custom(metric) -> bool:
