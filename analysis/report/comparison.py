@@ -118,11 +118,10 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
                      f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
                      f"({html.escape(r['unit'])})"))
     stratified = "stratify" in result
+    sides = [(result["policies"][k], result["rules"][k]) for k in "ab"]  # (players, rules) of A and of B
     if stratified:
         diffs = [[what, *map(str, pair)] for what, pair in (("seed", result["seeds"]), ("deals", result["sizes"]))
-                 if pair[0] != pair[1]]
-        diffs += setup_differences(result["game"], (result["policies"]["a"], result["policies"]["b"]),
-                                   (result["rules"]["a"], result["rules"]["b"]))
+                 if pair[0] != pair[1]] + setup_differences(result["game"], *zip(*sides))
     else:
         diffs = differences(*runs)
     rows.append(("B differs from A in", "" if diffs else "nothing",
@@ -164,8 +163,6 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
         stratum_section(rep, result)
 
     rep.section("runs", "The two runs")
-    sides = [(result["policies"][k], result["rules"][k]) for k in "ab"] if stratified else [
-        (d.config["policies"], d.rules) for d in runs]
     items = [["game", info.title, info.title], [unit, *(f"{n:,}" for n in result["sizes"])],
              ["seed", *map(str, result["seeds"])],
              ["records kept", *(["deals, in each stratum's run folder"] * 2 if stratified else [d.records for d in runs])],
