@@ -1,7 +1,8 @@
 """Orchestration of the simulator: rules, policies, runs, replays and the reference referee.
 
 ``sim.simulate(...)`` plays a run as ``python -m sim.run`` does; ``sim.estimate(...)``
-makes a multilevel estimate as ``sim.run --deals N --control LEVEL`` does; ``sim.load_run(path)``
+makes a multilevel estimate as ``sim.run --deals N --control LEVEL`` does; ``sim.stratify(...)``
+a stratified run as ``sim.run --deals N --stratify NAME`` does; ``sim.load_run(path)``
 opens a finished run folder (summary and records as pandas); ``analysis.interval(run,
 metric, by=None)`` gives a metric of it with its 95% interval (analysis sits above sim, so
 it is not imported here).
@@ -86,7 +87,7 @@ refuse_a_thread_count_numba_cannot_take()
 
 def __getattr__(name):
     # The API pulls in numba and pyarrow; load it only when asked for.
-    if name in ("simulate", "estimate", "load_run"):
+    if name in ("simulate", "estimate", "stratify", "load_run"):
         from sim import api
 
         return getattr(api, name)

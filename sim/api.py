@@ -333,6 +333,47 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
                           cluster=cluster, threads=threads)
 
 
+@in_argument_words
+def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
+             allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
+             dealer=None, metrics=None, control=(), control_deals=None, out=None, threads: int | None = None,
+             cluster=None) -> dict:
+    """A stratified run as ``python -m sim.run --deals N --stratify NAME`` plays it
+    (sim.strata): ``deals`` independent deals shared out among the strata of
+    ``stratification`` by ``allocation`` ("proportional", "equal", "neyman" or
+    "NAME=SHARE,..."), each stratum a deal run in its folder under ``out`` (None:
+    runs/<game>-<seed>-<deals>-<stratification>); returns what ``strata.json`` holds.
+    ``dealer``: "alternate" (None) or a seat; ``metrics``: as ``--metrics`` takes them;
+    ``control``: levels as ``--control`` takes them, each stratum then a multilevel
+    estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
+    ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as for
+    ``simulate``."""
+    from sim.dealing import parse
+    from sim.metrics import parse_metrics
+    from sim.strata import run_stratified
+
+    deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
+    game = _common(game, rules, out, None)
+    for name, value in (("stratification", stratification), ("allocation", allocation)):
+        check_kind(name, value, str, "text")
+    controls = texts("control", control, "level")
+    if control_deals is not None:
+        control_deals = [checked("control_deals", whole_count, n) for n in
+                         (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
+    dealer = parse("deals", dealer=dealer).dealer
+    resolved = resolve_rules(game, rules, set_options)
+    chosen = resolve_policies(game, policies)
+    if threads is not None:
+        threads = checked("threads", whole_count, threads)
+        if cluster is None:
+            use_threads(threads)
+    path = Path(out) if out is not None else Path("runs") / f"{game}-{seed}-{deals}-{stratification}"
+    return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
+                          threads=threads, dealer=dealer,
+                          metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
+                          controls=controls, control_deals=control_deals)
+
+
 def _common(game, rules, out, dealing) -> str:
     """The game to play, once the arguments ``simulate`` and ``estimate`` share are checked:
     a TypeError for an argument of the wrong kind, a ValueError (GameError, RunError) for

@@ -402,11 +402,19 @@ def checked_plan(game: str, rules, dealing: Dealing) -> tuple[np.ndarray, float]
     return row, sum(rates.values()) / len(rates)
 
 
+MOST_SAMPLED = 2**26  # deals ``sample`` holds at once: 2 GB of hands with four seats
+
+
 def sample(game: str, rules, dealing: Dealing, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` deals dealt by seat 0 under ``dealing``'s conditions, as the kernels deal them:
     (hands as card bitmasks, shape (n, seats); up-cards, -1 where the game has none)."""
     from kernels.dealing import sample_nb
+    from sim.resolve import check_kind, check_resolved
 
+    seed, n, _ = check_resolved(game, rules, None, seed, "n", n, largest=MOST_SAMPLED)
+    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...))')
+    if dealing is None:
+        raise TypeError('dealing must be a sim.dealing.Dealing (sim.dealing.parse("deals", ...)), got None')
     row = plan(game, rules, Dealing("deals", "0", dealing.upcard, dealing.predeal, dealing.require))
     row[0]["conditioned"] = True  # dealt by the conditioned path even with no condition
     lay = layout(game, rules)

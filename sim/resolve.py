@@ -147,10 +147,40 @@ def use_threads(threads: int) -> None:
     numba.set_num_threads(threads)
 
 
+def check_resolved(game: str, rules, policies, seed, count_name: str, count, out=None, threads=None,
+                   notify=None, largest: int | None = None) -> tuple[int, int, int | None]:
+    """The arguments of the functions beneath the API that take rules and policies already
+    resolved (sim.strata.run_stratified, sim.multilevel.run_multilevel, sim.dealing.sample),
+    checked as sim.simulate checks its own: a TypeError for rules that are not ``game``'s
+    (sim.resolve.resolve_rules), policies that are not one Policy per seat
+    (resolve_policies; None: a function that takes none), a path or a ``notify`` of the
+    wrong kind; a ValueError naming the argument for a seed, a count (``count_name``, up to
+    ``largest``) or threads out of range, or an empty path. Returns (seed, count, threads)
+    as whole numbers."""
+    from sim.cli import seed_number, whole_count
+    from sim.policies import Policy
+    from sim.rules import GAMES as RULE_CLASSES
+
+    seats = game_info(game).seats
+    if not isinstance(rules, RULE_CLASSES[game]):
+        raise TypeError(f"rules must be {game}'s rules as sim.resolve.resolve_rules({game!r}, ...) gives them, got "
+                        f"{rules!r:.60}")
+    if policies is not None and not (isinstance(policies, (list, tuple)) and len(policies) == seats
+                                     and all(isinstance(p, Policy) for p in policies)):
+        raise TypeError(f"policies must be one Policy per seat ({seats}) as sim.resolve.resolve_policies({game!r}, "
+                        f"...) gives them, got {policies!r:.60}")
+    check_path("out", out)
+    if notify is not None and not callable(notify):
+        raise TypeError(f"notify must be a function of one line of text, or None, got {notify!r:.60}")
+    seed = checked("seed", seed_number, seed)
+    count = checked(count_name, whole_count if largest is None else lambda n: whole_count(n, largest), count)
+    return seed, count, None if threads is None else checked("threads", whole_count, threads)
+
+
 # A flag as the project's words name it: after a space or "(", before a space, ":,;)" or a
 # sentence's end (a path's or a quoted value's "--out" is the user's, and left as given).
 _FLAG = re.compile(r"(?<![^\s(])--([a-z][a-z-]*)( N\b)?(?![^\s:,;).])(?!\.\S)")
-_FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid"}  # an argument named otherwise
+_FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid", "stratify": "stratification"}  # an argument named otherwise
 
 
 def in_argument_words(function):

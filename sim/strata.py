@@ -140,7 +140,7 @@ def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) ->
     elif allocation == "neyman":
         shares = [float(s.weight) * sig for s, sig in zip(strata, sigmas)]
     else:
-        shares = explicit_shares(strata, allocation)
+        shares = explicit_shares(strata, allocation, given=False)
     if deals < 2 * len(strata):
         raise DealingError(f"--stratify needs at least {2 * len(strata)} deals for its {len(strata)} strata")
     total = sum(shares) or 1.0
@@ -155,18 +155,20 @@ def allocate(strata: list[Stratum], deals: int, allocation: str, sigmas=None) ->
     return counts
 
 
-def canonical_allocation(strata: list[Stratum], text: str) -> str:
+def canonical_allocation(strata: list[Stratum], text: str, given: bool = True) -> str:
     """An explicit allocation (checked, ``explicit_shares``) in one form, whatever order,
     spelling or scale it was given in: ``numeral=1, face=1,ace=2``, ``ace=0.5,face=0.25,
     numeral=0.25`` and ``ace=4,face=2,numeral=2`` are one allocation, ``ace=1/2,face=1/4,
     numeral=1/4``: each share over their sum, exactly."""
-    shares = explicit_shares(strata, text)
+    shares = explicit_shares(strata, text, given)
     total = sum(shares)
     return ",".join(f"{s.name}={share / total}" for s, share in zip(strata, shares))
 
 
-def explicit_shares(strata: list[Stratum], text: str) -> list[Fraction]:
-    """``ace=0.5,face=0.25,numeral=0.25`` (or ``1/2``...): a share for every stratum, exact."""
+def explicit_shares(strata: list[Stratum], text: str, given: bool = True) -> list[Fraction]:
+    """``ace=0.5,face=0.25,numeral=0.25`` (or ``1/2``...): a share for every stratum, exact.
+    ``given``: the user's text, each share from 1e-9 to 1e9; else one this module wrote
+    (``canonical_allocation``: each share over their sum, which may lie below 1e-9)."""
     names = [s.name for s in strata]
     shares = {}
     for item in text.split(","):
@@ -176,7 +178,7 @@ def explicit_shares(strata: list[Stratum], text: str) -> list[Fraction]:
         except (ValueError, ZeroDivisionError):
             share = Fraction(-1)
         # Shares in proportion; from 1e-9, so that each one's exact share of their sum stays short.
-        if not eq or name.strip() not in names or not Fraction(1, 10**9) <= share <= 10**9:
+        if not eq or name.strip() not in names or not (Fraction(1, 10**9) <= share <= 10**9 if given else share > 0):
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares from 1e-9 to 1e9 (a "
                                f"number or a fraction such as 1/3) of every stratum "
                                f"({', '.join(n + '=...' for n in names)}), got '{text}'")
@@ -308,7 +310,15 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from sim.metrics import custom_metric, custom_metrics, resolve_metrics
     from sim.run_records import open_run
 
+    from sim.resolve import check_kind, check_resolved
+
     policies = resolve_policies(game) if policies is None else policies
+    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out, threads, notify)
+    if out is None:
+        raise TypeError("out must be the folder to keep the strata in, got None")
+    for name, value in (("stratification", stratification), ("allocation", allocation), ("records", records),
+                        ("dealer", dealer)):
+        check_kind(name, value, str, "text")
     if controls:
         metrics = metrics or ["dealer_advantage"]
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
@@ -437,7 +447,7 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
     kept = theirs.get("allocation")
     if strata is not None and isinstance(kept, str) and kept not in ALLOCATIONS:  # an older run's own spelling
         try:
-            theirs = dict(theirs, allocation=canonical_allocation(strata, kept))
+            theirs = dict(theirs, allocation=canonical_allocation(strata, kept, given=False))
         except DealingError:  # another stratification's strata: refused below as it stands
             pass
     refuse_another(out, "a stratified run", identity, dict(theirs, controls="controls" in theirs), DealingError,

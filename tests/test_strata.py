@@ -324,3 +324,72 @@ def test_a_stratum_folder_no_stratum_plays_is_named(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"output folder {out} holds stratum-zzz, no stratum of --stratify upcard_class" in result.stderr
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files
+
+
+def test_functions_beneath_the_api_check_their_arguments_and_sim_stratify_names_them(tmp_path):
+    """run_stratified, run_multilevel and sample take rules and policies resolved; a seed
+    of -1 or 1.5 was written into strata.json and multilevel.json as such while the deals
+    were another seed's, an empty ``out`` wrote into the folder the program was in, and
+    the wrong kind of rules, count or callback ended in an AttributeError or TypeError
+    from deep inside. Each is now a TypeError or ValueError naming the argument, before
+    anything is kept; sim.stratify takes simulate's forms and names its own arguments."""
+    import re
+
+    import sim
+    from sim.api import resolve_policies
+    from sim.multilevel import run_multilevel
+
+    rules, policies = resolve_rules("bridgette"), resolve_policies("bridgette")
+    out = tmp_path / "s"
+    for kwargs, error, words in ((dict(seed=-1), ValueError, "seed: the seed must be in 0 .. 2**64-1"),
+                                 (dict(seed=1.5), ValueError, "seed: '1.5' is not an integer seed"),
+                                 (dict(deals=30.7), ValueError, "deals: '30.7' is not a whole number"),
+                                 (dict(out=""), ValueError, "out: an empty path names no folder"),
+                                 (dict(rules=None), TypeError, "rules must be bridgette's rules as"),
+                                 (dict(policies=5), TypeError, "policies must be one Policy per seat (2)"),
+                                 (dict(notify=5), TypeError, "notify must be a function"),
+                                 (dict(threads=0), ValueError, "threads: '0' is not a whole number"),
+                                 (dict(allocation=5), TypeError, "allocation must be text, got 5")):
+        args = {**dict(game="bridgette", rules=rules, policies=policies, seed=3, deals=30, out=out,
+                       stratification="upcard_class"), **kwargs}
+        with pytest.raises(error, match=re.escape(words)):
+            strata.run_stratified(**args)
+        if "allocation" not in kwargs:
+            with pytest.raises(error, match=re.escape(words)):
+                run_multilevel(args["game"], args["rules"], args["policies"], args["seed"], args["deals"],
+                               ["all=random"], out=args["out"], notify=args.get("notify"),
+                               threads=args.get("threads"))
+    for kwargs, error, words in ((dict(n=-1), ValueError, "n: '-1' is not a whole number"),
+                                 (dict(n=10**12), ValueError, "n: '1000000000000' is more than the largest count"),
+                                 (dict(seed=2**64), ValueError, "seed: the seed must be in 0 .. 2**64-1"),
+                                 (dict(rules=None), TypeError, "rules must be bridgette's rules"),
+                                 (dict(dealing=None), TypeError, "dealing must be a sim.dealing.Dealing")):
+        with pytest.raises(error, match=re.escape(words)):
+            dealing.sample(**{**dict(game="bridgette", rules=rules, dealing=dealing.parse("deals"), n=5), **kwargs})
+    assert not list(tmp_path.iterdir())
+    for kwargs, error, words in ((dict(seed=-1), ValueError, "seed: the seed must be in"),
+                                 (dict(stratification="nope"), ValueError, "stratification: 'nope' is not a "
+                                                                           "stratification of bridgette"),
+                                 (dict(rules=5), TypeError, "rules must be a dict of option tables"),
+                                 (dict(dealer="x"), ValueError, "dealer must be alternate or a seat number")):
+        with pytest.raises(error, match=re.escape(words)):
+            sim.stratify(**{**dict(deals=30, out=out), **kwargs})
+    assert not list(tmp_path.iterdir())
+    # simulate's forms: a variant's name and --set text; the seed as its digits.
+    got = sim.stratify(deals=30, rules="bridgette-no-colons", set_options="exchange.nondealer_draw=4", seed="7",
+                       out=out)
+    kept = read_sealed(out / "strata.json")
+    assert kept["seed"] == 7 and got["seed"] == 7 and sum(s["deals"] for s in kept["strata"]) == 30
+    assert load_run(out / "stratum-numeral").manifest["config"]["rules"]["exchange"]["nondealer_draw"] == 4
+
+
+def test_shares_given_far_apart_are_kept_in_their_exact_form():
+    """ace=1e9,face=1,numeral=1 gives every share within the range taken (1e-9 to 1e9); its
+    exact form, each share over their sum, puts face and numeral below 1e-9, which the
+    check of the user's text refused when the run read its own form back."""
+    layers = strata.strata_of("bridgette", resolve_rules("bridgette"), "upcard_class")
+    kept = strata.canonical_allocation(layers, "ace=1e9,face=1,numeral=1")
+    assert kept == "numeral=1/1000000002,face=1/1000000002,ace=500000000/500000001"
+    assert strata.allocate(layers, 300, kept, None) == [2, 2, 296]
+    with pytest.raises(dealing.DealingError, match="shares from 1e-9 to 1e9"):
+        strata.canonical_allocation(layers, "ace=1e10,face=1,numeral=1")

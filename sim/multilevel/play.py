@@ -62,6 +62,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
 
+    from sim.resolve import check_resolved
+
+    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out, threads, notify)
     say = notify or (lambda line: None)
     expanded = [(lv, c == "auto") for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
     levels = [c if isinstance(c, Level) else parse_level(c) for c, _ in expanded]
