@@ -202,6 +202,8 @@ def euchre_layout(trump: int, double_deck: bool, joker: bool):
 
 def contract_table(solver: Solver, hands, when_void: bool = False) -> np.ndarray:
     """B-7, D-4: tricks per strain (C, D, H, S, NT) and declarer, the opponent leading."""
+    if not isinstance(solver, Solver):
+        raise TypeError(f"solver must be a sim.dd.Solver (Solver()), got {solver!r:.60}")
     solver._contract(hands, -1, when_void)
     table = np.zeros((5, 2), dtype=np.int64)
     dd.contract_table_nb(solver.table, solver.ctx, table)

@@ -490,6 +490,8 @@ def test_a_solver_refuses_a_table_flags_or_switches_it_cannot_use():
                        (lambda: s.euchre_tricks(([0], [1], [2], [3]), 0, 0, joker=1), "joker")):
         with pytest.raises(TypeError, match=f"{name} must be True or False"):
             call()
+    with pytest.raises(TypeError, match="solver must be a sim.dd.Solver"):  # before: an AttributeError
+        sdd.contract_table(None, ([0], [1]))
 
 
 def test_the_hand_set_aside_may_repeat_a_card_and_changes_nothing():

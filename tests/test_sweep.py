@@ -289,13 +289,18 @@ def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_
                                  ({"out": "a\0b"}, ValueError, "holds a NUL character"),
                                  ({"plot_path": 5}, TypeError, "plot_path must be a PNG file's path"),
                                  ({"dealing": 5}, TypeError, "dealing must be a sim.dealing.Dealing"),
-                                 ({"grid": "exchange.nondealer_draw=2,6"}, TypeError, "grid must be parse_vary's")):
+                                 ({"grid": "exchange.nondealer_draw=2,6"}, TypeError, "grid must be parse_vary's"),
+                                 ({"grid": [("exchange.nondealer_draw", [2, 6])]}, TypeError,
+                                  "grid must be parse_vary's"),
+                                 ({"log": 5}, TypeError, "log must be a function of one line of text")):
         args = {"game": "bridgette", "grid": grid, "games": 20, "out": out, **kwargs}
         with pytest.raises(error) as caught:
             sweep(**args)
         assert words in str(caught.value)
     assert not out.exists()
-    result = sweep("bridgette", grid, 20, out=out)
+    result = sweep("bridgette", grid, 20, out=out, set_options="exchange.dealer_draw_ace=8")  # one text, not letters
+    assert read_sealed(Path(result["settings"][1]["run"]) / "manifest.json")["config"]["rules"]["exchange"][
+        "dealer_draw_ace"] == 8
     run = sim.simulate(games=5, out=tmp_path / "run")
     before = {p.name: p.read_bytes() for p in run.path.iterdir() if p.is_file()}
     (tmp_path / "mine.png").write_bytes(b"the user's own picture")

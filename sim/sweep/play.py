@@ -80,7 +80,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import Dealing
     from sim.multilevel.play import sampling_refusal
-    from sim.resolve import check_kind, check_path, checked, use_threads
+    from sim.resolve import check_kind, check_path, checked, texts, use_threads
 
     # The arguments checked as sim.simulate checks its own, before anything is played.
     games, seed = checked("games", whole_count, games), checked("seed", seed_number, seed)
@@ -90,9 +90,14 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         threads = checked("threads", whole_count, threads)
     check_path("out", out)
     check_path("plot_path", plot_path, "a PNG file's path or None", "file")
+    if log is not None and not callable(log):
+        raise TypeError(f"log must be a function of one line of text, or None, got {log!r:.60}")
     check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
     if not isinstance(grid, (list, tuple)) or not grid or not all(
-            isinstance(axis, (list, tuple)) and len(axis) == 2 and isinstance(axis[0], str) for axis in grid):
+            isinstance(axis, (list, tuple)) and len(axis) == 2 and isinstance(axis[0], str)
+            and isinstance(axis[1], (list, tuple)) and axis[1]
+            and all(isinstance(v, (list, tuple)) and len(v) == 2 and isinstance(v[0], str) for v in axis[1])
+            for axis in grid):
         raise TypeError(f"grid must be parse_vary's list of (KEY, values), e.g. "
                         f"parse_vary(['exchange.nondealer_draw=2,6']), got {grid!r:.80}")
     if until is not None and not controls:
@@ -111,6 +116,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         raise MetricsError(f"metric '{grouped.name}': a sweep takes no 'by {grouped.by}' (its settings could hold "
                            f"other groups); write one metric per group with where {grouped.by} == VALUE")
     chosen = resolve_policies(game, policies)
+    given = texts("set_options", set_options, "'TABLE.KEY=VALUE'")  # one text, or a list, as simulate takes it
     settings = settings_of(grid)
     if len(settings) < 2:
         shown = "; ".join(", ".join(setting_options(setting)) for setting in settings)
@@ -119,7 +125,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     resolved, setting_of = [], {}  # rules (frozen, hashable) -> the first setting that gave them
     for setting in settings:  # every setting is checked before any game is played
         try:
-            resolved.append(resolve_rules(game, rules, list(set_options) + setting_options(setting)))
+            resolved.append(resolve_rules(game, rules, given + setting_options(setting)))
             check_block_room(resolved[-1], games, block_size or DEFAULT_BLOCK_SIZE, dealing is not None)
             reason = sampling_refusal(game, resolved[-1], chosen, controls)
             if reason:  # a player that cannot play this setting's rules (the double deck)
