@@ -296,6 +296,10 @@ def main(argv=None) -> int:
             if other:  # not read: refused rather than passed over in silence
                 parser.error(f"--list-options lists a game's rule options and takes only --game or --rules: "
                              f"drop {other[0]}")
+            if args.rules is not None:  # the variant named must exist and be the game's
+                from sim.api import resolve_rules
+
+                resolve_rules(args.game, args.rules)
             print(list_options(args.game))
             return 0
         return play(args, parser)

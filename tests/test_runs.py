@@ -643,3 +643,14 @@ def test_until_with_a_cluster_is_refused_in_one_line(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "--until plays blocks in order and cannot be used with --cluster" in result.stderr
     assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--rules", "bid-euchre-jokr"], "no rules file 'bid-euchre-jokr' and no shipped variant of that name"),
+    (["--rules", "bid-euchre-joker", "--game", "bridgette"], "is a bid-euchre variant, not one of bridgette")])
+def test_list_options_reads_the_variant_it_is_given(flags, words):
+    """A mistyped variant, or one of another game than --game, listed Bridgette's options
+    with status 0; the variant is now read, and a fault in it named, as a run names it."""
+    result = run("--list-options", *flags)
+    assert result.returncode == 2 and result.stdout == "" and words in result.stderr
+    assert "Rule options of bid-euchre" in run("--list-options", "--rules", "bid-euchre-joker").stdout
