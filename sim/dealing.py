@@ -134,12 +134,22 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
         if not colon or not terms.strip():
             raise DealingError(f"--require '{text}' is not SEAT:TERM,...  (e.g. 0:hcp>=12,spades>=5)")
         seat = _seat(seat, "--require", text)
-        ranges[seat] = ranges.get(seat, ()) + tuple("".join(t.split()) for t in _items(terms, "--require"))
+        ranges[seat] = ranges.get(seat, ()) + tuple(_term_words(t) for t in _items(terms, "--require"))
     # One canonical form of the words, so that a run resumed with the same conditions written
     # another way (up-cards in another order or listed twice, a hand's cards or a seat's terms
     # in another order: one set, one hand, one conjunction; seat 00 as 0) is the same run.
     return Dealing(unit, dealer, tuple(sorted(set(cards))), {s: tuple(sorted(c)) for s, c in holds.items()},
                    {s: tuple(sorted(t)) for s, t in ranges.items()})
+
+
+def _term_words(term: str) -> str:
+    """A --require term in one form: no spaces, ``==`` as ``=``, the number as its digits
+    (``hcp == 012`` is ``hcp=12``); a term that is none is left for its check to name."""
+    match = TERM.match(term)
+    if match is None or len(match[3]) > 12:
+        return "".join(term.split())
+    name, op, digits = match.groups()
+    return f"{name}{'=' if op == '==' else op}{int(digits.replace('_', ''))}"
 
 
 def read_conditions(path) -> dict:

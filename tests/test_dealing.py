@@ -416,6 +416,10 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
     # An up-card listed twice is one allowed card; seat 00 is seat 0.
     assert dealing.parse("deals", dealer="00", upcard="AS,face,AS") == \
         dealing.parse("deals", dealer="0", upcard="face,AS")
+    # A term with == (the = it means) or a number written with a sign or zeros is one term.
+    assert dealing.parse("deals", require="0:hcp==12,spades>=05") == dealing.parse("deals", require="0:hcp=12,"
+                                                                                                     "spades>=+5")
+    assert dealing.parse("deals", require="0:hcp == 12").require == {0: ("hcp=12",)}
 
 
 def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():
