@@ -315,6 +315,18 @@ def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_
     assert plot(result, out / "sweep.png").is_file() and save_tables(result)[0] == out / "sweep.json"
 
 
+def test_a_plot_in_a_settings_folder_is_refused_before_anything_is_made(tmp_path):
+    """--plot OUT/00-.../records/x.png made that folder in its check, then refused the setting
+    as no run folder, and the rerun without it found a folder that held no sweep. It is
+    refused first now, and nothing is made."""
+    out = tmp_path / "sw"
+    args = ["--vary", "exchange.nondealer_draw=2,4", "--games", "10", "--quiet", "--out", str(out)]
+    result = in_process("sim.sweep", *args, "--plot", str(out / "00-exchange.nondealer_draw=2" / "records" / "x.png"))
+    assert result.returncode == 2 and "within the sweep's folder the plot goes in" in result.stderr
+    assert not out.exists()
+    assert main(args) == 0
+
+
 def test_a_plot_drawn_inside_the_sweeps_folder_is_the_sweeps_own(tmp_path):
     """--plot OUT/fig.png: the sweep played, drew its plot, then refused its own folder as
     one holding a file it did not write (fig.png), and kept no tables; a rerun was refused

@@ -38,6 +38,11 @@ def check_plot_path(path: Path, out) -> None:
     the sweep that drew it)."""
     if path.suffix.lower() != ".png":
         raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
+    if out is not None:
+        inside, where = Path(os.path.abspath(path.parent)), Path(os.path.abspath(out))
+        if inside != where and where in inside.parents:  # made before any setting, it would stop that setting
+            raise SweepError(f"--plot {path}: within the sweep's folder the plot goes in {out} itself; the folders "
+                             f"in it are the settings' run folders")
     try:
         if path.is_symlink():  # the plot would replace the link, never reach what it names
             raise FileExistsError(errno.EEXIST, f"it is a link to {os.readlink(path)}, so it is kept; give the "
