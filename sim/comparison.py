@@ -27,10 +27,14 @@ def pairing(a: RunRecords, b: RunRecords) -> dict:
                            f"{a.describe_dealing()}, the other {b.describe_dealing()}; compare runs that both "
                            f"play whole games or both play --deals")
     unit = a.unit
-    for what, mine, theirs in (("seed", a.seed, b.seed), (f"number of {unit}", a.games, b.games)):
-        if mine != theirs:
-            return {"paired": False, "why": f"different {what} ({mine} and {theirs}): the runs are independent, "
-                                            f"so B - A is the difference of two independent means"}
+    if a.seed != b.seed:
+        return {"paired": False, "why": f"different seed ({a.seed} and {b.seed}): the runs are independent, so B - A "
+                                        f"is the difference of two independent means"}
+    if a.games != b.games:
+        return {"paired": False, "why": f"different number of {unit} ({a.games} and {b.games}): B - A is taken as the "
+                                        f"difference of two independent means, whose interval errs wide (the first "
+                                        f"{min(a.games, b.games):,} {unit} of both are drawn from the same random "
+                                        f"streams); play B with A's number of {unit} to pair them"}
     why = f"the same seed and number of {unit}: {unit[:-1]} i of both runs is drawn from the same random stream"
     if a.dealing != b.dealing:
         why += (f", under each run's own conditions (A: {a.describe_dealing()}; B: {b.describe_dealing()}), "

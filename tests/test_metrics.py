@@ -273,7 +273,10 @@ def test_runs_pair_only_with_the_same_seed_and_games(run_a, tmp_path):
     other_seed = fake_run(tmp_path / "s", DEALS_A, GAMES_A, block_size=2, seed=6)
     assert not compare_runs(run_a, other_seed)["paired"]
     fewer = fake_run(tmp_path / "f", DEALS_A[:4], GAMES_A[:2], block_size=2)
-    assert "different number of games (3 and 2)" in compare_runs(run_a, fewer)["pairing"]
+    # Its words: the first 2 games are the same deals in both (not "the runs are independent").
+    assert "different number of games (3 and 2): B - A is taken as the difference of two independent means, whose " \
+           "interval errs wide (the first 2 games of both" in compare_runs(run_a, fewer)["pairing"]
+    assert "different seed (5 and 6): the runs are independent" in compare_runs(run_a, other_seed)["pairing"]
     other_game = fake_run(tmp_path / "d", DEALS_A, GAMES_A, block_size=2, game="draw-bridge")
     with pytest.raises(MetricsError, match="different game"):
         compare_runs(run_a, other_game)
