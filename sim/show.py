@@ -1,4 +1,4 @@
-"""python -m sim.show --game G --seed S --index N [--deal K] [--json], or RUN_DIR --deal I
+"""python -m sim.show --game G --seed S --index N [--count K | --deal K] [--json], or RUN_DIR --deal I
 
 
 One simulated game traced in words: hands, up-card, draws and discards, auction, every
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import deal_number, exit_with, interruptible, path_text
+from sim.cli import LARGEST_COUNT, deal_number, exit_with, interruptible, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -38,7 +38,11 @@ def main(argv=None) -> int:
                                                           "without RUN_DIR)")
     parser.add_argument("--deal", type=deal_number, help="show only this counted deal of the game (0-based); with "
                                                          "RUN_DIR and no --index, the deal of row I of its deal records")
-    parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line")
+    parser.add_argument("--count", type=show_count, default=1,
+                        help=f"show games --index .. --index + COUNT - 1 (default 1, at most {MOST_SHOWN:,}): with "
+                             "--json, every deal of them for a referee to replay")
+    parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line, with "
+                                                            "its game's index and whether it counted (C-5)")
     parser.add_argument("--dd", action="store_true",
                         help="add each deal's double-dummy table and par and the tricks each card played lost")
     add_rule_flags(parser)
@@ -51,31 +55,63 @@ def main(argv=None) -> int:
             args.game, rules, policies, args.seed, plan, played = from_run(args, parser)
             if args.index is None:
                 args.index, args.deal = deal_row(Path(args.run), args.deal)
-            elif args.index >= played:
-                return parser.fail(f"--index {args.index}: {args.run} played games 0..{played - 1}")
+            elif args.index + args.count > played:
+                return parser.fail(f"--index {args.index}" + (f" --count {args.count}" if args.count > 1 else "")
+                                   + f": {args.run} played games 0..{played - 1}")
         else:
             missing = [flag for flag, value in (("--seed", args.seed), ("--index", args.index)) if value is None]
             if missing:
                 parser.error(f"the following arguments are required: {', '.join(missing)} (or RUN_DIR)")
             rules = resolve_rules(args.game, args.rules, args.set_options)
             policies = resolve_policies(args.game, args.policy)
+        if args.count > 1 and args.deal is not None:
+            parser.error("--deal picks a deal of one game: leave out --count")
+        end = args.index + args.count
+        if end > LARGEST_COUNT:
+            parser.error(f"--index {args.index} --count {args.count}: game indices go up to 2**53-1")
         module = game_module(args.game)
-        games, (deals,) = module.trace_games(rules, policies, args.seed, [args.index], plan)
+        for start in range(args.index, end, SHOWN_AT_ONCE):  # a chunk's traces held at a time, not the range's
+            indices = list(range(start, min(start + SHOWN_AT_ONCE, end)))
+            games, traces = module.trace_games(rules, policies, args.seed, indices, plan)
+            for index, game, deals in zip(indices, games, traces):
+                counted = [d for d in deals if d["counted"]]
+                if args.deal is not None and not 0 <= args.deal < len(counted):
+                    return parser.fail(f"--deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}")
+                show_game(module, rules, args, index, game, deals if args.deal is None else [counted[args.deal]],
+                          deals)
     except USER_ERRORS as exc:
         return parser.fail(exc)
-    counted = [d for d in deals if d["counted"]]
-    if args.deal is not None and not 0 <= args.deal < len(counted):
-        return parser.fail(f"--deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}")
-    chosen = deals if args.deal is None else [counted[args.deal]]
-    cases = [{"rules": overrides(rules), **{k: deal[k] for k in REPLAY_KEYS if k in deal and k != "rules"}}
-             for deal in chosen]
+    return 0
+
+
+MOST_SHOWN = 100_000  # games one sim.show prints
+SHOWN_AT_ONCE = 500  # games traced at a time: the traces of a chunk are held, not the whole range's
+
+
+def show_count(text) -> int:
+    from sim.cli import whole_count
+
+    return whole_count(text, MOST_SHOWN)
+
+
+def replay_line(rules, deal: dict, index: int) -> dict:
+    """A traced deal as a replay-format line (``--json``), with its game's ``index`` and
+    whether it ``counted`` (a passed-out deal that is redealt does not, C-5)."""
+    line = {"rules": overrides(rules), **{k: deal[k] for k in REPLAY_KEYS if k in deal and k != "rules"}}
+    return {**line, "index": index, "counted": deal["counted"]}
+
+
+def show_game(module, rules, args, index: int, game, chosen: list, deals: list) -> None:
+    """Print game ``index``'s ``chosen`` deals (of all its ``deals``): in words, or with
+    --json as replay lines; with --dd each deal's double-dummy analysis."""
+    cases = [replay_line(rules, deal, index) for deal in chosen]
     if args.json:
         for case in cases:
             if args.dd:
                 case["dd"] = dd_analysis(case)
             print(json.dumps(case))
-        return 0
-    print(module.describe_game(rules, games[0], deals, args.seed, args.deal))
+        return
+    print(module.describe_game(rules, game, deals, args.seed, args.deal))
     if args.dd:
         from sim.solve import describe, describe_losses
 
@@ -83,7 +119,8 @@ def main(argv=None) -> int:
             analysis = dd_analysis(case)
             print(f"\ndeal {number} of those shown:")
             print("\n".join(describe(analysis)[1:] + describe_losses(analysis["cards"])))
-    return 0
+    if args.count > 1:
+        print()
 
 
 def from_run(args, parser):

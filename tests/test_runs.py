@@ -158,6 +158,31 @@ def test_summary_matches_the_records(tmp_path):
     assert summary["first_dealer_wins"]["successes"] == int(first_dealer_won)
 
 
+def test_show_prints_a_range_of_games_for_a_referee(tmp_path):
+    """--index N --count K prints games N..N+K-1, each deal a replay line with its game's
+    index and whether it counted (a passed-out deal redealt, C-5, does not): the same lines
+    as K single shows, the deals the run's records hold, and sim.replay agrees with each.
+    Before, a referee needed a process per game and could not tell a redeal from a deal."""
+    args = ["--seed", "1", "--set", "auction.passed_out=redeal", "--policy", "all=random"]  # game 35 passes out
+    shown = cli("sim.show", "--index", "32", "--count", "6", "--json", *args)
+    assert shown.returncode == 0, shown.stderr
+    lines = [json.loads(line) for line in shown.stdout.splitlines()]
+    one_by_one = [json.loads(line) for i in range(32, 38)
+                  for line in cli("sim.show", "--index", str(i), "--json", *args).stdout.splitlines()]
+    assert lines == one_by_one and sorted({line["index"] for line in lines}) == list(range(32, 38))
+    redealt = [line for line in lines if not line["counted"]]
+    assert redealt and all(line["expect"]["contract"] == "pass" for line in redealt)
+    out = tmp_path / "r"
+    assert run("--games", "38", "--out", str(out), "--quiet", *args).returncode == 0
+    deals = records(out)
+    assert [[int(r.score0), int(r.score1)] for r in deals[deals["game"] >= 32].itertuples()] == \
+        [line["expect"]["score"] for line in lines if line["counted"]]
+    (tmp_path / "g.jsonl").write_text(shown.stdout)
+    assert cli("sim.replay", str(tmp_path / "g.jsonl")).returncode == 0
+    both = cli("sim.show", "--index", "32", "--count", "2", "--deal", "0", *args)
+    assert both.returncode == 2 and "--deal picks a deal of one game" in both.stderr
+
+
 def test_show_agrees_with_the_run(tmp_path):
     out = tmp_path / "r"
     args = ["--seed", "31", "--set", "exchange.upcard_to=dealer", "--policy", "1=random"]
