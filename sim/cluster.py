@@ -271,6 +271,9 @@ def open_cluster(cluster, threads: int | None = None):
     if isinstance(cluster, Client):
         yield Cluster(cluster, threads, str(cluster.scheduler.address))
         return
+    if not isinstance(cluster, str):
+        raise TypeError(f"cluster must be a scheduler address such as tcp://host:8786, local:N or a "
+                        f"distributed.Client, got {cluster!r:.60}")
     target = parse_address(cluster)
     quiet = logging.getLogger("distributed")
     level = quiet.level

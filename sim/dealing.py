@@ -115,6 +115,9 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
                                       ("--require", require)) if value]
     if unit == "games" and given:
         raise DealingError(f"{given[0]} applies to deal runs: play --deals N instead of --games N")
+    for flag, value in (("--dealer", dealer), ("--upcard", upcard)):
+        if isinstance(value, str) and not value.strip():  # as the command line refuses it: not "no condition"
+            raise DealingError(f"{flag} '{value}' names nothing")
     dealer = "alternate" if dealer is None else str(dealer)
     if dealer != "alternate" and not (dealer.isascii() and dealer.isdigit() and len(dealer) < 3):
         raise DealingError(f"--dealer must be alternate or a seat number, got '{dealer}'")

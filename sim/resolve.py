@@ -180,7 +180,8 @@ def check_resolved(game: str, rules, policies, seed, count_name: str, count, out
 # A flag as the project's words name it: after a space or "(", before a space, ":,;)" or a
 # sentence's end (a path's or a quoted value's "--out" is the user's, and left as given).
 _FLAG = re.compile(r"(?<![^\s(])--([a-z][a-z-]*)( N\b)?(?![^\s:,;).])(?!\.\S)")
-_FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid", "stratify": "stratification"}  # an argument named otherwise
+_FLAG_ARGUMENTS = {"policy": "policies", "set": "set_options", "vary": "grid", "stratify": "stratification",
+                   "plot": "plot_path"}  # an argument named otherwise
 
 
 def in_argument_words(function):

@@ -168,7 +168,8 @@ def canonical_allocation(strata: list[Stratum], text: str, given: bool = True) -
 def explicit_shares(strata: list[Stratum], text: str, given: bool = True) -> list[Fraction]:
     """``ace=0.5,face=0.25,numeral=0.25`` (or ``1/2``...): a share for every stratum, exact.
     ``given``: the user's text, each share from 1e-9 to 1e9; else one this module wrote
-    (``canonical_allocation``: each share over their sum, which may lie below 1e-9)."""
+    (``canonical_allocation``: each share over their sum, which may lie below 1e-9, never
+    below 1e-24)."""
     names = [s.name for s in strata]
     shares = {}
     for item in text.split(","):
@@ -178,7 +179,7 @@ def explicit_shares(strata: list[Stratum], text: str, given: bool = True) -> lis
         except (ValueError, ZeroDivisionError):
             share = Fraction(-1)
         # Shares in proportion; from 1e-9, so that each one's exact share of their sum stays short.
-        if not eq or name.strip() not in names or not (Fraction(1, 10**9) <= share <= 10**9 if given else share > 0):
+        if not eq or name.strip() not in names or not Fraction(1, 10**(9 if given else 24)) <= share <= 10**9:
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares from 1e-9 to 1e9 (a "
                                f"number or a fraction such as 1/3) of every stratum "
                                f"({', '.join(n + '=...' for n in names)}), got '{text}'")

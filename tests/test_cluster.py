@@ -195,6 +195,18 @@ def test_bad_cluster_is_one_line_and_exit_2(tmp_path, module, address, message):
     assert not out.exists()
 
 
+def test_a_cluster_of_another_kind_is_a_type_error_naming_it(tmp_path):
+    """sim.simulate(cluster=5) read 5 as an address ("'5' is neither a scheduler address"),
+    a ValueError that did not say which argument; it is a TypeError naming cluster, before
+    any folder is made."""
+    import sim
+
+    with pytest.raises(TypeError, match="cluster must be a scheduler address such as tcp://host:8786, local:N or a "
+                                        "distributed.Client, got 5"):
+        sim.simulate(games=10, cluster=5, out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
 @pytest.mark.parametrize("reply, words", [
     (b"\xff" * 64 + b"not dask" * 100, "another protocol"), (None, "no answer within 3 s"),
     (b"HTTP/1.1 400 Bad Request\r\n\r\n", "another protocol"), (b"READY\r\n", "no answer within 3 s"),

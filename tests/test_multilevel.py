@@ -923,7 +923,7 @@ def test_the_python_api_names_its_arguments_where_the_command_names_flags(tmp_pa
     shutil.rmtree(tmp_path / "--games")
     words = 'controls plays deal runs: give dealing=sim.dealing.parse("deals")'
     with pytest.raises(ValueError, match=re.escape(words)):
-        sweep("bridgette", [("exchange.nondealer_draw", [4, 5])], games=10, controls=["all=heuristic"],
+        sweep("bridgette", [("exchange.nondealer_draw", [("4", 4), ("5", 5)])], games=10, controls=["all=heuristic"],
               out=tmp_path / "w")
     assert not list(tmp_path.iterdir())
 

@@ -292,7 +292,8 @@ def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_
                                  ({"grid": "exchange.nondealer_draw=2,6"}, TypeError, "grid must be parse_vary's"),
                                  ({"grid": [("exchange.nondealer_draw", [2, 6])]}, TypeError,
                                   "grid must be parse_vary's"),
-                                 ({"log": 5}, TypeError, "log must be a function of one line of text")):
+                                 ({"log": 5}, TypeError, "log must be a function of one line of text"),
+                                 ({"plot_path": "x.jpg"}, ValueError, "plot_path x.jpg: the plot is a PNG image")):
         args = {"game": "bridgette", "grid": grid, "games": 20, "out": out, **kwargs}
         with pytest.raises(error) as caught:
             sweep(**args)
