@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from sim.cli import quoted
+from sim.resolve import in_argument_words
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 UPCARD_CLASSES = ("numeral", "face", "ace", "colon")
@@ -105,6 +106,7 @@ def from_dict(data: dict | None) -> Dealing:
                    {int(s): tuple(t) for s, t in data["require"].items()})
 
 
+@in_argument_words  # its words name the arguments; the commands call parse.__wrapped__, whose words name flags
 def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=()) -> Dealing:
     """A Dealing from the command line's words: ``upcard`` "ace" or "AS,AH", ``predeal``
     ["0=CG,AS"], ``require`` ["0:hcp>=12,spades>=5"]. Settings of deal runs without

@@ -194,6 +194,8 @@ def in_argument_words(function):
         name = _FLAG_ARGUMENTS.get(match[1], match[1].replace("-", "_"))
         if match[0] == "--deals N" and "deals" not in parameters and "dealing" in parameters:
             return 'dealing=sim.dealing.parse("deals")'
+        if match[0] in ("--deals N", "--games N") and "unit" in parameters:  # sim.dealing.parse
+            return f'unit="{match[1]}"'
         return next((n + (match[2] or "") for n in (name, name + "s") if n in parameters), match[0])
 
     @functools.wraps(function)

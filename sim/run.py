@@ -126,7 +126,7 @@ def dealing_of(args, parser, rules=None):
     if args.conditions:
         check_conditions_file(args.game, args.conditions, given, rules)
     upcard = ",".join(u for u in (given["upcard"], args.upcard) if u) or None
-    return parse("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
+    return parse.__wrapped__("deals" if args.deals else "games", args.dealer or given["dealer"], upcard,
                  given["predeal"] + args.predeal, given["require"] + args.require)
 
 
@@ -136,7 +136,7 @@ def check_conditions_file(game: str, path, given: dict, rules=None) -> None:
     from sim.dealing import parse, plan
 
     try:
-        alone = parse("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
+        alone = parse.__wrapped__("deals", given["dealer"], given["upcard"], given["predeal"], given["require"])
         if rules is not None:
             plan(game, rules, alone)
     except DealingError as exc:

@@ -420,10 +420,15 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
     assert dealing.parse("deals", require="0:hcp==12,spades>=05") == dealing.parse("deals", require="0:hcp=12,"
                                                                                                      "spades>=+5")
     assert dealing.parse("deals", require="0:hcp == 12").require == {0: ("hcp=12",)}
-    # An empty up-card or dealer names nothing, as on the command line (it played with no condition).
-    for kwargs, flag in ((dict(upcard=""), "--upcard"), (dict(dealer=" "), "--dealer")):
-        with pytest.raises(dealing.DealingError, match=f"{flag} '.*' names nothing"):
-            dealing.parse("deals", **kwargs)
+    # An empty up-card or dealer names nothing, as on the command line (it played with no condition);
+    # from Python the words name the arguments, where the command's name its flags.
+    for kwargs, words in ((dict(upcard=""), "upcard '' names nothing"), (dict(dealer=" "), "dealer ' ' names nothing"),
+                          (dict(dealer=-1), "dealer must be alternate or a seat number, got '-1'"),
+                          (dict(unit="games", upcard="ace"), 'upcard applies to deal runs: play unit="deals" instead '
+                                                             'of unit="games"')):
+        with pytest.raises(dealing.DealingError) as caught:
+            dealing.parse(**{"unit": "deals", **kwargs})
+        assert str(caught.value) == words
 
 
 def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():
