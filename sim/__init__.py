@@ -87,8 +87,12 @@ refuse_a_thread_count_numba_cannot_take()
 
 def __getattr__(name):
     # The API pulls in numba and pyarrow; load it only when asked for.
-    if name in ("simulate", "estimate", "stratify", "load_run"):
+    if name in ("simulate", "estimate", "load_run"):
         from sim import api
 
         return getattr(api, name)
+    if name == "stratify":
+        from sim import strata
+
+        return strata.stratify
     raise AttributeError(f"module 'sim' has no attribute {name!r}")

@@ -270,7 +270,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     """
     games, block_size = checked("games", whole_count, games), checked("block_size", block_size_count, block_size)
     seed = checked("seed", seed_number, seed)
-    game = _common(game, rules, out, dealing)
+    game = common_arguments(game, rules, out, dealing)
     dd = check_switch("dd", dd)
     if threads is not None:
         threads = checked("threads", whole_count, threads)
@@ -309,7 +309,7 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
     from sim.multilevel import run_multilevel
 
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
-    game = _common(game, rules, out, dealing)
+    game = common_arguments(game, rules, out, dealing)
     controls = texts("control", control, "level")
     if not controls:
         raise RunError('control names no level: an estimate needs one ("auto", "all=heuristic", ...); '
@@ -319,9 +319,7 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
         metrics = texts("metrics", metrics, "metric")
         if not metrics:
             raise RunError("metrics names no metric: give one or a list (None: the dealer's advantage)")
-    if control_deals is not None:
-        control_deals = [checked("control_deals", whole_count, n) for n in
-                         (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
+    control_deals = checked_control_deals(control_deals)
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
     if threads is not None:
@@ -333,49 +331,18 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
                           cluster=cluster, threads=threads)
 
 
-@in_argument_words
-def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
-             allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
-             dealer=None, metrics=None, control=(), control_deals=None, out=None, threads: int | None = None,
-             cluster=None) -> dict:
-    """A stratified run as ``python -m sim.run --deals N --stratify NAME`` plays it
-    (sim.strata): ``deals`` independent deals shared out among the strata of
-    ``stratification`` by ``allocation`` ("proportional", "equal", "neyman" or
-    "NAME=SHARE,..."), each stratum a deal run in its folder under ``out`` (None:
-    runs/<game>-<seed>-<deals>-<stratification>); returns what ``strata.json`` holds.
-    ``dealer``: "alternate" (None) or a seat; ``metrics``: as ``--metrics`` takes them;
-    ``control``: levels as ``--control`` takes them, each stratum then a multilevel
-    estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
-    ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as for
-    ``simulate``."""
-    from sim.dealing import parse
-    from sim.metrics import parse_metrics
-    from sim.strata import run_stratified
-
-    deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
-    game = _common(game, rules, out, None)
-    for name, value in (("stratification", stratification), ("allocation", allocation)):
-        check_kind(name, value, str, "text")
-    controls = texts("control", control, "level")
-    if control_deals is not None:
-        control_deals = [checked("control_deals", whole_count, n) for n in
-                         (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
-    dealer = parse("deals", dealer=dealer).dealer
-    resolved = resolve_rules(game, rules, set_options)
-    chosen = resolve_policies(game, policies)
-    if threads is not None:
-        threads = checked("threads", whole_count, threads)
-        if cluster is None:
-            use_threads(threads)
-    path = Path(out) if out is not None else Path("runs") / f"{game}-{seed}-{deals}-{stratification}"
-    return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
-                          threads=threads, dealer=dealer,
-                          metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
-                          controls=controls, control_deals=control_deals)
+def checked_control_deals(control_deals) -> list[int] | None:
+    """``control_deals`` of sim.estimate and sim.stratify: each played control's deals, one
+    count or a list (None: sized by the pilot), checked as --control-deals is."""
+    if control_deals is None:
+        return None
+    return [checked("control_deals", whole_count, n) for n in
+            (control_deals if isinstance(control_deals, (list, tuple)) else [control_deals])]
 
 
-def _common(game, rules, out, dealing) -> str:
-    """The game to play, once the arguments ``simulate`` and ``estimate`` share are checked:
+def common_arguments(game, rules, out, dealing) -> str:
+    """The game to play, once the arguments ``simulate``, ``estimate`` and sim.strata's
+    ``stratify`` share are checked:
     a TypeError for an argument of the wrong kind, a ValueError (GameError, RunError) for
     a game or a folder that names nothing. ``game`` None: the game ``rules`` is a variant
     of, else DEFAULT_GAME."""

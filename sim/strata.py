@@ -32,6 +32,7 @@ import numpy as np
 
 from sim.cli import refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
+from sim.resolve import in_argument_words
 from sim.store import (
     STRATUM_FOLDER, claim, holds_levels, holds_runs, read_sealed, sealed, stratum_folder, write_atomic,
 )
@@ -293,6 +294,47 @@ def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
         y, n = metric.per_game(info, deals, None, 0, PILOT_DEALS)
         sigmas.append(float(np.std(np.asarray(y, float) / np.maximum(n, 1), ddof=1)))
     return sigmas
+
+
+@in_argument_words
+def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
+             allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
+             dealer=None, metrics=None, control=(), control_deals=None, out=None, threads: int | None = None,
+             cluster=None) -> dict:
+    """A stratified run as ``python -m sim.run --deals N --stratify NAME`` plays it
+    (sim.strata): ``deals`` independent deals shared out among the strata of
+    ``stratification`` by ``allocation`` ("proportional", "equal", "neyman" or
+    "NAME=SHARE,..."), each stratum a deal run in its folder under ``out`` (None:
+    runs/<game>-<seed>-<deals>-<stratification>); returns what ``strata.json`` holds.
+    ``dealer``: "alternate" (None) or a seat; ``metrics``: as ``--metrics`` takes them;
+    ``control``: levels as ``--control`` takes them, each stratum then a multilevel
+    estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
+    ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as for
+    ``simulate``."""
+    from sim.api import checked_control_deals, common_arguments
+    from sim.cli import seed_number, whole_count
+    from sim.dealing import parse
+    from sim.metrics import parse_metrics
+    from sim.resolve import check_kind, checked, resolve_policies, resolve_rules, texts, use_threads
+
+    deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
+    game = common_arguments(game, rules, out, None)
+    for name, value in (("stratification", stratification), ("allocation", allocation)):
+        check_kind(name, value, str, "text")
+    controls = texts("control", control, "level")
+    control_deals = checked_control_deals(control_deals)
+    dealer = parse("deals", dealer=dealer).dealer
+    resolved = resolve_rules(game, rules, set_options)
+    chosen = resolve_policies(game, policies)
+    if threads is not None:
+        threads = checked("threads", whole_count, threads)
+        if cluster is None:
+            use_threads(threads)
+    path = Path(out) if out is not None else Path("runs") / f"{game}-{seed}-{deals}-{stratification}"
+    return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
+                          threads=threads, dealer=dealer,
+                          metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
+                          controls=controls, control_deals=control_deals)
 
 
 def run_stratified(game: str, rules, policies, seed: int, deals: int, out, stratification: str,

@@ -54,6 +54,10 @@ def build(paths, out=None, metrics=None) -> Path:
     except (TypeError, ValueError) as exc:
         raise ReportError(str(exc)) from None
     if len(paths) == 2:
+        if is_multilevel_folder(paths[0]) and is_multilevel_folder(paths[1]):
+            from analysis.report.multilevel import build_multilevel_comparison
+
+            return build_multilevel_comparison(paths[0], paths[1], out, metrics)
         return build_comparison_report(paths[0], paths[1], out, metrics)
     if metrics is not None:
         raise ReportError("--metrics applies to a comparison of two folders (A B) only")

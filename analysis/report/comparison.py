@@ -86,26 +86,30 @@ def default_out(path_a, path_b, inside: bool = True) -> Path:
     return b / f"report-vs-{name}" if inside else b.parent / f"{b.name}-report-vs-{name}"
 
 
-@page.releases_folders
-def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
-    """Compare B with A (the baseline) and write the report; the path of index.html. A and B
-    are two runs, two stratified runs (B - A overall and in each stratum) or two multilevel
-    folders (analysis.report.multilevel), as analysis.compare takes them; ``metrics``: its
-    --metrics texts."""
+def compared(path_a, path_b, out, metrics, inside: bool) -> tuple[dict, Path]:
+    """analysis.compare's result for A and B (its faults a ReportError) and the report's
+    folder: ``out``, else ``default_out`` (``inside`` B where B is a run folder)."""
     from analysis.compare import compare
-    from sim.multilevel import MultilevelError, is_multilevel_folder
-    from sim.strata_comparison import is_strata_run
+    from sim.multilevel import MultilevelError
 
-    runs = [None if is_multilevel_folder(p) or is_strata_run(p) else RunData(p) for p in (path_a, path_b)]
     try:
         result = compare(path_a, path_b, metrics)
     except (MetricsError, MultilevelError) as exc:
         raise ReportError(str(exc)) from None
-    out = page.report_folder(Path(out) if out is not None else default_out(path_a, path_b, runs[1] is not None))
-    if result.get("multilevel"):
-        from analysis.report.multilevel import multilevel_comparison
+    return result, page.report_folder(Path(out) if out is not None else default_out(path_a, path_b, inside))
 
-        return multilevel_comparison(result, out)
+
+@page.releases_folders
+def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
+    """Compare B with A (the baseline) and write the report; the path of index.html. A and B
+    are two runs or two stratified runs (B - A overall and in each stratum), as
+    analysis.compare takes them (two multilevel folders: analysis.report.multilevel);
+    ``metrics``: its --metrics texts."""
+    from sim.multilevel import is_multilevel_folder
+    from sim.strata_comparison import is_strata_run
+
+    runs = [None if is_multilevel_folder(p) or is_strata_run(p) else RunData(p) for p in (path_a, path_b)]
+    result, out = compared(path_a, path_b, out, metrics, runs[1] is not None)
     rep = page.Report(None, out)
     info, unit = GAMES[result["game"]], result["unit"]
     one = unit[:-1]

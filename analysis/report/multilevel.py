@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from analysis.report import page
-from analysis.report.comparison import interval_html
+from analysis.report.comparison import compared, comparison_figure, interval_html
 from analysis.report.sweep import default_out
 from analysis.report.page import Table
 from analysis.tables import ReportError
@@ -95,13 +95,14 @@ def build_multilevel_report(path, out=None) -> Path:
                      f"seed {folder['seed']}")
 
 
-def multilevel_comparison(result: dict, out: Path) -> Path:
-    """The report of two multilevel folders compared (``analysis.compare``'s result, sim.
+@page.releases_folders
+def build_multilevel_comparison(path_a, path_b, out=None, metrics=None) -> Path:
+    """The report of two multilevel folders compared (analysis.compare's result, sim.
     multilevel.compare_folders): B - A multilevel, paired deal by deal, beside the plain
-    paired difference of the targets' deals alone, with the variance saved; the path of
-    index.html in ``out``."""
-    from analysis.report.comparison import comparison_figure
-
+    paired difference of the targets' deals alone, with the variance saved; written beside
+    B by default (its command resumes only a folder of its own files); the path of
+    index.html."""
+    result, out = compared(path_a, path_b, out, metrics, inside=False)
     game, rep = result["game"], page.Report(None, out)
     info = game_info(game)
     metrics = result["metrics"]
