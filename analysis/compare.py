@@ -4,8 +4,9 @@ Comparison of two run folders of the same game: the difference B - A of each met
 its 95% interval. Runs of the same seed and number of games (deals) are paired game by game
 (deal by deal), whatever their rules, policies or deal-run conditions: game i of both runs
 draws on the same random stream, so the difference is estimated from the per-game terms
-and the variance saved by pairing (against two independent runs of the same size) is
-reported. Runs of different seeds or sizes are compared unpaired: the difference of two
+and the variance saved by pairing (against two independent runs of the same size; where
+a rate's unpaired interval is Newcombe's, against a normal interval as wide) is reported.
+Runs of different seeds or sizes are compared unpaired: the difference of two
 independent means, with the wider interval of Welch's standard error. Metrics whose
 records a run did not keep come from the summaries, unpaired, where they can. A custom
 metric is an expression over the deal or game columns, NAME = mean(EXPR) [where COND]
@@ -28,10 +29,18 @@ from sim.metrics import METRICS, MetricsError, parse_metrics, shown
 from sim.run_records import RunRecords
 
 
+def sizes_words(result: dict, unit: str) -> str:
+    """"N deals" of a paired comparison, or "N and M deals" where the two runs differ in size
+    and pair only in part (two stratified runs whose strata are the same size in some)."""
+    if result["games"] is not None:
+        return plural(result["games"], unit[:-1])
+    return " and ".join(f"{n:,}" for n in result["sizes"]) + f" {unit}"
+
+
 def format_report(result: dict) -> str:
     game, unit = result["game"], result.get("unit", "games")
     if result.get("paired", True):
-        head = f"{game}: {plural(result['games'], unit[:-1])}, seed {result['seed']}, paired {unit[:-1]} by {unit[:-1]}"
+        head = f"{game}: {sizes_words(result, unit)}, seed {result['seed']}, paired {unit[:-1]} by {unit[:-1]}"
         sizes = ["", ""]
     else:
         head = f"{game}: UNPAIRED ({result['pairing']})"
@@ -81,8 +90,9 @@ def format_strata(result: dict) -> str:
     """Two stratified runs: the overall comparison's table (``format_report``), then B - A in
     each stratum."""
     lines = format_report(result).split("\n")
-    head = [lines[0] + f", stratified by {result['stratify']}", *lines[1:3]]
     apart = [s["name"] for s in result["strata"] if not s["paired"]]
+    first = lines[0].replace(", paired ", ", partly paired ", 1) if result["paired"] and apart else lines[0]
+    head = [first + f", stratified by {result['stratify']}", *lines[1:3]]
     if result["paired"] and apart:
         head.append(f"  pairing: {result['pairing']}")
     body = lines[3:]
@@ -148,6 +158,7 @@ def held_metrics(texts) -> list:
     from sim.custom import split_items
     from sim.metrics import resolve_metrics
 
+    texts = [texts] if isinstance(texts, str) else texts  # one text, or a list of them (a repeated flag)
     items = [item for text in texts for item in split_items(text)]
     if not all(items):
         parse_metrics(texts)  # its words for an empty item

@@ -118,7 +118,7 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
                        policy_params=[p.kernel_params() for p in policies],
                        seed=int(seed), games=int(games), block_size=int(block_size), records=records,
                        until=None if until is None else str(until), dd=bool(dd),
-                       dealing=None if plan is None else dealing.to_dict())
+                       dealing=None if plan is None else kept_dealing(out, dealing))
     if cluster is None:
         workers = nullcontext()
     else:
@@ -198,6 +198,20 @@ def execute(game: str, rules, policies, seed: int, games: int, out, records: str
             timing["cluster"] = where
         folder.finish(summary, timing, stopping.record() if stopping else None)
     return folder, summary, timing
+
+
+def kept_dealing(out, dealing) -> dict:
+    """``dealing`` as the run folder ``out`` recorded it, where it holds these conditions
+    written in another form (a folder played before parse wrote terms in one form: ``hcp==12``
+    for ``hcp=12``), so that the folder resumes as its own; else ``dealing.to_dict()``."""
+    from sim.dealing import from_dict
+
+    mine = dealing.to_dict()
+    try:
+        theirs = read_manifest(Path(out), played_by=False)["config"].get("dealing")
+        return theirs if theirs != mine and from_dict(theirs) == dealing else mine
+    except (RunError, OSError, KeyError, TypeError, ValueError, AttributeError):  # none, or not a run's: its checks say
+        return mine
 
 
 def _resume_until(stopping, folder, blocks, done) -> list:

@@ -98,12 +98,13 @@ class Dealing:
 
 
 def from_dict(data: dict | None) -> Dealing:
-    """The Dealing a run folder's manifest recorded (None: whole games)."""
+    """The Dealing a run folder's manifest recorded (None: whole games), its terms in
+    ``parse``'s form (a folder played before that form: ``hcp==12`` is ``hcp=12``)."""
     if not data:
         return Dealing()
     return Dealing(data["unit"], data["dealer"], tuple(data["upcard"]),
                    {int(s): tuple(c) for s, c in data["predeal"].items()},
-                   {int(s): tuple(t) for s, t in data["require"].items()})
+                   {int(s): tuple(sorted(_term_words(w) for w in t)) for s, t in data["require"].items()})
 
 
 @in_argument_words  # its words name the arguments; the commands call parse.__wrapped__, whose words name flags
@@ -149,10 +150,11 @@ def parse(unit: str = "games", dealer=None, upcard=None, predeal=(), require=())
 
 def _term_words(term: str) -> str:
     """A --require term in one form: no spaces, ``==`` as ``=``, the number as its digits
-    (``hcp == 012`` is ``hcp=12``); a term that is none is left for its check to name."""
+    (``hcp == 012`` is ``hcp=12``); a term that is none (``hcp>=1 2``, spaces within a name,
+    an operator or a number) is left as written for its check to name."""
     match = TERM.match(term)
     if match is None or len(match[3]) > 12:
-        return "".join(term.split())
+        return term.strip()
     name, op, digits = match.groups()
     return f"{name}{'=' if op == '==' else op}{int(digits.replace('_', ''))}"
 
@@ -424,12 +426,11 @@ def sample(game: str, rules, dealing: Dealing, n: int, seed: int = 0) -> tuple[n
     """``n`` deals dealt by seat 0 under ``dealing``'s conditions, as the kernels deal them:
     (hands as card bitmasks, shape (n, seats); up-cards, -1 where the game has none)."""
     from kernels.dealing import sample_nb
-    from sim.resolve import check_kind, check_resolved
+    from sim.resolve import check_resolved
 
     seed, n, _ = check_resolved(game, rules, None, seed, "n", n, largest=MOST_SAMPLED)
-    check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...))')
-    if dealing is None:
-        raise TypeError('dealing must be a sim.dealing.Dealing (sim.dealing.parse("deals", ...)), got None')
+    if not isinstance(dealing, Dealing):
+        raise TypeError(f'dealing must be a sim.dealing.Dealing (sim.dealing.parse("deals", ...)), got {dealing!r:.60}')
     row = plan(game, rules, Dealing("deals", "0", dealing.upcard, dealing.predeal, dealing.require))
     row[0]["conditioned"] = True  # dealt by the conditioned path even with no condition
     lay = layout(game, rules)

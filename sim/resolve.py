@@ -119,6 +119,12 @@ def check_kind(name: str, value, kinds: tuple, takes: str) -> None:
         raise TypeError(f"{name} must be {takes}, got {value!r}")
 
 
+def check_text(name: str, value) -> None:
+    """A TypeError naming the argument ``name`` unless ``value`` is text (None is not)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be text, got {value!r:.60}")
+
+
 def check_path(name: str, value, takes: str = "a folder's path or None", names: str = "folder") -> None:
     """A TypeError unless ``value`` is None or a path (of a ``names``: a folder, a file); a
     RunError for one that names nothing (an empty path is the folder the program is in) or
@@ -147,7 +153,7 @@ def use_threads(threads: int) -> None:
     numba.set_num_threads(threads)
 
 
-def check_resolved(game: str, rules, policies, seed, count_name: str, count, out=None, threads=None,
+def check_resolved(game: str, rules, policies, seed, count_name: str, count, *, out=None, threads=None,
                    notify=None, largest: int | None = None) -> tuple[int, int, int | None]:
     """The arguments of the functions beneath the API that take rules and policies already
     resolved (sim.strata.run_stratified, sim.multilevel.run_multilevel, sim.dealing.sample),

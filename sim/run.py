@@ -244,7 +244,7 @@ def play_stratified(args, rules, policies, dealing) -> int:
     from sim.metrics import parse_metrics
     from sim import strata
 
-    out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-{args.stratify}"
+    out = args.out or strata.default_out(args.game, args.seed, args.deals, args.stratify)
     notify = None if args.quiet else say
     try:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import LARGEST_COUNT, deal_number, exit_with, interruptible, path_text
+from sim.cli import LARGEST_COUNT, deal_number, exit_with, flag_type, interruptible, path_text
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
                                                           "without RUN_DIR)")
     parser.add_argument("--deal", type=deal_number, help="show only this counted deal of the game (0-based); with "
                                                          "RUN_DIR and no --index, the deal of row I of its deal records")
-    parser.add_argument("--count", type=show_count, default=1,
+    parser.add_argument("--count", type=flag_type(_games_shown), default=1,
                         help=f"show games --index .. --index + COUNT - 1 (default 1, at most {MOST_SHOWN:,}): with "
                              "--json, every deal of them for a referee to replay")
     parser.add_argument("--json", action="store_true", help="print each deal as a replay-format JSON line, with "
@@ -70,6 +70,11 @@ def main(argv=None) -> int:
         if end > LARGEST_COUNT:
             parser.error(f"--index {args.index} --count {args.count}: game indices go up to 2**53-1")
         module = game_module(args.game)
+        solver = None
+        if args.dd:
+            from sim.dd import Solver
+
+            solver = Solver()
         for start in range(args.index, end, SHOWN_AT_ONCE):  # a chunk's traces held at a time, not the range's
             indices = list(range(start, min(start + SHOWN_AT_ONCE, end)))
             games, traces = module.trace_games(rules, policies, args.seed, indices, plan)
@@ -78,7 +83,7 @@ def main(argv=None) -> int:
                 if args.deal is not None and not 0 <= args.deal < len(counted):
                     return parser.fail(f"--deal {args.deal}: game {args.index} has deals 0..{len(counted) - 1}")
                 show_game(module, rules, args, index, game, deals if args.deal is None else [counted[args.deal]],
-                          deals)
+                          deals, solver)
     except USER_ERRORS as exc:
         return parser.fail(exc)
     return 0
@@ -88,7 +93,7 @@ MOST_SHOWN = 100_000  # games one sim.show prints
 SHOWN_AT_ONCE = 500  # games traced at a time: the traces of a chunk are held, not the whole range's
 
 
-def show_count(text) -> int:
+def _games_shown(text) -> int:
     from sim.cli import whole_count
 
     return whole_count(text, MOST_SHOWN)
@@ -101,14 +106,14 @@ def replay_line(rules, deal: dict, index: int) -> dict:
     return {**line, "index": index, "counted": deal["counted"]}
 
 
-def show_game(module, rules, args, index: int, game, chosen: list, deals: list) -> None:
+def show_game(module, rules, args, index: int, game, chosen: list, deals: list, solver=None) -> None:
     """Print game ``index``'s ``chosen`` deals (of all its ``deals``): in words, or with
-    --json as replay lines; with --dd each deal's double-dummy analysis."""
+    --json as replay lines; with --dd each deal's double-dummy analysis by ``solver``."""
     cases = [replay_line(rules, deal, index) for deal in chosen]
     if args.json:
         for case in cases:
             if args.dd:
-                case["dd"] = dd_analysis(case)
+                case["dd"] = dd_analysis(case, solver)
             print(json.dumps(case))
         return
     print(module.describe_game(rules, game, deals, args.seed, args.deal))
@@ -116,7 +121,7 @@ def show_game(module, rules, args, index: int, game, chosen: list, deals: list) 
         from sim.solve import describe, describe_losses
 
         for number, case in enumerate(cases):
-            analysis = dd_analysis(case)
+            analysis = dd_analysis(case, solver)
             print(f"\ndeal {number} of those shown:")
             print("\n".join(describe(analysis)[1:] + describe_losses(analysis["cards"])))
     if args.count > 1:
@@ -187,13 +192,12 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
     raise RunError(f"--deal {row}: {folder} holds deal rows 0..{first - 1}")
 
 
-def dd_analysis(case: dict) -> dict:
-    """A deal's double-dummy table, par and the cards played against double dummy."""
-    from sim.dd import Solver
+def dd_analysis(case: dict, solver) -> dict:
+    """A deal's double-dummy table, par and the cards played against double dummy, solved by
+    ``solver`` (a sim.dd.Solver, one for every deal shown: its table is megabytes)."""
     from sim.solve import card_losses, deal_from_case, solve
 
     def analysed():
-        solver = Solver()
         result = solve(deal_from_case(case, None, "deal"), solver, None)
         result["cards"] = card_losses(solver, case)
         return result

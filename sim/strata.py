@@ -296,6 +296,11 @@ def neyman_sigmas(game, rules, policies, seed, strata) -> list[float]:
     return sigmas
 
 
+def default_out(game: str, seed: int, deals: int, stratification: str) -> Path:
+    """runs/<game>-<seed>-<deals>-<stratification>: a stratified run's folder by default."""
+    return Path("runs") / f"{game}-{seed}-{deals}-{stratification}"
+
+
 @in_argument_words
 def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
              allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
@@ -315,14 +320,16 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     from sim.cli import seed_number, whole_count
     from sim.dealing import parse
     from sim.metrics import parse_metrics
-    from sim.resolve import check_kind, checked, resolve_policies, resolve_rules, texts, use_threads
+    from sim.resolve import check_text, checked, resolve_policies, resolve_rules, texts, use_threads
 
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
     game = common_arguments(game, rules, out, None)
     for name, value in (("stratification", stratification), ("allocation", allocation)):
-        check_kind(name, value, str, "text")
+        check_text(name, value)
     controls = texts("control", control, "level")
     control_deals = checked_control_deals(control_deals)
+    if control_deals is not None and not controls:
+        raise DealingError("--control-deals sizes the levels of --control: give --control too")
     dealer = parse("deals", dealer=dealer).dealer
     resolved = resolve_rules(game, rules, set_options)
     chosen = resolve_policies(game, policies)
@@ -330,7 +337,7 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
         threads = checked("threads", whole_count, threads)
         if cluster is None:
             use_threads(threads)
-    path = Path(out) if out is not None else Path("runs") / f"{game}-{seed}-{deals}-{stratification}"
+    path = Path(out) if out is not None else default_out(game, seed, deals, stratification)
     return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
                           threads=threads, dealer=dealer,
                           metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
@@ -353,18 +360,21 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from sim.metrics import custom_metric, custom_metrics, resolve_metrics
     from sim.run_records import open_run
 
-    from sim.resolve import check_kind, check_resolved
+    from sim.resolve import check_resolved, check_text
 
     policies = resolve_policies(game) if policies is None else policies
-    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out, threads, notify)
+    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out=out, threads=threads,
+                                          notify=notify)
     if out is None:
         raise TypeError("out must be the folder to keep the strata in, got None")
     for name, value in (("stratification", stratification), ("allocation", allocation), ("records", records),
                         ("dealer", dealer)):
-        check_kind(name, value, str, "text")
+        check_text(name, value)
     if controls:
         metrics = metrics or ["dealer_advantage"]
-    specs = deal_metrics() if metrics is None else resolve_metrics(metrics)  # checked before any deal
+    specs = deal_metrics() if metrics is None else resolve_metrics(metrics, deal_run=True)  # before any deal
+    if not specs:
+        raise DealingError("--metrics names no metric: give one or a list (None: every deal metric)")
     if records != "deals":
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]

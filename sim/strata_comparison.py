@@ -168,6 +168,9 @@ def _pairing_words(sa: dict, sb: dict, apart: list, strata: int) -> str:
         ("seed", "seed"), ("deals", "number of deals"), ("allocation", "allocation")) if sa.get(k) != sb.get(k)),
         "other deals")
     if len(apart) == strata:
+        if sa.get("seed") == sb.get("seed"):  # each stratum's runs draw their first deals from the same streams
+            return (f"{parted}: B - A is taken as the difference of two independent estimates, whose interval errs "
+                    f"wide (each stratum's runs share the random streams of their first deals)")
         return f"{parted}: the strata's runs are independent, so B - A is the difference of two independent estimates"
     return f"{parted}: {', '.join(apart)} with other deals in A and B, unpaired there"
 

@@ -431,6 +431,23 @@ def test_conditions_written_another_way_are_the_same_run(tmp_path):
         assert str(caught.value) == words
 
 
+def test_a_folder_whose_terms_were_kept_in_another_form_resumes_as_its_own(tmp_path):
+    """Before terms were kept in one form, a run with --require 0:hcp==12 recorded "hcp==12";
+    the same command now reads it as "hcp=12", and the folder was refused as another
+    dealing. It resumes, keeping the words it recorded."""
+    import sim
+    from sim.api import load_run
+
+    out = tmp_path / "old"
+    as_recorded = dealing.Dealing("deals", "alternate", (), {}, {0: ("hcp==12",)})  # as parse kept it before
+    sim.simulate(games=40, seed=5, dealing=as_recorded, out=out)
+    again = in_process("sim.run", "--deals", "40", "--seed", "5", "--require", "0:hcp==12", "--out", out)
+    assert again.returncode == 0 and "already complete" in again.stdout, again.stderr
+    assert load_run(out).manifest["config"]["dealing"]["require"] == {"0": ["hcp==12"]}
+    other = in_process("sim.run", "--deals", "40", "--seed", "5", "--require", "0:hcp=13", "--out", out)
+    assert other.returncode == 2 and "differs in: dealing" in other.stderr
+
+
 def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():
     """--require grand>=1 over a sweep whose one setting deals no Colons: the line names that
     setting and says the feature is not one under its rules (it is under the defaults)."""

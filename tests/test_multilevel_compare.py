@@ -148,13 +148,14 @@ def test_the_report_of_two_multilevel_folders_is_the_comparisons_and_leaves_them
     by both is named by its bare name; a multilevel folder beside a plain run is one line."""
     import csv
 
-    from analysis.compare import main as compare
+    from analysis.compare import compare as compare_any, main as compare
     from analysis.report import main as report
     from sim.run import main as run
 
     custom = "--metrics=made = mean(made) where level >= 0"
     a, b = _folder(tmp_path, "a", custom, seat="1"), _folder(tmp_path, "b", custom, seat="0")
     assert report([str(a), str(b), "--metrics", "made"]) == 0
+    assert compare_any(a, b, "made")["metrics"]["made"]["diff"] is not None  # one text, not the letters m, a, d, e
     page = tmp_path / "b-report-vs-a" / "index.html"
     assert capsys.readouterr().out.strip() == str(page) and page.is_file()
     assert compare([str(a), str(b), "--metrics", "made", "--json"]) == 0

@@ -367,11 +367,18 @@ def test_functions_beneath_the_api_check_their_arguments_and_sim_stratify_names_
         with pytest.raises(error, match=re.escape(words)):
             dealing.sample(**{**dict(game="bridgette", rules=rules, dealing=dealing.parse("deals"), n=5), **kwargs})
     assert not list(tmp_path.iterdir())
+    # No policies: the game's heuristic in every seat, as run_stratified takes them (a TypeError from deep inside).
+    assert run_multilevel("bridgette", rules, None, 3, 20, ["all=random"], [40])["policies"] == ["heuristic"] * 2
     for kwargs, error, words in ((dict(seed=-1), ValueError, "seed: the seed must be in"),
                                  (dict(stratification="nope"), ValueError, "stratification: 'nope' is not a "
                                                                            "stratification of bridgette"),
                                  (dict(rules=5), TypeError, "rules must be a dict of option tables"),
-                                 (dict(dealer="x"), ValueError, "dealer must be alternate or a seat number")):
+                                 (dict(dealer="x"), ValueError, "dealer must be alternate or a seat number"),
+                                 (dict(allocation=None), TypeError, "allocation must be text, got None"),
+                                 (dict(metrics=[]), ValueError, "metrics names no metric"),
+                                 (dict(metrics="deals_per_game"), ValueError, "deals_per_game is 1 in a run of single"),
+                                 (dict(control_deals=100), ValueError, "control_deals sizes the levels of control: "
+                                                                       "give control too")):
         with pytest.raises(error, match=re.escape(words)):
             sim.stratify(**{**dict(deals=30, out=out), **kwargs})
     assert not list(tmp_path.iterdir())
@@ -393,3 +400,34 @@ def test_shares_given_far_apart_are_kept_in_their_exact_form():
     assert strata.allocate(layers, 300, kept, None) == [2, 2, 296]
     with pytest.raises(dealing.DealingError, match="shares from 1e-9 to 1e9"):
         strata.canonical_allocation(layers, "ace=1e10,face=1,numeral=1")
+
+
+def test_reports_of_a_stratums_folders_go_outside_the_stratified_runs_folder(tmp_path, capsys):
+    """With --control each stratum is a multilevel folder, whose report went beside it: into
+    the stratified run's folder, which its command then refused to resume (a folder of
+    another stratum). Reports of a stratum, or of two strata compared, now go beside the
+    stratified run's folder, and an --out inside it (or inside a multilevel folder) is one
+    line before anything is written."""
+    import sim
+    from analysis.report import main as report
+
+    kept = {}
+    for name, options in (("scA", ()), ("scB", ("exchange.nondealer_draw=4",))):
+        sim.stratify(deals=60, seed=3, control="all=random", control_deals=200, set_options=list(options),
+                     out=tmp_path / name)
+        kept[name] = read_sealed(tmp_path / name / "strata.json")
+    assert report([str(tmp_path / "scA" / "stratum-ace"), str(tmp_path / "scB" / "stratum-ace")]) == 0
+    assert report([str(tmp_path / "scB" / "stratum-ace")]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "scB-stratum-ace-report-vs-stratum-ace" / "index.html"),
+                                               str(tmp_path / "scB-stratum-ace-report" / "index.html")]
+    assert sorted(p.name for p in (tmp_path / "scB").iterdir()) == ["strata.json", "stratum-ace", "stratum-face",
+                                                                    "stratum-numeral"]
+    resumed = sim.stratify(deals=60, seed=3, control="all=random", control_deals=200,
+                           set_options="exchange.nondealer_draw=4", out=tmp_path / "scB")
+    assert read_sealed(tmp_path / "scB" / "strata.json") == kept["scB"] and resumed["seed"] == 3
+    for args, inside in (([tmp_path / "scB" / "stratum-ace"], tmp_path / "scB" / "stratum-ace"),
+                         ([tmp_path / "scB"], tmp_path / "scB")):
+        out = inside / "mine"
+        assert report([*map(str, args), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"it lies in {inside}" in err and not out.exists()

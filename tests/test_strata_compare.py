@@ -163,6 +163,7 @@ def test_a_rule_one_stratum_plays_a_metric_one_stratum_has_and_rates_at_their_bo
     sure = compare_strata(runs["a"], runs["d"], ["sure = mean(level >= 2) where level >= 2"])["metrics"]["sure"]
     expected = [-(1 - sure["b_ci95"][0]), 1 - sure["a_ci95"][0]]
     assert sure["a"] == sure["b"] == 1 and sure["ci95"] == sure["unpaired_ci95"] == pytest.approx(expected)
+    assert sure["variance_reduction"] == 0  # the paired interval is Newcombe's too: pairing saved nothing
     assert sure["b_ci95"] != sure["a_ci95"]  # other numbers of contracts
 
 
@@ -256,3 +257,29 @@ def test_the_report_of_two_stratified_runs_is_the_comparisons_with_each_stratum(
     strata.run_stratified("bridgette", resolve_rules("bridgette", None, ["exchange.nondealer_draw=4"]), None, 3, 1500,
                           runs["b"], "upcard_class")  # resumed: nothing to play, nothing refused
     assert read_sealed(runs["b"] / "strata.json", "") == before
+
+
+def test_stratified_runs_that_pair_in_some_strata_are_said_so(runs, tmp_path, capsys):
+    """The same seed with 60 and 61 deals: the strata get 40, 14, 6 and 41, 14, 6 deals, so
+    face and ace pair and numeral does not. The comparison's first line and the report's
+    title read None as the number of deals (a traceback); they give both sizes, and the
+    line says the runs pair in part."""
+    from analysis.report import main as report
+
+    for name, deals, options in (("p60", 60, []), ("p61", 61, ["exchange.nondealer_draw=4"]), ("p120", 120, [])):
+        strata.run_stratified("bridgette", resolve_rules("bridgette", None, options), None, 3, deals,
+                              tmp_path / name, "upcard_class")
+    result = compare_strata(tmp_path / "p60", tmp_path / "p61")
+    assert result["paired"] and result["games"] is None
+    assert [s["paired"] for s in result["strata"]] == [False, True, True]
+    assert main([str(tmp_path / "p60"), str(tmp_path / "p61")]) == 0
+    assert capsys.readouterr().out.startswith("bridgette: 60 and 61 deals, seed 3, partly paired deal by deal, "
+                                              "stratified by upcard_class")
+    assert report([str(tmp_path / "p60"), str(tmp_path / "p61")]) == 0
+    page = (tmp_path / "p61-report-vs-p60" / "index.html").read_text()
+    assert "60 and 61 deals, seed 3, paired, stratified by upcard_class" in page
+    # No stratum pairs (60 and 120 deals), yet each stratum's runs share their first deals: not "independent".
+    apart = compare_strata(tmp_path / "p60", tmp_path / "p120")
+    assert not apart["paired"] and apart["pairing"] == (
+        "different number of deals (60 and 120): B - A is taken as the difference of two independent estimates, "
+        "whose interval errs wide (each stratum's runs share the random streams of their first deals)")

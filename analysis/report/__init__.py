@@ -1,4 +1,4 @@
-"""python -m analysis.report RUN_DIR | SWEEP_DIR | MULTILEVEL_DIR | RUN_A RUN_B [--out DIR] [--metrics M1,M2]
+"""python -m analysis.report RUN_DIR | SWEEP_DIR | MULTILEVEL_DIR | A B [--out DIR] [--metrics M1,M2]
 
 Writes a self-contained HTML report into DIR: index.html, its plots as PNG files beside
 it, and every table as a CSV file; each page opens with a headline box of the answers. One

@@ -44,6 +44,14 @@ def how_measured(r: dict) -> str:
     return '<span class="warn">unpaired</span> (Welch): the difference of two independent means, a wider interval'
 
 
+def headline_row(name: str, r: dict) -> tuple[str, str, str]:
+    """A metric's row of a comparison's headline box: B - A with its interval, A and B beside."""
+    m = shown(name, r)
+    return (f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
+            f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
+            f"({html.escape(r['unit'])})")
+
+
 def differences(a: RunData, b: RunData) -> list[list[str]]:
     """[what, A, B] for everything that differs between the two runs' configurations."""
     rows = []
@@ -83,7 +91,7 @@ def default_out(path_a, path_b, inside: bool = True) -> Path:
     holds its own files only (a stratified run or a multilevel folder: its command would not
     resume with the report inside)."""
     b, name = Path(path_b).resolve(), Path(path_a).resolve().name
-    return b / f"report-vs-{name}" if inside else b.parent / f"{b.name}-report-vs-{name}"
+    return b / f"report-vs-{name}" if inside else page.beside(b, f"-report-vs-{name}")
 
 
 def compared(path_a, path_b, out, metrics, inside: bool) -> tuple[dict, Path]:
@@ -105,29 +113,26 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     are two runs or two stratified runs (B - A overall and in each stratum), as
     analysis.compare takes them (two multilevel folders: analysis.report.multilevel);
     ``metrics``: its --metrics texts."""
+    from analysis.compare import sizes_words
     from sim.multilevel import is_multilevel_folder
     from sim.strata_comparison import is_strata_run
 
-    runs = [None if is_multilevel_folder(p) or is_strata_run(p) else RunData(p) for p in (path_a, path_b)]
-    result, out = compared(path_a, path_b, out, metrics, runs[1] is not None)
+    run_data = [None if is_multilevel_folder(p) or is_strata_run(p) else RunData(p) for p in (path_a, path_b)]
+    result, out = compared(path_a, path_b, out, metrics, run_data[1] is not None)
     rep = page.Report(None, out)
     info, unit = GAMES[result["game"]], result["unit"]
     one = unit[:-1]
     paired = result["paired"]
     rows = []
     for name in [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]:
-        r = result["metrics"][name]
-        m = shown(name, r)
-        rows.append((f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
-                     f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
-                     f"({html.escape(r['unit'])})"))
+        rows.append(headline_row(name, result["metrics"][name]))
     stratified = "stratify" in result
     sides = [(result["policies"][k], result["rules"][k]) for k in "ab"]  # (players, rules) of A and of B
     if stratified:
         diffs = [[what, *map(str, pair)] for what, pair in (("seed", result["seeds"]), ("deals", result["sizes"]))
                  if pair[0] != pair[1]] + setup_differences(result["game"], *zip(*sides))
     else:
-        diffs = differences(*runs)
+        diffs = differences(*run_data)
     rows.append(("B differs from A in", "" if diffs else "nothing",
                  "; ".join(f"{w}: {x} &rarr; {y}" for w, x, y in diffs)))
     how = " by the stratified estimator" if stratified else ""
@@ -169,7 +174,8 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     rep.section("runs", "The two runs")
     items = [["game", info.title, info.title], [unit, *(f"{n:,}" for n in result["sizes"])],
              ["seed", *map(str, result["seeds"])],
-             ["records kept", *(["deals, in each stratum's run folder"] * 2 if stratified else [d.records for d in runs])],
+             ["records kept", *(["deals, in each stratum's run folder"] * 2 if stratified
+                                else [d.records for d in run_data])],
              ["players", *(players(p) for p, _ in sides)],
              ["rules changed from the defaults",
               *["; ".join(f"<code>{o} = {html.escape(_toml(v))}</code>" for o, v, _ in changed_rules(result["game"],
@@ -180,7 +186,7 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     rep.csv("runs", ["item", "A", "B"], [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in r] for r in items])
     rep.html_table("runs", "The runs compared", ["", "A", "B"], items)
     return rep.write(f"{info.title} comparison report: B against A, "
-                     + (f"{result['games']:,} {unit}, seed {result['seed']}, paired" if paired else "unpaired")
+                     + (f"{sizes_words(result, unit)}, seed {result['seed']}, paired" if paired else "unpaired")
                      + (f", stratified by {result['stratify']}" if stratified else ""))
 
 

@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from analysis.report import page
-from analysis.report.comparison import compared, comparison_figure, interval_html
+from analysis.report.comparison import compared, comparison_figure, headline_row, interval_html
 from analysis.report.sweep import default_out
 from analysis.report.page import Table
 from analysis.tables import ReportError
@@ -106,17 +106,11 @@ def build_multilevel_comparison(path_a, path_b, out=None, metrics=None) -> Path:
     game, rep = result["game"], page.Report(None, out)
     info = game_info(game)
     metrics = result["metrics"]
-    top = []
-    for name, r in metrics.items():
-        m = shown(name, r)
-        top.append((f"{html.escape(r['label'])}, B &minus; A", interval_html(m, r["diff"], r["ci95"], True),
-                    f"A {interval_html(m, r['a'], r['a_ci95'])}; B {interval_html(m, r['b'], r['b_ci95'])} "
-                    f"({html.escape(r['unit'])})"))
-    rep.headline(top, f"<p>A = <code>{html.escape(str(result['a']))}</code>, B = <code>"
-                      f"{html.escape(str(result['b']))}</code>: {result['deals']:,} {info.deal}s of the target "
-                      f"(<code>{html.escape(', '.join(result['policies']))}</code>), seed {result['seed']}, "
-                      f"multilevel estimates paired deal by deal: {html.escape(result['pairing'])}; 95% intervals."
-                      f"</p>")
+    rep.headline([headline_row(name, r) for name, r in metrics.items()],
+                 f"<p>A = <code>{html.escape(str(result['a']))}</code>, B = <code>{html.escape(str(result['b']))}"
+                 f"</code>: {result['deals']:,} {info.deal}s of the target (<code>"
+                 f"{html.escape(', '.join(result['policies']))}</code>), seed {result['seed']}, multilevel estimates "
+                 f"paired deal by deal: {html.escape(result['pairing'])}; 95% intervals.</p>")
     rep.section("metrics", "Each metric: A, B and B \u2212 A")
     rep.para("Each estimate is, to first order, a sum of its deals' influences, so B &minus; A is paired deal by "
              "deal over every level. <i>Plain</i> is the paired difference of the targets' deals alone; "
@@ -146,7 +140,8 @@ def build_multilevel_comparison(path_a, path_b, out=None, metrics=None) -> Path:
                    "Left: each folder's multilevel estimate with its 95% interval. Right, apart: B \u2212 A with its "
                    "paired 95% interval; the dashed line is no difference.")
     rep.section("levels", "Levels")
-    levels = [[level, a, b] for level, a, b in zip(result["sizes"][0], *(s.values() for s in result["sizes"]))]
+    a, b = result["sizes"]
+    levels = [[level, a[level], b[level]] for level in a]
     rep.table(Table("levels", "Each level's deals in A and in B: the target first, then each control played",
                     ["level", "A", "B"], levels))
     if result["controls"]:

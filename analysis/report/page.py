@@ -354,10 +354,50 @@ def is_report_folder(out: Path) -> bool:
 _HELD: list[tuple[FolderLock, str | None]] = []
 
 
+def holder(folder: Path) -> str | None:
+    """What ``folder`` is when a command resumes it only while it holds that command's own
+    files: "a multilevel folder", "a sweep's folder" or "a stratified run's folder"; None for
+    any other (a run folder takes a report inside it)."""
+    from sim.multilevel.folders import is_multilevel_folder
+
+    if is_multilevel_folder(folder):
+        return "a multilevel folder"
+    return next((what for name, what in (("sweep.json", "a sweep's folder"), ("strata.json", "a stratified run's "
+                                                                                          "folder"))
+                 if (folder / name).is_file()), None)
+
+
+def beside(path, suffix: str) -> Path:
+    """A report's folder beside ``path`` (its name and ``suffix``), outside every folder
+    above it that holds a command's own files only (``holder``): a report of scB/stratum-ace
+    goes to scB-stratum-ace-report beside scB, as its command would not resume scB with it
+    inside."""
+    path = Path(path).resolve()
+    outer = next((a for a in reversed(path.parents) if holder(a) is not None), None)
+    if outer is None:
+        return path.parent / f"{path.name}{suffix}"
+    return outer.parent / ("-".join((outer.name, *path.relative_to(outer).parts)) + suffix)
+
+
+def check_place(out: Path) -> None:
+    """A ReportError where ``out`` lies in a folder whose command would no longer resume it
+    with the report there: inside a multilevel folder, or directly in a sweep's folder or a
+    stratified run's (but for the latter's own ``report``)."""
+    out = Path(os.path.abspath(out))
+    for above in out.parents:
+        what = holder(above)
+        if what == "a multilevel folder" or what is not None and above == out.parent and not (
+                what == "a stratified run's folder" and out.name == "report"):
+            raise ReportError(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it "
+                              "holds that command's files: give a folder outside it")
+
+
 def report_folder(out: Path) -> Path:
     """``out``, made and locked, when it can take a report: new, empty, or an earlier
-    report's, and no other report being written there. The builder that asks for it
+    report's, and no other report being written there, nor in a folder whose command
+    would then refuse it (``check_place``). The builder that asks for it
     (``releases_folders``) releases the lock when it ends."""
+    check_place(out)
     fresh = "new" if not out.is_dir() else "empty" if not listing(out) else None
 
     def lock(folder):

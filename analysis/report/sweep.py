@@ -170,10 +170,10 @@ def balance_words(result: dict, name: str) -> str | None:
 
 
 def default_out(path: Path) -> Path:
-    """Beside the sweep (or multilevel) folder: a report inside it would stop its command from
-    resuming, as that resumes only a folder of its own files."""
-    path = path.resolve()
-    return path.parent / f"{path.name}-report"
+    """Beside the sweep (or multilevel) folder, and outside any folder it lies in that holds a
+    command's own files only (page.beside): a report inside would stop those commands from
+    resuming."""
+    return page.beside(path, "-report")
 
 
 @page.releases_folders

@@ -62,9 +62,11 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
 
-    from sim.resolve import check_resolved
+    from sim.resolve import check_resolved, resolve_policies
 
-    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out, threads, notify)
+    policies = resolve_policies(game) if policies is None else policies
+    seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out=out, threads=threads,
+                                          notify=notify)
     say = notify or (lambda line: None)
     expanded = [(lv, c == "auto") for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
     levels = [c if isinstance(c, Level) else parse_level(c) for c, _ in expanded]
