@@ -563,6 +563,8 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
                               ([runs["bridgette"]], "a\0b", "holds a NUL character")):
         with pytest.raises(T.ReportError, match=words):
             build(paths, out)
+    with pytest.raises(T.ReportError, match="metrics must be a --metrics text or a list of them, got 5"):
+        build([runs["bridgette"], runs["none"]], tmp_path / "two", metrics=5)  # a TypeError without its name
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -53,6 +53,9 @@ def build(paths, out=None, metrics=None) -> Path:
             check_path(name, path)
     except (TypeError, ValueError) as exc:
         raise ReportError(str(exc)) from None
+    if metrics is not None and not (isinstance(metrics, str) or isinstance(metrics, (list, tuple))
+                                    and all(isinstance(m, str) for m in metrics)):
+        raise ReportError(f"metrics must be a --metrics text or a list of them, got {metrics!r:.60}")
     if len(paths) == 2:
         if is_multilevel_folder(paths[0]) and is_multilevel_folder(paths[1]):
             from analysis.report.multilevel import build_multilevel_comparison
