@@ -363,6 +363,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from sim.resolve import check_resolved, check_text
 
     policies = resolve_policies(game) if policies is None else policies
+    if metrics is not None and not metrics:  # before controls give their default
+        raise DealingError("--metrics names no metric: give one or a list (None: every deal metric)")
     seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out=out, threads=threads,
                                           notify=notify)
     if out is None:

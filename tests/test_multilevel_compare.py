@@ -174,3 +174,15 @@ def test_the_report_of_two_multilevel_folders_is_the_comparisons_and_leaves_them
     assert report([str(a), str(tmp_path / "plain")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is a multilevel folder and" in err and "Traceback" not in err
+
+
+def test_the_levels_table_holds_a_control_one_folder_left_out():
+    """The pilot may leave a control out of one folder (not worth its cost there): the
+    table's rows are every level of either, where zip over A's levels paired the wrong
+    rows, and a dict lookup would fail."""
+    from analysis.report.multilevel import level_rows
+
+    a = {"0=pimc,1=pimc": 300, "dd:all=heuristic": 20_200, "all=heuristic": 280_000}
+    b = {"0=pimc,1=pimc": 300, "all=heuristic": 310_000}
+    assert level_rows(a, b) == [["0=pimc,1=pimc", 300, 300], ["dd:all=heuristic", 20_200, "\u2013"],
+                                ["all=heuristic", 280_000, 310_000]]

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import shutil
 from fractions import Fraction
 
 import numpy as np
@@ -418,16 +419,29 @@ def test_reports_of_a_stratums_folders_go_outside_the_stratified_runs_folder(tmp
         kept[name] = read_sealed(tmp_path / name / "strata.json")
     assert report([str(tmp_path / "scA" / "stratum-ace"), str(tmp_path / "scB" / "stratum-ace")]) == 0
     assert report([str(tmp_path / "scB" / "stratum-ace")]) == 0
-    assert capsys.readouterr().out.split() == [str(tmp_path / "scB-stratum-ace-report-vs-stratum-ace" / "index.html"),
+    assert capsys.readouterr().out.split() == [str(tmp_path / "scB-stratum-ace-report-vs-scA-stratum-ace" / "index.html"),
                                                str(tmp_path / "scB-stratum-ace-report" / "index.html")]
     assert sorted(p.name for p in (tmp_path / "scB").iterdir()) == ["strata.json", "stratum-ace", "stratum-face",
                                                                     "stratum-numeral"]
     resumed = sim.stratify(deals=60, seed=3, control="all=random", control_deals=200,
                            set_options="exchange.nondealer_draw=4", out=tmp_path / "scB")
     assert read_sealed(tmp_path / "scB" / "strata.json") == kept["scB"] and resumed["seed"] == 3
-    for args, inside in (([tmp_path / "scB" / "stratum-ace"], tmp_path / "scB" / "stratum-ace"),
-                         ([tmp_path / "scB"], tmp_path / "scB")):
-        out = inside / "mine"
+    for args, out, inside in (([tmp_path / "scB" / "stratum-ace"], tmp_path / "scB" / "stratum-ace" / "mine",
+                               tmp_path / "scB" / "stratum-ace"),
+                              ([tmp_path / "scB"], tmp_path / "scB" / "mine", tmp_path / "scB"),
+                              ([tmp_path / "scB"], tmp_path / "scB" / "new" / "mine", tmp_path / "scB")):
         assert report([*map(str, args), "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"it lies in {inside}" in err and not out.exists()
+    assert not (tmp_path / "scB" / "new").exists()
+    # A stratified run not finished yet (no strata.json) is its command's folder all the same.
+    shutil.copytree(tmp_path / "scA" / "stratum-ace", tmp_path / "begun" / "stratum-ace")
+    assert report([str(tmp_path / "begun" / "stratum-ace")]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "begun-stratum-ace-report" / "index.html")
+    # A folder of the user's that holds a sweep.json among other files is no sweep's: the report stays in it.
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "sweep.json").write_text('{"settings": []}')
+    (tmp_path / "project" / "notes.txt").write_text("mine")
+    shutil.copytree(tmp_path / "scA" / "stratum-ace", tmp_path / "project" / "ml")
+    assert report([str(tmp_path / "project" / "ml")]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "project" / "ml-report" / "index.html")

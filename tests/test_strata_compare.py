@@ -277,7 +277,7 @@ def test_stratified_runs_that_pair_in_some_strata_are_said_so(runs, tmp_path, ca
                                               "stratified by upcard_class")
     assert report([str(tmp_path / "p60"), str(tmp_path / "p61")]) == 0
     page = (tmp_path / "p61-report-vs-p60" / "index.html").read_text()
-    assert "60 and 61 deals, seed 3, paired, stratified by upcard_class" in page
+    assert "60 and 61 deals, seed 3, partly paired, stratified by upcard_class" in page
     # No stratum pairs (60 and 120 deals), yet each stratum's runs share their first deals: not "independent".
     apart = compare_strata(tmp_path / "p60", tmp_path / "p120")
     assert not apart["paired"] and apart["pairing"] == (

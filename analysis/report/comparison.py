@@ -89,9 +89,11 @@ def rule_warnings_html(result: dict) -> str:
 def default_out(path_a, path_b, inside: bool = True) -> Path:
     """RUN_B/report-vs-<A's name>; beside B (B-report-vs-<A's name>) where B is a folder that
     holds its own files only (a stratified run or a multilevel folder: its command would not
-    resume with the report inside)."""
-    b, name = Path(path_b).resolve(), Path(path_a).resolve().name
-    return b / f"report-vs-{name}" if inside else page.beside(b, f"-report-vs-{name}")
+    resume with the report inside). A folder within such folders is named by them all
+    (page.outside: scA/stratum-ace is scA-stratum-ace), so that two comparisons of strata of
+    other runs go to two folders."""
+    name = page.outside(path_a)[1]
+    return Path(path_b).resolve() / f"report-vs-{name}" if inside else page.beside(path_b, f"-report-vs-{name}")
 
 
 def compared(path_a, path_b, out, metrics, inside: bool) -> tuple[dict, Path]:
@@ -127,6 +129,7 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     for name in [n for n in HEADLINE if n in result["metrics"]] or list(result["metrics"])[:3]:
         rows.append(headline_row(name, result["metrics"][name]))
     stratified = "stratify" in result
+    partly = stratified and not all(s["paired"] for s in result["strata"])
     sides = [(result["policies"][k], result["rules"][k]) for k in "ab"]  # (players, rules) of A and of B
     if stratified:
         diffs = [[what, *map(str, pair)] for what, pair in (("seed", result["seeds"]), ("deals", result["sizes"]))
@@ -186,7 +189,8 @@ def build_comparison_report(path_a, path_b, out=None, metrics=None) -> Path:
     rep.csv("runs", ["item", "A", "B"], [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in r] for r in items])
     rep.html_table("runs", "The runs compared", ["", "A", "B"], items)
     return rep.write(f"{info.title} comparison report: B against A, "
-                     + (f"{sizes_words(result, unit)}, seed {result['seed']}, paired" if paired else "unpaired")
+                     + (f"{sizes_words(result, unit)}, seed {result['seed']}, {'partly ' if partly else ''}paired"
+                        if paired else "unpaired")
                      + (f", stratified by {result['stratify']}" if stratified else ""))
 
 

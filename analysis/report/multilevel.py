@@ -95,6 +95,12 @@ def build_multilevel_report(path, out=None) -> Path:
                      f"seed {folder['seed']}")
 
 
+def level_rows(a: dict, b: dict) -> list[list]:
+    """[level, A's deals, B's deals] for every level of either folder (the pilot may leave a
+    control out of one), "\u2013" where one did not play it."""
+    return [[level, a.get(level, "\u2013"), b.get(level, "\u2013")] for level in dict.fromkeys([*a, *b])]
+
+
 @page.releases_folders
 def build_multilevel_comparison(path_a, path_b, out=None, metrics=None) -> Path:
     """The report of two multilevel folders compared (analysis.compare's result, sim.
@@ -140,8 +146,7 @@ def build_multilevel_comparison(path_a, path_b, out=None, metrics=None) -> Path:
                    "Left: each folder's multilevel estimate with its 95% interval. Right, apart: B \u2212 A with its "
                    "paired 95% interval; the dashed line is no difference.")
     rep.section("levels", "Levels")
-    a, b = result["sizes"]
-    levels = [[level, a[level], b[level]] for level in a]
+    levels = level_rows(*result["sizes"])
     rep.table(Table("levels", "Each level's deals in A and in B: the target first, then each control played",
                     ["level", "A", "B"], levels))
     if result["controls"]:

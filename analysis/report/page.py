@@ -355,41 +355,63 @@ _HELD: list[tuple[FolderLock, str | None]] = []
 
 
 def holder(folder: Path) -> str | None:
-    """What ``folder`` is when a command resumes it only while it holds that command's own
-    files: "a multilevel folder", "a sweep's folder" or "a stratified run's folder"; None for
-    any other (a run folder takes a report inside it)."""
+    """What ``folder`` is when its command resumes it only while it holds that command's
+    own files, finished or not: "a multilevel folder", "a sweep's folder" or "a stratified
+    run's folder", as each command tells its own; None for any other (a run folder takes a
+    report inside it; a folder whose command would refuse it already, for files of
+    another's, is left to that command)."""
     from sim.multilevel.folders import is_multilevel_folder
+    from sim.strata import is_strata_folder
+    from sim.sweep.output import is_sweep_folder
 
     if is_multilevel_folder(folder):
         return "a multilevel folder"
-    return next((what for name, what in (("sweep.json", "a sweep's folder"), ("strata.json", "a stratified run's "
-                                                                                          "folder"))
-                 if (folder / name).is_file()), None)
+    try:
+        names = listing(folder)
+        return next((what for owns, what in ((is_sweep_folder, "a sweep's folder"),
+                                             (is_strata_folder, "a stratified run's folder"))
+                     if names and owns(folder, names)), None)
+    except RunError:
+        return None
+
+
+def outside(path) -> tuple[Path, str]:
+    """The folder a report of ``path`` goes beside, and the name it is known by there: its
+    own parent and name, or, where it lies in folders that hold a command's own files only
+    (``holder``), the outermost of them's parent and the names from it joined
+    (scB/stratum-ace: scB's parent, "scB-stratum-ace")."""
+    path = Path(path).resolve()
+    parts, above = [path.name], path.parent
+    while above != above.parent and holder(above) is not None:
+        parts.insert(0, above.name)
+        above = above.parent
+    return above, "-".join(parts)
 
 
 def beside(path, suffix: str) -> Path:
-    """A report's folder beside ``path`` (its name and ``suffix``), outside every folder
-    above it that holds a command's own files only (``holder``): a report of scB/stratum-ace
-    goes to scB-stratum-ace-report beside scB, as its command would not resume scB with it
-    inside."""
-    path = Path(path).resolve()
-    outer = next((a for a in reversed(path.parents) if holder(a) is not None), None)
-    if outer is None:
-        return path.parent / f"{path.name}{suffix}"
-    return outer.parent / ("-".join((outer.name, *path.relative_to(outer).parts)) + suffix)
+    """A report's folder beside ``path``, outside the folders above it that hold a
+    command's own files only (``outside``): a report of scB/stratum-ace goes to
+    scB-stratum-ace-report beside scB, as its command would not resume scB with it inside."""
+    folder, name = outside(path)
+    return folder / f"{name}{suffix}"
 
 
 def check_place(out: Path) -> None:
-    """A ReportError where ``out`` lies in a folder whose command would no longer resume it
-    with the report there: inside a multilevel folder, or directly in a sweep's folder or a
-    stratified run's (but for the latter's own ``report``)."""
-    out = Path(os.path.abspath(out))
-    for above in out.parents:
-        what = holder(above)
-        if what == "a multilevel folder" or what is not None and above == out.parent and not (
-                what == "a stratified run's folder" and out.name == "report"):
-            raise ReportError(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it "
-                              "holds that command's files: give a folder outside it")
+    """A ReportError where ``out`` lies in a folder whose command would then refuse it: in
+    a multilevel folder, or in a sweep's or a stratified run's folder but inside one of its
+    run folders (or the latter's own ``report``). Looked for up through run folders and
+    folders still to be made: an ordinary folder above ends the search."""
+    out = Path(out).resolve()  # links followed, as the folders made would be
+    child, above = out, out.parent
+    while (what := holder(above)) is None:
+        if above == above.parent or above.is_dir() and not (above / "manifest.json").is_file():
+            return
+        child, above = above, above.parent
+    inside_run = child != out and (child / "manifest.json").is_file()
+    own_report = child == out and what == "a stratified run's folder" and out.name == "report"
+    if what == "a multilevel folder" or not (inside_run or own_report):
+        raise ReportError(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it "
+                          "holds that command's files: give a folder outside it")
 
 
 def report_folder(out: Path) -> Path:
