@@ -446,6 +446,15 @@ def test_a_folder_whose_terms_were_kept_in_another_form_resumes_as_its_own(tmp_p
     assert load_run(out).manifest["config"]["dealing"]["require"] == {"0": ["hcp==12"]}
     other = in_process("sim.run", "--deals", "40", "--seed", "5", "--require", "0:hcp=13", "--out", out)
     assert other.returncode == 2 and "differs in: dealing" in other.stderr
+    # A multilevel folder so recorded resumes the same way (its multilevel.json held "hcp==12").
+    from sim.multilevel import run_multilevel
+
+    level = tmp_path / "ml"
+    run_multilevel("bridgette", resolve_rules("bridgette"), resolve_policies("bridgette"), 5, 30, ["all=random"], [60],
+                   dealing=as_recorded, out=level)
+    again = in_process("sim.run", "--deals", "30", "--seed", "5", "--require", "0:hcp==12", "--control", "all=random",
+                       "--control-deals", "60", "--out", level)
+    assert again.returncode == 0, again.stderr
 
 
 def test_a_feature_the_rules_leave_out_is_named_as_such_in_a_sweeps_setting():

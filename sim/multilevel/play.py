@@ -177,8 +177,18 @@ def _refuse_another_estimate(out: Path, game: str, seed: int, dealing, policies)
 
 def _same_run(kept: dict, ours: dict) -> bool:
     """Whether a multilevel.json (``kept``) is of the run ``ours`` describes: its game, seed,
-    dealing and players, each where the file has it (an older one kept no dealing)."""
-    return all(kept.get(k, ours[k]) == ours[k] for k in ("game", "seed", "dealing", "policies"))
+    dealing and players, each where the file has it (an older one kept no dealing; the
+    dealing's --require terms in the form parse writes them, sim.dealing.from_dict)."""
+    from sim.dealing import from_dict
+
+    def dealt(d):
+        try:
+            return from_dict(d)
+        except (KeyError, TypeError, ValueError, AttributeError):  # not a dealing: compared as it stands
+            return d
+
+    return all(kept.get(k, ours[k]) == ours[k] for k in ("game", "seed", "policies")) and (
+        "dealing" not in kept or dealt(kept["dealing"]) == dealt(ours["dealing"]))
 
 
 def _kept(folder: Path) -> dict:
