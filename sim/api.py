@@ -286,12 +286,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     seed = checked("seed", seed_number, seed)
     game = common_arguments(game, rules, out, dealing)
     dd = check_switch("dd", dd)
-    if threads is not None:
-        threads = checked("threads", whole_count, threads)
-    resolved = resolve_rules(game, rules, set_options)
-    chosen = resolve_policies(game, policies)
-    if threads is not None and cluster is None:
-        use_threads(threads)
+    resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     deal_run = dealing is not None and dealing.deal_run
     path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
@@ -334,15 +329,22 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
         if not metrics:
             raise RunError("metrics names no metric: give one or a list (None: the dealer's advantage)")
     control_deals = checked_control_deals(control_deals)
-    resolved = resolve_rules(game, rules, set_options)
-    chosen = resolve_policies(game, policies)
-    if threads is not None:
-        threads = checked("threads", whole_count, threads)
-        if cluster is None:
-            use_threads(threads)
+    resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
                           None if metrics is None else parse_metrics(metrics), dealing, until, out,
                           cluster=cluster, threads=threads)
+
+
+def rules_players_threads(game: str, rules, set_options, policies, threads, cluster) -> tuple:
+    """(rules, one Policy per seat, threads) of simulate, estimate and sim.strata's stratify,
+    resolved and checked; numba's threads set to ``threads`` where the blocks play here
+    (no ``cluster``)."""
+    if threads is not None:
+        threads = checked("threads", whole_count, threads)
+    resolved, chosen = resolve_rules(game, rules, set_options), resolve_policies(game, policies)
+    if threads is not None and cluster is None:
+        use_threads(threads)
+    return resolved, chosen, threads
 
 
 def checked_control_deals(control_deals) -> list[int] | None:

@@ -316,11 +316,11 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
     ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as for
     ``simulate``."""
-    from sim.api import checked_control_deals, common_arguments
+    from sim.api import checked_control_deals, common_arguments, rules_players_threads
     from sim.cli import seed_number, whole_count
     from sim.dealing import parse
     from sim.metrics import parse_metrics
-    from sim.resolve import check_text, checked, resolve_policies, resolve_rules, texts, use_threads
+    from sim.resolve import check_text, checked, texts
 
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
     game = common_arguments(game, rules, out, None)
@@ -331,12 +331,7 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     if control_deals is not None and not controls:
         raise DealingError("--control-deals sizes the levels of --control: give --control too")
     dealer = parse("deals", dealer=dealer).dealer
-    resolved = resolve_rules(game, rules, set_options)
-    chosen = resolve_policies(game, policies)
-    if threads is not None:
-        threads = checked("threads", whole_count, threads)
-        if cluster is None:
-            use_threads(threads)
+    resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     path = Path(out) if out is not None else default_out(game, seed, deals, stratification)
     return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
                           threads=threads, dealer=dealer,
