@@ -57,7 +57,8 @@ def main(argv=None) -> int:
                 args.index, args.deal = deal_row(Path(args.run), args.deal)
             elif args.index + args.count > played:
                 return parser.fail(f"--index {args.index}" + (f" --count {args.count}" if args.count > 1 else "")
-                                   + f": {args.run} played games 0..{played - 1}")
+                                   + f": {args.run} played {'deals' if plan is not None else 'games'} 0.."
+                                     f"{played - 1}")
         else:
             missing = [flag for flag, value in (("--seed", args.seed), ("--index", args.index)) if value is None]
             if missing:

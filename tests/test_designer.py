@@ -342,6 +342,11 @@ def test_show_a_deal_row_of_a_game_run(tmp_path, capsys):
             status = exc.code
         err = capsys.readouterr().err
         assert status == 2 and message in err and len(err.splitlines()) == 1, argv
+    from sim.dealing import parse
+
+    dealt = sim.simulate("draw-bridge", games=20, seed=5, out=tmp_path / "d", dealing=parse("deals"))
+    assert show([str(dealt.path), "--index", "20"]) == 2  # a deal run's indices are deals, not games
+    assert "played deals 0..19" in capsys.readouterr().err
 
 
 def test_a_folder_another_command_made_is_named_where_a_run_folder_is_due(tmp_path, capsys):

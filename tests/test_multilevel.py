@@ -456,7 +456,13 @@ def test_compare_names_a_level_of_another_run_and_an_edited_multilevel_json(tmp_
     capsys.readouterr()
     assert compare_main([str(tmp_path / "74"), str(copy)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "a level of another run (differs from the target in: seed)" in err
+    assert err.count("\n") == 1 and f"cannot read {copy / 'control-1.npz'}: a level of another run than " \
+                                    "target.npz (they differ in: seed)" in err
+    # The target copied in instead is the file named (before: the control, as differing from it).
+    shutil.copy(tmp_path / "74" / "control-1.npz", copy / "control-1.npz")
+    shutil.copy(tmp_path / "75" / "target.npz", copy / "target.npz")
+    assert compare_main([str(tmp_path / "74"), str(copy)]) == 2
+    assert f"cannot read {copy / 'target.npz'}: a level of another run" in capsys.readouterr().err
     kept = json.loads((tmp_path / "74" / "multilevel.json").read_text())
     for edit in ({"sizes": {}}, {"metrics": [1]}, {"metrics": {"dealer_advantage": "x"}}, {"policies": 5},
                  {"dealing": {"unit": "deals"}}, {"sizes": {k: True for k in kept["sizes"]}},

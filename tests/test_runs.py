@@ -672,10 +672,12 @@ def test_until_with_a_cluster_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("flags, words", [
     (["--rules", "bid-euchre-jokr"], "no rules file 'bid-euchre-jokr' and no shipped variant of that name"),
-    (["--rules", "bid-euchre-joker", "--game", "bridgette"], "is a bid-euchre variant, not one of bridgette")])
+    (["--rules", "bid-euchre-joker", "--game", "bridgette"], "is a bid-euchre variant, not one of bridgette"),
+    (["--rules", "./bridgette-no-colons"], "cannot read rules file bridgette-no-colons: No such file")])  # a path
 def test_list_options_reads_the_variant_it_is_given(flags, words):
     """A mistyped variant, or one of another game than --game, listed Bridgette's options
-    with status 0; the variant is now read, and a fault in it named, as a run names it."""
+    with status 0; the variant is now read, and a fault in it named, as a run names it.
+    ./NAME is a path, read as a file: it was the shipped variant NAME where no file was."""
     result = run("--list-options", *flags)
     assert result.returncode == 2 and result.stdout == "" and words in result.stderr
     assert "Rule options of bid-euchre" in run("--list-options", "--rules", "bid-euchre-joker").stdout

@@ -59,8 +59,12 @@ def read_folder(path) -> dict:
                 raise ValueError("its key is not a level's")
             key = key or theirs
             differ = differing(theirs, key, ("game", "seed", "plan", "rules", "metrics"))
+            if differ and any(k in kept and key.get(k) != kept[k] for k in ("game", "seed")):
+                # multilevel.json and this level agree: the target is the other run's
+                raise MultilevelError(f"cannot read {path / files[0]}: a level of another run (its game or seed "
+                                      f"not multilevel.json's)")
             if differ:
-                raise ValueError(f"a level of another run (differs from the target in: {', '.join(differ)})")
+                raise ValueError(f"a level of another run than {files[0]} (they differ in: {', '.join(differ)})")
             if key.get("game") not in GAME_NAMES:
                 raise ValueError(f"its key names no game of this release ({key.get('game')!r})")
             if _level_played(theirs) != _level_named(key["game"], kept["policies"], name, not levels, path):

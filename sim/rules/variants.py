@@ -32,7 +32,8 @@ def read_variant(source: str | Path, game: str | None = None) -> dict:
     """The option tables of a variant file, given as a path or a shipped variant's name. A
     variant made for another game than ``game`` (variant_game) is a RulesError."""
     path = Path(source)
-    if not path.suffix and not _exists(path):
+    named = len(path.parts) == 1 and not str(source).startswith(".")  # ./name is a path, never a shipped name
+    if named and not path.suffix and not _exists(path):
         path = VARIANTS_DIR / f"{source}.toml"
         if not _exists(path):
             shipped = sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
