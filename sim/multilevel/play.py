@@ -61,7 +61,6 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
 
     from sim.dealing import Dealing, checked_plan
     from sim.metrics import resolve_metrics
-
     from sim.resolve import check_resolved, resolve_policies
 
     policies = resolve_policies(game) if policies is None else policies
