@@ -4,8 +4,10 @@ A first slice of the block is played with room for the longest game the rules al
 the rest is played in parallel with room for a little more than the longest of those
 games, and the rare game that needs more is played again with exactly the room its
 first pass counted. Games are pure functions of (seed, game index), so replaying one
-reproduces it, and the records never depend on how the room was chosen. A --dd run's
-double-dummy rows (kernels.dd_run) lie beside the deal rows and are compacted with them.
+reproduces it, and the records never depend on how the room was chosen. When every game
+fits, the rows are packed down in the array they were played into (no second array, whose
+fresh pages the system would zero first). A --dd run's double-dummy rows
+(kernels.dd_run) lie beside the deal rows and are packed with them.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ PILOT_GAMES = 256
 MAX_BLOCK_ROWS = 2**26
 
 
-def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype):
-    """Play ``indices`` with ``rooms[i]`` deal rows each: (deal rows, offsets, game rows,
-    double-dummy rows: None without ``dd_dtype``)."""
-    offsets = np.concatenate([[0], np.cumsum(rooms)]).astype(np.int64)
+def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype, head=0):
+    """Play ``indices`` with ``rooms[i]`` deal rows each, after ``head`` rows left free:
+    (deal rows, offsets, game rows, double-dummy rows: None without ``dd_dtype``)."""
+    offsets = head + np.concatenate([[0], np.cumsum(rooms)]).astype(np.int64)
     deals = np.empty(int(offsets[-1]), dtype=deal_dtype)  # only rows the games write are read
     games = np.zeros(len(indices), dtype=game_dtype)
     dd = None if dd_dtype is None else np.empty(int(offsets[-1]), dtype=dd_dtype)
@@ -29,18 +31,19 @@ def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype):
     return deals, offsets, games, dd
 
 
-def _rows(starts, counts):
-    """Row indices ``starts[i] .. starts[i] + counts[i] - 1`` of every ``i``, in order."""
-    counts = np.asarray(counts, dtype=np.int64)
-    shift = np.asarray(starts, dtype=np.int64) - (np.cumsum(counts) - counts)
-    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(shift, counts)
+def _words(records):
+    """Records as a 2-D array of words, one row a record (the rows' bytes, copied as such)."""
+    word = np.uint64 if records.dtype.itemsize % 8 == 0 else np.uint8
+    return records.view(word).reshape(len(records), -1)
 
 
 def _copy(out, dst_starts, deals, src_starts, counts):
-    """Copy ``counts[i]`` rows from ``deals[src_starts[i]:]`` to ``out[dst_starts[i]:]``."""
-    # Rows as opaque bytes: numpy indexes those with one copy per row, records field by field.
-    raw = f"V{deals.dtype.itemsize}"
-    out.view(raw)[_rows(dst_starts, counts)] = deals.view(raw)[_rows(src_starts, counts)]
+    """Copy ``counts[i]`` rows from ``deals[src_starts[i]:]`` to ``out[dst_starts[i]:]``
+    (``out`` may be ``deals``: rows that only move down, kernels.records.move_rows_nb)."""
+    from kernels.records import move_rows_nb
+
+    as_int = [np.ascontiguousarray(a, dtype=np.int64) for a in (dst_starts, src_starts, counts)]
+    move_rows_nb(_words(out), as_int[0], _words(deals), as_int[1], as_int[2])
 
 
 def check_room(games: int, deals: int, how: str) -> None:
@@ -67,13 +70,21 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
                                               deal_dtype, game_dtype, dd_dtype)
     room = min(max_deals, int(games_a["deals"].max(initial=1) * 1.25) + 4)
     check_room(count, room, "up to")
+    # The rest play after room for the pilot's rows; when every game fits, its rows are
+    # packed down in place, each game's below where it was written: no second array.
+    head = int(games_a["deals"].sum())
     deals_b, offsets_b, games_b, dd_b = _play(run_games, indices[pilot:], np.full(count - pilot, room),
-                                              deal_dtype, game_dtype, dd_dtype)
+                                              deal_dtype, game_dtype, dd_dtype, head)
     games = np.concatenate([games_a, games_b])
     counts = games["deals"].astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)])
-    out = np.empty(int(starts[-1]), dtype=deal_dtype)
-    dd_out = None if dd_dtype is None else np.empty(int(starts[-1]), dtype=dd_dtype)
+    rest = counts[pilot:]
+    fits = rest <= room
+    if fits.all():
+        out, dd_out = deals_b, dd_b
+    else:
+        out = np.empty(int(starts[-1]), dtype=deal_dtype)
+        dd_out = None if dd_dtype is None else np.empty(int(starts[-1]), dtype=dd_dtype)
 
     def copy(dst_starts, deals, dd, src_starts, n):
         _copy(out, dst_starts, deals, src_starts, n)
@@ -81,8 +92,6 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
             _copy(dd_out, dst_starts, dd, src_starts, n)
 
     copy(starts[:pilot], deals_a, dd_a, offsets_a[:-1], counts[:pilot])
-    rest = counts[pilot:]
-    fits = rest <= room
     kept = np.flatnonzero(fits)
     copy(starts[pilot:][kept], deals_b, dd_b, offsets_b[:-1][kept], rest[kept])
     longer = np.flatnonzero(~fits)
@@ -90,7 +99,8 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
         deals_c, offsets_c, _, dd_c = _play(run_games, indices[pilot:][longer], rest[longer], deal_dtype, game_dtype,
                                             dd_dtype)
         copy(starts[pilot:][longer], deals_c, dd_c, offsets_c[:-1], rest[longer])
-    return out, games, dd_out
+    total = int(starts[-1])
+    return out[:total], games, None if dd_out is None else dd_out[:total]
 
 
 class Columns:

@@ -187,6 +187,27 @@ def test_threads_blocks_and_long_games_do_not_change_records(module, rules, play
     assert len(one[0]) == one[1]["deals"].sum()
 
 
+@pytest.mark.parametrize("dtype", [ke.DEAL_DTYPE, ke.DD_DTYPE])  # 40-byte rows (as words) and 6-byte rows (bytes)
+def test_a_blocks_rows_pack_down_in_place(dtype):
+    """The games' rows of a block, written ``room`` rows apart after a head of free rows, end
+    packed in game order in the same array, as a copy by row indices puts them, though a
+    game's rows overlap where they were written (sim.blocks._copy)."""
+    rng = np.random.default_rng(3)
+    room, head = 7, 5
+    counts = rng.integers(0, room + 1, 60)
+    counts[:5] = room, room, room - 1, room, room  # the fourth and fifth move a row down onto their own
+    src = head + room * np.arange(60)
+    dst = head + np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rows = np.frombuffer(rng.bytes((head + 60 * room) * dtype.itemsize), dtype=dtype).copy()
+    raw = rows.view(f"V{dtype.itemsize}")  # every byte of a row, its padding too
+    wanted = np.concatenate([raw[s:s + c] for s, c in zip(src, counts)])
+    blocks._copy(rows, dst, rows, src, counts)
+    assert rows[head:head + counts.sum()].tobytes() == wanted.tobytes()
+    elsewhere = np.zeros(head + counts.sum(), dtype=dtype)
+    blocks._copy(elsewhere, dst, rows, dst, counts)
+    assert elsewhere[head:].tobytes() == wanted.tobytes()
+
+
 @numba.njit(parallel=True)
 def _play_spinning(costs):
     """The loop of kernels.engine's parallel kernels over games that each spin ``costs[i]``
