@@ -186,3 +186,28 @@ def test_the_levels_table_holds_a_control_one_folder_left_out():
     b = {"0=pimc,1=pimc": 300, "all=heuristic": 310_000}
     assert level_rows(a, b) == [["0=pimc,1=pimc", 300, 300], ["dd:all=heuristic", 20_200, "\u2013"],
                                 ["all=heuristic", 280_000, 310_000]]
+
+
+def test_folders_whose_pilot_left_a_control_out_are_read_compared_and_reported(tmp_path, capsys):
+    """A control the pilot left out (random seats explain nothing) keeps the file its pilot
+    played: the folder is the run's own, which the readers took for a stranger's."""
+    from analysis.compare import main as compare
+    from analysis.report import main as report
+    from sim.multilevel.folders import read_folder
+    from sim.run import main as run
+
+    folders = []
+    for seat in ("0", "1"):
+        out = tmp_path / f"seat{seat}"
+        assert run(["--deals", "60", "--seed", "3", "--dealer", "0", "--predeal", f"{seat}=CL", "--control",
+                    "all=random", "--out", str(out)]) == 0
+        assert "all=random not worth its cost here; left out" in capsys.readouterr().err
+        assert sorted(p.name for p in out.iterdir()) == ["control-1.npz", "multilevel.json", "target.npz"]
+        assert list(read_folder(out)["sizes"]) == ["0=heuristic,1=heuristic"]  # the target alone
+        folders.append(str(out))
+    assert compare(folders) == 0
+    assert report(folders + ["--out", str(tmp_path / "page")]) == 0
+    (tmp_path / "seat0" / "control-2.npz").write_bytes(b"")  # a file of no control is still refused
+    capsys.readouterr()
+    assert compare(folders) == 2
+    assert "holds files its run did not write beside its levels (control-2.npz)" in capsys.readouterr().err

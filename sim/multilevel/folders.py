@@ -49,7 +49,7 @@ def read_folder(path) -> dict:
     except (OSError, ValueError, RecursionError) as exc:
         raise MultilevelError(f"cannot read {path / 'multilevel.json'}: {exc}") from None
     names, files, sizes = _described(path, kept)
-    _check_files(path, files)
+    _check_files(path, kept)
     levels, key = [], None
     for name, file in zip(names, files):
         try:
@@ -104,12 +104,15 @@ def read_folder(path) -> dict:
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
 
 
-def _check_files(path: Path, files) -> None:
+def _check_files(path: Path, kept: dict) -> None:
     """Nothing in the folder but what its run wrote: multilevel.json, its pilot's sizes and
-    the level files it names (a level file of no control, or a file put beside the levels,
-    would be taken for the run's own by its rerun, which refuses them the same way)."""
+    a file for the target and for each control it played, those its pilot left out
+    included (a level file of no control, or a file put beside the levels, would be taken
+    for the run's own by its rerun, which refuses them the same way)."""
     from sim.store import listing
 
+    played = [c for c in kept["controls"] if c != "hand"]
+    files = ["target.npz"] + [f"control-{i}.npz" for i in range(1, len(played) + 1)]
     others = sorted((listing(path) or set()) - {"multilevel.json", "pilot.json", *files})
     if others:
         raise MultilevelError(f"{path} holds files its run did not write beside its levels "
