@@ -723,6 +723,20 @@ def test_a_name_too_long_is_one_line(tmp_path, capsys, command):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["run", "stratified", "sweep", "report"])
+def test_an_output_folder_a_thousand_folders_deep_is_made(whole, tmp_path, capsys, command):
+    """Under the system's limit on a path's length, however many folders are missing above
+    it (before: pathlib made each by calling itself, a RecursionError's traceback)."""
+    deep = tmp_path.joinpath(*["d"] * 1000) / "out"
+    if command == "report":
+        assert report_main([str(whole), "--out", str(deep)]) == 0
+        assert (deep / "index.html").is_file()
+    else:
+        main, argv = WRITERS[command]
+        assert main([*argv, "--out", str(deep)]) == 0
+        assert deep.is_dir() and len(list(deep.iterdir())) > 1
+
+
 def test_a_report_folder_too_long_is_one_line(whole, capsys, tmp_path):
     fails_in_one_line(report_main([str(whole), "--out", str(tmp_path / LONG_NAME)]), capsys.readouterr().err,
                       "File name too long")

@@ -97,6 +97,25 @@ def why_not_made(path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def make_folders(path) -> None:
+    """``path`` made with the folders above it that are missing, as ``Path.mkdir(parents=True,
+    exist_ok=True)`` makes them but one after another: pathlib's calls itself once per
+    missing folder, a RecursionError a thousand folders deep."""
+    from pathlib import Path
+
+    missing = []
+    folder = Path(path)
+    while not folder.is_dir() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+
+
 def claim_folder(out, owns, what: str, error: type):
     """``out`` (a Path), made, when a command may write its ``what`` there: new, empty, or
     one ``owns(out)`` recognises as its own; otherwise an ``error`` in one line."""
@@ -108,7 +127,7 @@ def claim_folder(out, owns, what: str, error: type):
     if _is_folder(out) and not owns(out):
         raise error(f"output folder {out} is not empty and holds no {what}; use another --out")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folders(out)
     except OSError as exc:
         raise error(f"cannot create output folder {out}: {why_not_made(out, exc)}") from None
     return out

@@ -12,7 +12,7 @@ import stat
 import time
 from pathlib import Path
 
-from sim.cli import file_in_the_way, why_not_made
+from sim.cli import file_in_the_way, make_folders, why_not_made
 from sim.files import read_file
 from sim.store.config import LEVEL_FILES, LOCK_NAME, RunError
 from sim.store.holder import LOCK_TRIES, holder_of, locked
@@ -198,6 +198,6 @@ def refuse_foreign(folder: Path, others) -> None:
 
 def make_folder(folder: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folders(folder)
     except OSError as exc:
         raise RunError(f"cannot create output folder {folder}: {why_not_made(folder, exc)}") from None

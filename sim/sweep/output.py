@@ -10,7 +10,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from sim.cli import file_in_the_way, plural, quiet_matplotlib, why_not_made
+from sim.cli import file_in_the_way, make_folders, plural, quiet_matplotlib, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
@@ -56,7 +56,7 @@ def check_plot_path(path: Path, out) -> None:
             raise FileExistsError(errno.EEXIST, "it exists and is not this sweep's plot, so it is kept; "
                                                 "choose another --plot")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(path.parent)
         except OSError as exc:
             raise OSError(exc.errno, why_not_made(path.parent, exc)) from None
         probe = temporary(path)  # the name the plot is written under first
@@ -290,7 +290,7 @@ def plot(result: dict, path) -> Path:
     finally:
         plt.close(fig)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
         write_atomic(path, image.getvalue())  # whole or not at all: a kill mid-write leaves the old plot
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
