@@ -20,6 +20,7 @@ from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_info, game_modul
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
 from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
+from sim.placement import check_place
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
@@ -321,6 +322,8 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
+    if args.out:  # not inside a folder whose command would then refuse it (a default lies in runs/)
+        check_place(args.out)
     if args.stratify:  # with --control too: each stratum a multilevel estimate
         return play_stratified(args, rules, policies, dealing)
     if args.control:

@@ -445,3 +445,45 @@ def test_reports_of_a_stratums_folders_go_outside_the_stratified_runs_folder(tmp
     shutil.copytree(tmp_path / "scA" / "stratum-ace", tmp_path / "project" / "ml")
     assert report([str(tmp_path / "project" / "ml")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "project" / "ml-report" / "index.html")
+
+
+def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, capsys):
+    """A run, a stratified run, a multilevel run or a sweep whose --out lies in a
+    stratified run's, a multilevel or a sweep's folder is one line and writes nothing: the
+    folder's own command would then refuse to resume it, and its readers to read it, as
+    for a report's --out (before: they were written there)."""
+    from sim.run import main as run
+    from sim.sweep import main as sweep
+
+    holders = {"strata": ["--deals", "40", "--stratify", "upcard_class"],
+               "levels": ["--deals", "40", "--control", "all=random", "--control-deals", "100"]}
+    for name, args in holders.items():
+        assert run([*args, "--seed", "3", "--quiet", "--out", str(tmp_path / name)]) == 0
+    assert sweep(["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet", "--out",
+                  str(tmp_path / "sweep")]) == 0
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    writers = [(run, ["--games", "20"]), (run, ["--deals", "40", "--stratify", "upcard_class"]),
+               (run, ["--deals", "40", "--control", "all=random"]),
+               (sweep, ["--vary", "exchange.nondealer_draw=2,6", "--games", "20"])]
+    for inside, what in (("strata", "a stratified run's folder"), ("levels", "a multilevel folder"),
+                         ("sweep", "a sweep's folder")):
+        for main, args in writers:
+            out = tmp_path / inside / "mine" / "run"
+            assert main([*args, "--quiet", "--out", str(out)]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"it lies in {tmp_path / inside}, {what}" in err, err
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+    assert run(holders["strata"] + ["--seed", "3", "--quiet", "--out", str(tmp_path / "strata")]) == 0  # resumes
+
+
+def test_an_out_through_a_loop_of_links_is_one_line(tmp_path, capsys):
+    from analysis.report import main as report
+    from sim.run import main as run
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert run(["--games", "20", "--quiet", "--out", str(tmp_path / "r")]) == 0
+    for out in (tmp_path / "a", tmp_path / "a" / "sub"):
+        assert report([str(tmp_path / "r"), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "its symbolic links make a loop" in err and "Traceback" not in err

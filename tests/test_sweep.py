@@ -235,7 +235,7 @@ def test_a_plot_interrupted_mid_write_leaves_the_old_one_whole(tmp_path, monkeyp
     onto sweep.png, so a kill while drawing left a broken or empty file that every rerun
     then refused as 'not a sweep's plot')."""
     import sim.sweep.output as output
-    from sim.sweep.output import is_sweep_plot
+    from sim.placement import is_sweep_plot
 
     out = tmp_path / "sweep"
     argv = ["--vary", "exchange.dealer_draw_ace=4,8", "--games", "40", "--block-size", "20", "--out", str(out),

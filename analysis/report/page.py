@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from analysis.tables import ReportError
 from sim.cli import claim_folder
+from sim.placement import check_place, holder
 from sim.store import LOCK_NAME, FolderLock, RunError, csv_bytes, listing, remove_dead_temporaries, write_atomic
 from sim.summary import percent
 
@@ -354,27 +355,6 @@ def is_report_folder(out: Path) -> bool:
 _HELD: list[tuple[FolderLock, str | None]] = []
 
 
-def holder(folder: Path) -> str | None:
-    """What ``folder`` is when its command resumes it only while it holds that command's
-    own files, finished or not: "a multilevel folder", "a sweep's folder" or "a stratified
-    run's folder", as each command tells its own; None for any other (a run folder takes a
-    report inside it; a folder whose command would refuse it already, for files of
-    another's, is left to that command)."""
-    from sim.multilevel.folders import is_multilevel_folder
-    from sim.strata import is_strata_folder
-    from sim.sweep.output import is_sweep_folder
-
-    if is_multilevel_folder(folder):
-        return "a multilevel folder"
-    try:
-        names = listing(folder)
-        return next((what for owns, what in ((is_sweep_folder, "a sweep's folder"),
-                                             (is_strata_folder, "a stratified run's folder"))
-                     if names and owns(folder, names)), None)
-    except RunError:
-        return None
-
-
 def outside(path) -> tuple[Path, str]:
     """The folder a report of ``path`` goes beside, and the name it is known by there: its
     own parent and name, or, where it lies in folders that hold a command's own files only
@@ -396,30 +376,12 @@ def beside(path, suffix: str) -> Path:
     return folder / f"{name}{suffix}"
 
 
-def check_place(out: Path) -> None:
-    """A ReportError where ``out`` lies in a folder whose command would then refuse it: in
-    a multilevel folder, or in a sweep's or a stratified run's folder but inside one of its
-    run folders (or the latter's own ``report``). Looked for up through run folders and
-    folders still to be made: an ordinary folder above ends the search."""
-    out = Path(out).resolve()  # links followed, as the folders made would be
-    child, above = out, out.parent
-    while (what := holder(above)) is None:
-        if above == above.parent or above.is_dir() and not (above / "manifest.json").is_file():
-            return
-        child, above = above, above.parent
-    inside_run = child != out and (child / "manifest.json").is_file()
-    own_report = child == out and what == "a stratified run's folder" and out.name == "report"
-    if what == "a multilevel folder" or not (inside_run or own_report):
-        raise ReportError(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it "
-                          "holds that command's files: give a folder outside it")
-
-
 def report_folder(out: Path) -> Path:
     """``out``, made and locked, when it can take a report: new, empty, or an earlier
     report's, and no other report being written there, nor in a folder whose command
     would then refuse it (``check_place``). The builder that asks for it
     (``releases_folders``) releases the lock when it ends."""
-    check_place(out)
+    check_place(out, ReportError, report=True)
     fresh = "new" if not out.is_dir() else "empty" if not listing(out) else None
 
     def lock(folder):

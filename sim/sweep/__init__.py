@@ -16,7 +16,6 @@ Every name other modules use is importable from ``sim.sweep`` itself.
 from sim.sweep.grid import SweepError, folder_name, numeric_axis, parse_vary, setting_options, settings_of  # noqa: F401
 from sim.sweep.balance import balance_bracket, balance_point  # noqa: F401
 from sim.sweep.play import default_sweep_out, sweep  # noqa: F401
-from sim.sweep.output import (  # noqa: F401
-    PNG_SIGNATURE, TABLE_COLUMNS, check_plot_path, format_report, is_sweep_folder, plot, save_tables,
-)
+from sim.placement import PNG_SIGNATURE, is_sweep_folder  # noqa: F401 (where every command's folders are told)
+from sim.sweep.output import TABLE_COLUMNS, check_plot_path, format_report, plot, save_tables  # noqa: F401
 from sim.sweep.cli import build_parser, main  # noqa: F401

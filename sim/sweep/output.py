@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import io
 import os
-import re
 import textwrap
 from pathlib import Path
 
@@ -14,21 +12,9 @@ from sim.cli import file_in_the_way, make_folders, plural, quiet_matplotlib, why
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.store import (
-    SETTING_FOLDER, RunError, csv_bytes, holds_levels, holds_runs, listing, sealed, temporary, write_atomic, write_json,
-)
+from sim.placement import is_sweep_folder, is_sweep_plot, plot_mark
+from sim.store import RunError, csv_bytes, listing, sealed, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
-
-
-def plot_mark(out) -> str:
-    """What a sweep's plot carries in its PNG text: PLOT_MARK and a digest of the sweep's
-    folder (not the path itself, which a shared image would give away), so a sweep draws
-    over its own plot and no other sweep's."""
-    return f"{PLOT_MARK} {hashlib.blake2b(str(Path(out).resolve()).encode(), digest_size=8).hexdigest()}"
-
 
 def check_plot_path(path: Path, out) -> None:
     """Refuse a plot file that could not be written or should not be: a name not ending in
@@ -66,60 +52,8 @@ def check_plot_path(path: Path, out) -> None:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 
 
-def is_sweep_plot(path: Path, out) -> bool:
-    """Whether ``path`` is a PNG image the sweep of folder ``out`` drew: its Software text
-    (the chunks before the image data) is ``plot_mark(out)``, so it may draw over it again.
-    The sweep's own ``sweep.png`` is its own with any sweep's mark (a folder moved since, or
-    an older release's plot)."""
-    own_place = Path(path).resolve() == (Path(out) / "sweep.png").resolve()
-    with open(path, "rb") as fh:
-        if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
-            return False
-        while True:
-            head = fh.read(8)  # a chunk: its length, its type, its data, a CRC
-            if len(head) < 8 or head[4:] in (b"IDAT", b"IEND"):
-                return False
-            data = fh.read(int.from_bytes(head[:4], "big"))
-            fh.read(4)
-            text = _png_text(head[4:], data)
-            if text is not None and text[0] == "Software" and (
-                    text[1] == plot_mark(out) or own_place and text[1].startswith(PLOT_MARK)):
-                return True
-
-
-def _png_text(kind: bytes, data: bytes):
-    """(keyword, text) of a PNG text chunk: tEXt in Latin-1, or iTXt uncompressed in UTF-8
-    (matplotlib's choice for text that Latin-1 cannot hold); None for any other chunk."""
-    try:
-        if kind == b"tEXt":
-            key, text = data.split(b"\x00", 1)
-            return key.decode("latin-1"), text.decode("latin-1")
-        if kind == b"iTXt":
-            key, rest = data.split(b"\x00", 1)
-            _, _, text = rest[2:].split(b"\x00", 2)  # after the compression bytes: language, keyword
-            return (key.decode("latin-1"), text.decode("utf-8")) if rest[0] == 0 else None
-    except (ValueError, IndexError, UnicodeDecodeError):
-        return None
-    return None
-
-
 TABLE_COLUMNS = ("metric", "unit", "value", "value_lo95", "value_hi95", "minus_first", "minus_first_lo95",
                  "minus_first_hi95", "paired", "variance_saved", "run")
-
-
-def is_sweep_folder(out: Path, names) -> bool:
-    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its
-    plots (``sweep.png``, or another PNG this sweep drew there with --plot)."""
-    plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
-    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n)]
-    levels = holds_levels([out / n for n in settings])
-    if levels is not None:  # a sweep with --control: multilevel folders (sim.multilevel), finished or begun
-        return levels and not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
-    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png", *plots))
-
-
-def _is_file(path: Path) -> bool:
-    return path.is_file() and not path.is_symlink()
 
 
 def save_tables(result: dict) -> tuple[Path, Path]:

@@ -1,0 +1,123 @@
+"""Where a command may write: not inside a folder whose own command resumes it only while
+it holds that command's files (a multilevel folder, a sweep's folder, a stratified run's
+folder), which a run, a sweep or a report put there would make unresumable and unreadable.
+Shared by the commands that write (``sim.run``, ``sim.sweep``, ``analysis.report``), with
+how a sweep's folder and its plots are told (below every command that asks)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from sim.store import SETTING_FOLDER, RunError, holds_levels, holds_runs, listing
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
+
+
+def plot_mark(out) -> str:
+    """What a sweep's plot carries in its PNG text: PLOT_MARK and a digest of the sweep's
+    folder (not the path itself, which a shared image would give away), so a sweep draws
+    over its own plot and no other sweep's."""
+    return f"{PLOT_MARK} {hashlib.blake2b(str(Path(out).resolve()).encode(), digest_size=8).hexdigest()}"
+
+
+def is_sweep_plot(path: Path, out) -> bool:
+    """Whether ``path`` is a PNG image the sweep of folder ``out`` drew: its Software text
+    (the chunks before the image data) is ``plot_mark(out)``, so it may draw over it again.
+    The sweep's own ``sweep.png`` is its own with any sweep's mark (a folder moved since, or
+    an older release's plot)."""
+    own_place = Path(path).resolve() == (Path(out) / "sweep.png").resolve()
+    with open(path, "rb") as fh:
+        if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+            return False
+        while True:
+            head = fh.read(8)  # a chunk: its length, its type, its data, a CRC
+            if len(head) < 8 or head[4:] in (b"IDAT", b"IEND"):
+                return False
+            data = fh.read(int.from_bytes(head[:4], "big"))
+            fh.read(4)
+            text = _png_text(head[4:], data)
+            if text is not None and text[0] == "Software" and (
+                    text[1] == plot_mark(out) or own_place and text[1].startswith(PLOT_MARK)):
+                return True
+
+
+def _png_text(kind: bytes, data: bytes):
+    """(keyword, text) of a PNG text chunk: tEXt in Latin-1, or iTXt uncompressed in UTF-8
+    (matplotlib's choice for text that Latin-1 cannot hold); None for any other chunk."""
+    try:
+        if kind == b"tEXt":
+            key, text = data.split(b"\x00", 1)
+            return key.decode("latin-1"), text.decode("latin-1")
+        if kind == b"iTXt":
+            key, rest = data.split(b"\x00", 1)
+            _, _, text = rest[2:].split(b"\x00", 2)  # after the compression bytes: language, keyword
+            return (key.decode("latin-1"), text.decode("utf-8")) if rest[0] == 0 else None
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def is_sweep_folder(out: Path, names) -> bool:
+    """A folder a sweep made: setting run folders (or multilevel folders), its tables and its
+    plots (``sweep.png``, or another PNG this sweep drew there with --plot)."""
+    plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
+    settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n)]
+    levels = holds_levels([out / n for n in settings])
+    if levels is not None:  # a sweep with --control: multilevel folders (sim.multilevel), finished or begun
+        return levels and not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
+    return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png", *plots))
+
+
+def _is_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def holder(folder: Path) -> str | None:
+    """What ``folder`` is when its command resumes it only while it holds that command's
+    own files, finished or not: "a multilevel folder", "a sweep's folder" or "a stratified
+    run's folder", as each command tells its own; None for any other (a run folder takes a
+    report inside it; a folder whose command would refuse it already, for files of
+    another's, is left to that command)."""
+    from sim.multilevel.folders import is_multilevel_folder
+    from sim.strata import is_strata_folder
+
+    if is_multilevel_folder(folder):
+        return "a multilevel folder"
+    try:
+        names = listing(folder)
+        return next((what for owns, what in ((is_sweep_folder, "a sweep's folder"),
+                                             (is_strata_folder, "a stratified run's folder"))
+                     if names and owns(folder, names)), None)
+    except RunError:
+        return None
+
+
+def resolved(out, error: type = RunError) -> Path:
+    """``out`` with its links followed, as the folders made there would be; an ``error``
+    in one line where its links make a loop."""
+    try:
+        return Path(out).resolve()
+    except (RuntimeError, RecursionError, OSError) as exc:  # RuntimeError: pathlib's "Symlink loop"
+        raise error(f"--out {out}: its symbolic links make a loop ({exc})") from None
+
+
+def check_place(out, error: type = RunError, report: bool = False) -> None:
+    """An ``error`` where ``out`` lies in a folder whose command would then refuse it: in a
+    multilevel folder, or in a sweep's or a stratified run's folder but outside its run
+    folders (a ``report`` may also be a stratified run's own ``report``). Looked for up
+    through run folders and folders still to be made: an ordinary folder above ends the
+    search."""
+    out = resolved(out, error)
+    child, above = out, out.parent
+    while (what := holder(above)) is None:
+        if above == above.parent or above.is_dir() and not (above / "manifest.json").is_file():
+            return
+        child, above = above, above.parent
+    inside_run = child != out and (child / "manifest.json").is_file()
+    own_report = report and child == out and what == "a stratified run's folder" and out.name == "report"
+    if what == "a multilevel folder" or not (inside_run or own_report):
+        raise error(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it holds that "
+                    "command's files: give a folder outside it")
