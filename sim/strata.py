@@ -305,7 +305,7 @@ def default_out(game: str, seed: int, deals: int, stratification: str) -> Path:
 def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
              allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
              dealer=None, metrics=None, control=(), control_deals=None, out=None, threads: int | None = None,
-             cluster=None) -> dict:
+             cluster=None, block_size: int = 50_000) -> dict:
     """A stratified run as ``python -m sim.run --deals N --stratify NAME`` plays it
     (sim.strata): ``deals`` independent deals shared out among the strata of
     ``stratification`` by ``allocation`` ("proportional", "equal", "neyman" or
@@ -314,15 +314,16 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     ``dealer``: "alternate" (None) or a seat; ``metrics``: as ``--metrics`` takes them;
     ``control``: levels as ``--control`` takes them, each stratum then a multilevel
     estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
-    ``policies``, ``set_options``, ``seed``, ``threads`` and ``cluster`` as for
-    ``simulate``."""
+    ``policies``, ``set_options``, ``seed``, ``threads``, ``cluster`` and ``block_size``
+    as for ``simulate`` (the records are the deal records a stratum's estimate needs)."""
     from sim.api import checked_control_deals, common_arguments, rules_players_threads
-    from sim.cli import seed_number, whole_count
+    from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import parse
     from sim.metrics import parse_metrics
     from sim.resolve import check_text, checked, texts
 
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
+    block_size = checked("block_size", block_size_count, block_size)
     game = common_arguments(game, rules, out, None)
     for name, value in (("stratification", stratification), ("allocation", allocation)):
         check_text(name, value)
@@ -333,8 +334,8 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     dealer = parse("deals", dealer=dealer).dealer
     resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     path = Path(out) if out is not None else default_out(game, seed, deals, stratification)
-    return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation, cluster=cluster,
-                          threads=threads, dealer=dealer,
+    return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation,
+                          block_size=block_size, cluster=cluster, threads=threads, dealer=dealer,
                           metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
                           controls=controls, control_deals=control_deals)
 

@@ -379,16 +379,18 @@ def test_functions_beneath_the_api_check_their_arguments_and_sim_stratify_names_
                                  (dict(metrics=[]), ValueError, "metrics names no metric"),
                                  (dict(metrics="deals_per_game"), ValueError, "deals_per_game is 1 in a run of single"),
                                  (dict(control_deals=100), ValueError, "control_deals sizes the levels of control: "
-                                                                       "give control too")):
+                                                                       "give control too"),
+                                 (dict(block_size=0), ValueError, "block_size: '0' is not a whole number")):
         with pytest.raises(error, match=re.escape(words)):
             sim.stratify(**{**dict(deals=30, out=out), **kwargs})
     assert not list(tmp_path.iterdir())
     # simulate's forms: a variant's name and --set text; the seed as its digits.
     got = sim.stratify(deals=30, rules="bridgette-no-colons", set_options="exchange.nondealer_draw=4", seed="7",
-                       out=out)
+                       out=out, block_size=5)
     kept = read_sealed(out / "strata.json")
     assert kept["seed"] == 7 and got["seed"] == 7 and sum(s["deals"] for s in kept["strata"]) == 30
-    assert load_run(out / "stratum-numeral").manifest["config"]["rules"]["exchange"]["nondealer_draw"] == 4
+    config = load_run(out / "stratum-numeral").manifest["config"]
+    assert config["rules"]["exchange"]["nondealer_draw"] == 4 and config["block_size"] == 5
 
 
 def test_shares_given_far_apart_are_kept_in_their_exact_form():
