@@ -33,8 +33,8 @@ def _play(run_games, indices, rooms, deal_dtype, game_dtype, dd_dtype, head=0):
 
 def _words(records):
     """Records as a 2-D array of words, one row a record (the rows' bytes, copied as such)."""
-    word = np.uint64 if records.dtype.itemsize % 8 == 0 else np.uint8
-    return records.view(word).reshape(len(records), -1)
+    word = np.dtype(np.uint64 if records.dtype.itemsize % 8 == 0 else np.uint8)
+    return records.view(word).reshape(len(records), records.dtype.itemsize // word.itemsize)
 
 
 def _copy(out, dst_starts, deals, src_starts, counts):

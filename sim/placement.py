@@ -100,8 +100,10 @@ def resolved(out, error: type = RunError) -> Path:
     in one line where its links make a loop."""
     try:
         return Path(out).resolve()
-    except (RuntimeError, RecursionError, OSError) as exc:  # RuntimeError: pathlib's "Symlink loop"
+    except (RuntimeError, RecursionError) as exc:  # RuntimeError: pathlib's "Symlink loop from ..."
         raise error(f"--out {out}: its symbolic links make a loop ({exc})") from None
+    except OSError as exc:
+        raise error(f"--out {out}: {exc.strerror or exc}") from None
 
 
 def check_place(out, error: type = RunError, report: bool = False) -> None:
