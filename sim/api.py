@@ -21,6 +21,7 @@ from sim.aggregates import block_aggregates, merged_summary
 from sim.blocks import Columns, check_room
 from sim.cli import block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
+from sim.placement import check_place
 from sim.policies import searches
 from sim.resolve import (
     check_kind, check_path, check_rules, check_switch, checked, in_argument_words, resolve_policies, resolve_rules,
@@ -289,6 +290,7 @@ def simulate(game: str | None = None, games: int = 10_000, rules=None, policies=
     resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     deal_run = dealing is not None and dealing.deal_run
     path = Path(out) if out is not None else default_out(game, seed, games, "deal" if deal_run else "game")
+    check_place(path)
     execute(game, resolved, chosen, seed, games, path, records, block_size, cluster=cluster, threads=threads,
             until=until, dd=dd, dealing=dealing)
     return Run(path)
@@ -330,6 +332,8 @@ def estimate(game: str | None = None, deals: int = 2_000, policies=None, control
             raise RunError("metrics names no metric: give one or a list (None: the dealer's advantage)")
     control_deals = checked_control_deals(control_deals)
     resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
+    if out is not None:
+        check_place(out)
     return run_multilevel(game, resolved, chosen, seed, deals, controls, control_deals,
                           None if metrics is None else parse_metrics(metrics), dealing, until, out,
                           cluster=cluster, threads=threads)

@@ -16,7 +16,7 @@ import numpy as np
 
 PILOT_GAMES = 256
 # Deal rows a block may make room for (the rest after its pilot slice): 2**26 rows of at most
-# 68 bytes is 4.5 GB, held with the compact copy. Longer games need smaller blocks.
+# 68 bytes is 4.5 GB, before they are packed. Longer games need smaller blocks.
 MAX_BLOCK_ROWS = 2**26
 
 
@@ -100,7 +100,11 @@ def play_block(run_games, first_game: int, count: int, max_deals: int, deal_dtyp
                                             dd_dtype)
         copy(starts[pilot:][longer], deals_c, dd_c, offsets_c[:-1], rest[longer])
     total = int(starts[-1])
-    return out[:total], games, None if dd_out is None else dd_out[:total]
+    if out is deals_b:  # packed in place: the room past the rows goes back (no view of it is left to move)
+        out.resize(total, refcheck=False)
+        if dd_out is not None:
+            dd_out.resize(total, refcheck=False)
+    return out, games, dd_out
 
 
 class Columns:

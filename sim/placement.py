@@ -6,11 +6,13 @@ how a sweep's folder and its plots are told (below every command that asks)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
 from pathlib import Path
 
-from sim.store import SETTING_FOLDER, RunError, holds_levels, holds_runs, listing
+from sim.store import SETTING_FOLDER, STRATUM_FOLDER, RunError, holds_levels, holds_runs, listing
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
@@ -75,15 +77,32 @@ def _is_file(path: Path) -> bool:
     return path.is_file() and not path.is_symlink()
 
 
+def is_multilevel_folder(path) -> bool:
+    """A folder ``sim.run --control`` made (finished or not); False for a path the system
+    cannot look at (a name too long, say), which the run folder's reader then names."""
+    path = Path(path)
+    try:
+        return (path / "multilevel.json").is_file() or (path / "target.npz").is_file()
+    except OSError:
+        return False
+
+
+def is_strata_folder(out: Path, names) -> bool:
+    """A folder a stratified run made: its strata's run folders (or multilevel folders),
+    strata.json and its report."""
+    strata = [n for n in names if re.fullmatch(STRATUM_FOLDER, n)]
+    levels = holds_levels([out / n for n in strata])
+    if levels is not None:  # --control: each stratum a multilevel folder (sim.multilevel), finished or begun
+        return levels and not set(names) - set(strata) - {"strata.json", "report"}
+    return holds_runs(out, names, STRATUM_FOLDER, "strata.json", ("report",))
+
+
 def holder(folder: Path) -> str | None:
     """What ``folder`` is when its command resumes it only while it holds that command's
     own files, finished or not: "a multilevel folder", "a sweep's folder" or "a stratified
     run's folder", as each command tells its own; None for any other (a run folder takes a
     report inside it; a folder whose command would refuse it already, for files of
     another's, is left to that command)."""
-    from sim.multilevel.folders import is_multilevel_folder
-    from sim.strata import is_strata_folder
-
     if is_multilevel_folder(folder):
         return "a multilevel folder"
     try:
@@ -95,31 +114,43 @@ def holder(folder: Path) -> str | None:
         return None
 
 
-def resolved(out, error: type = RunError) -> Path:
+def resolved(out, error: type = RunError, flag: str = "--out") -> Path:
     """``out`` with its links followed, as the folders made there would be; an ``error``
-    in one line where its links make a loop."""
+    in one line where its links make a loop (told by the system, as pathlib tells it in
+    some Python versions and not in others)."""
+    try:
+        os.stat(out)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(f"{flag} {out}: its symbolic links make a loop") from None
     try:
         return Path(out).resolve()
-    except (RuntimeError, RecursionError) as exc:  # RuntimeError: pathlib's "Symlink loop from ..."
-        raise error(f"--out {out}: its symbolic links make a loop ({exc})") from None
+    except (RuntimeError, RecursionError):  # pathlib's "Symlink loop from ..."
+        raise error(f"{flag} {out}: its symbolic links make a loop") from None
     except OSError as exc:
-        raise error(f"--out {out}: {exc.strerror or exc}") from None
+        raise error(f"{flag} {out}: {exc.strerror or exc}") from None
 
 
-def check_place(out, error: type = RunError, report: bool = False) -> None:
+def check_place(out, error: type = RunError, report: bool = False, flag: str = "--out") -> None:
     """An ``error`` where ``out`` lies in a folder whose command would then refuse it: in a
-    multilevel folder, or in a sweep's or a stratified run's folder but outside its run
-    folders (a ``report`` may also be a stratified run's own ``report``). Looked for up
-    through run folders and folders still to be made: an ordinary folder above ends the
-    search."""
-    out = resolved(out, error)
+    multilevel folder, or in a sweep's or a stratified run's folder other than inside one
+    of its run folders, or as one of its own run or multilevel folders (resumed by their
+    own configuration's check); a ``report`` may also be a stratified run's own ``report``.
+    Looked for up through run folders and folders still to be made: an ordinary folder
+    above ends the search, and so does one the system cannot look at (the folder's making
+    then names why)."""
+    out = resolved(out, error, flag)
     child, above = out, out.parent
-    while (what := holder(above)) is None:
-        if above == above.parent or above.is_dir() and not (above / "manifest.json").is_file():
-            return
-        child, above = above, above.parent
+    try:
+        while (what := holder(above)) is None:
+            if above == above.parent or above.is_dir() and not (above / "manifest.json").is_file():
+                return
+            child, above = above, above.parent
+        own = child == out and ((out / "manifest.json").is_file() or is_multilevel_folder(out))
+    except OSError:
+        return
     inside_run = child != out and (child / "manifest.json").is_file()
     own_report = report and child == out and what == "a stratified run's folder" and out.name == "report"
-    if what == "a multilevel folder" or not (inside_run or own_report):
-        raise error(f"--out {out}: it lies in {above}, {what}, whose command resumes it only while it holds that "
+    if what == "a multilevel folder" or not (inside_run or own_report or own and not report):
+        raise error(f"{flag} {out}: it lies in {above}, {what}, whose command resumes it only while it holds that "
                     "command's files: give a folder outside it")

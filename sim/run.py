@@ -19,8 +19,8 @@ from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, flag_ty
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_info, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
-from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
 from sim.placement import check_place
+from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
@@ -242,15 +242,18 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
 
 def play_stratified(args, rules, policies, dealing) -> int:
     """--stratify: every stratum's deal run, then the stratified tables."""
+    from sim.api import DEFAULT_BLOCK_SIZE
     from sim.metrics import parse_metrics
     from sim import strata
 
     out = args.out or strata.default_out(args.game, args.seed, args.deals, args.stratify)
+    check_place(out)
     notify = None if args.quiet else say
     try:
         result = strata.run_stratified(args.game, rules, policies, args.seed, args.deals, out, args.stratify,
-                                       args.allocation or "proportional", args.records, args.block_size or 50_000, args.cluster,
-                                       args.threads, notify, dealing.dealer,
+                                       args.allocation or "proportional", args.records,
+                                       args.block_size or DEFAULT_BLOCK_SIZE, args.cluster, args.threads, notify,
+                                       dealing.dealer,
                                        None if args.metrics is None else parse_metrics(args.metrics),
                                        args.control, args.control_deals)
     except KeyboardInterrupt:
@@ -322,13 +325,12 @@ def play(args, parser) -> int:
         if args.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {args.threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads available")
         numba.set_num_threads(args.threads)
-    if args.out:  # not inside a folder whose command would then refuse it (a default lies in runs/)
-        check_place(args.out)
     if args.stratify:  # with --control too: each stratum a multilevel estimate
         return play_stratified(args, rules, policies, dealing)
     if args.control:
         return play_cli(args, rules, policies, dealing)
     out = args.out or default_out(args.game, args.seed, n, unit)
+    check_place(out)
     block_size = args.block_size or DEFAULT_BLOCK_SIZE
     progress = None
     if not args.quiet and sys.stderr.isatty():

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,9 +32,8 @@ import numpy as np
 from sim.cli import refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.resolve import in_argument_words
-from sim.store import (
-    STRATUM_FOLDER, claim, holds_levels, holds_runs, read_sealed, sealed, stratum_folder, write_atomic,
-)
+from sim.placement import check_place, is_strata_folder
+from sim.store import claim, read_sealed, sealed, stratum_folder, write_atomic
 
 ALLOCATIONS = ("proportional", "equal", "neyman")
 PILOT_DEALS = 400  # per stratum, for the neyman allocation
@@ -305,7 +303,7 @@ def default_out(game: str, seed: int, deals: int, stratification: str) -> Path:
 def stratify(game: str | None = None, deals: int = 2_000, stratification: str = "upcard_class",
              allocation: str = "proportional", policies=None, rules=None, seed: int = 1, set_options=(),
              dealer=None, metrics=None, control=(), control_deals=None, out=None, threads: int | None = None,
-             cluster=None, block_size: int = 50_000) -> dict:
+             cluster=None, block_size: int | None = None) -> dict:
     """A stratified run as ``python -m sim.run --deals N --stratify NAME`` plays it
     (sim.strata): ``deals`` independent deals shared out among the strata of
     ``stratification`` by ``allocation`` ("proportional", "equal", "neyman" or
@@ -315,15 +313,16 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     ``control``: levels as ``--control`` takes them, each stratum then a multilevel
     estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
     ``policies``, ``set_options``, ``seed``, ``threads``, ``cluster`` and ``block_size``
-    as for ``simulate`` (the records are the deal records a stratum's estimate needs)."""
-    from sim.api import checked_control_deals, common_arguments, rules_players_threads
+    (None: sim.api.DEFAULT_BLOCK_SIZE) as for ``simulate`` (the records are the deal
+    records a stratum's estimate needs)."""
+    from sim.api import DEFAULT_BLOCK_SIZE, checked_control_deals, common_arguments, rules_players_threads
     from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import parse
     from sim.metrics import parse_metrics
     from sim.resolve import check_text, checked, texts
 
     deals, seed = checked("deals", whole_count, deals), checked("seed", seed_number, seed)
-    block_size = checked("block_size", block_size_count, block_size)
+    block_size = DEFAULT_BLOCK_SIZE if block_size is None else checked("block_size", block_size_count, block_size)
     game = common_arguments(game, rules, out, None)
     for name, value in (("stratification", stratification), ("allocation", allocation)):
         check_text(name, value)
@@ -334,6 +333,7 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     dealer = parse("deals", dealer=dealer).dealer
     resolved, chosen, threads = rules_players_threads(game, rules, set_options, policies, threads, cluster)
     path = Path(out) if out is not None else default_out(game, seed, deals, stratification)
+    check_place(path)
     return run_stratified(game, resolved, chosen, seed, deals, path, stratification, allocation,
                           block_size=block_size, cluster=cluster, threads=threads, dealer=dealer,
                           metrics=None if metrics is None else parse_metrics(texts("metrics", metrics, "metric")),
@@ -506,16 +506,6 @@ def refuse_another_stratified_run(out: Path, identity: dict, folders, strata=Non
     if stranger:  # this run's own folder: a stratum folder none of its strata plays was put there
         raise DealingError(f"output folder {out} holds {stranger[0]}, no stratum of --stratify "
                            f"{identity['stratify']}: move it away, or use another --out")
-
-
-def is_strata_folder(out: Path, names) -> bool:
-    """A folder a stratified run made: its strata's run folders (or multilevel folders),
-    strata.json and its report."""
-    strata = [n for n in names if re.fullmatch(STRATUM_FOLDER, n)]
-    levels = holds_levels([out / n for n in strata])
-    if levels is not None:  # --control: each stratum a multilevel folder (sim.multilevel), finished or begun
-        return levels and not set(names) - set(strata) - {"strata.json", "report"}
-    return holds_runs(out, names, STRATUM_FOLDER, "strata.json", ("report",))
 
 
 def format_report(result: dict) -> str:

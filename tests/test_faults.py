@@ -728,13 +728,20 @@ def test_an_output_folder_a_thousand_folders_deep_is_made(whole, tmp_path, capsy
     """Under the system's limit on a path's length, however many folders are missing above
     it (before: pathlib made each by calling itself, a RecursionError's traceback)."""
     deep = tmp_path.joinpath(*["d"] * 1000) / "out"
-    if command == "report":
-        assert report_main([str(whole), "--out", str(deep)]) == 0
-        assert (deep / "index.html").is_file()
-    else:
-        main, argv = WRITERS[command]
-        assert main([*argv, "--out", str(deep)]) == 0
-        assert deep.is_dir() and len(list(deep.iterdir())) > 1
+    try:
+        if command == "report":
+            assert report_main([str(whole), "--out", str(deep)]) == 0
+            assert (deep / "index.html").is_file()
+        else:
+            main, argv = WRITERS[command]
+            assert main([*argv, "--out", str(deep)]) == 0
+            assert deep.is_dir() and len(list(deep.iterdir())) > 1
+    finally:  # taken away one folder at a time: shutil.rmtree, and pytest's clean-up, would recurse too deep
+        shutil.rmtree(deep, ignore_errors=True)
+        for folder in deep.parents:
+            if folder == tmp_path:
+                break
+            folder.rmdir()
 
 
 def test_a_report_folder_too_long_is_one_line(whole, capsys, tmp_path):

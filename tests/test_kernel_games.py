@@ -208,6 +208,25 @@ def test_a_blocks_rows_pack_down_in_place(dtype):
     assert elsewhere[head:].tobytes() == wanted.tobytes()
 
 
+def test_a_block_whose_games_fit_is_packed_in_the_array_it_was_played_into(monkeypatch):
+    """No second array for the records (its pages zeroed first): every copy but the pilot's
+    is within the played array, and the records own no more rows than they hold."""
+    rules, policies = BidEuchreRules(), [parse_policy("random")] * 4
+    wanted = bid_euchre.run_block(rules, policies, 6, 0, 400)
+    copies = []
+    packing = blocks._copy
+
+    def watched(out, dst_starts, deals, src_starts, counts):
+        copies.append(out is deals)
+        packing(out, dst_starts, deals, src_starts, counts)
+
+    monkeypatch.setattr(blocks, "_copy", watched)
+    deals, games = bid_euchre.run_block(rules, policies, 6, 0, 400)
+    assert copies == [False, True]  # the pilot's rows into the head, then the rest in place
+    assert deals.tobytes() == wanted[0].tobytes() and np.array_equal(games, wanted[1])
+    assert deals.base is None and len(deals) == games["deals"].sum()
+
+
 @numba.njit(parallel=True)
 def _play_spinning(costs):
     """The loop of kernels.engine's parallel kernels over games that each spin ``costs[i]``

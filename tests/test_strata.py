@@ -449,11 +449,14 @@ def test_reports_of_a_stratums_folders_go_outside_the_stratified_runs_folder(tmp
     assert capsys.readouterr().out.strip() == str(tmp_path / "project" / "ml-report" / "index.html")
 
 
-def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, capsys):
-    """A run, a stratified run, a multilevel run or a sweep whose --out lies in a
-    stratified run's, a multilevel or a sweep's folder is one line and writes nothing: the
-    folder's own command would then refuse to resume it, and its readers to read it, as
-    for a report's --out (before: they were written there)."""
+def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, capsys, monkeypatch):
+    """A run, a stratified run, a multilevel run or a sweep (or a sweep's plot) whose
+    --out lies in a stratified run's, a multilevel or a sweep's folder, given or by
+    default, from the command line or the Python API, is one line and writes nothing:
+    the folder's own command would then refuse to resume it, and its readers to read it,
+    as for a report's --out (before: they were written there). One of the folder's own
+    run folders may still be resumed by its own configuration."""
+    import sim
     from sim.run import main as run
     from sim.sweep import main as sweep
 
@@ -473,19 +476,36 @@ def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, 
             out = tmp_path / inside / "mine" / "run"
             assert main([*args, "--quiet", "--out", str(out)]) == 2
             err = capsys.readouterr().err
-            assert err.count("\n") == 1 and f"it lies in {tmp_path / inside}, {what}" in err, err
+            assert err.count("\n") == 1 and f"--out {out}: it lies in {tmp_path / inside}, {what}" in err, err
+        with pytest.raises(ValueError, match=f"out {tmp_path / inside / 'mine'}: it lies in"):
+            sim.simulate(games=20, out=tmp_path / inside / "mine")
+    assert sweep(["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet", "--out", str(tmp_path / "s2"),
+                  "--plot", str(tmp_path / "strata" / "mine.png")]) == 2
+    assert "--plot " in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path / "sweep")  # the default folder, runs/..., would lie in the sweep's
+    assert run(["--games", "20", "--quiet"]) == 2
+    assert "it lies in" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+    setting = next((tmp_path / "sweep").glob("00-*"))  # its own run folder, by its own configuration
+    assert run(["--games", "20", "--set", "exchange.nondealer_draw=2", "--quiet", "--out", str(setting)]) == 0
     assert run(holders["strata"] + ["--seed", "3", "--quiet", "--out", str(tmp_path / "strata")]) == 0  # resumes
 
 
 def test_an_out_through_a_loop_of_links_is_one_line(tmp_path, capsys):
     from analysis.report import main as report
     from sim.run import main as run
+    from sim.sweep import main as sweep
 
+    assert run(["--games", "20", "--quiet", "--out", str(tmp_path / "r")]) == 0
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
-    assert run(["--games", "20", "--quiet", "--out", str(tmp_path / "r")]) == 0
-    for out in (tmp_path / "a", tmp_path / "a" / "sub"):
-        assert report([str(tmp_path / "r"), "--out", str(out)]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "its symbolic links make a loop" in err and "Traceback" not in err
+    try:
+        for out in (tmp_path / "a", tmp_path / "a" / "sub"):
+            for main, args in ((report, [str(tmp_path / "r")]), (run, ["--games", "5"]),
+                               (sweep, ["--vary", "exchange.nondealer_draw=2,6", "--games", "5"])):
+                status = main([*args, "--out", str(out)])
+                err = capsys.readouterr().err
+                assert status == 2 and err.count("\n") == 1 and "its symbolic links make a loop" in err, err
+    finally:  # pytest's clean-up of old temporary folders follows links, and a loop never ends
+        (tmp_path / "a").unlink()
+        (tmp_path / "b").unlink()

@@ -7,6 +7,7 @@ from pathlib import Path
 from sim.cli import whole_number
 from sim.multilevel.estimator import MultilevelError
 from sim.multilevel.play import run_multilevel
+from sim.placement import check_place
 
 
 def format_report(result: dict) -> str:
@@ -70,6 +71,7 @@ def play_cli(args, rules, policies, dealing) -> int:
         raise MultilevelError("--control-deals must be positive whole numbers")
     until = None if args.until is None else (args.until.metric, args.until.width)
     out = args.out or f"runs/{args.game}-{args.seed}-{args.deals}-multilevel"
+    check_place(out)
     notify = None if args.quiet else say
     from sim.metrics import parse_metrics
 

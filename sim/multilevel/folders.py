@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from sim.cli import differing
+from sim.placement import is_multilevel_folder
 from sim.custom import same_definition
 from sim.store import read_sealed
 from sim.ratio import SHARE
@@ -18,16 +19,6 @@ from sim.games import GAME_NAMES, game_info
 from sim.multilevel.levels import UNREADABLE, level_values, load_level
 
 SHOWN = ("label", "unit", "percent", "balance", "definition")  # a metric's words, from multilevel.json
-
-
-def is_multilevel_folder(path) -> bool:
-    """A folder ``sim.run --control`` made (finished or not); False for a path the system
-    cannot look at (a name too long, say), which the run folder's reader then names."""
-    path = Path(path)
-    try:
-        return (path / "multilevel.json").is_file() or (path / "target.npz").is_file()
-    except OSError:
-        return False
 
 
 def read_folder(path) -> dict:
@@ -104,6 +95,12 @@ def read_folder(path) -> dict:
             "controls": kept["controls"], "sizes": kept["sizes"], "metrics": metrics, "plain": plain}
 
 
+def _played(kept: dict) -> list[str]:
+    """The controls multilevel.json names that play deals, in the order of their files
+    (``control-1.npz``, ...): all but the hand's features."""
+    return [c for c in kept["controls"] if c != "hand"]
+
+
 def _check_files(path: Path, kept: dict) -> None:
     """Nothing in the folder but what its run wrote: multilevel.json, its pilot's sizes and
     a file for the target and for each control it played, those its pilot left out
@@ -111,8 +108,7 @@ def _check_files(path: Path, kept: dict) -> None:
     for the run's own by its rerun, which refuses them the same way)."""
     from sim.store import listing
 
-    played = [c for c in kept["controls"] if c != "hand"]
-    files = ["target.npz"] + [f"control-{i}.npz" for i in range(1, len(played) + 1)]
+    files = ["target.npz"] + [f"control-{i}.npz" for i in range(1, len(_played(kept)) + 1)]
     others = sorted((listing(path) or set()) - {"multilevel.json", "pilot.json", *files})
     if others:
         raise MultilevelError(f"{path} holds files its run did not write beside its levels "
@@ -172,8 +168,7 @@ def _described(path: Path, kept) -> tuple[list, list, list]:
     try:
         sizes = kept["sizes"]
         names = list(sizes)
-        played = [c for c in kept["controls"] if c != "hand"]
-        files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
+        files = ["target.npz"] + [f"control-{_played(kept).index(n) + 1}.npz" for n in names[1:]]
         counts = [sizes[n] for n in names]
         dealing = kept.get("dealing")
         if dealing:

@@ -30,7 +30,6 @@ from sim.run import (
     OneLineParser, USER_ERRORS, add_cluster_flag, add_dealing_flags, add_rule_flags, block_size_value,
     check_conditions_file, count, dealing_of, seed_value,
 )
-from sim.placement import check_place
 from sim.store import RECORD_MODES
 from sim.sweep.grid import SweepError, parse_vary
 from sim.sweep.output import format_report, plot, save_tables
@@ -140,7 +139,6 @@ def main(argv=None) -> int:
             _check_conditions(args, settings)
         n = args.deals if dealing.deal_run else args.games
         out = Path(args.out) if args.out else default_sweep_out(args.game, grid, args.seed, n, dealing.deal_run)
-        check_place(out, SweepError)
         plot_path = Path(args.plot) if args.plot else out / "sweep.png"
         same = same_question(args.rules, args.set_options, dealing, rules, args.game)
         play = getattr(sweep, "__wrapped__", sweep)  # not the Python API's wrapper: errors name flags

@@ -12,7 +12,7 @@ from sim.cli import file_in_the_way, make_folders, plural, quiet_matplotlib, why
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
-from sim.placement import is_sweep_folder, is_sweep_plot, plot_mark
+from sim.placement import check_place, is_sweep_folder, is_sweep_plot, plot_mark
 from sim.store import RunError, csv_bytes, listing, sealed, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
@@ -29,6 +29,8 @@ def check_plot_path(path: Path, out) -> None:
         if inside != where and where in inside.parents:  # made before any setting, it would stop that setting
             raise SweepError(f"--plot {path}: within the sweep's folder the plot goes in {out} itself; the folders "
                              f"in it are the settings' run folders")
+        if inside != where:  # not where a sweep's plot is its own: in no other command's folder either
+            check_place(path, SweepError, flag="--plot")
     try:
         if path.is_symlink():  # the plot would replace the link, never reach what it names
             raise FileExistsError(errno.EEXIST, f"it is a link to {os.readlink(path)}, so it is kept; give the "

@@ -15,11 +15,12 @@ from sim.custom import Custom
 from sim.headline import sweep_metric
 from sim.metrics import MetricsError, custom_metric, resolve_metrics
 from sim.resolve import in_argument_words
+from sim.placement import check_place, is_sweep_folder
 from sim.run_records import open_run
 from sim.store import SETTING_FOLDER, RunError, claim
 from sim.sweep.balance import balance_bracket, balance_point
 from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
-from sim.sweep.output import check_plot_path, is_sweep_folder
+from sim.sweep.output import check_plot_path
 
 
 def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra,
@@ -145,6 +146,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             except ValueError as exc:
                 raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
     out = Path(out) if out is not None else default_sweep_out(game, grid, seed, games, dealing is not None)
+    check_place(out, SweepError)
     block_size = block_size or DEFAULT_BLOCK_SIZE
     if cluster is None and threads is not None:
         use_threads(threads)
