@@ -520,8 +520,9 @@ def test_bad_folders_for_a_comparison_or_a_sweep_are_one_line(runs, tmp_path, ca
     shutil.rmtree(seeded / setting.name)
     import sim
 
-    sim.simulate("bridgette", 400, seed=4, out=seeded / setting.name, block_size=201, threads=1,
+    sim.simulate("bridgette", 400, seed=4, out=tmp_path / "played-apart", block_size=201, threads=1,
                  set_options=[f"{k}={v}" for k, v in table["settings"][1]["values"].items()])
+    (tmp_path / "played-apart").rename(seeded / setting.name)  # played outside: no run is played into a sweep's
     cut = tmp_path / "cut-block"  # a setting's block file cut short since: reported whole before
     shutil.copytree(runs["sweep"], cut)
     with open(cut / setting.name / "blocks" / "000000.json", "r+b") as fh:

@@ -29,8 +29,6 @@ def check_plot_path(path: Path, out) -> None:
         if inside != where and where in inside.parents:  # made before any setting, it would stop that setting
             raise SweepError(f"--plot {path}: within the sweep's folder the plot goes in {out} itself; the folders "
                              f"in it are the settings' run folders")
-        if inside != where:  # not where a sweep's plot is its own: in no other command's folder either
-            check_place(path, SweepError, flag="--plot")
     try:
         if path.is_symlink():  # the plot would replace the link, never reach what it names
             raise FileExistsError(errno.EEXIST, f"it is a link to {os.readlink(path)}, so it is kept; give the "
@@ -43,6 +41,8 @@ def check_plot_path(path: Path, out) -> None:
         if path.is_file() and not is_sweep_plot(path, out):
             raise FileExistsError(errno.EEXIST, "it exists and is not this sweep's plot, so it is kept; "
                                                 "choose another --plot")
+        if out is not None and Path(os.path.abspath(path.parent)) != Path(os.path.abspath(out)):
+            check_place(path, SweepError, flag="--plot")  # in no other command's folder either
         try:
             make_folders(path.parent)
         except OSError as exc:
