@@ -112,6 +112,12 @@ def _checked_players(game: str, search, only, rules) -> list:
     players = one_decision_players(game, search, DECISION_NAMES if only is None else tuple(only))
     if not players:
         raise PolicyError(f"--search {text} searches none of the decisions asked for in {game}")
+    measured = {decision for decision, *_ in players}
+    unsearched = next((d for d in only or () if d not in measured), None)
+    if unsearched is not None:  # asked for by name: said, not left out of the table in silence
+        param = dict(DECISIONS)[unsearched]
+        raise PolicyError(f"--search {text} does not search {unsearched} ({param}=0): give it worlds, or leave it "
+                          f"out of --only")
     return players
 
 

@@ -322,8 +322,10 @@ def prepare_out(out: Path, identity: dict):
     command from writing there at once. A folder holding the ladder of another
     configuration (``identity``: the IDENTITY fields) is refused, as sim.run refuses a run
     folder of another: its files would be written over."""
+    from sim.placement import check_place
     from sim.store import FolderLock
 
+    check_place(out, LadderError)  # not in a folder whose own command would then refuse it
     claim_folder(out, _is_ladder_folder, "ladder", LadderError)
     lock = FolderLock(out, "ladder")
     try:

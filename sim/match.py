@@ -86,15 +86,18 @@ class _PerDeal:
 
     def __init__(self):
         self.sums = {part: ratio_sums([], []) for part in self.PARTS}
+        self.pairs = 0  # game pairs with a paired deal: those the interval's spread comes from
 
     def add(self, counts, first, second):
         """Per game: its paired deals' number and the two plays' summed differences."""
         first, second = np.asarray(first, np.int64), np.asarray(second, np.int64)
         for part, y in zip(self.PARTS, (first + second, first, second)):
             self.sums[part] = added(self.sums[part], ratio_sums(y, counts))
+        self.pairs += int(np.count_nonzero(counts))
 
     def merge(self, other: "_PerDeal") -> None:
         self.sums = added(self.sums, other.sums)
+        self.pairs += other.pairs
 
     def result(self) -> dict:
         """The mean of the two plays' differences per deal: half the ratio of their sum."""
@@ -102,7 +105,7 @@ class _PerDeal:
         deals = self.sums["both"]["n"]
         if r is None:
             return {"n": 0, "mean": None, "ci95": None, "variance_reduction": None}
-        if var is None:  # one pair has a mean but no spread
+        if var is None or self.pairs < 2:  # one pair with paired deals has a mean but no spread
             return {"n": deals, "mean": float(r / 2), "ci95": None, "variance_reduction": None}
         paired = var / 4
         unpaired = (ratio_variance(self.sums["first"])[1] + ratio_variance(self.sums["second"])[1]) / 4

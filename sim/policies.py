@@ -96,6 +96,11 @@ def _within(lo: float, hi: float, unit: str = ""):
 TRICKS = _within(-100, 100, " tricks")  # well past a deal's 13 either way (99: never)
 
 
+def _rank_error(value: float) -> str | None:
+    """The heuristic's ``draw_fight``: a card's rank, 2 .. 14, or 15 for none."""
+    return None if value == int(value) and 2 <= value <= 15 else "must be a whole rank from 2 to 15 (15: never)"
+
+
 def _switch_error(value: float) -> str | None:
     """A switch: the heuristic's ``use_colons``, ``partner_aware`` and ``bid_by_score``,
     pimc's ``keep``, search's ``call_model``."""
@@ -122,7 +127,7 @@ POLICIES = {
                                   _within(0, 1)),
         "draw_fight": Parameter("heuristic", 13.0, "lowest face-up stock rank (draw.show_stock_top) worth winning "
                                                     "a draw trick for (D-2; 11 jack .. 14 ace; 15 never)",
-                                _within(2, 15)),
+                                _rank_error),
         "partner_aware": Parameter("heuristic", 1.0,
                                 "1 never overtakes a partner winning with a trump, king or ace (E-6)", _switch_error),
         "bid_by_score": Parameter("heuristic", 0.0,
@@ -277,7 +282,7 @@ def parse_policy(text: str, game: str | None = None) -> Policy:
         check = spec.parameters[key].check
         if check and check(exact):
             raise PolicyError(f"policy parameter {name}:{key} {check(exact)}, got {quoted(raw)}")
-        values[key] = float(exact)
+        values[key] = float(exact) + 0.0  # -0 is 0: one player, one name
         if values[key] == 0 and exact != 0:
             raise PolicyError(f"policy parameter {name}:{key} must be 0 or at least 1e-300 in size, got {quoted(raw)}")
     return Policy(name, tuple(values.items()), game)

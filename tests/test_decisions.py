@@ -64,6 +64,9 @@ def test_the_table_is_the_matches_of_sim_match(capsys):
     (["--games", "2", "--only", "draw phase"], "bridgette has no draw phase to search (its decisions: calls, "
                                                "exchange, card play)"),
     (["--games", "2", "--only", "calls,calls"], "--only names 'calls' twice"),  # measured twice before
+    # Left out of the table in silence before: asked for by name, it is said.
+    (["--games", "2", "--search", "search:worlds=0", "--only", "card play,exchange"],
+     "--search search:worlds=0 does not search card play (worlds=0)"),
     # Reached before the first match: "playing calls ..." printed before the error was a second line.
     (["--games", "2", "--cluster", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
 ])

@@ -185,6 +185,20 @@ def test_one_game_has_means_but_no_intervals():
     assert result["mean_diff_per_game"] is not None and result["a_game_win_rate"] == 1.0
 
 
+def test_paired_deals_from_one_game_pair_give_no_interval():
+    """Six game pairs of which only one has paired deals (the others passed out, at a redeal
+    limit of 0): the per-deal figure rests on one pair, so it has no interval (before: a
+    zero-width interval, [-150.00, -150.00])."""
+    from sim.api import resolve_policies, resolve_rules
+
+    rules = resolve_rules("bridgette", None, ["auction.passed_out=redeal", "auction.max_redeals=0"])
+    a, b = (resolve_policies("bridgette", {"all": p})[0] for p in ("heuristic:aggression=-100",
+                                                                   "heuristic:aggression=-3"))
+    result = play_match("bridgette", a, b, 6, seed=2, rules=rules)
+    assert result["deals"] == 1 and result["mean_diff_per_deal"] == -150.0 and result["ci95"] is None
+    assert result["game_ci95"] is not None  # six game pairs: the per-game figure has its spread
+
+
 def test_a_match_where_no_deal_counts_is_one_line_not_a_finding():
     """One deal a game, no tie-break, and a pass that ends the auction (C-4) redealt up to a
     limit of 0 (C-5): with random seats, seed 27, both games end with nothing scored. Before:

@@ -339,6 +339,9 @@ def test_game_defaults_apply_and_show_only_real_changes():
     assert parse_policy("heuristic").row().heuristic.aggression == 0.0
     assert str(parse_policy("heuristic", "draw-bridge")) == "heuristic"
     assert str(parse_policy("heuristic:aggression=0", "draw-bridge")) == "heuristic:aggression=0"
+    # -0 is 0: one player, one name (before: heuristic:aggression=-0, a run of another configuration)
+    assert str(parse_policy("heuristic:aggression=-0", "draw-bridge")) == "heuristic:aggression=0"
+    assert parse_policy("heuristic:use_colons=-0.0") == parse_policy("heuristic:use_colons=0")
 
 
 @pytest.mark.parametrize("value", ["0.1234567", "1.0000001", "2", "-0.5", "1e-07", "-99.99999999999999"])
@@ -366,7 +369,8 @@ def test_a_policys_name_gives_its_values_in_full(value):
     ("heuristic:double_margin=-101", "heuristic:double_margin must be from -100 to 100 tricks"),
     ("pimc:redouble_margin=1e19", "pimc:redouble_margin must be from -100 to 100 tricks"),
     ("heuristic:colon_lead_odds=1.5", "heuristic:colon_lead_odds must be from 0 to 1"),
-    ("heuristic:draw_fight=16", "heuristic:draw_fight must be from 2 to 15"),
+    ("heuristic:draw_fight=16", "heuristic:draw_fight must be a whole rank from 2 to 15"),
+    ("heuristic:draw_fight=13.5", "heuristic:draw_fight must be a whole rank from 2 to 15"),  # played as 14 before
     ("heuristic:keep_colons=1e9", "heuristic:keep_colons must be from -100 to 100"),
     ("heuristic:compete_margin=-2e6", "heuristic:compete_margin must be from -1,000,000 to 1,000,000 points"),
 ])

@@ -450,13 +450,14 @@ def test_reports_of_a_stratums_folders_go_outside_the_stratified_runs_folder(tmp
 
 
 def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, capsys, monkeypatch):
-    """A run, a stratified run, a multilevel run or a sweep (or a sweep's plot) whose
+    """A run, a stratified run, a multilevel run, a sweep (or a sweep's plot) or a ladder whose
     --out lies in a stratified run's, a multilevel or a sweep's folder, given or by
     default, from the command line or the Python API, is one line and writes nothing:
     the folder's own command would then refuse to resume it, and its readers to read it,
     as for a report's --out (before: they were written there). One of the folder's own
     run folders may still be resumed by its own configuration."""
     import sim
+    from sim.ladder import main as ladder
     from sim.run import main as run
     from sim.sweep import main as sweep
 
@@ -467,14 +468,15 @@ def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, 
     assert sweep(["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet", "--out",
                   str(tmp_path / "sweep")]) == 0
     before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
-    writers = [(run, ["--games", "20"]), (run, ["--deals", "40", "--stratify", "upcard_class"]),
-               (run, ["--deals", "40", "--control", "all=random"]),
-               (sweep, ["--vary", "exchange.nondealer_draw=2,6", "--games", "20"])]
+    writers = [(run, ["--games", "20", "--quiet"]), (run, ["--deals", "40", "--stratify", "upcard_class", "--quiet"]),
+               (run, ["--deals", "40", "--control", "all=random", "--quiet"]),
+               (sweep, ["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet"]),
+               (ladder, ["--game", "bid-euchre", "--games", "2", "--worlds", "1"])]
     for inside, what in (("strata", "a stratified run's folder"), ("levels", "a multilevel folder"),
                          ("sweep", "a sweep's folder")):
         for main, args in writers:
             out = tmp_path / inside / "mine" / "run"
-            assert main([*args, "--quiet", "--out", str(out)]) == 2
+            assert main([*args, "--out", str(out)]) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and f"--out {out}: it lies in {tmp_path / inside}, {what}" in err, err
         with pytest.raises(ValueError, match=f"out {tmp_path / inside / 'mine'}: it lies in"):
