@@ -39,7 +39,8 @@ class LadderError(ValueError):
 
 
 def worlds_list(text: str) -> tuple[int, ...]:
-    """--worlds: pimc's ``worlds`` values, comma-separated, each checked as pimc checks it."""
+    """--worlds: pimc's ``worlds`` values, comma-separated, each checked as pimc checks it;
+    in increasing order, as the rungs are listed."""
     from sim.policies import PolicyError, parse_policy
 
     values = []
@@ -52,7 +53,7 @@ def worlds_list(text: str) -> tuple[int, ...]:
         if value in values:  # one rung per count: a second would play the same match again
             raise argparse.ArgumentTypeError(f"{text} lists {value} twice")
         values.append(value)
-    return tuple(values)
+    return tuple(sorted(values))  # the rungs weakest first, and 16,4 the ladder 4,16 is
 
 
 def bid_worlds_count(text: str) -> int:

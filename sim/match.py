@@ -24,7 +24,7 @@ from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.dd_run import sampler_refusal
 from sim.policies import parse_policy
 from sim.resolve import in_argument_words
-from sim.rules import variant_game
+from sim.rules import changes_words, overrides, variant_game
 from sim.store import RunError
 from sim.run import USER_ERRORS, OneLineParser, add_cluster_flag, count, seed_value
 from sim.ratio import interval, ratio_sums, ratio_variance
@@ -198,7 +198,7 @@ def play_match(game: str, a, b, games: int, seed: int, rules=None, cluster=None,
     alike = deal_stats["mean"] == 0 and points_ci is not None and points_ci[0] == points_ci[1]
     win_ci = _win_interval(win_stats["ci95"], win_rate, games, alike)
     return {
-        "game": game, "a": str(a), "b": str(b), "seed": seed,
+        "game": game, "a": str(a), "b": str(b), "seed": seed, "rules": overrides(rules),
         "games": games, "deals": deal_stats["n"], "deals_played": played,
         "mean_diff_per_deal": deal_stats["mean"], "ci95": deal_stats["ci95"],
         "mean_diff_per_game": game_stats["mean"], "game_ci95": game_stats["ci95"],
@@ -317,6 +317,7 @@ def main(argv=None) -> int:
         return 0
     print(f"{args.game}: {result['a']} (A) against {result['b']} (B), {plural(args.games, 'duplicate game')}, "
           f"{plural(result['deals'], 'paired deal')}, seed {args.seed}")
+    print(f"  rules: {changes_words(result['rules'])}")
     print(f"  A minus B per deal: {result['mean_diff_per_deal']:+z.2f}  {_ci(result['ci95'], '{:+z.2f}')}")
     print(f"  A minus B per game: {result['mean_diff_per_game']:+z.2f}  {_ci(result['game_ci95'], '{:+z.2f}')}")
     print(f"  A's game win rate: {100 * result['a_game_win_rate']:.1f}%  "

@@ -10,7 +10,6 @@ not depend on --threads or --block-size, nor on whether a Dask cluster plays the
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_info, game_modul
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
 from sim.placement import check_place
-from sim.rules import GAMES, RulesError, option_table, overrides, variant_game
+from sim.rules import GAMES, RulesError, changes_words, option_table, overrides, variant_game
 from sim.store import RECORD_MODES, RunError
 from sim.until import INTERVALS, until_argument
 from sim.dealing import DealingError
@@ -363,14 +362,12 @@ def play(args, parser) -> int:
               f"({until_words(until)}); the run is complete up to the cap", file=sys.stderr)
     if args.quiet:
         return 0
-    changed = [f"{t}.{k}={json.dumps(v) if not isinstance(v, str) else v}"
-               for t, table in overrides(rules).items() for k, v in table.items()]
     from sim.headline import run_headline, run_next, same_question
 
     for line in run_headline(args.game, summary, policies, args.seed, dealing.deal_run):
         print(line)
     print()
-    print(f"rules: {', '.join(changed) if changed else 'RULES.md defaults'}; run folder {folder.path}")
+    print(f"rules: {changes_words(overrides(rules))}; run folder {folder.path}")
     if dealing.deal_run:
         print(f"dealing: {dealing_line(summary['dealing'])}")
     if until is not None and until["reached"]:

@@ -114,6 +114,13 @@ def test_match_figures_are_the_match_command(euchre):
     assert json.loads(run.stdout) == result["rungs"][3]["match"]
 
 
+def test_worlds_given_in_any_order_are_one_ladder_weakest_first():
+    """(Before: --worlds 16,4 listed pimc:worlds=16 first and was another configuration than 4,16.)"""
+    from sim.ladder import worlds_list
+
+    assert worlds_list("16,4") == worlds_list("4, 16") == (4, 16)
+
+
 def test_deals_played_counts_both_plays():
     """sim.match's deals_played: every deal of both plays, paired or not."""
     game, module = "bid-euchre", game_module("bid-euchre")

@@ -165,6 +165,19 @@ def test_cli_json_text_and_bad_input():
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_a_match_says_the_rules_it_was_played_under():
+    """(Before: neither the text nor the JSON named a variant or a --set, so two matches of
+    other rules read alike.)"""
+    args = ["--game", "bid-euchre", "--rules", "bid-euchre-joker", "--set", "game.target=20", "--a", "heuristic",
+            "--b", "random", "--games", "4"]
+    text, as_json = in_process("sim.match", *args), in_process("sim.match", *args, "--json")
+    assert text.returncode == as_json.returncode == 0
+    assert text.stdout.splitlines()[1] == "  rules: game.target=20, variant.joker=true"
+    assert json.loads(as_json.stdout)["rules"] == {"variant": {"joker": True}, "game": {"target": 20}}
+    plain = in_process("sim.match", "--a", "heuristic", "--b", "random", "--games", "2")
+    assert plain.stdout.splitlines()[1] == "  rules: RULES.md defaults"
+
+
 def test_a_parameter_bridgette_does_not_read_is_refused():
     """draw_fight is read only by Draw Bridge's decisions: one line, status 2, nothing played."""
     bad = in_process("sim.match", "--game", "bridgette", "--a", "heuristic:draw_fight=11", "--b", "heuristic",

@@ -32,6 +32,6 @@ from sim.rules.bid_euchre import (  # noqa: F401
     BidEuchreAuction, BidEuchreGameLength, BidEuchreRules, BidEuchreScoring, BidEuchreVariant,
 )
 from sim.rules.variants import (  # noqa: F401
-    GAMES, VARIANTS_DIR, dict_tables, load_rules_file, merge_tables, overrides, parse_set, read_variant, rules_for,
-    variant_game,
+    GAMES, VARIANTS_DIR, changes_words, dict_tables, load_rules_file, merge_tables, overrides, parse_set, read_variant,
+    rules_for, variant_game,
 )

@@ -4,6 +4,7 @@ the defaults."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -185,6 +186,14 @@ def overrides(rules) -> dict:
     for table, values in _differing(written, type(rules).from_dict(changed).to_dict()).items():
         changed.setdefault(table, {}).update(values)
     return changed
+
+
+def changes_words(changed: dict) -> str:
+    """``overrides`` in words, as the commands say what rules they played: each option as
+    TABLE.KEY=VALUE, or "RULES.md defaults" where none differs."""
+    words = [f"{table}.{key}={json.dumps(value) if not isinstance(value, str) else value}"
+             for table, options in changed.items() for key, value in options.items()]
+    return ", ".join(words) or "RULES.md defaults"
 
 
 def _differing(tables: dict, others: dict) -> dict:
