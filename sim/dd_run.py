@@ -64,7 +64,10 @@ def sampler_refusal(game: str, rules, policies, asked: str | None = None) -> str
     sampler = next((p for p in policies if samples_worlds(p)), None)
     if sampler is None:
         return None
-    return refusal(game_info(game), rules, asked or f"--policy {sampler}")
+    reason = refusal(game_info(game), rules, asked or f"--policy {sampler}")
+    if reason and not any(value for key, value in sampler.params if key.endswith("worlds")):
+        reason += "; with every worlds parameter at 0 it makes each decision as the heuristic does: play heuristic"
+    return reason
 
 
 def roles(info) -> tuple:

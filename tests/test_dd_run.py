@@ -392,3 +392,15 @@ def test_double_deck_is_refused_to_players_that_sample_worlds(module, args, flag
     assert err.count("\n") == 1 and "Bid Euchre's double deck (variant.double_deck = true)" in err
     assert err.split(": error: ")[1].startswith(flag + ":"), err
     assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("policy, says", [
+    ("0=pimc", "each of their cards would solve a 12-trick hand in every world"),
+    # A search seat with no worlds samples nothing: the refusal says what it plays as.
+    ("0=search:worlds=0,call_worlds=0,exchange_worlds=0", "makes each decision as the heuristic does: play heuristic"),
+])
+def test_the_double_deck_refuses_the_players_that_sample_worlds_in_one_line(policy, says, tmp_path):
+    run = in_process("sim.run", "--game", "bid-euchre", "--rules", "bid-euchre-double-deck", "--policy", policy,
+                     "--games", "2", "--out", str(tmp_path / "r"))
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr
+    assert "beyond the players that sample worlds" in run.stderr and not (tmp_path / "r").exists()
