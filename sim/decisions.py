@@ -19,6 +19,7 @@ from sim.games import game_info, game_module
 from sim.match import _ci, add_match_flags, interrupted, play_match
 from sim.policies import Policy, PolicyError, defaults, parse_policy
 from sim.resolve import in_argument_words
+from sim.rules import changes_words, overrides
 from sim.run import USER_ERRORS, OneLineParser
 
 # (decision, the ``search`` parameter whose worlds search it); the rules that decide it are
@@ -71,7 +72,9 @@ def where_points_go(game: str, games: int, seed: int = 1, search: Policy | str |
             if progress:
                 progress(decision)
             result = play_match(game, a, b, games, seed, rules, cluster, threads)
-            rows.append({"decision": decision, "rules": decided_by, **result})
+            # "rules": the rules the decision is made by, as before; the options played, as the
+            # match names them, are "rule_options".
+            rows.append({"decision": decision, **result, "rules": decided_by, "rule_options": result["rules"]})
     return rows
 
 
@@ -159,6 +162,7 @@ def main(argv=None) -> int:
         return 0
     print(f"{args.game}: where the points go, each decision searched alone against the heuristic; "
           f"{plural(args.games, 'duplicate game')} each, seed {args.seed}")
+    print(f"rules: {changes_words(overrides(rules))}")
     for line in table_lines(rows):
         print(line)
     for r in rows:

@@ -25,6 +25,7 @@ from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, 
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.resolve import in_argument_words
+from sim.rules import changes_words
 from sim.rules import variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
 
@@ -280,7 +281,7 @@ def table_lines(result: dict) -> list[str]:
     declared = "bid" if info.dd_solver == "euchre" else "declared"  # sim.dd_run's words
     lines = [f"{info.title} policy ladder against {result['baseline']} (B), seed {result['seed']}: duplicate matches "
              f"of {plural(result['games'], 'game')}, --dd runs of {plural(result['dd_games'], 'game')}; "
-             f"{plural(result['threads'], 'thread')}", ""]
+             f"{plural(result['threads'], 'thread')}", f"rules: {changes_words(result['rules'])}", ""]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     lines += ["", f"* {DD_NOTE}.",
               f"Tricks lost: per {info.deal} the rung's {side} {declared} or defended, against double dummy "

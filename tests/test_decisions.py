@@ -47,6 +47,8 @@ def test_the_table_is_the_matches_of_sim_match(capsys):
     rows = decisions.where_points_go("draw-bridge", 2, seed=4, search=search, rules=rules,
                                      only=("calls", "draw phase"))
     assert [r["decision"] for r in rows] == ["calls", "draw phase"]
+    assert [r["rules"] for r in rows] == ["C-4, D-3", "D-2"]  # the rules each decision is made by
+    assert all(r["rule_options"] == {"game": {"target": 40}, "scoring": {"undertricks": "bridge"}} for r in rows)
     for r in rows:
         assert match_main(["--game", "draw-bridge", "--a", r["a"], "--b", r["b"], "--games", "2", "--seed", "4",
                            *short, "--json"]) == 0
@@ -134,3 +136,12 @@ def test_the_matches_play_on_the_cluster_reached_once_with_its_threads(monkeypat
     monkeypatch.setattr(decisions, "play_match", lambda *args: played.append(args[-2:]) or {})
     decisions.where_points_go("bridgette", 2, search=parse_policy("search", "bridgette"), cluster="local:2")
     assert opened == ["local:2"] and played and set(played) == {("the client", 3)}
+
+
+def test_the_text_names_the_rules_played(monkeypatch, capsys):
+    """Its second line says the rules, as sim.run's and sim.match's do (before: none)."""
+    row = {"decision": "calls", "a": "search:worlds=0", "b": "heuristic", "mean_diff_per_deal": 1.0, "ci95": None,
+           "a_game_win_rate": 0.5, "a_game_win_ci95": None, "points_and_wins_disagree": None}
+    monkeypatch.setattr(decisions, "where_points_go", lambda *args: [row])
+    assert decisions.main(["--game", "bid-euchre", "--rules", "bid-euchre-joker", "--games", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "rules: variant.joker=true"

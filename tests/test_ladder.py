@@ -176,6 +176,7 @@ def test_json_and_csv_agree_with_the_table(euchre):
     holds ladder.json's figures exactly."""
     result, stdout, _, out = euchre
     lines = stdout.splitlines()
+    assert lines[1] == "rules: RULES.md defaults"  # the rules played, as sim.run and sim.match name them
     for rung in result["rungs"]:
         m, dd, speed = rung["match"], rung["dd_run"], rung["speed"]
         decl, defn, made = dd["lost_as_declarer"], dd["lost_as_defender"], dd["made_as_declarer"]
