@@ -133,7 +133,7 @@ def test_the_matches_play_on_the_cluster_reached_once_with_its_threads(monkeypat
         yield type("Pool", (), {"client": "the client", "threads": 3})()
 
     monkeypatch.setattr(sim.cluster, "open_cluster", fake_cluster)
-    monkeypatch.setattr(decisions, "play_match", lambda *args: played.append(args[-2:]) or {})
+    monkeypatch.setattr(decisions, "play_match", lambda *args: played.append(args[-2:]) or {"rules": {}})
     decisions.where_points_go("bridgette", 2, search=parse_policy("search", "bridgette"), cluster="local:2")
     assert opened == ["local:2"] and played and set(played) == {("the client", 3)}
 
