@@ -25,8 +25,7 @@ from sim.cli import claim_folder, exit_with, path_text, plural, refuse_another, 
 from sim.files import read_file
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.resolve import in_argument_words
-from sim.rules import changes_words
-from sim.rules import variant_game
+from sim.rules import changes_words, variant_game
 from sim.run import USER_ERRORS, OneLineParser, count, seed_value
 
 KIND = "policy ladder"  # ladder.json's "kind": what marks a folder as the ladder's own
@@ -153,8 +152,8 @@ def check_rules(game: str, rules) -> None:
 
 def _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds):
     """ladder's arguments, checked as sim.simulate checks its own: (seed, games, dd_games,
-    rules), the rules the game's (None: its defaults), or a TypeError or ValueError naming
-    the argument."""
+    rules, worlds), the rules the game's (None: its defaults), the worlds in increasing
+    order (the rungs weakest first), or a TypeError or ValueError naming the argument."""
     from sim.cli import seed_number, whole_count
     from sim.resolve import checked
     from sim.rules import RulesError
@@ -173,7 +172,7 @@ def _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds):
     if len(set(worlds)) < len(worlds):
         raise ValueError(f"worlds lists a count twice ({worlds!r:.60}): one rung per count")
     return (checked("seed", seed_number, seed), checked("games", whole_count, games),
-            checked("dd_games", whole_count, dd_games), rules)
+            checked("dd_games", whole_count, dd_games), rules, tuple(sorted(worlds)))
 
 
 @in_argument_words
@@ -191,7 +190,7 @@ def ladder(game: str, rules, seed: int, games: int, dd_games: int, worlds=DEFAUL
     from sim.policies import parse_policy
     from sim.rules import overrides
 
-    seed, games, dd_games, rules = _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds)
+    seed, games, dd_games, rules, worlds = _checked_arguments(game, rules, seed, games, dd_games, worlds, bid_worlds)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a function of one line of text or None, got {progress!r:.60}")
     check_rules(game, rules)
@@ -355,7 +354,10 @@ def _check_out(out: Path, identity: dict) -> None:
         theirs = json.loads(read_file(out / "ladder.json"))
     except (OSError, ValueError):
         return
-    refuse_another(out, "a ladder", identity, theirs, LadderError, IDENTITY)
+    if isinstance(theirs, dict) and isinstance(theirs.get("worlds"), list):  # kept in the order given before
+        theirs = {**theirs, "worlds": sorted(theirs["worlds"], key=str)}
+    refuse_another(out, "a ladder", {**identity, "worlds": sorted(identity["worlds"], key=str)}, theirs, LadderError,
+                   IDENTITY)
 
 
 def _remove_if_empty(out: Path, made: bool) -> None:

@@ -1,8 +1,10 @@
 """Where a command may write: not inside a folder whose own command resumes it only while
 it holds that command's files (a multilevel folder, a sweep's folder, a stratified run's
-folder), which a run, a sweep or a report put there would make unresumable and unreadable.
-Shared by the commands that write (``sim.run``, ``sim.sweep``, ``analysis.report``), with
-how a sweep's folder and its plots are told (below every command that asks)."""
+folder), which a run, a sweep, a ladder or a report put there would make unresumable and
+unreadable. Shared by every entry that writes (the commands ``sim.run``, ``sim.sweep``,
+``sim.ladder`` and ``analysis.report``; ``sim.simulate``, ``sim.estimate``, ``sim.stratify``
+and ``sim.sweep.sweep``), with how each command's folders, and a sweep's plots, are told:
+here, below every module that asks."""
 
 from __future__ import annotations
 

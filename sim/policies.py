@@ -98,7 +98,7 @@ TRICKS = _within(-100, 100, " tricks")  # well past a deal's 13 either way (99: 
 
 def _rank_error(value: float) -> str | None:
     """The heuristic's ``draw_fight``: a card's rank, 2 .. 14, or 15 for none."""
-    return None if value == int(value) and 2 <= value <= 15 else "must be a whole rank from 2 to 15 (15: never)"
+    return None if 2 <= value <= 15 and value == int(value) else "must be a whole rank from 2 to 15 (15: never)"
 
 
 def _switch_error(value: float) -> str | None:

@@ -369,3 +369,19 @@ def test_the_ladders_python_function_checks_its_arguments_before_warming_up():
             ladder("bridgette", *args, progress=lambda line: pytest.fail(f"warmed up: {line}"))
     with pytest.raises(TypeError, match="progress must be a function of one line of text or None, got 5"):
         ladder("bridgette", rules, 1, 1, 1, (1,), progress=5)  # "'int' object is not callable" once warm
+
+
+def test_a_ladder_kept_with_its_worlds_in_another_order_is_the_same_ladder(tmp_path):
+    """A folder kept before --worlds was put in order ([2, 1]) is the ladder 1,2 now, not one
+    of another configuration; other worlds are still another's."""
+    from sim.ladder import KIND, LadderError, prepare_out
+
+    identity = {"game": "bid-euchre", "seed": 3, "games": 30, "dd_games": 30, "worlds": [1, 2], "bid_worlds": 0,
+                "rules": {}}
+    (tmp_path / "lad").mkdir()
+    (tmp_path / "lad" / "ladder.json").write_text(json.dumps({"kind": KIND, **identity, "worlds": [2, 1]}))
+    with prepare_out(tmp_path / "lad", identity):
+        pass
+    with pytest.raises(LadderError, match=r"differs in: worlds"):
+        with prepare_out(tmp_path / "lad", {**identity, "worlds": [1, 4]}):
+            pass

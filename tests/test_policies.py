@@ -371,6 +371,7 @@ def test_a_policys_name_gives_its_values_in_full(value):
     ("heuristic:colon_lead_odds=1.5", "heuristic:colon_lead_odds must be from 0 to 1"),
     ("heuristic:draw_fight=16", "heuristic:draw_fight must be a whole rank from 2 to 15"),
     ("heuristic:draw_fight=13.5", "heuristic:draw_fight must be a whole rank from 2 to 15"),  # played as 14 before
+    ("heuristic:draw_fight=1e100000000", "must be a whole rank"),  # told at once, not made a whole number first
     ("heuristic:keep_colons=1e9", "heuristic:keep_colons must be from -100 to 100"),
     ("heuristic:compete_margin=-2e6", "heuristic:compete_margin must be from -1,000,000 to 1,000,000 points"),
 ])

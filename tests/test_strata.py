@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import re
 import shutil
 from fractions import Fraction
 
@@ -334,7 +335,6 @@ def test_functions_beneath_the_api_check_their_arguments_and_sim_stratify_names_
     the wrong kind of rules, count or callback ended in an AttributeError or TypeError
     from deep inside. Each is now a TypeError or ValueError naming the argument, before
     anything is kept; sim.stratify takes simulate's forms and names its own arguments."""
-    import re
 
     import sim
     from sim.api import resolve_policies
@@ -479,15 +479,24 @@ def test_runs_and_sweeps_are_not_written_into_another_commands_folder(tmp_path, 
             assert main([*args, "--out", str(out)]) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and f"--out {out}: it lies in {tmp_path / inside}, {what}" in err, err
-        with pytest.raises(ValueError, match=f"out {tmp_path / inside / 'mine'}: it lies in"):
-            sim.simulate(games=20, out=tmp_path / inside / "mine")
+        mine = re.escape(f"out {tmp_path / inside / 'mine'}: it lies in")
+        for api in (lambda out: sim.simulate(games=20, out=out), lambda out: sim.stratify(deals=40, out=out),
+                    lambda out: sim.estimate(deals=40, control="all=random", out=out)):
+            with pytest.raises(ValueError, match=f"^{mine}"):  # the argument, not the flag
+                api(tmp_path / inside / "mine")
     assert sweep(["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet", "--out", str(tmp_path / "s2"),
                   "--plot", str(tmp_path / "strata" / "mine.png")]) == 2
-    assert "--plot " in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--plot {tmp_path / 'strata' / 'mine.png'}: it lies in" in err
+    assert not (tmp_path / "s2").exists()
     monkeypatch.chdir(tmp_path / "sweep")  # the default folder, runs/..., would lie in the sweep's
     assert run(["--games", "20", "--quiet"]) == 2
     assert "it lies in" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+    (tmp_path / "link").symlink_to(tmp_path / "sweep")  # a sweep's plot in its own folder, named through a link
+    assert sweep(["--vary", "exchange.nondealer_draw=2,6", "--games", "20", "--quiet", "--out", str(tmp_path / "link"),
+                  "--plot", str(tmp_path / "sweep" / "extra.png")]) == 0
+    assert (tmp_path / "sweep" / "extra.png").is_file()
     setting = next((tmp_path / "sweep").glob("00-*"))  # its own run folder, by its own configuration
     assert run(["--games", "20", "--set", "exchange.nondealer_draw=2", "--quiet", "--out", str(setting)]) == 0
     assert run(holders["strata"] + ["--seed", "3", "--quiet", "--out", str(tmp_path / "strata")]) == 0  # resumes

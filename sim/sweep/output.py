@@ -41,7 +41,7 @@ def check_plot_path(path: Path, out) -> None:
         if path.is_file() and not is_sweep_plot(path, out):
             raise FileExistsError(errno.EEXIST, "it exists and is not this sweep's plot, so it is kept; "
                                                 "choose another --plot")
-        if out is not None and Path(os.path.abspath(path.parent)) != Path(os.path.abspath(out)):
+        if out is not None and os.path.realpath(path.parent) != os.path.realpath(out):
             check_place(path, SweepError, flag="--plot")  # in no other command's folder either
         try:
             make_folders(path.parent)
