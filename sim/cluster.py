@@ -275,9 +275,7 @@ def open_cluster(cluster, threads: int | None = None):
         raise TypeError(f"cluster must be a scheduler address such as tcp://host:8786, local:N or a "
                         f"distributed.Client, got {cluster!r:.60}")
     target = parse_address(cluster)
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)  # a failed connection, a lost scheduler: each is one line of the run's own
+    levels = _quiet_logs()
     try:
         if isinstance(target, int):
             import numba
@@ -302,7 +300,7 @@ def open_cluster(cluster, threads: int | None = None):
                 raise RunError(f"cannot reach the Dask scheduler at {target} ({reason}); "
                                "is a scheduler running there?") from None
     except BaseException:
-        quiet.setLevel(level)
+        _restore_logs(levels)
         raise
     try:
         yield Cluster(client, threads, client.scheduler.address)
@@ -310,7 +308,25 @@ def open_cluster(cluster, threads: int | None = None):
         client.close()
         if local is not None:
             local.close()
-        quiet.setLevel(level)
+        _restore_logs(levels)
+
+
+def _quiet_logs() -> dict:
+    """Silence what dask's client logs while a command uses it: a failed connection or a lost
+    scheduler is one line of the run's own, and dask logs its tracebacks from loggers of
+    its own levels (``distributed.client``, ...) and from asyncio's. Returns the levels to
+    restore."""
+    names = ["distributed", "asyncio", *(name for name in logging.root.manager.loggerDict
+                                         if name.startswith("distributed."))]
+    levels = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    return levels
+
+
+def _restore_logs(levels: dict) -> None:
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 GREETING_MOST = 1 << 16  # bytes: a scheduler's greeting is a few dozen

@@ -4,6 +4,8 @@ as a threaded run, a worker killed mid-run, an interrupted client, bad addresses
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import sim.match
 from sim.cluster import open_cluster
 from sim.policies import parse_policy
 from sim.store import read_sealed
-from tests.commands import as_process, started
+from tests.commands import ROOT, as_process, started
 
 ARGS = ["--games", "12000", "--seed", "5", "--block-size", "250", "--quiet"]
 BLOCKS = 48
@@ -310,3 +312,33 @@ def test_a_job_whose_workers_or_scheduler_are_gone_ends_in_one_line(monkeypatch,
     pool = sim.cluster.Cluster(client, 1, "tcp://127.0.0.1:1")
     with pytest.raises(RunError, match=words):
         pool._result(job)
+
+
+def test_a_scheduler_lost_mid_run_is_one_line(tmp_path):
+    """A scheduler killed while the run plays: one line and status 2, as any refusal (before:
+    36 lines, dask's client logging its tracebacks from loggers of their own levels)."""
+    address_file = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": ROOT}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", "0", "--no-dashboard", "--scheduler-file", str(address_file)], **quiet)
+    worker = None
+    try:
+        deadline = time.time() + 60
+        while not address_file.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        address = json.loads(address_file.read_text())["address"]
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                   "--memory-limit", "0", "--host", "127.0.0.1", "--no-nanny", "--no-dashboard"],
+                                  env=dict(os.environ, NUMBA_NUM_THREADS="1"), **quiet)
+        out = tmp_path / "run"
+        proc = started("sim.run", *ARGS, "--out", str(out), "--cluster", address)
+        wait_for_blocks(out, 1, proc)
+        scheduler.kill()
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"python -m sim.run: error: the cluster run lost its scheduler at {address}")
+    finally:
+        for process in (scheduler, worker):
+            if process is not None:
+                process.kill()
+                process.wait()
