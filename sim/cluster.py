@@ -175,6 +175,7 @@ class Cluster:
         from concurrent.futures import CancelledError
 
         from distributed import KilledWorker
+        from distributed.comm.core import CommClosedError
 
         resume = "rerun the same command to resume"
         alone_since = None
@@ -194,7 +195,7 @@ class Cluster:
                                    f"starts); {resume}") from None
             except KilledWorker:
                 raise RunError(f"a block killed every worker that tried it (out of memory?); {resume}") from None
-            except CancelledError:
+            except (CancelledError, CommClosedError):  # the future cancelled, or the comm to it closed
                 raise RunError(f"the cluster run lost its scheduler at {self.address}; {resume}") from None
             except OSError as exc:
                 raise RunError(f"the cluster run failed: {exc}; {resume}") from None
