@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.cli import LARGEST_COUNT, deal_number, exit_with, flag_type, interruptible, path_text
+from sim.cli import LARGEST_COUNT, deal_number, exit_with, flag_type, interruptible, path_text, say
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_module
 from sim.rules import overrides
 from sim.run import USER_ERRORS, OneLineParser, add_rule_flags, index_value, seed_value
@@ -172,6 +172,7 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
     import pyarrow.parquet as pq
 
     from sim.store import RECORD_KINDS, RunError, check_records, read_manifest, run_digest
+    from sim.store.holder import writer_of
 
     if row is None:
         raise RunError("give --deal I (a row of the run's deal records) or --index N with a run folder")
@@ -179,6 +180,9 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
     if "deals" not in RECORD_KINDS.get(manifest["config"]["records"], ()):
         raise RunError(f"{folder} kept no deal records; give --index N (and --deal K) to show game N of it")
     done = set(manifest.get("blocks_done", ()))
+    writer = None if manifest.get("complete") else writer_of(folder)
+    being = (f"{folder} is still being written ({len(done)} of {manifest.get('blocks', '?')} blocks done; {writer})"
+             if writer else None)
     n = 0
     while n < manifest.get("blocks", 0) and n in done:  # the blocks played in order: their rows count from 0
         n += 1
@@ -188,9 +192,11 @@ def deal_row(folder: Path, row: int | None) -> tuple[int, int]:
         rows = pq.ParquetFile(file).metadata.num_rows
         if 0 <= row - first < rows:
             table = pq.read_table(file, columns=["game", "deal"]).slice(row - first, 1).to_pylist()[0]
+            if being:  # a reader of a run still being written says so; this deal's block is kept
+                say(f"{being}: deal row {row} is of a block already kept")
             return int(table["game"]), int(table["deal"])
         first += rows
-    raise RunError(f"--deal {row}: {folder} holds deal rows 0..{first - 1}")
+    raise RunError(f"--deal {row}: {folder} holds deal rows 0..{first - 1}" + (f" so far: {being}" if being else ""))
 
 
 def dd_analysis(case: dict, solver) -> dict:

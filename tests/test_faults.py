@@ -1014,3 +1014,24 @@ def test_show_names_a_path_that_is_no_folder_as_the_other_readers_do(whole, tmp_
     and of a file; it says what analysis.compare and the report say."""
     for path, words in ((tmp_path / "nowhere", "does not exist"), (whole / "manifest.json", "is not a folder")):
         fails_in_one_line(show_main([str(path), "--deal", "0"]), capsys.readouterr().err, f"{path} {words}")
+
+
+def test_show_of_a_run_still_being_written_says_so(tmp_path, capsys):
+    """As every other reader does: a deal of a block already kept is shown with a line
+    saying the run is still being written and by whom, and a row past the blocks kept so
+    far is refused naming it (before: neither said so)."""
+    out = tmp_path / "r"
+    assert run_main(["--games", "40", "--block-size", "20", "--quiet", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest.update(complete=False, blocks_done=[0])
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "summary.json").unlink()
+    capsys.readouterr()
+    with FolderLock(out, "run"):
+        assert show_main([str(out), "--deal", "0"]) == 0
+        err = capsys.readouterr().err
+        assert f"{out} is still being written (1 of 2 blocks done; run: pid {os.getpid()} on " in err
+        assert err.rstrip().endswith("deal row 0 is of a block already kept")
+        assert show_main([str(out), "--deal", "100000"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and " so far: " in err and "is still being written" in err
