@@ -354,10 +354,10 @@ def _check_out(out: Path, identity: dict) -> None:
         theirs = json.loads(read_file(out / "ladder.json"))
     except (OSError, ValueError):
         return
-    if isinstance(theirs, dict) and isinstance(theirs.get("worlds"), list):  # kept in the order given before
-        theirs = {**theirs, "worlds": sorted(theirs["worlds"], key=str)}
-    refuse_another(out, "a ladder", {**identity, "worlds": sorted(identity["worlds"], key=str)}, theirs, LadderError,
-                   IDENTITY)
+    worlds = theirs.get("worlds") if isinstance(theirs, dict) else None
+    if isinstance(worlds, list) and all(isinstance(w, int) for w in worlds):  # kept in the order given before
+        theirs = {**theirs, "worlds": sorted(worlds)}
+    refuse_another(out, "a ladder", identity, theirs, LadderError, IDENTITY)
 
 
 def _remove_if_empty(out: Path, made: bool) -> None:

@@ -135,9 +135,10 @@ def resolved(out, error: type = RunError, flag: str = "--out") -> Path:
 
 def check_place(out, error: type = RunError, report: bool = False, flag: str = "--out") -> None:
     """An ``error`` where ``out`` lies in a folder whose command would then refuse it: in a
-    multilevel folder, or in a sweep's or a stratified run's folder other than inside one
-    of its run folders, or as one of its own run or multilevel folders (resumed by their
-    own configuration's check); a ``report`` may also be a stratified run's own ``report``.
+    multilevel folder, or in a sweep's or a stratified run's folder, unless inside one of
+    its run folders or, for a run, one of its own run or multilevel folders (its own
+    configuration's check decides); a ``report`` may also be a stratified run's own
+    ``report``.
     Looked for up through run folders and folders still to be made: an ordinary folder
     above ends the search, and so does one the system cannot look at (the folder's making
     then names why)."""

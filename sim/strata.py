@@ -31,8 +31,8 @@ import numpy as np
 
 from sim.cli import refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
-from sim.resolve import in_argument_words
 from sim.placement import check_place, is_strata_folder
+from sim.resolve import in_argument_words
 from sim.store import claim, read_sealed, sealed, stratum_folder, write_atomic
 
 ALLOCATIONS = ("proportional", "equal", "neyman")

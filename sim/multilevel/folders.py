@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from sim.cli import differing
-from sim.placement import is_multilevel_folder
 from sim.custom import same_definition
+from sim.placement import is_multilevel_folder
 from sim.store import read_sealed
 from sim.ratio import SHARE
 from sim.multilevel.estimator import (
@@ -168,7 +168,8 @@ def _described(path: Path, kept) -> tuple[list, list, list]:
     try:
         sizes = kept["sizes"]
         names = list(sizes)
-        files = ["target.npz"] + [f"control-{_played(kept).index(n) + 1}.npz" for n in names[1:]]
+        played = _played(kept)
+        files = ["target.npz"] + [f"control-{played.index(n) + 1}.npz" for n in names[1:]]
         counts = [sizes[n] for n in names]
         dealing = kept.get("dealing")
         if dealing:

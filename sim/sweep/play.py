@@ -14,8 +14,8 @@ from sim.comparison import compare_runs
 from sim.custom import Custom
 from sim.headline import sweep_metric
 from sim.metrics import MetricsError, custom_metric, resolve_metrics
-from sim.resolve import in_argument_words
 from sim.placement import check_place, is_sweep_folder
+from sim.resolve import in_argument_words
 from sim.run_records import open_run
 from sim.store import SETTING_FOLDER, RunError, claim
 from sim.sweep.balance import balance_bracket, balance_point
