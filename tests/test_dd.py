@@ -150,6 +150,44 @@ def test_later_tricks_are_a_lower_bound_whoever_leads():
     assert beyond_trumps > 120 and reached > 100, (beyond_trumps, reached)
 
 
+def test_quick_tricks_are_a_lower_bound_for_the_leader():
+    """``quick_tricks_nb`` never exceeds the reference minimax's tricks of the hand on lead,
+    in every strain, with any bar and any Colons. Against a hand with no Colon a suit whose
+    winners are at least as many as the other's cards of it runs to its length, and trumps
+    so run are drawn first; those counts must go beyond the winners alone, and sometimes
+    reach the value."""
+    def bound(hand, other, trump, barred=-1):
+        return dd.quick_tricks_nb(np.uint64(sum(1 << CARD_IDS[c] for c in hand.split())),
+                                  np.uint64(sum(1 << CARD_IDS[c] for c in other.split())), trump, barred)
+
+    # By hand, no-trump: the AS and KS draw the QS and JS, and the 3S and 2S then stand.
+    assert bound("AS KS 3S 2S", "QS JS 5H 4H", -1) == 4
+    # Spades trumps: the AS and KS draw the other's trumps, and the hearts it lacks stand.
+    assert bound("AS KS 3H 2H", "QS JS 5D 4D", 3) == 4
+    # The other's JS outnumbers the leader's top trump: no draw, and its hearts are ruffed.
+    assert bound("AS 2S 3H 2H", "KS JS 5D 4D", 3) == 1
+    # Barred from spades, the leader must first lead a heart, which loses: nothing is sure.
+    assert bound("AS KS 3S 2H", "QS JS 5H 4H", -1, barred=3) == 0
+    rng = random.Random(2032)
+    beyond_winners = reached = 0
+    for _ in range(1_500):
+        hands, trump, to_move, lead, barred, when_void = contract_ending(rng)
+        if lead >= 0:  # back to the trick's start
+            hands[1 - to_move].append(lead)
+        names = ([card_name(c) for c in hands[0]], [card_name(c) for c in hands[1]])
+        masks = [np.uint64(sum(1 << c for c in h)) for h in hands]
+        quick = dd.quick_tricks_nb(masks[0], masks[1], trump, barred)
+        tricks = ref.contract_tricks(names, trump=None if trump < 0 else SUITS[trump], to_move=0,
+                                     barred=None if barred < 0 else SUITS[barred],
+                                     colon_discard="when_void" if when_void else "last_resort")
+        assert 0 <= quick <= tricks, (hands, trump, barred, when_void, quick, tricks)
+        winners = sum(bin(int(masks[0]) & (0x1FFF << 13 * s) & int(dd.above_nb(
+            np.uint64(int(masks[1]) & (0x1FFF << 13 * s))))).count("1") for s in range(4))
+        beyond_winners += quick > winners
+        reached += quick > winners and quick == tricks
+    assert beyond_winners > 50 and reached > 50, (beyond_winners, reached)
+
+
 def euchre_ending(rng: random.Random, max_tricks: int = 4):
     """A random Bid Euchre position: any variant deck, a lone hand or not, any trump, a
     trick in progress with 0 to 3 cards played by the follow rule."""

@@ -53,9 +53,19 @@ def quick_tricks_nb(hand, other, trump, barred):
     a Colon of ``other`` (B-8) still loses the trick and bars the suit, and is possible only
     in a suit whose winners include a card of that Colon's range: stuck after it, the leader
     loses at most the rest of that suit, so at most the largest such suit's winners but
-    one; barred from the start, at most the barred suit's."""
+    one; barred from the start, at most the barred suit's.
+
+    Where ``other`` holds no Colon, nothing blocks, and a suit whose winners are at least
+    as many as ``other``'s cards of it runs to its length (C-3: ``other`` must follow until
+    void); the trumps, so run, first draw ``other``'s, after which every side suit counts
+    as in no-trump."""
     n = 0
     other_trumps = trump >= 0 and other & SUIT_MASKS[trump] != ZERO
+    runs_out = other & COLONS == ZERO
+    if runs_out and other_trumps and barred != trump:
+        trumps = SUIT_MASKS[trump]
+        if popcount_nb(hand & trumps & above_nb(other & trumps)) >= popcount_nb(other & trumps):
+            other_trumps = False  # drawn first
     blockable = ZERO  # the ranges of the Colons ``other`` holds
     for k in range(3):
         colon = ONE << np.uint64(52 + k)
@@ -71,6 +81,8 @@ def quick_tricks_nb(hand, other, trump, barred):
         top = popcount_nb(run)
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
+        elif runs_out and top >= popcount_nb(theirs):
+            top = popcount_nb(mine)
         n += top
         if run & blockable:
             most = max(most, top)
