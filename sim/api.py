@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sim.aggregates import block_aggregates, merged_summary
 from sim.blocks import Columns, check_room
-from sim.cli import block_size as block_size_count, seed_number, whole_count
+from sim.cli import DEFAULT_BLOCK_SIZE, block_size as block_size_count, seed_number, whole_count
 from sim.games import DEFAULT_GAME, GAME_NAMES, game_info, game_module
 from sim.placement import check_place
 from sim.policies import searches
@@ -33,7 +33,6 @@ from sim.store import (
     run_path,
 )
 
-DEFAULT_BLOCK_SIZE = 50_000
 MANIFEST_EVERY_S = 1.0  # on a cluster, how often the manifest's list of blocks done is rewritten
 
 

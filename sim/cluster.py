@@ -350,8 +350,8 @@ def _greets(address: str) -> None:
     takes the connection and stays silent, or says a few bytes and waits (a stopped
     scheduler, another kind of server), would hold the Client's handshake for good, and one
     that speaks another protocol had its words read as a length (an "allocation of 3 EiB");
-    a refused connection is said at once. Other faults (an unreachable host) are the
-    Client's to say."""
+    a refused connection and a host name that resolves to nothing are said at once. Other
+    faults (an unreachable host) are the Client's to say."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
@@ -359,16 +359,25 @@ def _greets(address: str) -> None:
         return  # ws:// and wss://: the client speaks first
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     try:
-        with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_S) as conn:
-            reason = _greeting_problem(lambda size: _received(conn, size, deadline))
-            if reason is None:
-                return
+        conn = socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_S)
+    except socket.gaierror:
+        reason = f"no host is named {parts.hostname}"  # said now, not as the Client's timeout
     except TimeoutError:
         reason = f"no answer within {CONNECT_TIMEOUT_S} s"
     except ConnectionRefusedError:
         reason = "connection refused"  # nothing listens there: said now, not after the Client's retries
     except OSError:
         return
+    else:
+        with conn:
+            try:
+                reason = _greeting_problem(lambda size: _received(conn, size, deadline))
+            except TimeoutError:
+                reason = f"the connection is taken, but no scheduler's greeting comes within {CONNECT_TIMEOUT_S} s"
+            except OSError:
+                return
+        if reason is None:
+            return
     raise RunError(f"cannot reach the Dask scheduler at {address} ({reason}); is a scheduler running there?")
 
 

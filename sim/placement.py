@@ -67,8 +67,10 @@ def _png_text(kind: bytes, data: bytes):
 def is_sweep_folder(out: Path, names) -> bool:
     """A folder a sweep made: setting run folders (or multilevel folders), its tables and its
     plots (``sweep.png``, or another PNG this sweep drew there with --plot)."""
-    plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
     settings = [n for n in names if re.fullmatch(SETTING_FOLDER, n)]
+    if not settings and "sweep.json" not in names:
+        return False  # before reading any PNG: a folder of pictures is no sweep's
+    plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
     levels = holds_levels([out / n for n in settings])
     if levels is not None:  # a sweep with --control: multilevel folders (sim.multilevel), finished or begun
         return levels and not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}

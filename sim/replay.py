@@ -211,10 +211,16 @@ def check_case(case) -> None:
     _check_fields(case, FIELD_TYPES, "")
     if len(case.get("discards", [])) > seats:
         raise MalformedCase(f"\"discards\" must be a list of card lists, one per seat (at most {seats})")
-    _check_fields(case.get("expect", {}), EXPECT_TYPES, "expect.")
-    unknown = sorted(set(case.get("expect", {})) - set(EXPECT_TYPES))
+    expect = case.get("expect", {})
+    _check_fields(expect, EXPECT_TYPES, "expect.")
+    unknown = sorted(set(expect) - set(EXPECT_TYPES))
     if unknown:
         raise MalformedCase(f"\"expect\" has no field {_shown(unknown[0])} (fields: {', '.join(EXPECT_TYPES)})")
+    seats_named = [(f"expect.{key}", expect.get(key)) for key in ("declarer", "bidder")]
+    seats_named += [("expect.reneges[].seat", r["seat"]) for r in expect.get("reneges", [])]
+    for where, seat in seats_named:
+        if seat is not None and not 0 <= seat < seats:
+            raise MalformedCase(f"\"{where}\" must be a seat 0..{seats - 1}, got {_shown(seat)}")
     rules_for(game, case.get("rules"))
 
 

@@ -13,8 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli import LARGEST_BLOCK, OneLineParser, block_size, exit_with, flag_type, game_index, path_text, \
-    plural, say, seed_number, shell_word, stopped, whole_number
+from sim.cli import DEFAULT_BLOCK_SIZE, LARGEST_BLOCK, OneLineParser, block_size, exit_with, flag_type, game_index, \
+    path_text, plural, say, seed_number, shell_word, stopped, whole_number
 from sim.games import DEFAULT_GAME, GAME_NAMES, GameError, game_info, game_module
 from sim.metrics import MetricsError
 from sim.policies import POLICIES, PolicyError
@@ -241,7 +241,6 @@ def advantage_lines(game: str, summary: dict) -> list[str]:
 
 def play_stratified(args, rules, policies, dealing) -> int:
     """--stratify: every stratum's deal run, then the stratified tables."""
-    from sim.api import DEFAULT_BLOCK_SIZE
     from sim.metrics import parse_metrics
     from sim import strata
 
@@ -311,7 +310,7 @@ def main(argv=None) -> int:
 
 
 def play(args, parser) -> int:
-    from sim.api import DEFAULT_BLOCK_SIZE, default_out, execute, resolve_policies, resolve_rules
+    from sim.api import default_out, execute, resolve_policies, resolve_rules
 
     check_control_flags(args, parser)
     rules = resolve_rules(args.game, args.rules, args.set_options)

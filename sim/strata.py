@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import refuse_another
+from sim.cli import DEFAULT_BLOCK_SIZE, refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.placement import check_place, is_strata_folder
 from sim.resolve import in_argument_words
@@ -313,9 +313,9 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
     ``control``: levels as ``--control`` takes them, each stratum then a multilevel
     estimate (``control_deals`` each played control's deals). ``game``, ``rules``,
     ``policies``, ``set_options``, ``seed``, ``threads``, ``cluster`` and ``block_size``
-    (None: sim.api.DEFAULT_BLOCK_SIZE) as for ``simulate`` (the records are the deal
+    (None: sim.cli.DEFAULT_BLOCK_SIZE) as for ``simulate`` (the records are the deal
     records a stratum's estimate needs)."""
-    from sim.api import DEFAULT_BLOCK_SIZE, checked_control_deals, common_arguments, rules_players_threads
+    from sim.api import checked_control_deals, common_arguments, rules_players_threads
     from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import parse
     from sim.metrics import parse_metrics
@@ -341,7 +341,7 @@ def stratify(game: str | None = None, deals: int = 2_000, stratification: str = 
 
 
 def run_stratified(game: str, rules, policies, seed: int, deals: int, out, stratification: str,
-                   allocation: str = "proportional", records: str = "deals", block_size: int = 50_000,
+                   allocation: str = "proportional", records: str = "deals", block_size: int = DEFAULT_BLOCK_SIZE,
                    cluster=None, threads=None, notify=None, dealer: str = "alternate", metrics=None,
                    controls=(), control_deals=None) -> dict:
     """Play (or resume) every stratum's deal run under ``out`` and write ``out/strata.json``:
@@ -359,8 +359,6 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     from sim.resolve import check_resolved, check_text
 
     policies = resolve_policies(game) if policies is None else policies
-    if metrics is not None and not metrics:  # before controls give their default
-        raise DealingError("--metrics names no metric: give one or a list (None: every deal metric)")
     seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out=out, threads=threads,
                                           notify=notify)
     if out is None:
@@ -368,8 +366,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     for name, value in (("stratification", stratification), ("allocation", allocation), ("records", records),
                         ("dealer", dealer)):
         check_text(name, value)
-    if controls:
-        metrics = metrics or ["dealer_advantage"]
+    if controls and metrics is None:
+        metrics = ["dealer_advantage"]
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics, deal_run=True)  # before any deal
     if not specs:
         raise DealingError("--metrics names no metric: give one or a list (None: every deal metric)")

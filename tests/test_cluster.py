@@ -209,10 +209,13 @@ def test_a_cluster_of_another_kind_is_a_type_error_naming_it(tmp_path):
     assert not (tmp_path / "never").exists()
 
 
+SILENT = "the connection is taken, but no scheduler's greeting comes within 3 s"
+
+
 @pytest.mark.parametrize("reply, words", [
-    (b"\xff" * 64 + b"not dask" * 100, "another protocol"), (None, "no answer within 3 s"),
-    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "another protocol"), (b"READY\r\n", "no answer within 3 s"),
-    ((100).to_bytes(8, "little"), "no answer within 3 s"),
+    (b"\xff" * 64 + b"not dask" * 100, "another protocol"), (None, SILENT),
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "another protocol"), (b"READY\r\n", SILENT),
+    ((100).to_bytes(8, "little"), SILENT),
 ], ids=["garbage", "silence", "http", "a-word-then-silence", "a-length-then-silence"])
 def test_a_port_that_answers_in_another_protocol_is_one_line(tmp_path, reply, words):
     """A port that answers, but not as a Dask scheduler (garbage bytes, HTTP), takes the
@@ -342,3 +345,16 @@ def test_a_scheduler_lost_mid_run_is_one_line(tmp_path):
             if process is not None:
                 process.kill()
                 process.wait()
+
+
+def test_a_host_name_that_names_no_host_is_said_at_once(tmp_path):
+    """A scheduler address whose host name resolves to nothing (the .invalid domain never
+    does) is said as such, not as the Client's timeout ("no answer within 3 s")."""
+    out = tmp_path / "never"
+    result = as_process("sim.run", "--games", "100", "--out", str(out), "--cluster", "tcp://no-such-host.invalid:8786",
+                        timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == ("python -m sim.run: error: cannot reach the Dask scheduler at "
+                                     "tcp://no-such-host.invalid:8786"
+                                     " (no host is named no-such-host.invalid); is a scheduler running there?")
+    assert not out.exists()

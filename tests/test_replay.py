@@ -42,11 +42,16 @@ def test_an_engine_other_than_the_two_is_refused(golden_path):
     ("dealer", "0", '"dealer" must be a seat'), ("dealer", 5, '"dealer" must be a seat'),
     ("dealer", None, '"dealer" must be a seat'), ("hands", None, '"hands" must be a list of card lists'),
     ("calls", None, '"calls" must be a list of calls'), ("play", [["AS"]], '"play" must be'),
+    ("expect", {"declarer": 2}, '"expect.declarer" must be a seat 0..1, got 2'),
+    ("expect", {"declarer": -1}, '"expect.declarer" must be a seat 0..1, got -1'),
+    ("expect", {"reneges": [{"at": "play[0]", "seat": 7, "card": "AS"}]},
+     '"expect.reneges[].seat" must be a seat 0..1, got 7'),
 ])
 def test_both_engines_name_a_case_of_the_wrong_form_as_the_command_does(golden_path, engine, field, value, words):
     """replay_case from Python: the kernel engine took dealer "0" or 5 as a seat (and named
     another rule than the referee's) or raised KeyError and TypeError from inside, the
-    referee some of the same; both name the field now, as python -m sim.replay does."""
+    referee some of the same; both name the field now, as python -m sim.replay does. A seat
+    in "expect" outside the game's seats is such a field too, not a mismatch."""
     case = json.loads(golden_path.read_text().splitlines()[0])
     with pytest.raises(replay.MalformedCase, match=re.escape(words)):
         replay.replay_case(dict(case, **{field: value}), engine)

@@ -273,8 +273,9 @@ def test_a_folder_named_like_a_formula_reaches_the_csv_as_text(tmp_path, monkeyp
 def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_theirs(tmp_path):
     """sim.sweep.sweep took seeds, counts, threads and paths of any kind (an OverflowError
     from numpy, numba's or pathlib's words; seed 1.5 played seed 1); parse_vary read a text
-    letter by letter; plot drew over any file (a run's manifest, a user's PNG) and
-    save_tables wrote into any folder. Each is named now, and nothing of another's is touched."""
+    letter by letter; an empty list of metrics played every setting to report nothing; plot
+    drew over any file (a run's manifest, a user's PNG) and save_tables wrote into any
+    folder. Each is named now, and nothing of another's is touched."""
     import sim
     from sim.sweep import plot, save_tables, sweep
 
@@ -293,6 +294,7 @@ def test_the_sweeps_python_functions_check_their_arguments_and_keep_what_is_not_
                                  ({"grid": [("exchange.nondealer_draw", [2, 6])]}, TypeError,
                                   "grid must be parse_vary's"),
                                  ({"log": 5}, TypeError, "log must be a function of one line of text"),
+                                 ({"metrics": []}, ValueError, "metrics names no metric"),  # played, reported none
                                  ({"plot_path": "x.jpg"}, ValueError, "plot_path x.jpg: the plot is a PNG image")):
         args = {"game": "bridgette", "grid": grid, "games": 20, "out": out, **kwargs}
         with pytest.raises(error) as caught:
@@ -341,3 +343,18 @@ def test_a_plot_drawn_inside_the_sweeps_folder_is_the_sweeps_own(tmp_path):
     result = in_process("sim.sweep", *args)
     assert result.returncode == 2 and "holds files this command did not write beside its own (mine.png)" in \
         result.stderr
+
+
+def test_a_folder_of_pictures_is_told_from_a_sweep_without_reading_them(tmp_path, monkeypatch):
+    """A folder with no setting folder and no sweep.json is no sweep's, whatever its PNGs
+    hold: it is told without opening them (each would be read to its image data)."""
+    from sim import placement
+
+    for k in range(3):
+        (tmp_path / f"photo{k}.png").write_bytes(placement.PNG_SIGNATURE + b"\0" * 64)
+
+    def unread(path, out):
+        raise AssertionError(f"{path} was read")
+
+    monkeypatch.setattr(placement, "is_sweep_plot", unread)
+    assert not placement.is_sweep_folder(tmp_path, [p.name for p in tmp_path.iterdir()])

@@ -7,8 +7,8 @@ Importing this package is cheap (no numba), so the analyses use it as well.
 """
 
 from sim.cli.counts import (  # noqa: F401
-    LARGEST_BLOCK, LARGEST_COUNT, block_size, deal_index, decimal_text, exact_number, game_index, quoted, seed_number,
-    shown_count, whole_count)
+    DEFAULT_BLOCK_SIZE, LARGEST_BLOCK, LARGEST_COUNT, block_size, deal_index, decimal_text, exact_number, game_index,
+    quoted, seed_number, shown_count, whole_count)
 from sim.cli.parser import (  # noqa: F401
     OneLineParser, deal_number, flag_type, one_line, path_text, plural, thread_count, whole_number)
 from sim.cli.paths import (  # noqa: F401

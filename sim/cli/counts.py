@@ -14,6 +14,9 @@ LARGEST_COUNT = 2**53
 # Games in one block at most: a block is played, tabled and written whole in memory (a
 # million games of a few deals each is a few hundred MB; sim.blocks bounds its deal rows).
 LARGEST_BLOCK = 1_000_000
+# Games in one block when none is given: enough for the threads to share, small enough to
+# be written while the next plays.
+DEFAULT_BLOCK_SIZE = 50_000
 
 
 def quoted(value, width: int = 40) -> str:

@@ -10,6 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from sim.activity import rare
+from sim.cli import DEFAULT_BLOCK_SIZE
 from sim.comparison import compare_runs
 from sim.custom import Custom
 from sim.headline import sweep_metric
@@ -77,7 +78,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     setting's levels grow until that metric's 95% half-width is at most W, ``games`` being
     each setting's cap.
     """
-    from sim.api import DEFAULT_BLOCK_SIZE, check_block_room, resolve_policies, resolve_rules
+    from sim.api import check_block_room, resolve_policies, resolve_rules
     from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import Dealing
     from sim.multilevel.play import sampling_refusal
@@ -106,8 +107,10 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     if controls:
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
-        metrics = metrics or ["dealer_advantage"]
+        metrics = ["dealer_advantage"] if metrics is None else metrics
     specs = resolve_metrics(metrics, deal_run=dealing is not None)  # a deal run has no deals_per_game
+    if not specs:
+        raise MetricsError("--metrics names no metric: give one or a list (None: every builtin metric)")
     names = [m.name for m in specs]
     customs = [m for m in specs if isinstance(m, Custom)]
     if customs and records == "none" and not controls:
