@@ -152,10 +152,10 @@ def test_later_tricks_are_a_lower_bound_whoever_leads():
 
 def test_quick_tricks_are_a_lower_bound_for_the_leader():
     """``quick_tricks_nb`` never exceeds the reference minimax's tricks of the hand on lead,
-    in every strain, with any bar and any Colons. Against a hand with no Colon a suit whose
-    winners are at least as many as the other's cards of it runs to its length, and trumps
-    so run are drawn first; those counts must go beyond the winners alone, and sometimes
-    reach the value."""
+    in every strain, with any bar and any Colons. A suit whose winners are at least as many
+    as the other's cards of it, and none of whose cards a Colon of the other can block,
+    runs to its length, and trumps so run are drawn first; those counts must go beyond the
+    winners alone, and sometimes reach the value."""
     def bound(hand, other, trump, barred=-1):
         return dd.quick_tricks_nb(np.uint64(sum(1 << CARD_IDS[c] for c in hand.split())),
                                   np.uint64(sum(1 << CARD_IDS[c] for c in other.split())), trump, barred)
@@ -166,6 +166,10 @@ def test_quick_tricks_are_a_lower_bound_for_the_leader():
     assert bound("AS KS 3H 2H", "QS JS 5D 4D", 3) == 4
     # The other's JS outnumbers the leader's top trump: no draw, and its hearts are ruffed.
     assert bound("AS 2S 3H 2H", "KS JS 5D 4D", 3) == 1
+    # The Grand Colon blocks only aces (B-8): the spades still run. The Royal Colon can block
+    # the KS or QS, and bar the suit: only the winners, and of them the first, are sure.
+    assert bound("KS QS 3S 2S", "JS TS CG 5H", -1) == 4
+    assert bound("KS QS 3S 2S", "JS TS CR 5H", -1) == 1
     # Barred from spades, the leader must first lead a heart, which loses: nothing is sure.
     assert bound("AS KS 3S 2H", "QS JS 5H 4H", -1, barred=3) == 0
     rng = random.Random(2032)

@@ -55,24 +55,23 @@ def quick_tricks_nb(hand, other, trump, barred):
     loses at most the rest of that suit, so at most the largest such suit's winners but
     one; barred from the start, at most the barred suit's.
 
-    Where ``other`` holds no Colon, nothing blocks, and a suit whose winners are at least
-    as many as ``other``'s cards of it runs to its length (C-3: ``other`` must follow until
-    void); the trumps, so run, first draw ``other``'s, after which every side suit counts
-    as in no-trump."""
+    A suit none of whose cards in ``hand`` a Colon of ``other`` can block, and whose
+    winners are at least as many as ``other``'s cards of it, runs to its length (C-3:
+    ``other`` must follow until void); trumps that so run are drawn first, after which
+    every side suit counts as in no-trump."""
     n = 0
+    blockable = ZERO  # the ranges of the Colons ``other`` holds
+    for k in range(3):
+        if other & (ONE << np.uint64(52 + k)):
+            blockable |= RANGE_MASKS[k]
     other_trumps = trump >= 0 and other & SUIT_MASKS[trump] != ZERO
-    runs_out = other & COLONS == ZERO
-    if runs_out and other_trumps and barred != trump:
+    if other_trumps and barred != trump and hand & SUIT_MASKS[trump] & blockable == ZERO:
         trumps = SUIT_MASKS[trump]
         if popcount_nb(hand & trumps & above_nb(other & trumps)) >= popcount_nb(other & trumps):
             other_trumps = False  # drawn first
-    blockable = ZERO  # the ranges of the Colons ``other`` holds
     for k in range(3):
-        colon = ONE << np.uint64(52 + k)
-        if hand & colon and not other_trumps and other & RANGE_MASKS[k] == ZERO:
+        if hand & (ONE << np.uint64(52 + k)) and not other_trumps and other & RANGE_MASKS[k] == ZERO:
             n += 1
-        if other & colon:
-            blockable |= RANGE_MASKS[k]
     barred_winners = most = 0
     for s in range(4):
         mine = hand & SUIT_MASKS[s]
@@ -81,7 +80,7 @@ def quick_tricks_nb(hand, other, trump, barred):
         top = popcount_nb(run)
         if other_trumps and s != trump:
             top = min(top, popcount_nb(theirs))
-        elif runs_out and top >= popcount_nb(theirs):
+        elif mine & blockable == ZERO and top >= popcount_nb(theirs):
             top = popcount_nb(mine)
         n += top
         if run & blockable:
