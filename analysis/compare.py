@@ -123,9 +123,10 @@ def format_multilevel(result: dict) -> str:
     lines = [f"{result['game']}: {plural(result['deals'], 'target deal')}, seed {result['seed']}, multilevel "
              f"estimates paired deal by deal",
              f"  A = {result['a']}", f"  B = {result['b']}", f"  pairing: {result['pairing']}",
-             f"  target {', '.join(result['policies'])}; controls {', '.join(result['controls'])}; level deals "
-             + "; ".join(f"{side} " + ", ".join(f"{n:,}" for n in sizes.values())
-                         for side, sizes in zip("AB", result["sizes"]))]
+             f"  target {', '.join(result['policies'])}; controls {', '.join(result['controls'])}",
+             "  deals by level (a control its pilot left out plays none): " + "; ".join(
+                 f"{side} " + ", ".join(f"{level if i else 'target'} {n:,}" for i, (level, n) in enumerate(sizes.items()))
+                 for side, sizes in zip("AB", result["sizes"]))]
     for name, r in result["metrics"].items():
         m = shown(name, r)
 

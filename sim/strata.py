@@ -20,6 +20,7 @@ sampling, sum_h w_h (s_h^2(d) + dbar_h^2) / (G Nbar^2), and the share of it save
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from contextlib import ExitStack
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cli import DEFAULT_BLOCK_SIZE, refuse_another
+from sim.cli import DEFAULT_BLOCK_SIZE, quoted, refuse_another
 from sim.dealing import Dealing, DealingError, layout, upcard_mask
 from sim.placement import check_place, is_strata_folder
 from sim.resolve import in_argument_words
@@ -173,6 +174,11 @@ def explicit_shares(strata: list[Stratum], text: str, given: bool = True) -> lis
     shares = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
+        if eq and name.strip() not in names:
+            close = difflib.get_close_matches(name.strip(), names, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise DealingError(f"--allocation: no stratum is named {quoted(name.strip())} (the strata: "
+                               f"{', '.join(names)}){hint}")
         try:  # ASCII digits, as every number of the command line (Fraction reads other scripts' too)
             share = Fraction(value.strip()) if value.isascii() else Fraction(-1)
         except (ValueError, ZeroDivisionError):

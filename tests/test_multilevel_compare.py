@@ -188,6 +188,19 @@ def test_the_levels_table_holds_a_control_one_folder_left_out():
                                 ["all=heuristic", 280_000, 310_000]]
 
 
+def test_the_text_names_each_levels_deals_where_the_pilots_kept_other_controls():
+    """Each folder's pilot kept another control: the level deals were printed as bare
+    numbers ("A 20, 3,743; B 20, 2,020"), which the reader could not match to the controls
+    listed before them."""
+    from analysis.compare import format_multilevel
+
+    result = {"game": "bridgette", "deals": 20, "seed": 1, "a": "A", "b": "B", "pairing": "the same deals",
+              "policies": ["pimc", "pimc"], "controls": ["dd:all=heuristic", "all=heuristic"], "metrics": {},
+              "sizes": [{"0=pimc,1=pimc": 20, "all=heuristic": 3743}, {"0=pimc,1=pimc": 20, "dd:all=heuristic": 2020}]}
+    assert ("  deals by level (a control its pilot left out plays none): A target 20, all=heuristic 3,743; "
+            "B target 20, dd:all=heuristic 2,020") in format_multilevel(result).splitlines()
+
+
 def test_folders_whose_pilot_left_a_control_out_are_read_compared_and_reported(tmp_path, capsys):
     """A control the pilot left out (random seats explain nothing) keeps the file its pilot
     played: the folder is the run's own, which the readers took for a stranger's."""

@@ -740,3 +740,16 @@ def test_a_report_killed_half_way_into_a_new_folder_is_written_over(runs, tmp_pa
         (early / re.sub(r"-\d+-", "-999999999-", temporary(early / name).name)).write_bytes(b"")
     assert build_report(runs["bridgette"], early) == early / "index.html"
     assert not [p.name for p in early.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_default_report_folder_is_shown_as_a_runs_is(tmp_path, monkeypatch):
+    """A comparison's, a sweep's or a multilevel report's default folder is found as an
+    absolute path; its page is shown relative to the current folder where it lies within
+    it, as a run's report is (runs/first/report/index.html), and elsewhere as it is."""
+    from analysis.report import _shown
+
+    monkeypatch.chdir(tmp_path)
+    page = Path.cwd() / "runs" / "b" / "report-vs-a" / "index.html"
+    assert _shown(page) == Path("runs/b/report-vs-a/index.html")
+    assert _shown(Path("/elsewhere/report/index.html")) == Path("/elsewhere/report/index.html")
+    assert _shown(Path("runs/first/report/index.html")) == Path("runs/first/report/index.html")

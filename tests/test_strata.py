@@ -158,6 +158,8 @@ def test_a_stratified_run_agrees_with_a_plain_one_and_halves_the_ace_interval(tm
     (["--games", "100", "--stratify", "upcard_class"], "drop --games"),
     (["--deals", "100", "--stratify", "upcard_class", "--upcard", "ace"], "drop --games, --upcard"),
     (["--deals", "100", "--stratify", "upcard_class", "--allocation", "most"], "--allocation must be"),
+    (["--deals", "100", "--stratify", "upcard_class", "--allocation", "ace=0.5,face=0.25,numerals=0.25"],
+     "--allocation: no stratum is named 'numerals' (the strata: numeral, face, ace); did you mean 'numeral'?"),
     (["--deals", "4", "--stratify", "upcard_class"], "at least 6 deals"),
     (["--deals", "100", "--stratify", "upcard_class", "--dd"], "--stratify does not take --dd"),
     (["--deals", "100", "--allocation", "equal"], "--allocation applies to --stratify runs"),

@@ -358,3 +358,17 @@ def test_a_folder_of_pictures_is_told_from_a_sweep_without_reading_them(tmp_path
 
     monkeypatch.setattr(placement, "is_sweep_plot", unread)
     assert not placement.is_sweep_folder(tmp_path, [p.name for p in tmp_path.iterdir()])
+
+
+def test_a_sweep_refused_after_its_folder_is_claimed_leaves_no_folder_behind(tmp_path):
+    """A sweep refused after it claimed its folder and tried its plot's place (here: its
+    cluster cannot be reached) leaves none of the folders it made for them, nor those
+    above them (before: only its own folder went)."""
+    from sim.store import RunError
+    from sim.sweep import sweep
+
+    grid = parse_vary("auction.max_redeals=0,1")
+    with pytest.raises(RunError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1 .connection refused"):
+        sweep("bridgette", grid, 10, out=tmp_path / "a" / "b" / "sweep", plot_path=tmp_path / "c" / "d" / "x.png",
+              cluster="tcp://127.0.0.1:1")
+    assert list(tmp_path.iterdir()) == []

@@ -98,5 +98,15 @@ def main(argv=None) -> int:
         return p.fail(exc)
     except OSError as exc:  # a report folder that takes no file: read-only, full, too long a name
         return p.fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}")
-    print(path)
+    print(path if args.out is not None else _shown(path))
     return 0
+
+
+def _shown(path: Path) -> Path:
+    """A default report folder's page as a run's is shown: relative to the current folder
+    where it lies within it (a comparison's, a sweep's and a multilevel report's default
+    folders are found as absolute paths), else as it is."""
+    try:
+        return path.relative_to(Path.cwd()) if path.is_absolute() else path
+    except ValueError:
+        return path

@@ -97,10 +97,11 @@ def why_not_made(path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def make_folders(path) -> None:
+def make_folders(path) -> list:
     """``path`` made with the folders above it that are missing, as ``Path.mkdir(parents=True,
     exist_ok=True)`` makes them but one after another: pathlib's calls itself once per
-    missing folder, a RecursionError a thousand folders deep."""
+    missing folder, a RecursionError a thousand folders deep. Returns the folders made, the
+    outermost first."""
     from pathlib import Path
 
     missing = []
@@ -108,12 +109,15 @@ def make_folders(path) -> None:
     while not folder.is_dir() and folder != folder.parent:
         missing.append(folder)
         folder = folder.parent
+    made = []
     for folder in reversed(missing):
         try:
             folder.mkdir()
+            made.append(folder)
         except FileExistsError:
             if not folder.is_dir():
                 raise
+    return made
 
 
 def claim_folder(out, owns, what: str, error: type):

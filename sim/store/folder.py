@@ -38,9 +38,7 @@ class RunFolder:
             raise RunError(f"output folder {self.path} is not empty and is not a run folder")
         if names:
             self._read_manifest(config.identity())
-        made = not self.path.exists()
-        make_folder(self.path)
-        self._lock = FolderLock(self.path, "run", made)
+        self._lock = FolderLock(self.path, "run", make_folder(self.path))
         self._begun = False  # whether this process made the run's manifest
         try:
             self._open()

@@ -39,12 +39,13 @@ class FolderLock:
     """An exclusive lock on ``folder`` for one writer, held until ``release()``: an flock on
     its ``.lock`` file, which the OS releases when the process ends in any way (kill -9
     leaves no stale lock, only a file the next writer takes over). The file names the
-    holder, for the one line a second writer ends with, and is removed on release; so is the
-    folder, when ``made`` says the lock's command made it and it is still empty (a command
-    that ends before writing anything leaves nothing behind)."""
+    holder, for the one line a second writer ends with, and is removed on release; so are
+    the folders the lock's command made for it (``made``: the folder and those above it
+    that were missing), each while it is still empty: a command that ends before writing
+    anything leaves nothing behind."""
 
-    def __init__(self, folder: Path, what: str, made: bool = False):
-        self.path, self._made = folder / LOCK_NAME, made
+    def __init__(self, folder: Path, what: str, made=()):
+        self.path, self._made = folder / LOCK_NAME, list(made)
         while True:
             try:  # never through a link, nor into a pipe or device: it would write on what it names
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -89,11 +90,11 @@ class FolderLock:
                 pass  # a read-only folder keeps it; the next writer takes it over
             os.close(self._fd)  # closing the only descriptor drops the flock
             self._fd = None
-            if self._made:
+            for folder in reversed(self._made):
                 try:
-                    self.path.parent.rmdir()  # only while empty: another writer's lock keeps it
+                    folder.rmdir()  # only while empty: another writer's lock keeps it
                 except OSError:
-                    pass
+                    break
 
     def __enter__(self) -> FolderLock:
         return self
@@ -128,8 +129,7 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
     names = listing(folder)
     if names and not owns(folder, names):
         raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
-    made = not folder.exists()
-    make_folder(folder)
+    made = make_folder(folder)
     remove_dead_temporaries(folder)
     return FolderLock(folder, what, made)
 
@@ -196,8 +196,10 @@ def refuse_foreign(folder: Path, others) -> None:
                        f"or use another --out")
 
 
-def make_folder(folder: Path) -> None:
+def make_folder(folder: Path) -> list:
+    """``folder`` and the folders above it that are missing, made: those made, the outermost
+    first (``make_folders``), or a RunError naming why not."""
     try:
-        make_folders(folder)
+        return make_folders(folder)
     except OSError as exc:
         raise RunError(f"cannot create output folder {folder}: {why_not_made(folder, exc)}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -18,10 +19,11 @@ from sim.sweep.grid import SweepError
 
 def check_plot_path(path: Path, out) -> None:
     """Refuse a plot file that could not be written or should not be: a name not ending in
-    .png (the plot is a PNG image), a link, a folder, a path under a file, one whose folder cannot
-    be made or takes no new file (tried with an empty temporary file), or a file there
-    already that is not this sweep's plot (``out``: its folder; a plot is drawn over only by
-    the sweep that drew it)."""
+    .png (the plot is a PNG image), a link, a folder, a path under a file, one whose folder
+    cannot be made or takes no new file (tried with an empty temporary file, in folders
+    made for the try and removed after it), or a file there already that is not this
+    sweep's plot (``out``: its folder; a plot is drawn over only by the sweep that drew
+    it)."""
     if path.suffix.lower() != ".png":
         raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
     if out is not None:
@@ -44,12 +46,17 @@ def check_plot_path(path: Path, out) -> None:
         if out is not None and os.path.realpath(path.parent) != os.path.realpath(out):
             check_place(path, SweepError, flag="--plot")  # in no other command's folder either
         try:
-            make_folders(path.parent)
+            made = make_folders(path.parent)
         except OSError as exc:
             raise OSError(exc.errno, why_not_made(path.parent, exc)) from None
-        probe = temporary(path)  # the name the plot is written under first
-        open(probe, "x").close()
-        probe.unlink()
+        try:
+            probe = temporary(path)  # the name the plot is written under first
+            open(probe, "x").close()
+            probe.unlink()
+        finally:
+            for folder in reversed(made):  # made again when the plot is drawn: a refused sweep leaves none
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 
