@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,17 @@ def test_a_sweep_refused_after_its_folder_is_claimed_leaves_no_folder_behind(tmp
         sweep("bridgette", grid, 10, out=tmp_path / "a" / "b" / "sweep", plot_path=tmp_path / "c" / "d" / "x.png",
               cluster="tcp://127.0.0.1:1")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_plot_of_another_kind_is_refused_before_the_sweeps_folder_is_touched(tmp_path):
+    """--plot x.jpg is an argument's fault: said before the sweep claims its folder, whose
+    lock file (made, then removed) changed the folder's time though nothing was played."""
+    from sim.sweep import sweep
+
+    out = tmp_path / "sweep"
+    out.mkdir()
+    before = out.stat().st_mtime_ns
+    time.sleep(0.05)  # past the file system's clock tick
+    with pytest.raises(SweepError, match="plot_path x.jpg: the plot is a PNG image"):
+        sweep("bridgette", parse_vary("exchange.nondealer_draw=2,6"), 20, out=out, plot_path="x.jpg")
+    assert out.stat().st_mtime_ns == before and list(out.iterdir()) == []

@@ -17,6 +17,13 @@ from sim.placement import check_place, is_sweep_folder, is_sweep_plot, plot_mark
 from sim.store import RunError, csv_bytes, listing, sealed, temporary, write_atomic, write_json
 from sim.sweep.grid import SweepError
 
+def check_plot_name(path: Path) -> None:
+    """Refuse a plot file whose name does not end in .png (the plot is a PNG image): said
+    before the sweep claims its folder, as the arguments' other checks are."""
+    if path.suffix.lower() != ".png":
+        raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
+
+
 def check_plot_path(path: Path, out) -> None:
     """Refuse a plot file that could not be written or should not be: a name not ending in
     .png (the plot is a PNG image), a link, a folder, a path under a file, one whose folder
@@ -24,8 +31,7 @@ def check_plot_path(path: Path, out) -> None:
     made for the try and removed after it), or a file there already that is not this
     sweep's plot (``out``: its folder; a plot is drawn over only by the sweep that drew
     it)."""
-    if path.suffix.lower() != ".png":
-        raise SweepError(f"--plot {path}: the plot is a PNG image; give a path ending in .png")
+    check_plot_name(path)
     if out is not None:
         inside, where = Path(os.path.abspath(path.parent)), Path(os.path.abspath(out))
         if inside != where and where in inside.parents:  # made before any setting, it would stop that setting

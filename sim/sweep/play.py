@@ -21,7 +21,7 @@ from sim.run_records import open_run
 from sim.store import SETTING_FOLDER, RunError, claim
 from sim.sweep.balance import balance_bracket, balance_point
 from sim.sweep.grid import SweepError, folder_name, numeric_axis, setting_options, settings_of
-from sim.sweep.output import check_plot_path
+from sim.sweep.output import check_plot_name, check_plot_path
 
 
 def _play_settings(game, settings, resolved, policies, seed, games, out, records, block_size, log, extra,
@@ -92,6 +92,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         threads = checked("threads", whole_count, threads)
     check_path("out", out)
     check_path("plot_path", plot_path, "a PNG file's path or None", "file")
+    if plot_path is not None:
+        check_plot_name(Path(plot_path))
     if log is not None and not callable(log):
         raise TypeError(f"log must be a function of one line of text, or None, got {log!r:.60}")
     check_kind("dealing", dealing, Dealing, 'a sim.dealing.Dealing (sim.dealing.parse("deals", ...)) or None')
