@@ -120,13 +120,14 @@ def format_multilevel(result: dict) -> str:
     """Two multilevel folders compared: B - A multilevel and plain, per metric."""
     from sim.metrics import shown
 
+    deals = "; ".join(side + " " + ", ".join(f"{level if i else 'target'} {n:,}"  # the target first, then each control
+                                             for i, (level, n) in enumerate(levels.items()))
+                      for side, levels in zip("AB", result["sizes"]))
     lines = [f"{result['game']}: {plural(result['deals'], 'target deal')}, seed {result['seed']}, multilevel "
              f"estimates paired deal by deal",
              f"  A = {result['a']}", f"  B = {result['b']}", f"  pairing: {result['pairing']}",
              f"  target {', '.join(result['policies'])}; controls {', '.join(result['controls'])}",
-             "  deals by level (a control its pilot left out plays none): " + "; ".join(
-                 f"{side} " + ", ".join(f"{level if i else 'target'} {n:,}" for i, (level, n) in enumerate(sizes.items()))
-                 for side, sizes in zip("AB", result["sizes"]))]
+             f"  deals by level (a control its pilot left out plays none): {deals}"]
     for name, r in result["metrics"].items():
         m = shown(name, r)
 
