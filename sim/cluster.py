@@ -360,8 +360,10 @@ def _greets(address: str) -> None:
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     try:
         conn = socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_S)
-    except socket.gaierror:
-        reason = f"no host is named {parts.hostname}"  # said now, not as the Client's timeout
+    except socket.gaierror as exc:  # said now, not as the Client's timeout
+        unknown = exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME))
+        reason = (f"no host is named {parts.hostname}" if unknown else
+                  f"its host name {parts.hostname} cannot be resolved: {exc.strerror}")  # no resolver reached, say
     except TimeoutError:
         reason = f"no answer within {CONNECT_TIMEOUT_S} s"
     except ConnectionRefusedError:

@@ -174,23 +174,24 @@ def explicit_shares(strata: list[Stratum], text: str, given: bool = True) -> lis
     shares = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
-        if eq and name.strip() not in names:
-            close = difflib.get_close_matches(name.strip(), names, n=1)
+        name = name.strip()
+        if eq and name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise DealingError(f"--allocation: no stratum is named {quoted(name.strip())} (the strata: "
+            raise DealingError(f"--allocation: no stratum is named {quoted(name)} (the strata: "
                                f"{', '.join(names)}){hint}")
         try:  # ASCII digits, as every number of the command line (Fraction reads other scripts' too)
             share = Fraction(value.strip()) if value.isascii() else Fraction(-1)
         except (ValueError, ZeroDivisionError):
             share = Fraction(-1)
         # Shares in proportion; from 1e-9, so that each one's exact share of their sum stays short.
-        if not eq or name.strip() not in names or not Fraction(1, 10**(9 if given else 24)) <= share <= 10**9:
+        if not eq or not Fraction(1, 10**(9 if given else 24)) <= share <= 10**9:
             raise DealingError(f"--allocation must be {', '.join(ALLOCATIONS)} or shares from 1e-9 to 1e9 (a "
                                f"number or a fraction such as 1/3) of every stratum "
                                f"({', '.join(n + '=...' for n in names)}), got '{text}'")
-        if name.strip() in shares:
-            raise DealingError(f"--allocation '{text}' gives {name.strip()} twice")
-        shares[name.strip()] = share
+        if name in shares:
+            raise DealingError(f"--allocation '{text}' gives {name} twice")
+        shares[name] = share
     if set(shares) != set(names):
         raise DealingError(f"--allocation: give a share to every stratum ({', '.join(names)})")
     return [shares[n] for n in names]
@@ -376,7 +377,8 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
         metrics = ["dealer_advantage"]
     specs = deal_metrics() if metrics is None else resolve_metrics(metrics, deal_run=True)  # before any deal
     if not specs:
-        raise DealingError("--metrics names no metric: give one or a list (None: every deal metric)")
+        raise DealingError("--metrics names no metric: give one or a list (None: every deal metric, or with "
+                           "--control the dealer's advantage)")
     if records != "deals":
         raise DealingError("--stratify needs the deal records (--records deals) to estimate per stratum")
     strata = [replace(s, dealing=replace(s.dealing, dealer=dealer)) for s in strata_of(game, rules, stratification)]

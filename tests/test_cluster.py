@@ -349,12 +349,37 @@ def test_a_scheduler_lost_mid_run_is_one_line(tmp_path):
 
 def test_a_host_name_that_names_no_host_is_said_at_once(tmp_path):
     """A scheduler address whose host name resolves to nothing (the .invalid domain never
-    does) is said as such, not as the Client's timeout ("no answer within 3 s")."""
+    does) is said as such, not as the Client's timeout ("no answer within 3 s"); on a
+    machine with no resolver in reach, as that."""
     out = tmp_path / "never"
     result = as_process("sim.run", "--games", "100", "--out", str(out), "--cluster", "tcp://no-such-host.invalid:8786",
                         timeout=60)
     assert result.returncode == 2, result.stderr
-    assert result.stderr.strip() == ("python -m sim.run: error: cannot reach the Dask scheduler at "
-                                     "tcp://no-such-host.invalid:8786"
-                                     " (no host is named no-such-host.invalid); is a scheduler running there?")
+    line = result.stderr.strip()
+    assert line.startswith("python -m sim.run: error: cannot reach the Dask scheduler at "
+                           "tcp://no-such-host.invalid:8786 (") and "\n" not in line, line
+    assert ("(no host is named no-such-host.invalid)" in line
+            or "(its host name no-such-host.invalid cannot be resolved: " in line), line
     assert not out.exists()
+
+
+@pytest.mark.parametrize("code, words", [
+    ("EAI_NONAME", "(no host is named sched.example)"),
+    ("EAI_AGAIN", "(its host name sched.example cannot be resolved: the resolver said so)"),
+])
+def test_a_host_name_that_resolves_to_nothing_is_told_from_a_resolver_out_of_reach(monkeypatch, code, words):
+    """A name that names no host, and one that cannot be resolved for want of a resolver
+    (offline), are each said as such."""
+    import socket
+
+    from sim.cluster import _greets
+    from sim.store import RunError
+
+    def resolving(*args, **kwargs):
+        raise socket.gaierror(getattr(socket, code), "the resolver said so")
+
+    monkeypatch.setattr(socket, "create_connection", resolving)
+    with pytest.raises(RunError) as caught:
+        _greets("tcp://sched.example:8786")
+    assert str(caught.value) == (f"cannot reach the Dask scheduler at tcp://sched.example:8786 {words}; "
+                                 "is a scheduler running there?")

@@ -1035,3 +1035,50 @@ def test_show_of_a_run_still_being_written_says_so(tmp_path, capsys):
         assert show_main([str(out), "--deal", "100000"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and " so far: " in err and "is still being written" in err
+
+
+def test_a_folder_that_cannot_be_made_takes_the_folders_made_for_it_along(tmp_path, monkeypatch):
+    """A name too long for the file system, under folders made for it, failed after those
+    were made, and they stayed; so did those of a folder whose lock could not be taken.
+    Neither leaves a folder now, and a folder made above others' is kept while they hold
+    anything."""
+    from sim.store import claim
+
+    with pytest.raises(RunError, match="cannot create output folder"):
+        claim(tmp_path / "a" / "b" / ("x" * 300), lambda *_: False, "run")
+    assert list(tmp_path.iterdir()) == []
+
+    def no_lock(*args, **kwargs):
+        raise RunError("no lock")
+
+    monkeypatch.setattr("sim.store.lock.FolderLock", no_lock)
+    with pytest.raises(RunError, match="no lock"):
+        claim(tmp_path / "c" / "d", lambda *_: False, "run")
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    (tmp_path / "e").mkdir()
+    lock = claim(tmp_path / "e" / "f" / "g", lambda *_: False, "run")
+    (tmp_path / "e" / "f" / "other").mkdir()  # another command's, made meanwhile
+    lock.release()
+    assert sorted(p.name for p in (tmp_path / "e" / "f").iterdir()) == ["other"]
+
+
+def test_a_folder_above_removed_meanwhile_is_made_again(tmp_path, monkeypatch):
+    """Another command, refused, removes the empty folder it made above ours just as ours
+    is made in it: ours was refused ("No such file or directory"); the folders are looked
+    for again."""
+    from pathlib import Path
+
+    from sim.cli import make_folders
+
+    (tmp_path / "r").mkdir()  # the other command's, empty
+    mkdir, removed = Path.mkdir, []
+
+    def racing(self, *args, **kwargs):
+        if not removed and self.parent == tmp_path / "r":
+            removed.append((tmp_path / "r").rmdir())  # the other command ends just now
+        return mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", racing)
+    assert make_folders(tmp_path / "r" / "b") == [tmp_path / "r", tmp_path / "r" / "b"]
+    assert removed and (tmp_path / "r" / "b").is_dir()

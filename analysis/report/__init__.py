@@ -103,10 +103,10 @@ def main(argv=None) -> int:
 
 
 def _shown(path: Path) -> Path:
-    """A default report folder's page as a run's is shown: relative to the current folder
-    where it lies within it (a comparison's, a sweep's and a multilevel report's default
-    folders are found as absolute paths), else as it is."""
+    """The page of a report written to its default folder, relative to the current folder
+    where it lies within it, as a run's report is shown (the other kinds' default folders
+    are found as absolute paths); else, or with no current folder to go by, as it is."""
     try:
         return path.relative_to(Path.cwd()) if path.is_absolute() else path
-    except ValueError:
+    except (ValueError, OSError):
         return path

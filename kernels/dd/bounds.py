@@ -57,8 +57,8 @@ def quick_tricks_nb(hand, other, trump, barred):
 
     A suit none of whose cards in ``hand`` a Colon of ``other`` can block, and whose
     winners are at least as many as ``other``'s cards of it, runs to its length (C-3:
-    ``other`` must follow until void); trumps that so run are drawn first, after which
-    every side suit counts as in no-trump."""
+    ``other`` must follow until void); trumps that so run are drawn first (unless the leader
+    is barred from them), after which every side suit counts as in no-trump."""
     n = 0
     blockable = ZERO  # the ranges of the Colons ``other`` holds
     for k in range(3):

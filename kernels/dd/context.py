@@ -25,9 +25,10 @@ TT_DTYPE = record_dtype([
 # counting per call): the hands, the layout tables (Bid Euchre), the search stack and its
 # move lists by depth (no allocation per node), statistics and settings.
 MAX_DEPTH = 64
-# A context's own table: 2^17 entries (5 MB) for the contract games, whose opening leads
-# search tens of thousands of nodes per world (2^15 entries took 1.09x their nodes and ran
-# 1.1x slower, timed in turn; 2^18 ran slower), and the first 2^14 for the single deck's Bid
+# A context's own table: 2^17 entries (5 MB) for the contract games' dd and pimc seats,
+# whose opening leads search tens of thousands of nodes per world (2^15 entries took 1.09x
+# their nodes and ran 1.1x slower, timed in turn; 2^18 ran slower); the first 2^15 for a --dd
+# run's contract searches (``TT_BITS``, below); the first 2^14 for the single deck's Bid
 # Euchre, whose searches of a few hundred nodes run faster in a table that stays in the cache.
 CONTEXT_TT_BITS, EUCHRE_TT = 17, 1 << 14
 CTX_DTYPE = record_dtype([
@@ -44,8 +45,9 @@ CTX_DTYPE = record_dtype([
     ("contract_only", np.int8),  # a --dd run of the contract games that values only the contract reached (dd_run)
     ("side", np.int64),  # the side (seat, or Bid Euchre team) whose target is searched
     ("rules", np.int64),  # what the table's entries were searched under (``renew_nb``; 0: unknown)
-    # A table of its own, for searches inside the game kernels (the dd and pimc seats, --dd
-    # runs; ``search_table_nb``). A Solver passes its own (``TT_BITS``) for the contract games.
+    # A table of its own, for searches inside the game kernels (the dd and pimc seats,
+    # ``search_table_nb``; --dd runs, kernels.dd_run). A Solver passes its own (``TT_BITS``)
+    # for the contract games.
     ("tt", TT_DTYPE, (1 << CONTEXT_TT_BITS,)),
 ])
 # A frame of the search stack: the node's position and where its move loop stands. FR_BOUND

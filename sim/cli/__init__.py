@@ -13,6 +13,6 @@ from sim.cli.parser import (  # noqa: F401
     OneLineParser, deal_number, flag_type, one_line, path_text, plural, thread_count, whole_number)
 from sim.cli.paths import (  # noqa: F401
     MAX_TEXT_FILE, TOO_DEEP, TOO_LONG, claim_folder, differing, file_in_the_way, make_folders, quiet_matplotlib,
-    read_toml, refuse_another, shell_word, toml_problem, why_not_made)
+    read_toml, refuse_another, remove_made, shell_word, toml_problem, why_not_made)
 from sim.cli.signals import (  # noqa: F401
     BROKEN_PIPE_STATUS, INTERRUPTED_STATUS, TERMINATED_STATUS, Terminated, exit_with, interruptible, say, stopped)

@@ -97,27 +97,53 @@ def why_not_made(path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def make_folders(path) -> list:
+def make_folders(path, tries: int = 3) -> list:
     """``path`` made with the folders above it that are missing, as ``Path.mkdir(parents=True,
     exist_ok=True)`` makes them but one after another: pathlib's calls itself once per
-    missing folder, a RecursionError a thousand folders deep. Returns the folders made, the
-    outermost first."""
+    missing folder, a RecursionError a thousand folders deep. Returns the folders made (as
+    absolute paths, the outermost first), for ``remove_made``. Where one cannot be made,
+    those made before it go again before the OSError is raised; a folder above that another
+    command removed meanwhile (its own, made and left empty) is looked for again, ``tries``
+    times in all."""
     from pathlib import Path
 
-    missing = []
-    folder = Path(path)
-    while not folder.is_dir() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
     made = []
-    for folder in reversed(missing):
-        try:
-            folder.mkdir()
-            made.append(folder)
-        except FileExistsError:
-            if not folder.is_dir():
-                raise
+    try:
+        for attempt in range(tries):
+            missing = []
+            folder = Path(path).absolute()
+            while not folder.is_dir() and folder != folder.parent:
+                missing.append(folder)
+                folder = folder.parent
+            try:
+                for folder in reversed(missing):
+                    try:
+                        folder.mkdir()
+                        made.append(folder)
+                    except FileExistsError:
+                        if not folder.is_dir():
+                            raise
+                return made
+            except FileNotFoundError:
+                if attempt == tries - 1:
+                    raise
+    except OSError:
+        remove_made(made)
+        raise
     return made
+
+
+def remove_made(folders) -> None:
+    """Remove the ``folders`` a command made (``make_folders``: the outermost first), the
+    deepest first, each only while it is empty: one that holds anything, as another
+    command's folder or lock file, stays, and so do the folders above it."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue  # removed from outside: the folders above it may still go
+        except OSError:
+            return
 
 
 def claim_folder(out, owns, what: str, error: type):

@@ -12,7 +12,7 @@ import stat
 import time
 from pathlib import Path
 
-from sim.cli import file_in_the_way, make_folders, why_not_made
+from sim.cli import file_in_the_way, make_folders, remove_made, why_not_made
 from sim.files import read_file
 from sim.store.config import LEVEL_FILES, LOCK_NAME, RunError
 from sim.store.holder import LOCK_TRIES, holder_of, locked
@@ -90,11 +90,7 @@ class FolderLock:
                 pass  # a read-only folder keeps it; the next writer takes it over
             os.close(self._fd)  # closing the only descriptor drops the flock
             self._fd = None
-            for folder in reversed(self._made):
-                try:
-                    folder.rmdir()  # only while empty: another writer's lock keeps it
-                except OSError:
-                    break
+            remove_made(self._made)  # only while empty: another writer's lock keeps them
 
     def __enter__(self) -> FolderLock:
         return self
@@ -130,8 +126,12 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
     if names and not owns(folder, names):
         raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
     made = make_folder(folder)
-    remove_dead_temporaries(folder)
-    return FolderLock(folder, what, made)
+    try:
+        remove_dead_temporaries(folder)
+        return FolderLock(folder, what, made)
+    except BaseException:
+        remove_made(made)
+        raise
 
 
 def lost_manifest(folder: Path) -> bool:

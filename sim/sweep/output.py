@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import io
 import os
 import textwrap
 from pathlib import Path
 
-from sim.cli import file_in_the_way, make_folders, plural, quiet_matplotlib, why_not_made
+from sim.cli import file_in_the_way, make_folders, plural, quiet_matplotlib, remove_made, why_not_made
 from sim.dealing import from_dict
 from sim.headline import setting_label, setting_value, sweep_metric
 from sim.rules import GAMES, option_table
@@ -60,9 +59,7 @@ def check_plot_path(path: Path, out) -> None:
             open(probe, "x").close()
             probe.unlink()
         finally:
-            for folder in reversed(made):  # made again when the plot is drawn: a refused sweep leaves none
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
+            remove_made(made)  # made again when the plot is drawn: a refused sweep leaves none
     except OSError as exc:
         raise SweepError(f"cannot write the plot {path}: {exc.strerror or exc}") from None
 

@@ -112,7 +112,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
         metrics = ["dealer_advantage"] if metrics is None else metrics
     specs = resolve_metrics(metrics, deal_run=dealing is not None)  # a deal run has no deals_per_game
     if not specs:
-        raise MetricsError("--metrics names no metric: give one or a list (None: every builtin metric)")
+        raise MetricsError("--metrics names no metric: give one or a list (None: every builtin metric, or with "
+                           "--control the dealer's advantage)")
     names = [m.name for m in specs]
     customs = [m for m in specs if isinstance(m, Custom)]
     if customs and records == "none" and not controls:
