@@ -130,7 +130,6 @@ def make_folders(path, tries: int = 3) -> list:
     except OSError:
         remove_made(made)
         raise
-    return made
 
 
 def remove_made(folders) -> None:

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from sim.version import __version__
-from sim.cli import refuse_another, remove_made, say
+from sim.cli import refuse_another, say
 from sim.store.checksums import file_entry, file_problem, read_sealed, run_digest, sealed
 from sim.store.config import RUN, DamagedError, RECORD_FILES, RECORD_KINDS, RunConfig, RunError
-from sim.store.lock import FolderLock, listing, lost_manifest, make_folder
+from sim.store.lock import listing, lost_manifest, made_and_locked, make_folder
 from sim.store.reading import block_files, check_played_by, check_utf8_name, read_manifest
 from sim.store.writing import remove_dead_temporaries, write_atomic, write_json, write_records
 
@@ -38,12 +38,7 @@ class RunFolder:
             raise RunError(f"output folder {self.path} is not empty and is not a run folder")
         if names:
             self._read_manifest(config.identity())
-        made = make_folder(self.path)
-        try:
-            self._lock = FolderLock(self.path, "run", made)
-        except BaseException:
-            remove_made(made)
-            raise
+        self._lock = made_and_locked(self.path, "run")
         self._begun = False  # whether this process made the run's manifest
         try:
             self._open()

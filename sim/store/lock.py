@@ -125,9 +125,20 @@ def claim(folder: Path, owns, what: str) -> FolderLock:
     names = listing(folder)
     if names and not owns(folder, names):
         raise RunError(f"output folder {folder} is not empty and holds no {what}; use another --out")
-    made = make_folder(folder)
+    lock = made_and_locked(folder, what)
     try:
         remove_dead_temporaries(folder)
+    except BaseException:
+        lock.release()  # and with it the folders made
+        raise
+    return lock
+
+
+def made_and_locked(folder: Path, what: str) -> FolderLock:
+    """``folder`` made (with the folders above it that are missing) and locked for a command
+    that writes its ``what`` there; the folders made go again where the lock is not taken."""
+    made = make_folder(folder)
+    try:
         return FolderLock(folder, what, made)
     except BaseException:
         remove_made(made)
