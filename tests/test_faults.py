@@ -653,6 +653,27 @@ def test_a_lock_that_is_no_file_is_refused_and_what_it_names_is_left_as_it_was(c
     assert not (copy / "records" / "deals-000001.parquet").exists()
 
 
+def test_a_lock_taken_and_released_leaves_the_folders_time_unless_something_stays_changed(tmp_path):
+    """A command refused under its lock (another configuration found there) leaves the
+    folder's time as it was: its lock file and write probes came and went. A file written
+    into place under the lock is a change, and its time stands."""
+    folder = tmp_path / "theirs"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("precious")
+    old = 10**18
+    os.utime(folder, ns=(old, old))
+    with FolderLock(folder, "run"):
+        probe = temporary(folder / "summary.json")
+        probe.write_bytes(b"")
+        probe.unlink()
+    assert folder.stat().st_mtime_ns == old
+    with FolderLock(folder, "run"):
+        probe = temporary(folder / "mine.txt")
+        probe.write_text("new")
+        os.replace(probe, folder / "mine.txt")
+    assert folder.stat().st_mtime_ns != old
+
+
 def test_temporaries_are_removed_only_when_their_writer_is_gone(whole, copy, capsys):
     gone = subprocess.Popen(["true"])
     gone.wait()

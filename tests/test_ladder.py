@@ -305,12 +305,14 @@ def test_a_folder_of_another_ladder_is_refused_and_kept(tmp_path, capsys):
               "bid_worlds": 0, "rules": {}, "rungs": []}
     (out / "ladder.json").write_text(json.dumps(theirs))
     (out / "ladder.csv").write_text("rung\n")
+    os.utime(out, ns=(10**18, 10**18))  # the folder's time too: its lock and write probe came and went
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     assert main(["--games", "1", "--worlds", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "holds a ladder of another configuration (differs in: game, games, dd_games, worlds)" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert out.stat().st_mtime_ns == 10**18
 
 
 @pytest.mark.parametrize("damage", ["cut", "list", "folder-csv"])

@@ -35,6 +35,25 @@ def _not_a_lock(path: Path) -> str | None:
     return f"{path} is {kind}, not the lock file a command leaves: remove it, or use another --out"
 
 
+def _times(folder: Path) -> tuple[int, int] | None:
+    """``folder``'s access and modification times (ns), or None where it cannot be read."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return found.st_atime_ns, found.st_mtime_ns
+
+
+def _entries(folder: Path) -> list | None:
+    """The names in ``folder`` with their inodes: a file added, removed or renamed into place
+    changes them, and with them the folder's own time; a temporary that came and went does
+    not."""
+    try:
+        return sorted((e.name, e.inode()) for e in os.scandir(folder))
+    except OSError:
+        return None
+
+
 class FolderLock:
     """An exclusive lock on ``folder`` for one writer, held until ``release()``: an flock on
     its ``.lock`` file, which the OS releases when the process ends in any way (kill -9
@@ -42,10 +61,13 @@ class FolderLock:
     holder, for the one line a second writer ends with, and is removed on release; so are
     the folders the lock's command made for it (``made``: the folder and those above it
     that were missing), each while it is still empty: a command that ends before writing
-    anything leaves nothing behind."""
+    anything leaves nothing behind, and an existing folder its times as they were."""
 
     def __init__(self, folder: Path, what: str, made=()):
         self.path, self._made = folder / LOCK_NAME, list(made)
+        self._times = self._entries = None
+        if not os.path.lexists(self.path):
+            self._times = _times(folder)
         while True:
             try:  # never through a link, nor into a pipe or device: it would write on what it names
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -74,6 +96,8 @@ class FolderLock:
         except OSError as exc:
             self.release()
             raise RunError(f"cannot write in {folder}: {exc.strerror}") from None
+        if self._times is not None:
+            self._entries = _entries(folder)
 
     def _is_current(self) -> bool:
         """Whether the file locked is still the one at the lock's path."""
@@ -84,8 +108,12 @@ class FolderLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            folder = self.path.parent
+            untouched = self._entries is not None and _entries(folder) == self._entries
             try:
                 self.path.unlink()  # while still locked, so no one takes a file about to go
+                if untouched:  # the lock file was all that came and went: the folder's times as before
+                    os.utime(folder, ns=self._times)
             except OSError:
                 pass  # a read-only folder keeps it; the next writer takes it over
             os.close(self._fd)  # closing the only descriptor drops the flock
