@@ -224,7 +224,11 @@ def test_a_sweep_draws_over_its_own_plot_and_no_other_sweeps(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "it exists and is not this sweep's plot, so it is kept" in err, err
     assert (first / "sweep.png").read_bytes() == plot
+    kept = {p.name: os.stat(p) for p in first.iterdir()}
     assert main([*argv, "--out", str(first)]) == 0  # its own plot, drawn again
+    for name, before in kept.items():  # the same bytes again: each file left as it was, not written over
+        after = os.stat(first / name)
+        assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), name
     moved = tmp_path / "moved"
     first.rename(moved)  # a folder moved since: its sweep.png is still its own
     assert main([*argv, "--out", str(moved)]) == 0

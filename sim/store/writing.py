@@ -9,6 +9,7 @@ import json
 import os
 import re
 import socket
+import stat
 import uuid
 from pathlib import Path
 
@@ -31,7 +32,10 @@ def temporary(path: Path) -> Path:
 def write_atomic(path: Path, data: bytes) -> None:
     """``data`` into ``path``, whole or not at all; RunError naming the path on any OSError
     (read-only folder, full disk, too long a name), the old file left as it was, and its
-    temporary removed however the write ends."""
+    temporary removed however the write ends. A file that already holds ``data`` (a
+    command run again over its own output) is left as it is, its time included."""
+    if _holds(path, data):
+        return
     tmp = temporary(path)
     try:
         with open(tmp, "wb") as fh:
@@ -45,6 +49,18 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:  # Ctrl-C mid-write: the old file stands, and no temporary is left
         _remove(tmp)
         raise
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a file of exactly the bytes ``data``."""
+    try:
+        found = os.lstat(path)
+        if not stat.S_ISREG(found.st_mode) or found.st_size != len(data):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read(len(data) + 1) == data
+    except OSError:
+        return False
 
 
 def _remove(tmp: Path) -> None:
