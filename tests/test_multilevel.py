@@ -234,6 +234,17 @@ def test_the_command_line_refuses_bad_levels_in_one_line(capsys):
         assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("args", [["--games", "50", "--control", "all=heuristic"], ["--control", "hand"]])
+def test_control_with_games_given_or_by_default_asks_for_deals(args, tmp_path):
+    """(Before: "deals: 'None' is not a number", naming the API's argument, not the flag.)"""
+    from tests.commands import in_process
+
+    result = in_process("sim.run", *args, "--out", tmp_path / "x")
+    assert result.returncode == 2
+    assert result.stderr == "python -m sim.run: error: --control plays deal runs: give --deals N (see --help)\n"
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("command", ["sim.run", "sim.sweep"])
 @pytest.mark.parametrize("flag", [["--records", "none"], ["--records", "games"], ["--block-size", "10"]])
 def test_control_refuses_the_flags_it_would_pass_over(command, flag, tmp_path):
