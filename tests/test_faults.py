@@ -203,6 +203,9 @@ def test_a_damaged_manifest_is_one_line_and_nothing_is_changed(copy, capsys, tmp
     ("games_played", 10**15), ("games_played", "100"), ("games_played", 0), ("timing.seconds", "0.1"),
     ("until", {"reached": True}), ("config.dealing", "deals"), ("config.dealing", {"unit": "games"}),
     ("config.policies", None), ("config.seed", 7),
+    # Before, these were read as the whole run: a finished run listing fewer blocks than it
+    # counts, or one block twice.
+    ("blocks_done", [0]), ("blocks_done", [0, 0, 1]),
 ])
 def test_a_manifest_edited_by_hand_is_one_line_to_every_reader_and_nothing_is_changed(whole, copy, capsys, tmp_path,
                                                                                      key, value):

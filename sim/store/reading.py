@@ -43,6 +43,19 @@ def _timing_problem(timing) -> bool:
                 and isinstance(timing.get("cluster", {}), dict))  # the cluster's description (sim.cluster)
 
 
+def _blocks_done_fit(manifest: dict, blocks: int | None) -> bool:
+    """Whether the manifest's ``blocks_done`` lists blocks of the run, each once, and, where
+    it is ``complete``, every block it counts (``blocks``: those a run stopped by --until
+    played)."""
+    done = manifest.get("blocks_done", [])
+    if not isinstance(done, list) or not all(_whole(i, 0, (blocks or 1) - 1) for i in done):
+        return False
+    if len(set(done)) < len(done):
+        return False
+    counted = manifest.get("blocks")  # distinct blocks listed below it: all of them, or some are missing
+    return not (manifest.get("complete") is True and _whole(counted, 0) and sum(i < counted for i in done) < counted)
+
+
 def manifest_problem(manifest: dict) -> str | None:
     """What makes ``manifest`` no run manifest this release wrote (a field missing, of the
     wrong type or out of range: one edited by hand, say), or None. The fields every reader
@@ -64,8 +77,7 @@ def manifest_problem(manifest: dict) -> str | None:
               # a run stopped by --until reads as one of the blocks it played
               "blocks": blocks is not None and _whole(manifest.get("blocks"),
                                                       0 if "until" in manifest else blocks, blocks),
-              "blocks_done": isinstance(manifest.get("blocks_done", []), list)
-              and all(_whole(i, 0, (blocks or 1) - 1) for i in manifest.get("blocks_done", [])),
+              "blocks_done": _blocks_done_fit(manifest, blocks),
               "complete": isinstance(manifest.get("complete", False), bool),
               "summary": manifest.get("summary") is None or (
                   isinstance(manifest["summary"], dict) and _whole(manifest["summary"].get("bytes"), 0, 2**63)
