@@ -313,6 +313,8 @@ def play(args, parser) -> int:
     from sim.api import default_out, execute, resolve_policies, resolve_rules
 
     check_control_flags(args, parser)
+    if args.control and args.deals is None:  # (sim.sweep.play says the same for a sweep)
+        parser.error("--control plays deal runs: give --deals N")
     rules = resolve_rules(args.game, args.rules, args.set_options)
     dealing = dealing_of(args, parser, rules)
     policies = resolve_policies(args.game, args.policy)

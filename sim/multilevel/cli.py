@@ -50,13 +50,11 @@ def add_control_flags(p) -> None:
 
 
 def check_control_flags(args, parser) -> None:
-    """--control-deals needs --control, and --control a deal run (--deals N); --control keeps
-    each level's per-deal values in files of its own, so --block-size and a --records other
-    than deals, which it would pass over, are refused."""
+    """--control-deals needs --control, and --control keeps each level's per-deal values in
+    files of its own, so --block-size and a --records other than deals, which it would pass
+    over, are refused."""
     if args.control_deals and not args.control:
         parser.error("--control-deals sizes the levels of --control: give --control too")
-    if args.control and getattr(args, "deals", None) is None:
-        parser.error("--control plays deal runs: give --deals N")
     unread = "--records" if args.records != "deals" else "--block-size" if "block_size" in parser.given else None
     if args.control and unread:
         parser.error(f"--control keeps each level's per-deal values in files of its own: drop {unread}")

@@ -46,14 +46,15 @@ def _timing_problem(timing) -> bool:
 def _blocks_done_fit(manifest: dict, blocks: int | None) -> bool:
     """Whether the manifest's ``blocks_done`` lists blocks of the run, each once, and, where
     it is ``complete``, every block it counts (``blocks``: those a run stopped by --until
-    played)."""
+    played). A manifest without the list (readers take it as empty) is not held to that."""
     done = manifest.get("blocks_done", [])
     if not isinstance(done, list) or not all(_whole(i, 0, (blocks or 1) - 1) for i in done):
         return False
     if len(set(done)) < len(done):
         return False
     counted = manifest.get("blocks")  # distinct blocks listed below it: all of them, or some are missing
-    return not (manifest.get("complete") is True and _whole(counted, 0) and sum(i < counted for i in done) < counted)
+    return not ("blocks_done" in manifest and manifest.get("complete") is True and _whole(counted, 0)
+                and sum(i < counted for i in done) < counted)
 
 
 def manifest_problem(manifest: dict) -> str | None:
