@@ -160,7 +160,11 @@ def outcome_dict(rules, row, renege_at) -> dict:
         at, index = int(row["error_at"]), int(row["error_index"])
         where = {ke.AT_DISCARDS: f"discards[{index}]", ke.AT_CALLS: f"calls[{index}]", ke.AT_TRUMP: "trump",
                  ke.AT_EXCHANGE: "trump_exchange", ke.AT_PLAY: f"play[{index}]"}[at]
-        return {"error": ke.ERROR_RULES[int(row["error"])], "at": where}
+        rule = ke.ERROR_RULES[int(row["error"])]
+        if row["error"] == ke.ERR_EXCHANGE and row["bid"] >= 0 and \
+                ke.euchre_bid_kind_nb(int(row["bid"]), 12 if rules.variant.double_deck else 6) == ke.ALONE:
+            rule = "E-5"  # an exchange after a moon bid, which E-5 plays without one
+        return {"error": rule, "at": where}
     if row["bid"] < 0:
         return {"bid": "pass", "bidder": None, "trump": None, "tricks": [0, 0], "score": [0, 0], "reneges": []}
     tricks = 12 if rules.variant.double_deck else 6

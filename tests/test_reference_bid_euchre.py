@@ -333,9 +333,12 @@ def test_replay_exchange_errors():
                 []):                         # missing: 6A needs the exchange
         got = replay(dict(base, trump_exchange=bad, play=[]))
         assert (got["error"], got["at"]) == ("E-4", "trump_exchange"), (bad, got)
-    # An exchange after any other bid is an E-4 error.
-    got = replay(dict(base, calls=cards("6M P P P"), play=[]))
+    # An exchange after any other bid: E-4 gives one to the ask bid alone, and E-5 plays the
+    # moon bid without one.
+    got = replay(dict(base, calls=cards("5 P P P"), play=[]))
     assert (got["error"], got["at"]) == ("E-4", "trump_exchange")
+    got = replay(dict(base, calls=cards("6M P P P"), play=[]))
+    assert (got["error"], got["at"]) == ("E-5", "trump_exchange")
 
 
 # ------------------------------------------------------------------------------------------

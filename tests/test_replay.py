@@ -355,3 +355,15 @@ def test_a_temporary_folder_that_takes_no_more_is_named_not_the_file(tmp_path, c
     assert err.count("\n") == 1 and "cannot keep the checked deals in /dev/full-is-no-folder (TMPDIR)" in err
     assert str(big) not in err
 
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+@pytest.mark.parametrize("bid, rule", [("5", "E-4"), ("6M", "E-5")])
+def test_an_exchange_after_a_bid_that_takes_none_names_its_rule(engine, bid, rule):
+    """E-4 gives an exchange to the ask bid alone; E-5 plays the moon bid without one. Both
+    engines name the rule the line breaks (before: E-4 for a moon bid too)."""
+    hands = [["JH", "KH", "QH", "TH", "AS", "9C"], ["9D", "TD", "QD", "KD", "AD", "JC"],
+             ["AH", "JD", "9H", "9S", "TS", "KC"], ["QC", "AC", "TC", "JS", "QS", "KS"]]
+    case = {"game": "bid-euchre", "rules": {}, "dealer": 3, "hands": hands, "calls": [bid, "P", "P", "P"],
+            "trump": "H", "trump_exchange": [["9C"], ["JD"]], "play": []}
+    assert replay.replay_case(case, engine) == {"error": rule, "at": "trump_exchange"}

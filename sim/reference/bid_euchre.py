@@ -779,9 +779,9 @@ def replay(case: dict) -> dict:
             return replay_error(_after_void(deal), "trump_exchange",
                                 f"an exchange after a void deal ({deal.void_reason})")
     elif deal.phase != "exchange":
-        if not empty:
-            return replay_error("E-4", "trump_exchange", f"there is no exchange after a {deal.bid} bid "
-                                                         f"(only after {bid_ladder(rules)[-2]})")
+        if not empty:  # E-5 says a moon bid plays without one; E-4 gives one to the ask bid alone
+            return replay_error("E-5" if is_moon_bid(deal.bid) else "E-4", "trump_exchange",
+                                f"there is no exchange after a {deal.bid} bid (only after {bid_ladder(rules)[-2]})")
     else:
         problem = _replay_exchange(deal, exchange)
         if problem:
