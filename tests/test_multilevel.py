@@ -401,9 +401,11 @@ def _rewritten(path, name, value, seal=True):
         np.savez(fh, **arrays)
 
 
-LEVEL_DAMAGE = [  # (file, array, new value, what the line says); each sealed again but the first two
+LEVEL_DAMAGE = [  # (file, array, new value, what the line says); each sealed again but the first three
     ("target.npz", "y0", lambda a: a["y0"] + 1000.0, "it is damaged (its checksum does not match its content)"),
     ("control-1.npz", "y0", lambda a: np.where(np.arange(len(a["y0"])) == 3, a["y0"] + 7, a["y0"]), "damaged"),
+    # a checksum taken away (with the values edited): before, read as an older release's file
+    ("target.npz", "checksum", lambda a: a.update(y0=a["y0"] + 1000.0), "damaged or edited (its checksum"),
     ("target.npz", "y0", lambda a: np.full(len(a["y0"]), np.nan), "y0 holds a value that is not a finite number"),
     ("control-1.npz", "n0", lambda a: np.full(len(a["n0"]), np.inf), "n0 holds a value that is not a finite number"),
     ("target.npz", "n0", lambda a: -a["n0"], "a count is negative"),

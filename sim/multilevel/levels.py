@@ -195,6 +195,17 @@ def level_checksum(arrays: dict) -> str:
     return digest(b"\0".join(parts))
 
 
+def _played_by_these_kernels(arrays: dict) -> bool:
+    """Whether a level file's key names the kernels of this release (every release with
+    these kernels seals its level files)."""
+    import kernels
+
+    try:
+        return json.loads(str(arrays["key"])).get("kernels") == kernels.SOURCE_DIGEST
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return False
+
+
 def level_values(arrays: dict, metrics: int, contract: bool):
     """(values, choices, use_choices, seconds) of a level file's ``arrays``, checked to be
     what LevelPlayer.save wrote and nothing else: per metric k, ``y{k}`` and ``n{k}`` of
@@ -221,6 +232,9 @@ def level_values(arrays: dict, metrics: int, contract: bool):
     # An older release's file has none: read as it is, field by field, as an unsealed JSON file.
     if CHECKSUM_ARRAY in arrays and str(arrays[CHECKSUM_ARRAY]) != level_checksum(arrays):
         raise ValueError("it is damaged (its checksum does not match its content)")
+    if CHECKSUM_ARRAY not in arrays and _played_by_these_kernels(arrays):
+        raise ValueError("it is damaged or edited (its checksum, which every release with these kernels writes, "
+                         "is gone)")
     try:
         values = [(numbers(f"y{k}", 1), numbers(f"n{k}", 1)) for k in range(metrics)]
         seconds = numbers("seconds", 1)
