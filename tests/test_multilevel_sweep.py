@@ -129,6 +129,10 @@ def test_a_sweep_with_controls(tmp_path, capsys):
     assert math.isfinite(got["balance_point"]["dealer_advantage"])
     again = _sweep(tmp_path / "sw", capsys)
     assert [r["metrics"] for r in again["settings"]] == [r["metrics"] for r in got["settings"]]
+    # A setting's multilevel.json holds what a direct run's does, whichever made the folder
+    # (before: "fitted", a figure of the influence only the sweep asks for, as well).
+    kept = json.loads((tmp_path / "sw" / got["settings"][-1]["run"].split("/")[-1] / "multilevel.json").read_text())
+    assert set(kept["metrics"]["dealer_advantage"]) == set(direct)
     # Killed (kill -9) as the last setting began: its folder holds only its lock, or its
     # pilot's sizes. That folder was taken for a stranger's ("holds no sweep"), for good; the
     # sweep plays the setting again, to the same figures.

@@ -34,7 +34,8 @@ def default_levels(game: str) -> list[str]:
     return ["all=heuristic"]
 
 
-INFLUENCE_KEYS = ("influence", "segments", "target_y", "target_n", "deals_key")  # per-deal: kept out of the JSON
+# Given with influence only (sweeps, strata, comparisons): kept out of the JSON, which is then the same however made
+INFLUENCE_KEYS = ("influence", "segments", "fitted", "target_y", "target_n", "deals_key")
 PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 PILOT_FILE = "pilot.json"  # the sizes a pilot chose, kept until the estimate is written
 
