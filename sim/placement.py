@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from sim.store import SETTING_FOLDER, STRATUM_FOLDER, RunError, holds_levels, holds_runs, listing
+from sim.store import SETTING_FOLDER, STRATUM_FOLDER, RunError, holds_levels, holds_runs, listing, refuse_foreign
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOT_MARK = "tricksim sim.sweep"  # in each plot's PNG text (its Software entry), before the image data
@@ -73,7 +73,9 @@ def is_sweep_folder(out: Path, names) -> bool:
     plots = {n for n in names if n.lower().endswith(".png") and _is_file(out / n) and is_sweep_plot(out / n, out)}
     levels = holds_levels([out / n for n in settings])
     if levels is not None:  # a sweep with --control: multilevel folders (sim.multilevel), finished or begun
-        return levels and not set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"}
+        if levels:  # a stranger's file beside them is named, as beside run folders
+            refuse_foreign(out, set(names) - set(settings) - plots - {"sweep.json", "sweep.csv", "sweep.png"})
+        return levels
     return holds_runs(out, names, SETTING_FOLDER, "sweep.json", ("sweep.csv", "sweep.png", *plots))
 
 
@@ -97,7 +99,9 @@ def is_strata_folder(out: Path, names) -> bool:
     strata = [n for n in names if re.fullmatch(STRATUM_FOLDER, n)]
     levels = holds_levels([out / n for n in strata])
     if levels is not None:  # --control: each stratum a multilevel folder (sim.multilevel), finished or begun
-        return levels and not set(names) - set(strata) - {"strata.json", "report"}
+        if levels:
+            refuse_foreign(out, set(names) - set(strata) - {"strata.json", "report"})
+        return levels
     return holds_runs(out, names, STRATUM_FOLDER, "strata.json", ("report",))
 
 
