@@ -1153,3 +1153,15 @@ def test_a_target_that_never_varies_is_named_as_such_not_as_a_stranger_to_its_co
     got = ml.nested_estimate(ml.LevelData("t", np.zeros(400), np.ones(400)), [control])
     assert got["warnings"] == ["the target's values are the same on all its 400 deals: no control can narrow an "
                                "interval of no width"]
+
+
+def test_a_metric_with_no_value_is_named(tmp_path):
+    """A custom metric no deal gives a value to (its divisor sums to 0) is named beside the
+    others asked for (before: "the metric has no value", not saying which)."""
+    from tests.commands import in_process
+
+    result = in_process("sim.run", "--deals", "60", "--seed", "3", "--control", "all=heuristic", "--control-deals",
+                        "2000", "--metrics", "dealer_advantage, x = mean(made) where level == 99", "--quiet", "--out",
+                        tmp_path / "x")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "error: metric 'x': level " in result.stderr and "has no value over its first" in result.stderr

@@ -430,8 +430,11 @@ def _estimates(specs, target, ctrl, sizes, feats, game, influence=False) -> dict
     target.bind()
     for k, metric in enumerate(specs):
         bound = target.bound[k]
-        est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
-                              influence, bound.within)
+        try:
+            est = nested_estimate(target.data(sizes[0], k), [c.data(m, k) for c, m in zip(ctrl, sizes[1:])], feats,
+                                  influence, bound.within)
+        except MultilevelError as exc:  # one of several metrics: say which
+            raise MultilevelError(f"metric '{metric.name}': {exc}") from None
         est.update(label=bound.words(game, True), unit=bound.unit_for(game, True), percent=bound.percent,
                    balance=bound.balance, definition=bound.definition)
         out[metric.name] = est
