@@ -387,6 +387,11 @@ def run_stratified(game: str, rules, policies, seed: int, deals: int, out, strat
     least = 0  # each stratum's target deals, with --control
     if controls:
         from sim.multilevel import MIN_TARGET_DEALS as least
+        from sim.multilevel import Level, parse_level
+
+        if any((c if isinstance(c, Level) else parse_level(c)).kind == "hand" for c in controls):
+            raise DealingError("--control hand: the hand features are Bridgette's, of unconditioned deal runs, and "
+                               "each stratum's deals are conditioned")  # said before any stratum is played
     if deals < least * len(strata):  # said before a Neyman allocation's pilot too
         raise DealingError(f"--control: each stratum's target needs at least {least} deals; --deals {deals:,} "
                            f"cannot give them to {len(strata)} strata")

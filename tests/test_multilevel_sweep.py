@@ -257,3 +257,16 @@ def test_a_stratified_run_with_controls(tmp_path, capsys):
     want = sum(w * s["value"] for w, s in zip((37 / 55, 13 / 55, 5 / 55), got["by_stratum"]))
     assert got["overall"]["value"] == pytest.approx(want, rel=1e-12)
     assert got["overall"]["target_alone_saved"] > 1
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--control-deals", "10"], "--control-deals 10: a control plays at least the target's 60 deals"),
+    (["--control-deals", "1000", "--until", "dealer_advantage:5"], "--until sizes the levels from a pilot"),
+])
+def test_control_deals_a_setting_would_refuse_are_refused_before_any_plays(tmp_path, capsys, flags, words):
+    """(Before: the first setting's progress line, naming a folder never made, came first.)"""
+    out = tmp_path / "sw"
+    assert main(["--vary", "exchange.nondealer_draw=2,4", "--deals", "60", "--control", "all=heuristic", *flags,
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and not out.exists()

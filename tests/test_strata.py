@@ -522,3 +522,17 @@ def test_an_out_through_a_loop_of_links_is_one_line(tmp_path, capsys):
     finally:  # pytest's clean-up of old temporary folders follows links, and a loop never ends
         (tmp_path / "a").unlink()
         (tmp_path / "b").unlink()
+
+
+def test_hand_features_are_refused_for_strata_before_any_stratum_plays(tmp_path):
+    """Each stratum's deals are conditioned, so --control hand, which needs unconditioned
+    deal runs, is refused in one line before the first stratum (before: its progress line,
+    naming a folder never made, came first)."""
+    from tests.commands import in_process
+
+    result = in_process("sim.run", "--deals", "100", "--stratify", "upcard_class", "--control", "hand", "--out",
+                        tmp_path / "x")
+    assert result.returncode == 2
+    assert result.stderr == ("python -m sim.run: error: --control hand: the hand features are Bridgette's, of "
+                             "unconditioned deal runs, and each stratum's deals are conditioned\n")
+    assert not (tmp_path / "x").exists()

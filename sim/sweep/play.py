@@ -109,6 +109,12 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     if controls:
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
+        # As each setting's run_multilevel would say, but before any setting is played:
+        if until is not None and control_deals is not None:
+            raise SweepError("--until sizes the levels from a pilot: drop --control-deals")
+        fewer = next((n for n in control_deals or () if isinstance(n, int) and n < games), None)
+        if fewer is not None:
+            raise SweepError(f"--control-deals {fewer:,}: a control plays at least the target's {games:,} deals")
         metrics = ["dealer_advantage"] if metrics is None else metrics
     specs = resolve_metrics(metrics, deal_run=dealing is not None)  # a deal run has no deals_per_game
     if not specs:
