@@ -1,8 +1,9 @@
 """python -m benchmarks.inference [--deals N] [--worlds W] [--seed S]
 
 How well the worlds a ``pimc`` seat samples for its calls (``pimc:bid_worlds=W``), and in
-Bid Euchre for its first card, predict the hands it cannot see. Heuristic seats play N deals to the end of the auction (the
-kernels' traces give each deal's hands, discards and calls); then each seat in turn draws
+Bid Euchre for its first card, predict the hands it cannot see. Heuristic seats play N
+deals to the end of the auction (the kernels' traces give each deal's hands, discards,
+calls and trump); then each seat in turn draws
 W worlds two ways from what it knows there: uniform among the deals consistent with what
 the rules make public, and conditioned on the other seats' calls as pimc samples them
 (``kernels.pimc``: a world is kept when the heuristic with the caller's parameters, holding
@@ -250,8 +251,8 @@ def euchre_worlds(kr, deals: dict, seats, seed: int, first: int, after_auction: 
     fit = np.zeros((n, 4, 3), dtype=np.int64)
     bidder = deals["bidder"] if after_auction else np.full(n, -1, dtype=np.int64)
     euchre_worlds_nb(seats, np.uint64(seed) ^ WORLDS_KEY, first, deals["hands"], deals["dealer"], deals["calls"],
-                     deals["joker_discard"], bidder, deals["trump"], int(p["tricks"]), int(p["double_deck"]), int(p["joker"]),
-                     bool(p["stick_the_dealer"]), worlds, fit)
+                     deals["joker_discard"], bidder, deals["trump"], int(p["tricks"]), int(p["double_deck"]),
+                     int(p["joker"]), bool(p["stick_the_dealer"]), worlds, fit)
     return worlds, fit
 
 
