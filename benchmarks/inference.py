@@ -132,8 +132,10 @@ def euchre_worlds_nb(seats_row, seed, first, hands, dealer, calls, joker_discard
     """Deal ``i``'s worlds as each seat ``s`` samples them, ``worlds[i, s, way, w]`` the four
     hands: UNIFORM with no call known, CONDITIONED on the other seats' four ``calls[i]`` and,
     where ``bidder[i]`` is another seat, its naming ``trump[i]`` (E-3; -1: left out, as for
-    the bidder's own trump), as a ``pimc`` seat's card play samples them
-    (``euchre_calling_worlds_nb``). ``hands``: at the auction (the E-10 joker discard,
+    the bidder's own trump), drawn by the sampler of a ``search`` seat's calls
+    (``euchre_calling_worlds_nb``), which reads the trump as a ``pimc`` seat's card play
+    does (``euchre_explained_worlds_nb``; that one reads neither after a 6A, whose
+    exchange it reads instead). ``hands``: at the auction (the E-10 joker discard,
     ``joker_discard[i]`` or -1, taken out). ``fit`` as ``contract_worlds_nb``'s; the
     streams are keyed by ``seed`` and deal ``first + i``."""
     seats = seats_row[0]

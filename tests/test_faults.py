@@ -677,6 +677,28 @@ def test_a_lock_taken_and_released_leaves_the_folders_time_unless_something_stay
     assert folder.stat().st_mtime_ns != old
 
 
+def test_a_lock_restores_no_time_older_than_another_writers_file(tmp_path, monkeypatch):
+    """Another writer that takes the folder's lock, writes a file and goes while this lock
+    waits to be taken: its file stands, and the folder's time is not set back before it
+    (the folder's times and names are read before the lock file is made)."""
+    import sim.store.lock as lock
+
+    folder = tmp_path / "theirs"
+    folder.mkdir()
+    old = 10**18
+    os.utime(folder, ns=(old, old))
+    real = lock.locked
+
+    def another_writer_first(fd, how, tries):
+        (folder / "theirs.json").write_text("{}")  # as if written under the lock before this one
+        return real(fd, how, tries=tries)
+
+    monkeypatch.setattr(lock, "locked", another_writer_first)
+    with FolderLock(folder, "run"):
+        pass
+    assert folder.stat().st_mtime_ns != old and (folder / "theirs.json").exists()
+
+
 def test_temporaries_are_removed_only_when_their_writer_is_gone(whole, copy, capsys):
     gone = subprocess.Popen(["true"])
     gone.wait()

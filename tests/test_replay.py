@@ -358,12 +358,18 @@ def test_a_temporary_folder_that_takes_no_more_is_named_not_the_file(tmp_path, c
 
 
 @pytest.mark.parametrize("engine", ["kernel", "reference"])
-@pytest.mark.parametrize("bid, rule", [("5", "E-4"), ("6M", "E-5")])
-def test_an_exchange_after_a_bid_that_takes_none_names_its_rule(engine, bid, rule):
-    """E-4 gives an exchange to the ask bid alone; E-5 plays the moon bid without one. Both
-    engines name the rule the line breaks (before: E-4 for a moon bid too)."""
+@pytest.mark.parametrize("exchange", [[["9C"], ["JD"]], [["9C"]], [["9C"], ["JD"], []]])
+@pytest.mark.parametrize("calls, rule", [("5", "E-4"), ("6M", "E-5"), ("6A", "E-4"), (None, "E-3")])
+def test_an_exchange_that_the_bid_does_not_allow_names_its_rule(engine, exchange, calls, rule):
+    """E-4 gives the ask bid an exchange of two lists, and no other bid one; E-5 plays the
+    moon bid without one; after four passes nothing follows (E-3). Both engines name the
+    rule the line breaks, for a well-formed exchange or not (before: E-4 for a moon bid too,
+    and the kernel E-4 for any exchange not of two lists)."""
     hands = [["JH", "KH", "QH", "TH", "AS", "9C"], ["9D", "TD", "QD", "KD", "AD", "JC"],
              ["AH", "JD", "9H", "9S", "TS", "KC"], ["QC", "AC", "TC", "JS", "QS", "KS"]]
-    case = {"game": "bid-euchre", "rules": {}, "dealer": 3, "hands": hands, "calls": [bid, "P", "P", "P"],
-            "trump": "H", "trump_exchange": [["9C"], ["JD"]], "play": []}
+    if calls == "6A" and len(exchange) == 2:
+        exchange = [["9C"], ["9C"]]  # the card given back: not the exchange E-4 makes
+    case = {"game": "bid-euchre", "rules": {}, "dealer": 3, "hands": hands,
+            "calls": [calls or "P", "P", "P", "P"], "trump": "H" if calls else None, "trump_exchange": exchange,
+            "play": []}
     assert replay.replay_case(case, engine) == {"error": rule, "at": "trump_exchange"}

@@ -65,9 +65,12 @@ class FolderLock:
 
     def __init__(self, folder: Path, what: str, made=()):
         self.path, self._made = folder / LOCK_NAME, list(made)
-        self._times = self._entries = None
-        if not os.path.lexists(self.path):
-            self._times = _times(folder)
+        # Read before the lock file is made: what the folder held, then its times (a file added
+        # between the two shows as a change), to restore at release where nothing else came or
+        # went meanwhile, another writer's lock before this one included.
+        fresh = not os.path.lexists(self.path)
+        self._entries = _entries(folder) if fresh else None
+        self._times = _times(folder) if fresh else None
         while True:
             try:  # never through a link, nor into a pipe or device: it would write on what it names
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -96,8 +99,11 @@ class FolderLock:
         except OSError as exc:
             self.release()
             raise RunError(f"cannot write in {folder}: {exc.strerror}") from None
-        if self._times is not None:
-            self._entries = _entries(folder)
+        if self._entries is not None:
+            held = _entries(folder)  # the lock file among them, as at release
+            if held is None or [e for e in held if e[0] != LOCK_NAME] != self._entries:
+                held = None  # another writer came and went before this lock was taken: its time stands
+            self._entries = held
 
     def _is_current(self) -> bool:
         """Whether the file locked is still the one at the lock's path."""
@@ -109,7 +115,7 @@ class FolderLock:
     def release(self) -> None:
         if self._fd is not None:
             folder = self.path.parent
-            untouched = self._entries is not None and _entries(folder) == self._entries
+            untouched = None not in (self._entries, self._times) and _entries(folder) == self._entries
             try:
                 self.path.unlink()  # while still locked, so no one takes a file about to go
                 if untouched:  # the lock file was all that came and went: the folder's times as before

@@ -44,9 +44,10 @@ def _timing_problem(timing) -> bool:
 
 
 def _blocks_done_fit(manifest: dict, blocks: int | None) -> bool:
-    """Whether the manifest's ``blocks_done`` lists blocks of the run, each once, and, where
-    it is ``complete``, every block it counts (``blocks``: those a run stopped by --until
-    played). A manifest without the list (readers take it as empty) is not held to that."""
+    """Whether the manifest's ``blocks_done`` lists blocks of the run (below ``blocks``, the
+    configuration's count), each once, and, where it is ``complete``, every block its own
+    ``blocks`` field counts (a run stopped by --until: those it played). A manifest without
+    the list (readers take it as empty) is not held to that."""
     done = manifest.get("blocks_done", [])
     if not isinstance(done, list) or not all(_whole(i, 0, (blocks or 1) - 1) for i in done):
         return False
