@@ -40,6 +40,48 @@ PILOT_DEALS = 200  # the target's deals in the pilot that sizes the levels
 PILOT_FILE = "pilot.json"  # the sizes a pilot chose, kept until the estimate is written
 
 
+def check_controls(game: str, rules, policies, deals: int, controls, control_deals, dealing, until) -> tuple:
+    """The levels of ``controls`` (Level or text; "auto": the game's default hierarchy) for
+    a target of ``deals`` deals dealt by ``dealing``, each checked before anything is played
+    (by run_multilevel, and by a sweep for each of its settings): (levels, the levels that
+    play deals, whether the hand features are one); a MultilevelError in one line otherwise."""
+    expanded = [(lv, c == "auto") for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
+    levels = [c if isinstance(c, Level) else parse_level(c) for c, _ in expanded]
+    canon = [_canonical(game, lv) for lv in levels]
+    twice = next((k for k in range(len(levels)) if canon[k] in canon[:k]), None)
+    if twice is not None:  # it would play the same deals twice and fit one column twice
+        auto = expanded[twice][1] or expanded[canon.index(canon[twice])][1]
+        raise MultilevelError(f"--control {levels[twice].text} is given twice"
+                              + (" (auto holds it)" if auto else "") + ": give each level once")
+    if not dealing.deal_run:
+        raise MultilevelError("--control plays deal runs: give --deals N")
+    if deals < MIN_TARGET_DEALS:  # said before anything is played or kept
+        raise MultilevelError(f"--control: the target needs at least {MIN_TARGET_DEALS} deals, got --deals {deals:,}")
+    runs = [lv for lv in levels if lv.kind != "hand"]
+    hand = any(lv.kind == "hand" for lv in levels)
+    if hand and (not game_info(game).hand_features or dealing.conditioned):
+        raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
+    scored = next((lv.kind for lv in levels if lv.kind in ("dd", "par")), None)
+    if scored and game_info(game).dd_solver != "contract":
+        raise MultilevelError(f"--control {scored}: scoring contracts double dummy or at par is for Bridgette and "
+                              f"Draw Bridge")
+    reason = sampling_refusal(game, rules, policies, levels)
+    if reason:  # before the target's pilot plays (it stopped there, or at the first control)
+        raise MultilevelError(reason)
+    if control_deals is not None and not runs:
+        raise MultilevelError("--control-deals sizes the controls that play deals, and 'hand' plays none: drop "
+                              "--control-deals")
+    if control_deals is not None and len(control_deals) != len(runs):
+        raise MultilevelError(f"--control-deals gives {plural(len(control_deals), 'count')} for "
+                              f"{plural(len(runs), 'played control')} ('hand' needs none)")
+    if until is not None and control_deals is not None:
+        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
+    fewer = next((n for n in control_deals or () if n < deals), None)
+    if fewer is not None:  # said before the target's deals are played, not after
+        raise MultilevelError(f"--control-deals {fewer:,}: a control plays at least the target's {deals:,} deals")
+    return levels, runs, hand
+
+
 def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, control_deals=None,
                    metrics=None, dealing=None, until=None, out=None, notify=None, pilot: int = PILOT_DEALS,
                    influence: bool = False, cluster=None, threads: int | None = None) -> dict:
@@ -68,42 +110,9 @@ def run_multilevel(game: str, rules, policies, seed: int, deals: int, controls, 
     seed, deals, threads = check_resolved(game, rules, policies, seed, "deals", deals, out=out, threads=threads,
                                           notify=notify)
     say = notify or (lambda line: None)
-    expanded = [(lv, c == "auto") for c in controls for lv in (default_levels(game) if c == "auto" else [c])]
-    levels = [c if isinstance(c, Level) else parse_level(c) for c, _ in expanded]
-    canon = [_canonical(game, lv) for lv in levels]
-    twice = next((k for k in range(len(levels)) if canon[k] in canon[:k]), None)
-    if twice is not None:  # it would play the same deals twice and fit one column twice
-        auto = expanded[twice][1] or expanded[canon.index(canon[twice])][1]
-        raise MultilevelError(f"--control {levels[twice].text} is given twice"
-                              + (" (auto holds it)" if auto else "") + ": give each level once")
     dealing = dealing or Dealing("deals")
-    if not dealing.deal_run:
-        raise MultilevelError("--control plays deal runs: give --deals N")
-    if deals < MIN_TARGET_DEALS:  # said before anything is played or kept
-        raise MultilevelError(f"--control: the target needs at least {MIN_TARGET_DEALS} deals, got --deals {deals:,}")
+    levels, runs, hand = check_controls(game, rules, policies, deals, controls, control_deals, dealing, until)
     specs = resolve_metrics(metrics or ["dealer_advantage"], deal_run=True)
-    runs = [lv for lv in levels if lv.kind != "hand"]
-    hand = any(lv.kind == "hand" for lv in levels)
-    if hand and (not game_info(game).hand_features or dealing.conditioned):
-        raise MultilevelError("--control hand: the hand features are Bridgette's, of unconditioned deal runs")
-    scored = next((lv.kind for lv in levels if lv.kind in ("dd", "par")), None)
-    if scored and game_info(game).dd_solver != "contract":
-        raise MultilevelError(f"--control {scored}: scoring contracts double dummy or at par is for Bridgette and "
-                              f"Draw Bridge")
-    reason = sampling_refusal(game, rules, policies, levels)
-    if reason:  # before the target's pilot plays (it stopped there, or at the first control)
-        raise MultilevelError(reason)
-    if control_deals is not None and not runs:
-        raise MultilevelError("--control-deals sizes the controls that play deals, and 'hand' plays none: drop "
-                              "--control-deals")
-    if control_deals is not None and len(control_deals) != len(runs):
-        raise MultilevelError(f"--control-deals gives {plural(len(control_deals), 'count')} for "
-                              f"{plural(len(runs), 'played control')} ('hand' needs none)")
-    if until is not None and control_deals is not None:
-        raise MultilevelError("--until sizes the levels from a pilot: drop --control-deals")
-    fewer = next((n for n in control_deals or () if n < deals), None)
-    if fewer is not None:  # said before the target's deals are played, not after
-        raise MultilevelError(f"--control-deals {fewer:,}: a control plays at least the target's {deals:,} deals")
     if until is not None:  # the metric it names is estimated first: a builtin, or one of ``metrics``
         from sim.metrics import MetricsError
         from sim.until import parse_until

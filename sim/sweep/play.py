@@ -81,7 +81,7 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     from sim.api import check_block_room, resolve_policies, resolve_rules
     from sim.cli import block_size as block_size_count, seed_number, whole_count
     from sim.dealing import Dealing
-    from sim.multilevel.play import sampling_refusal
+    from sim.multilevel.play import check_controls, sampling_refusal
     from sim.resolve import check_kind, check_path, checked, texts, use_threads
 
     # The arguments checked as sim.simulate checks its own, before anything is played.
@@ -109,12 +109,6 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
     if controls:
         if dealing is None:
             raise SweepError("--control plays deal runs: give --deals N")
-        # As each setting's run_multilevel would say, but before any setting is played:
-        if until is not None and control_deals is not None:
-            raise SweepError("--until sizes the levels from a pilot: drop --control-deals")
-        fewer = next((n for n in control_deals or () if isinstance(n, int) and n < games), None)
-        if fewer is not None:
-            raise SweepError(f"--control-deals {fewer:,}: a control plays at least the target's {games:,} deals")
         metrics = ["dealer_advantage"] if metrics is None else metrics
     specs = resolve_metrics(metrics, deal_run=dealing is not None)  # a deal run has no deals_per_game
     if not specs:
@@ -143,6 +137,8 @@ def sweep(game: str, grid, games: int, seed: int = 1, rules=None, set_options=()
             reason = sampling_refusal(game, resolved[-1], chosen, controls)
             if reason:  # a player that cannot play this setting's rules (the double deck)
                 raise RunError(reason)
+            if controls:  # its levels as its run_multilevel checks them, before any setting plays
+                check_controls(game, resolved[-1], chosen, games, controls, control_deals, dealing, until)
         except ValueError as exc:  # a RulesError, or a RunError from the block's room
             raise type(exc)(f"{', '.join(setting_options(setting))}: {exc}") from None
         same = setting_of.setdefault(resolved[-1], setting)
